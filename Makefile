@@ -1,0 +1,104 @@
+# libreplay: record/replay debugging for multithreaded C programs.
+#   make            build tools and runtime into build/
+#   make check      run every test
+#   make bench      run the benchmarks (numbers, never asserted)
+#   make install PREFIX=/usr/local
+#   make deps       install the Debian packages we need (as root), or say which are missing
+
+PREFIX     ?= /usr/local
+BUILD      := build
+CC         := gcc
+CFLAGS     ?= -O2 -g
+WARN       := -Wall -Wextra -Wno-unused-parameter
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
+DEB_PKGS   := gcc make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
+              libcsmith-dev pkg-config python3 procps
+
+SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c
+SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
+RT_SRC        := libreplay/sic.c libreplay/main.c
+RT_ASM        := libreplay/sic_rt.S
+RT_OBJ        := $(RT_SRC:%.c=$(BUILD)/obj/%.o) $(RT_ASM:%.S=$(BUILD)/obj/%.o)
+
+BIN   := $(BUILD)/bin
+LIB   := $(BUILD)/lib
+LIBEXEC := $(BUILD)/libexec/libreplay
+TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/include/libreplay.h
+
+.PHONY: all check unit e2e bench install deps clean demo csmith
+all: $(TOOLS)
+
+$(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -c $< -o $@
+
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -g -c $< -o $@
+
+$(BIN)/sicpp: $(BUILD)/obj/sicpp/sicpp.o $(SICPP_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -o $@
+
+$(BIN)/sicc: $(BUILD)/obj/sicpp/sicc.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -o $@
+
+# The assembler gcc runs under sicc (-B): the same program as sicc, named "as".
+$(LIBEXEC)/as: $(BIN)/sicc
+	@mkdir -p $(dir $@)
+	ln -sf ../../bin/sicc $@
+
+$(LIB)/libreplay.a: $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/include/libreplay.h: libreplay/libreplay.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# ---- tests ---------------------------------------------------------------
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+
+$(BUILD)/tests/%: tests/unit/%.c $(SICPP_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isicpp $^ -lcmocka -o $@
+
+unit: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+check: all unit
+	tests/run-all.sh
+
+bench: all
+	bench/run.sh
+
+csmith: all
+	tests/csmith/run.sh $(N)
+
+demo: all
+	examples/demo.sh
+
+# ---- install -------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/libreplay
+	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(DESTDIR)$(PREFIX)/bin/
+	ln -sf ../../bin/sicc $(DESTDIR)$(PREFIX)/libexec/libreplay/as
+	install -m 644 $(LIB)/libreplay.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 libreplay/libreplay.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' libreplay/libreplay.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libreplay.pc
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then echo "deps: missing Debian packages:$$missing (run 'make deps' as root)"; exit 1; fi; \
+	echo "deps: installing$$missing"; \
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; } \
+	  || { echo "deps: could not install:$$missing"; exit 1; }
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,170 @@
+/*
+ * sic_rt.S: the runtime half of the software instruction counter (docs/sic.md).
+ *
+ * Instrumented code keeps the counter in %r15, counting down. Three ways lead here:
+ *   __sic_overflow       the counter reached zero at a counting point
+ *   __sic_foreign_entry  a function foreign code may call found %r15 != __sic_home
+ *                        on entry: its caller is not instrumented
+ *   __sic_foreign_return ...and that function has returned
+ * __sic_home holds the count whenever control is outside instrumented code.
+ */
+	.data
+	.p2align 3
+	.globl	__sic_home
+	.type	__sic_home, @object
+	.size	__sic_home, 8
+__sic_home:
+	.quad	0
+	/* The side stack of foreign entries: {foreign r15, return address, slot}. */
+	.globl	__sic_side_base, __sic_side_top, __sic_side_end
+	.type	__sic_side_base, @object
+	.type	__sic_side_top, @object
+	.type	__sic_side_end, @object
+__sic_side_base:
+	.quad	0
+__sic_side_top:
+	.quad	0
+__sic_side_end:
+	.quad	0
+
+	.text
+/* Called (from a stub, past the red zone) when %r15 reached zero. Preserves every
+ * register but %r15, the flags and the whole extended state. */
+	.p2align 4
+	.globl	__sic_overflow
+	.type	__sic_overflow, @function
+__sic_overflow:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbp, -16
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushfq
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	subq	rp_sic_xsave_size(%rip), %rsp
+	andq	$-64, %rsp
+	xorl	%eax, %eax		/* XRSTOR wants a clean XSAVE header */
+	movq	%rax, 512(%rsp)
+	movq	%rax, 520(%rsp)
+	movq	%rax, 528(%rsp)
+	movq	%rax, 536(%rsp)
+	movq	%rax, 544(%rsp)
+	movq	%rax, 552(%rsp)
+	movq	%rax, 560(%rsp)
+	movq	%rax, 568(%rsp)
+	movl	$-1, %eax
+	movl	$-1, %edx
+	xsave64	(%rsp)
+	cld
+	call	rp_sic_overflow_c	/* returns the new counter */
+	movq	%rax, %r15
+	movl	$-1, %eax
+	movl	$-1, %edx
+	xrstor64 (%rsp)
+	leaq	-80(%rbp), %rsp
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	popfq
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	__sic_overflow, .-__sic_overflow
+
+/* Entered by jmp from a function's foreign-entry stub: -8(%rsp) holds the address of
+ * the function's body, (%rsp) the foreign caller's return address and %r15 the
+ * foreign caller's r15. Argument registers and stack arguments are untouched: the
+ * return address is swapped in place for __sic_foreign_return. */
+	.p2align 4
+	.globl	__sic_foreign_entry
+	.type	__sic_foreign_entry, @function
+__sic_foreign_entry:
+	.cfi_startproc
+	movq	%r15, -16(%rsp)
+	movq	__sic_side_top(%rip), %r15
+	/* Entries whose slot is at or below ours belong to frames a longjmp left. */
+1:	cmpq	__sic_side_base(%rip), %r15
+	jbe	2f
+	cmpq	%rsp, -8(%r15)
+	ja	2f
+	subq	$24, %r15
+	jmp	1b
+2:	cmpq	__sic_side_end(%rip), %r15
+	jae	9f
+	movq	-16(%rsp), %r11
+	movq	%r11, (%r15)
+	movq	(%rsp), %r11
+	movq	%r11, 8(%r15)
+	movq	%rsp, 16(%r15)
+	addq	$24, %r15
+	movq	%r15, __sic_side_top(%rip)
+	leaq	__sic_foreign_return(%rip), %r11
+	movq	%r11, (%rsp)
+	movq	__sic_home(%rip), %r15
+	jmp	*-8(%rsp)
+9:	jmp	rp_sic_side_overflow
+	.cfi_endproc
+	.size	__sic_foreign_entry, .-__sic_foreign_entry
+
+/* The body returned here (its ret stored the count in __sic_home): give the foreign
+ * caller back its r15 and return to it. */
+	.p2align 4
+	.globl	__sic_foreign_return
+	.type	__sic_foreign_return, @function
+__sic_foreign_return:
+	.cfi_startproc
+	.cfi_undefined rip
+	movq	__sic_side_top(%rip), %r11
+	leaq	-8(%rsp), %r15
+1:	cmpq	__sic_side_base(%rip), %r11
+	jbe	9f
+	subq	$24, %r11
+	cmpq	%r15, 16(%r11)
+	jne	1b
+	movq	%r11, __sic_side_top(%rip)
+	movq	(%r11), %r15
+	jmp	*8(%r11)
+9:	call	rp_sic_side_corrupt
+	.cfi_endproc
+	.size	__sic_foreign_return, .-__sic_foreign_return
+
+/* uint64_t rp_sic_call(void *fn, uint64_t a, uint64_t b, uint64_t c):
+ * call instrumented code from C with the counter in place. */
+	.p2align 4
+	.globl	rp_sic_call
+	.type	rp_sic_call, @function
+rp_sic_call:
+	.cfi_startproc
+	pushq	%r15
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r15, -16
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	movq	%rdx, %rsi
+	movq	%rcx, %rdx
+	movq	__sic_home(%rip), %r15
+	call	*%rax
+	popq	%r15
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r15
+	ret
+	.cfi_endproc
+	.size	rp_sic_call, .-rp_sic_call
+
+	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,635 @@
+/*
+ * analyze.c: sections, symbols, functions and branch directions, then the plan of
+ * what to insert where (struct stmt_plan). The rules are in docs/sic.md; in short:
+ *
+ *  - every cycle of the control-flow graph must pass a counting point. A cycle either
+ *    takes a backward jump (target earlier in the same section), a jump across sections,
+ *    an indirect jump, a tail jump, or a call. We count at the targets of the first two
+ *    (once per label, as late in the label's straight-line block as needed to find dead
+ *    flags) and at the site of the others;
+ *  - calls that may reach foreign code publish the count in __sic_home before and
+ *    reload it after; functions foreign code may call check r15 against it on entry.
+ */
+#include "analyze.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz);
+	if (!p) {
+		fputs("sicpp: out of memory\n", stderr);
+		exit(2);
+	}
+	return p;
+}
+
+static unsigned hash_str(const char *s)
+{
+	unsigned h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+struct sym *sym_find(struct analysis *an, const char *name)
+{
+	if (!an->hashcap)
+		return NULL;
+	for (unsigned h = hash_str(name) & (an->hashcap - 1);; h = (h + 1) & (an->hashcap - 1)) {
+		int k = an->hash[h];
+		if (k < 0)
+			return NULL;
+		if (strcmp(an->syms[k].name, name) == 0)
+			return &an->syms[k];
+	}
+}
+
+static struct sym *sym_get(struct analysis *an, const char *name)
+{
+	struct sym *s = sym_find(an, name);
+	if (s)
+		return s;
+	if (2 * (an->nsyms + 1) > an->hashcap) {
+		int cap = an->hashcap ? 2 * an->hashcap : 1024;
+		free(an->hash);
+		an->hash = xcalloc(cap, sizeof *an->hash);
+		memset(an->hash, -1, cap * sizeof *an->hash);
+		an->hashcap = cap;
+		for (int k = 0; k < an->nsyms; k++) {
+			unsigned h = hash_str(an->syms[k].name) & (cap - 1);
+			while (an->hash[h] >= 0)
+				h = (h + 1) & (cap - 1);
+			an->hash[h] = k;
+		}
+	}
+	if (an->nsyms == an->capsyms) {
+		an->capsyms = an->capsyms ? 2 * an->capsyms : 256;
+		an->syms = realloc(an->syms, an->capsyms * sizeof *an->syms);
+		if (!an->syms) {
+			fputs("sicpp: out of memory\n", stderr);
+			exit(2);
+		}
+	}
+	int k = an->nsyms++;
+	memset(&an->syms[k], 0, sizeof an->syms[k]);
+	an->syms[k].name = strdup(name);
+	an->syms[k].def = -1;
+	unsigned h = hash_str(name) & (an->hashcap - 1);
+	while (an->hash[h] >= 0)
+		h = (h + 1) & (an->hashcap - 1);
+	an->hash[h] = k;
+	return &an->syms[k];
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+static int section_id(struct analysis *an, const char *name, const char *flags)
+{
+	for (int k = 0; k < an->nsect; k++)
+		if (strcmp(an->sect_name[k], name) == 0)
+			return k;
+	an->sect_name = realloc(an->sect_name, (an->nsect + 1) * sizeof *an->sect_name);
+	an->sect_exec = realloc(an->sect_exec, (an->nsect + 1) * sizeof *an->sect_exec);
+	an->sect_name[an->nsect] = strdup(name);
+	bool exec = strcmp(name, ".text") == 0 || strncmp(name, ".text.", 6) == 0;
+	if (flags && flags[0] == '"')
+		exec = strchr(flags, 'x') != NULL;
+	an->sect_exec[an->nsect] = exec;
+	return an->nsect++;
+}
+
+/* Follow .text/.data/.section/.pushsection/.popsection/.previous. */
+static void track_sections(struct analysis *an)
+{
+	struct asm_file *f = an->f;
+	int cur = -1, prev = -1;
+	int stack[64], sp = 0;
+	for (int i = 0; i < f->n; i++) {
+		struct stmt *s = &f->st[i];
+		if (s->kind == ST_DIRECTIVE && !s->foreign) {
+			const char *d = s->name;
+			int next = -2;
+			if (!strcmp(d, ".text") || !strcmp(d, ".data") || !strcmp(d, ".bss"))
+				next = section_id(an, d, NULL);
+			else if ((!strcmp(d, ".section") || !strcmp(d, ".pushsection")) && s->nops > 0) {
+				if (!strcmp(d, ".pushsection") && sp < 64)
+					stack[sp++] = cur;
+				next = section_id(an, s->ops[0], s->nops > 1 ? s->ops[1] : NULL);
+			} else if (!strcmp(d, ".popsection") && sp > 0) {
+				next = stack[--sp];
+			} else if (!strcmp(d, ".previous")) {
+				next = prev;
+			}
+			if (next != -2) {
+				prev = cur;
+				cur = next;
+			}
+		}
+		an->sect[i] = cur;
+	}
+}
+
+/* ---- symbols and references --------------------------------------------- */
+
+static bool is_ident_start(int c)
+{
+	return isalpha(c) || c == '_' || c == '.';
+}
+
+/* Call fn for every symbol-like word in text; registers and numbers are skipped. */
+static void for_each_ident(const char *text, void (*fn)(struct analysis *, const char *),
+			   struct analysis *an)
+{
+	const char *p = text;
+	while (*p) {
+		if (*p == '%') { /* register */
+			p++;
+			while (isalnum((unsigned char)*p))
+				p++;
+			continue;
+		}
+		if (*p == '"') { /* string literal */
+			p++;
+			while (*p && *p != '"')
+				p += (*p == '\\' && p[1]) ? 2 : 1;
+			if (*p)
+				p++;
+			continue;
+		}
+		if (isdigit((unsigned char)*p)) {
+			while (isalnum((unsigned char)*p))
+				p++;
+			continue;
+		}
+		if (is_ident_start((unsigned char)*p)) {
+			const char *q = p;
+			while (isalnum((unsigned char)*q) || *q == '_' || *q == '.' || *q == '$')
+				q++;
+			char name[512];
+			size_t n = q - p;
+			if (n < sizeof name && !(n == 1 && *p == '.')) {
+				memcpy(name, p, n);
+				name[n] = '\0';
+				fn(an, name);
+			}
+			p = q;
+			if (*p == '@') /* @PLT, @GOTPCREL... */
+				while (*p && (isalnum((unsigned char)*p) || *p == '@'))
+					p++;
+			continue;
+		}
+		p++;
+	}
+}
+
+static void mark_addr_taken(struct analysis *an, const char *name)
+{
+	sym_get(an, name)->addr_taken = true;
+}
+
+const char *branch_target(const struct stmt *s, char *buf, size_t len)
+{
+	if (s->nops != 1 || s->ops[0][0] == '*')
+		return NULL;
+	const char *o = s->ops[0];
+	size_t n = 0;
+	while (o[n] && o[n] != '@' && o[n] != '+' && o[n] != '-' && !isspace((unsigned char)o[n]))
+		n++;
+	if (n == 0 || n >= len)
+		return NULL;
+	memcpy(buf, o, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static bool is_data_directive(const char *d)
+{
+	static const char *const data[] = {".quad", ".long", ".int", ".word", ".short",
+					   ".byte", ".8byte", ".4byte", ".2byte", ".value",
+					   ".set", ".equ", ".equiv", ".uleb128", ".sleb128",
+					   ".reloc", ".dc.a", ".dc.l", ".dc.q", NULL};
+	for (const char *const *p = data; *p; p++)
+		if (!strcmp(d, *p))
+			return true;
+	return false;
+}
+
+bool is_code(const struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	return s->kind == ST_INSN && !s->foreign && an->sect[i] >= 0 && an->sect_exec[an->sect[i]];
+}
+
+static bool reg_is_r15(const char *r)
+{
+	return !strcmp(r, "15") || !strcmp(r, "%r15") || !strcmp(r, "r15");
+}
+
+/* Refuse what we cannot instrument faithfully. */
+static int check_input(struct analysis *an)
+{
+	struct asm_file *f = an->f;
+	for (int i = 0; i < f->n; i++) {
+		struct stmt *s = &f->st[i];
+		if (s->foreign) {
+			if (mentions_r15(s->text)) {
+				sicpp_error(f, s->line, "inline assembly uses %%r15, which holds the instruction counter");
+				return -1;
+			}
+			continue;
+		}
+		if (s->kind == ST_DIRECTIVE) {
+			if ((!strncmp(s->name, ".cfi_offset", 11) || !strcmp(s->name, ".cfi_rel_offset") ||
+			     !strcmp(s->name, ".cfi_register")) && s->nops > 0 && reg_is_r15(s->ops[0])) {
+				sicpp_error(f, s->line, "code saves %%r15: compile with -ffixed-r15");
+				return -1;
+			}
+			if (!strcmp(s->name, ".arch") || !strcmp(s->name, ".cpu") || !strcmp(s->name, ".thumb") ||
+			    !strcmp(s->name, ".arm") || !strcmp(s->name, ".option")) {
+				if (strcmp(s->name, ".arch") != 0 || strstr(s->args, "arm") || strstr(s->args, "rv")) {
+					sicpp_error(f, s->line, "not x86-64 assembly (%s)", s->name);
+					return -1;
+				}
+			}
+			continue;
+		}
+		if (s->kind != ST_INSN)
+			continue;
+		if (mentions_r15(s->args)) {
+			sicpp_error(f, s->line, "instruction uses %%r15, which holds the instruction counter: compile with -ffixed-r15");
+			return -1;
+		}
+		if (strchr(s->args, '[') || strstr(s->args, " PTR")) {
+			sicpp_error(f, s->line, "not AT&T syntax: '%s'", s->text);
+			return -1;
+		}
+		if (!strcmp(s->name, "pushl") || !strcmp(s->name, "popl") || !strcmp(s->name, "retl") ||
+		    !strcmp(s->name, "calll") || strstr(s->args, "(%esp") || strstr(s->args, "(%ebp")) {
+			sicpp_error(f, s->line, "32-bit x86 assembly; sicpp handles x86-64 only");
+			return -1;
+		}
+		if (s->args[0] && !strchr(s->args, '%') && !strchr(s->args, '$') && s->nops >= 2 &&
+		    !s->info.known) {
+			sicpp_error(f, s->line, "not x86-64 AT&T assembly: '%s'", s->text);
+			return -1;
+		}
+		if (s->info.cls == IC_BAD && is_code(an, i)) {
+			sicpp_error(f, s->line, "unsupported control transfer '%s'", s->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- flag liveness -------------------------------------------------------- */
+
+static uint8_t live_from(struct analysis *an, int i, uint8_t mask);
+
+static uint8_t live_at_label(struct analysis *an, const char *name, uint8_t mask)
+{
+	struct sym *t = sym_find(an, name);
+	if (!t || t->def < 0 || t->is_func)
+		return t && t->is_func ? 0 : mask; /* a function: the ABI kills the flags */
+	return live_from(an, t->def, mask);
+}
+
+/* Flags that an indirect jump may carry to one of its possible targets: every label
+ * whose address is taken in the file (jump tables, computed goto). */
+static uint8_t live_at_indirect_targets(struct analysis *an, uint8_t mask)
+{
+	uint8_t live = 0;
+	for (int k = 0; k < an->nsyms && live != mask; k++) {
+		struct sym *t = &an->syms[k];
+		if (t->addr_taken && !t->is_func && t->def >= 0 && is_code(an, t->def + 1 < an->f->n ? t->def + 1 : t->def))
+			live |= live_from(an, t->def, mask);
+	}
+	return live;
+}
+
+static uint8_t live_from(struct analysis *an, int i, uint8_t mask)
+{
+	struct asm_file *f = an->f;
+	int sect = i < f->n ? an->sect[i] : -1;
+	for (; i < f->n && mask; i++) {
+		if (an->visit[i] == an->visit_gen)
+			return 0; /* this path was already followed in this query */
+		an->visit[i] = an->visit_gen;
+		if (--an->budget < 0)
+			return mask;
+		struct stmt *s = &f->st[i];
+		if (s->foreign)
+			return mask;
+		if (an->sect[i] != sect)
+			return mask;
+		if (s->kind == ST_DIRECTIVE && !strcmp(s->name, ".size"))
+			return mask;
+		if (s->kind != ST_INSN)
+			continue;
+		const struct insn_info *in = &s->info;
+		if (in->reads & mask)
+			return in->reads & mask;
+		char buf[256];
+		const char *t;
+		switch (in->cls) {
+		case IC_CALL:
+		case IC_RET:
+		case IC_STOP:
+			return 0;
+		case IC_JMP:
+			t = branch_target(s, buf, sizeof buf);
+			if (!t)
+				return live_at_indirect_targets(an, mask);
+			return live_at_label(an, t, mask);
+		case IC_JCC: {
+			uint8_t live = 0;
+			t = branch_target(s, buf, sizeof buf);
+			live = t ? live_at_label(an, t, mask) : mask;
+			if (live == mask)
+				return mask;
+			mask &= (uint8_t)~in->writes;
+			return live | live_from(an, i + 1, mask);
+		}
+		case IC_BAD:
+			return mask;
+		case IC_OTHER:
+			break;
+		}
+		mask &= (uint8_t)~in->writes;
+	}
+	return i < f->n ? 0 : mask;
+}
+
+uint8_t flags_live(struct analysis *an, int i, uint8_t mask)
+{
+	an->visit_gen++;
+	an->budget = 4000;
+	return live_from(an, i, mask);
+}
+
+/* ---- the plan --------------------------------------------------------------- */
+
+/* Functions foreign code may call: exported, or their address escapes. */
+static bool foreign_callable(const struct sym *fn)
+{
+	return fn->is_func && fn->def >= 0 && (fn->global || fn->addr_taken);
+}
+
+/* A direct call to a function that keeps the count in r15 all the way back. */
+static bool local_call(const struct sym *fn)
+{
+	return fn && fn->is_func && fn->def >= 0 && !foreign_callable(fn) && !fn->has_tail;
+}
+
+/* The entry check goes right after the function's label, its .cfi_startproc and its
+ * endbr64, and before any label a jump could reach: a loop back to the first
+ * instruction must not run the check again. */
+static void plan_entry_check(struct analysis *an, int label)
+{
+	struct asm_file *f = an->f;
+	int pos = label;
+	for (int k = label + 1; k < f->n; k++) {
+		struct stmt *s = &f->st[k];
+		if (s->foreign)
+			return; /* a function that starts with inline asm: leave it alone */
+		if (s->kind == ST_DIRECTIVE) {
+			if (!strcmp(s->name, ".cfi_startproc"))
+				pos = k;
+			continue;
+		}
+		if (s->kind == ST_LABEL) {
+			struct sym *y = sym_find(an, s->name);
+			if (y && (y->branch_ref || y->addr_taken))
+				break;
+			continue;
+		}
+		if (s->kind == ST_INSN) {
+			if (!strcmp(s->name, "endbr64")) {
+				pos = k;
+				an->plan[k].nopreempt = true;
+			}
+			break;
+		}
+	}
+	an->plan[pos].entry_check = true;
+	an->n_entry++;
+}
+
+/* Put a counting point for label index d as late in its straight-line block as it
+ * takes to find the flags dead; if they never are, the flag-preserving sequence goes
+ * right after the label. */
+static void place_target_count(struct analysis *an, int d)
+{
+	struct asm_file *f = an->f;
+	int first = -1;
+	for (int i = d + 1, seen = 0; i < f->n && seen < 16; i++) {
+		struct stmt *s = &f->st[i];
+		if (s->foreign || an->sect[i] != an->sect[d])
+			break;
+		if (s->kind == ST_DIRECTIVE && !strcmp(s->name, ".size"))
+			break;
+		if (s->kind != ST_INSN)
+			continue;
+		if (first < 0)
+			first = i;
+		if (an->plan[i].count) /* another target's count already covers this spot */
+			return;
+		if (!flags_live(an, i, FL_INC)) {
+			an->plan[i].count = CNT_FAST;
+			return;
+		}
+		seen++;
+		if (s->info.cls != IC_OTHER || s->info.string_op)
+			break;
+	}
+	if (first >= 0)
+		an->plan[first].count = CNT_SAFE;
+}
+
+static void plan_site_count(struct analysis *an, int i)
+{
+	if (an->plan[i].count)
+		return;
+	an->plan[i].count = flags_live(an, i, FL_INC) ? CNT_SAFE : CNT_FAST;
+}
+
+int analyze(struct analysis *an, struct asm_file *f, bool pic)
+{
+	memset(an, 0, sizeof *an);
+	an->f = f;
+	an->pic = pic;
+	an->sect = xcalloc(f->n, sizeof *an->sect);
+	an->fn = xcalloc(f->n, sizeof *an->fn);
+	an->plan = xcalloc(f->n, sizeof *an->plan);
+	an->visit = xcalloc(f->n, sizeof *an->visit);
+
+	for (int i = 0; i < f->n; i++) {
+		struct stmt *s = &f->st[i];
+		if (s->kind == ST_INSN)
+			s->info = classify(s->name, s->prefix, s->nops, s->ops);
+		if (s->kind == ST_DIRECTIVE && !strcmp(s->name, ".section") && s->nops &&
+		    !strcmp(s->ops[0], ".note.libreplay"))
+			an->already_instrumented = true;
+	}
+	if (an->already_instrumented)
+		return 0;
+	track_sections(an);
+	if (check_input(an) < 0)
+		return -1;
+
+	/* Definitions, types, bindings, references. */
+	for (int i = 0; i < f->n; i++) {
+		struct stmt *s = &f->st[i];
+		if (s->foreign) {
+			for_each_ident(s->text, mark_addr_taken, an);
+			continue;
+		}
+		if (s->kind == ST_LABEL) {
+			struct sym *y = sym_get(an, s->name);
+			y->def = i;
+		} else if (s->kind == ST_DIRECTIVE) {
+			const char *d = s->name;
+			if (!strcmp(d, ".type") && s->nops == 2 &&
+			    (strstr(s->ops[1], "function") || strstr(s->ops[1], "FUNC")))
+				sym_get(an, s->ops[0])->is_func = true;
+			else if (!strcmp(d, ".globl") || !strcmp(d, ".global") || !strcmp(d, ".weak"))
+				for (int k = 0; k < s->nops; k++)
+					sym_get(an, s->ops[k])->global = true;
+			else if (is_data_directive(d)) {
+				if ((!strcmp(d, ".set") || !strcmp(d, ".equ")) && s->nops == 2)
+					for_each_ident(s->ops[1], mark_addr_taken, an);
+				else
+					for_each_ident(s->args, mark_addr_taken, an);
+			}
+		} else if (s->kind == ST_INSN) {
+			char buf[256];
+			bool direct = (s->info.cls == IC_JMP || s->info.cls == IC_JCC || s->info.cls == IC_CALL) &&
+				      branch_target(s, buf, sizeof buf);
+			if (!direct)
+				for_each_ident(s->args, mark_addr_taken, an);
+			else if (s->info.cls != IC_CALL)
+				sym_get(an, buf)->branch_ref = true;
+		}
+	}
+
+	/* Which function each statement belongs to; tail jumps. */
+	int cur = -1;
+	for (int i = 0; i < f->n; i++) {
+		struct stmt *s = &f->st[i];
+		if (s->kind == ST_LABEL && !s->foreign) {
+			struct sym *y = sym_find(an, s->name);
+			if (y && y->is_func)
+				cur = (int)(y - an->syms);
+		}
+		if (s->kind == ST_DIRECTIVE && !strcmp(s->name, ".size") && cur >= 0 && s->nops &&
+		    !strcmp(s->ops[0], an->syms[cur].name)) {
+			an->fn[i] = cur;
+			cur = -1;
+			continue;
+		}
+		an->fn[i] = cur;
+	}
+	for (int i = 0; i < f->n; i++) {
+		struct stmt *s = &f->st[i];
+		if (!is_code(an, i) || (s->info.cls != IC_JMP && s->info.cls != IC_JCC))
+			continue;
+		char buf[256];
+		const char *t = branch_target(s, buf, sizeof buf);
+		struct sym *y = t ? sym_find(an, t) : NULL;
+		bool tail = !t || !y || y->def < 0 || y->is_func;
+		if (tail && an->fn[i] >= 0) {
+			struct sym *fn = &an->syms[an->fn[i]];
+			fn->has_tail = true;
+			/* foo.cold is part of foo: foo's callers must reload too. */
+			const char *cold = strstr(fn->name, ".cold");
+			if (cold) {
+				char parent[512];
+				snprintf(parent, sizeof parent, "%.*s", (int)(cold - fn->name), fn->name);
+				struct sym *p = sym_find(an, parent);
+				if (p)
+					p->has_tail = true;
+			}
+		}
+		if (y && y->is_func)
+			y->tail_target = true;
+	}
+
+	/* Counting points, home traffic, entry checks. */
+	for (int i = 0; i < f->n; i++) {
+		struct stmt *s = &f->st[i];
+		if (s->kind == ST_LABEL && !s->foreign) {
+			struct sym *y = sym_find(an, s->name);
+			if (y && foreign_callable(y) && an->sect[i] >= 0 && an->sect_exec[an->sect[i]])
+				plan_entry_check(an, i);
+			continue;
+		}
+		if (!is_code(an, i))
+			continue;
+		char buf[256];
+		const char *t = branch_target(s, buf, sizeof buf);
+		struct sym *y = t ? sym_find(an, t) : NULL;
+		switch (s->info.cls) {
+		case IC_CALL:
+			plan_site_count(an, i);
+			if (local_call(y)) {
+				an->n_calls_local++;
+			} else {
+				an->plan[i].home_store = an->plan[i].home_reload = true;
+				an->n_calls_foreign++;
+			}
+			break;
+		case IC_JMP:
+		case IC_JCC:
+			if (!t || !y || y->def < 0 || y->is_func) {
+				/* indirect or tail jump: unknown direction, may leave for foreign code */
+				plan_site_count(an, i);
+				an->plan[i].home_store = true;
+			} else if (an->sect[y->def] != an->sect[i] || y->def < i) {
+				y->count_target = true;
+			}
+			break;
+		case IC_RET: {
+			int fn = an->fn[i];
+			if (fn >= 0 && (foreign_callable(&an->syms[fn]) || an->syms[fn].tail_target ||
+					an->syms[fn].has_tail))
+				an->plan[i].ret_store = true;
+			else if (fn < 0 || strstr(an->syms[fn].name, ".cold"))
+				an->plan[i].ret_store = true; /* returns for a function we cannot see whole */
+			break;
+		}
+		default:
+			if (s->info.string_op && strstr(s->prefix, "rep"))
+				an->plan[i].nopreempt = true;
+			break;
+		}
+	}
+	for (int k = 0; k < an->nsyms; k++)
+		if (an->syms[k].count_target)
+			place_target_count(an, an->syms[k].def);
+	for (int i = 0; i < f->n; i++) {
+		if (an->plan[i].count == CNT_FAST)
+			an->n_fast++;
+		else if (an->plan[i].count == CNT_SAFE)
+			an->n_safe++;
+	}
+	return 0;
+}
+
+void analysis_free(struct analysis *an)
+{
+	for (int k = 0; k < an->nsyms; k++)
+		free(an->syms[k].name);
+	for (int k = 0; k < an->nsect; k++)
+		free(an->sect_name[k]);
+	free(an->syms);
+	free(an->hash);
+	free(an->sect_name);
+	free(an->sect_exec);
+	free(an->sect);
+	free(an->fn);
+	free(an->plan);
+	free(an->visit);
+	memset(an, 0, sizeof *an);
+}

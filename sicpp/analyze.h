@@ -1,0 +1,69 @@
+/* analyze.h: what sicpp learns about a file before it rewrites it. */
+#ifndef SICPP_ANALYZE_H
+#define SICPP_ANALYZE_H
+
+#include "asm.h"
+
+struct sym {
+	char *name;
+	int def;          /* statement index of its label, -1 if not defined here */
+	bool is_func;     /* .type name, @function */
+	bool global;      /* .globl / .weak */
+	bool addr_taken;  /* referenced other than as a direct call or jump target */
+	bool has_tail;    /* (functions) leaves by a jump to another function or an indirect jump */
+	bool tail_target; /* (functions) reached by a tail jump from this file */
+	bool count_target;/* (labels) target of a backward or cross-section jump */
+	bool branch_ref;  /* (labels) named by a direct jump */
+};
+
+enum count_kind {
+	CNT_NONE = 0,
+	CNT_FAST, /* incq %r15; jz stub: the flags it writes are dead */
+	CNT_SAFE, /* xchg/lea/jrcxz: preserves every flag */
+};
+
+/* What the rewriter inserts around statement i. */
+struct stmt_plan {
+	uint8_t count;       /* enum count_kind, inserted before the statement */
+	bool home_store;     /* movq %r15, __sic_home before it (after the count) */
+	bool home_reload;    /* movq __sic_home, %r15 after it */
+	bool entry_check;    /* a function's entry check goes after this statement */
+	bool ret_store;      /* a return that publishes the count */
+	bool nopreempt;      /* the instruction's own PC must not take a preemption */
+};
+
+struct analysis {
+	struct asm_file *f;
+	int *sect;           /* per statement: section id, -1 before any */
+	int nsect;
+	char **sect_name;
+	bool *sect_exec;
+	int *fn;             /* per statement: index into syms of the enclosing function, -1 */
+	struct sym *syms;
+	int nsyms, capsyms;
+	int *hash;           /* open addressing into syms */
+	int hashcap;
+	struct stmt_plan *plan;
+	bool already_instrumented; /* the input carries our note: pass it through */
+	bool pic;            /* reach the runtime through the GOT/PLT */
+	/* scratch for the flag analysis */
+	int *visit;
+	int visit_gen;
+	int budget;
+	/* statistics for --stats and the tests */
+	int n_fast, n_safe, n_entry, n_calls_local, n_calls_foreign;
+};
+
+/* 0 on success; -1 after printing a file:line error. */
+int analyze(struct analysis *an, struct asm_file *f, bool pic);
+void analysis_free(struct analysis *an);
+struct sym *sym_find(struct analysis *an, const char *name);
+/* Flags of mask that may be read from the boundary before statement i onwards. */
+uint8_t flags_live(struct analysis *an, int i, uint8_t mask);
+/* Is this statement code we instrument (an instruction in an executable section,
+ * outside inline asm and foreign syntax blocks)? */
+bool is_code(const struct analysis *an, int i);
+/* The symbol a direct branch names ("foo" for "foo@PLT"); NULL for indirect ones. */
+const char *branch_target(const struct stmt *s, char *buf, size_t len);
+
+#endif

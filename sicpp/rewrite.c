@@ -1,0 +1,274 @@
+/*
+ * rewrite.c: write the instrumented file. The hot path of a counting point is
+ *
+ *	decq	%r15            # the counter runs down; zero means "call the runtime"
+ *	jz	.Lsic_ov_N      # to an out-of-line stub in .text.sic_stubs
+ *
+ * and where the flags it would write are live, the flag-preserving form
+ *
+ *	xchgq	%rcx, %r15
+ *	loop	.Lsic_rt_N      # rcx-1, jump if not zero: touches no flag
+ *	jmp	.Lsic_ov_N
+ * .Lsic_rt_N:
+ *	xchgq	%rcx, %r15
+ *
+ * Every stub has its own FDE, rebuilt from the .cfi state at its counting point, so
+ * debuggers unwind through the overflow routine. The runtime's tables follow the code:
+ * sic_ranges (instrumented code), sic_nopreempt (PCs inside our own sequences and rep
+ * string instructions) and the .note.libreplay marker.
+ */
+#include "rewrite.h"
+#include "cfi.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum stub_kind { STUB_OVERFLOW, STUB_OVERFLOW_SAFE, STUB_FOREIGN };
+
+struct stub {
+	enum stub_kind kind;
+	int id;
+	struct cfi_state cfi;
+	bool has_cfi;
+};
+
+struct rw {
+	FILE *out;
+	struct analysis *an;
+	const struct rewrite_opts *opts;
+	struct cfi_tracker cfi;
+	struct stub *stubs;
+	int nstubs, capstubs;
+	int next_id;
+	int nnp;         /* nopreempt labels */
+	int nranges;
+	bool in_range;
+};
+
+static int new_id(struct rw *w)
+{
+	return w->next_id++;
+}
+
+static void add_stub(struct rw *w, enum stub_kind kind, int id)
+{
+	if (w->nstubs == w->capstubs) {
+		w->capstubs = w->capstubs ? 2 * w->capstubs : 256;
+		w->stubs = realloc(w->stubs, w->capstubs * sizeof *w->stubs);
+		if (!w->stubs) {
+			fputs("sicpp: out of memory\n", stderr);
+			exit(2);
+		}
+	}
+	struct stub *s = &w->stubs[w->nstubs++];
+	memset(s, 0, sizeof *s);
+	s->kind = kind;
+	s->id = id;
+	s->has_cfi = w->cfi.cur.in_proc && w->cfi.cur.known;
+	if (s->has_cfi)
+		cfi_copy(&s->cfi, &w->cfi.cur);
+}
+
+/* Mark the next instruction's PC as one where no preemption may be taken. */
+static void nopreempt(struct rw *w)
+{
+	fprintf(w->out, ".Lsic_np_%d:\n", w->nnp++);
+}
+
+static void emit_count(struct rw *w, enum count_kind k)
+{
+	int id = new_id(w);
+	if (k == CNT_FAST) {
+		fprintf(w->out, "\tdecq\t%%r15\n");
+		nopreempt(w);
+		fprintf(w->out, "\tjz\t.Lsic_ov_%d\n.Lsic_rt_%d:\n", id, id);
+		add_stub(w, STUB_OVERFLOW, id);
+	} else {
+		fprintf(w->out, "\txchgq\t%%rcx, %%r15\n");
+		nopreempt(w);
+		fprintf(w->out, "\tloop\t.Lsic_rt_%d\n", id);
+		nopreempt(w);
+		fprintf(w->out, "\tjmp\t.Lsic_ov_%d\n.Lsic_rt_%d:\n", id, id);
+		nopreempt(w);
+		fprintf(w->out, "\txchgq\t%%rcx, %%r15\n");
+		add_stub(w, STUB_OVERFLOW_SAFE, id);
+	}
+}
+
+static void emit_entry_check(struct rw *w)
+{
+	int id = new_id(w);
+	nopreempt(w);
+	fprintf(w->out, "\tcmpq\t" SIC_HOME "(%%rip), %%r15\n");
+	nopreempt(w);
+	fprintf(w->out, "\tjne\t.Lsic_fe_%d\n.Lsic_fb_%d:\n", id, id);
+	add_stub(w, STUB_FOREIGN, id);
+}
+
+static void range_open(struct rw *w)
+{
+	if (!w->in_range) {
+		fprintf(w->out, ".Lsic_rs_%d:\n", w->nranges);
+		w->in_range = true;
+	}
+}
+
+static void range_close(struct rw *w)
+{
+	if (w->in_range) {
+		fprintf(w->out, ".Lsic_re_%d:\n", w->nranges++);
+		w->in_range = false;
+	}
+}
+
+static bool is_section_switch(const struct stmt *s)
+{
+	static const char *const d[] = {".text", ".data", ".bss", ".section", ".pushsection",
+					".popsection", ".previous", ".subsection", NULL};
+	if (s->kind != ST_DIRECTIVE)
+		return false;
+	for (const char *const *p = d; *p; p++)
+		if (!strcmp(s->name, *p))
+			return true;
+	return false;
+}
+
+/* Write text with the word "main" replaced by __sic_main. */
+static void put_renamed(FILE *out, const char *text)
+{
+	const char *p = text;
+	bool quoted = false;
+	while (*p) {
+		if (*p == '"')
+			quoted = !quoted;
+		if (!quoted && !strncmp(p, "main", 4) &&
+		    (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.' || p[-1] == '$')) &&
+		    !(isalnum((unsigned char)p[4]) || p[4] == '_' || p[4] == '.' || p[4] == '$')) {
+			fputs(SIC_MAIN, out);
+			p += 4;
+			continue;
+		}
+		fputc(*p++, out);
+	}
+}
+
+static void emit_stmt(struct rw *w, const struct stmt *s)
+{
+	if (s->foreign || s->kind == ST_BLANK) {
+		fprintf(w->out, "%s\n", s->text);
+		return;
+	}
+	if (s->kind != ST_LABEL)
+		fputc('\t', w->out);
+	if (w->opts->rename_main && strstr(s->text, "main"))
+		put_renamed(w->out, s->text);
+	else
+		fputs(s->text, w->out);
+	fputc('\n', w->out);
+}
+
+static void emit_stubs(struct rw *w)
+{
+	FILE *o = w->out;
+	fprintf(o, "\t.section\t.text.sic_stubs,\"ax\",@progbits\n");
+	for (int k = 0; k < w->nstubs; k++) {
+		struct stub *s = &w->stubs[k];
+		if (s->kind == STUB_FOREIGN) {
+			/* At function entry: the frame is the CIE's, CFA = rsp + 8. */
+			fprintf(o, ".Lsic_fe_%d:\n\t.cfi_startproc\n", s->id);
+			fprintf(o, "\tleaq\t.Lsic_fb_%d(%%rip), %%r11\n", s->id);
+			fprintf(o, "\tmovq\t%%r11, -8(%%rsp)\n");
+			fprintf(o, "\tjmp\t" SIC_FOREIGN_ENTRY "\n\t.cfi_endproc\n");
+			continue;
+		}
+		bool safe = s->kind == STUB_OVERFLOW_SAFE;
+		bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
+		fprintf(o, ".Lsic_ov_%d:\n", s->id);
+		if (s->has_cfi) {
+			fprintf(o, "\t.cfi_startproc\n");
+			cfi_emit(o, &s->cfi);
+		}
+		if (safe)
+			fprintf(o, "\txchgq\t%%rcx, %%r15\n");
+		/* Step over the red zone: the site may be in a leaf that keeps data there. */
+		fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
+		if (adjust)
+			fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
+		fprintf(o, "\tcall\t" SIC_OVERFLOW "\n");
+		fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
+		if (adjust)
+			fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
+		if (safe)
+			fprintf(o, "\txchgq\t%%rcx, %%r15\n");
+		fprintf(o, "\tjmp\t.Lsic_rt_%d\n", s->id);
+		if (s->has_cfi)
+			fprintf(o, "\t.cfi_endproc\n");
+	}
+}
+
+static void emit_tables(struct rw *w)
+{
+	FILE *o = w->out;
+	fprintf(o, "\t.section\t.note.libreplay,\"a\",@note\n\t.p2align 2\n");
+	fprintf(o, "\t.long\t10\n\t.long\t4\n\t.long\t0x%x\n\t.asciz\t\"libreplay\"\n", SIC_NOTE_TYPE);
+	fprintf(o, "\t.p2align 2\n\t.long\t%d\n", SIC_ABI_VERSION);
+	fprintf(o, "\t.section\tsic_ranges,\"a\",@progbits\n\t.p2align 2\n");
+	for (int k = 0; k < w->nranges; k++)
+		fprintf(o, "\t.long\t.Lsic_rs_%d - .\n\t.long\t.Lsic_re_%d - .\n", k, k);
+	fprintf(o, "\t.section\tsic_nopreempt,\"a\",@progbits\n\t.p2align 2\n");
+	for (int k = 0; k < w->nnp; k++)
+		fprintf(o, "\t.long\t.Lsic_np_%d - .\n", k);
+}
+
+int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
+{
+	struct asm_file *f = an->f;
+	if (an->already_instrumented) {
+		for (int i = 0; i < f->n; i++) {
+			const struct stmt *s = &f->st[i];
+			/* Statements of one line were split; write each back on its own line. */
+			fprintf(out, "%s%s\n", s->kind == ST_LABEL || s->kind == ST_BLANK ? "" : "\t", s->text);
+		}
+		return ferror(out) ? -1 : 0;
+	}
+	struct rw w = {.out = out, .an = an, .opts = opts};
+	cfi_init(&w.cfi);
+	for (int i = 0; i < f->n; i++) {
+		const struct stmt *s = &f->st[i];
+		const struct stmt_plan *p = &an->plan[i];
+		if (s->foreign || is_section_switch(s))
+			range_close(&w);
+		if (s->kind == ST_DIRECTIVE && !s->foreign)
+			cfi_feed(&w.cfi, s->name, s->args);
+		if (is_code(an, i)) {
+			range_open(&w);
+			if (p->count)
+				emit_count(&w, p->count);
+			if (p->home_store || p->ret_store)
+				fprintf(out, "\tmovq\t%%r15, " SIC_HOME "(%%rip)\n");
+			if (p->nopreempt)
+				nopreempt(&w);
+		}
+		emit_stmt(&w, s);
+		if (p->home_reload) {
+			nopreempt(&w);
+			fprintf(out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n");
+		}
+		if (p->entry_check) {
+			/* Count on entry too: a caller in foreign code (qsort calling a
+			 * comparator) passes no counting point of ours between two calls. */
+			range_open(&w);
+			emit_entry_check(&w);
+			emit_count(&w, CNT_FAST);
+		}
+	}
+	range_close(&w);
+	emit_stubs(&w);
+	emit_tables(&w);
+	for (int k = 0; k < w.nstubs; k++)
+		cfi_release(&w.stubs[k].cfi);
+	free(w.stubs);
+	cfi_release(&w.cfi.cur);
+	return ferror(out) ? -1 : 0;
+}

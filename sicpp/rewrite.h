@@ -1,0 +1,21 @@
+/* rewrite.h: emit the instrumented assembly from a parsed, analysed file. */
+#ifndef SICPP_REWRITE_H
+#define SICPP_REWRITE_H
+
+#include "analyze.h"
+
+struct rewrite_opts {
+	bool rename_main;   /* main -> __sic_main, so libreplay's main() runs first */
+};
+
+/* Names shared with the runtime (libreplay/sic_rt.S). */
+#define SIC_HOME          "__sic_home"
+#define SIC_OVERFLOW      "__sic_overflow"
+#define SIC_FOREIGN_ENTRY "__sic_foreign_entry"
+#define SIC_MAIN          "__sic_main"
+#define SIC_NOTE_TYPE     0x53494331 /* "SIC1" */
+#define SIC_ABI_VERSION   1
+
+int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts);
+
+#endif

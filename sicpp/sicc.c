@@ -1,0 +1,290 @@
+/*
+ * sicc: a drop-in gcc that builds instrumented programs (CC=sicc make).
+ *
+ * Like afl-gcc, it stands in for the assembler rather than for the compiler: it runs
+ * gcc with -ffixed-r15 and -B <libexec>/libreplay, where this same program, named
+ * "as", runs sicpp on each assembly file gcc generated from C and hands the result to
+ * the real assembler. Links get libreplay.a. `sicc -S` writes instrumented assembly.
+ *
+ * Environment: SICC_CC (the compiler, default gcc), SICC_AS (the assembler, default
+ * as), SICC_KEEP=DIR (keep each instrumented .s there, for debugging).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char self_dir[PATH_MAX - 64]; /* the directory sicc lives in */
+
+static void die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "sicc: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void find_self(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n < 0)
+		die("cannot find myself: %s", strerror(errno));
+	buf[n] = '\0';
+	snprintf(self_dir, sizeof self_dir, "%s", dirname(buf));
+}
+
+static int run(char **argv)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "sicc: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid: %s", strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* ---- the assembler stand-in ------------------------------------------------ */
+
+/* Instrument assembly that gcc generated from C; leave hand-written assembly alone
+ * (it is foreign code, like a library). */
+static bool generated_from_c(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	char line[4096];
+	bool yes = false;
+	for (int n = 0; fgets(line, sizeof line, f); n++) {
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!strncmp(p, ".ident", 6) && strstr(p, "\"GCC:"))
+			yes = true;
+		if (n < 8 && !strncmp(p, ".file", 5)) {
+			char *q = strrchr(p, '"');
+			if (q && q - p > 3 && (!strncmp(q - 2, ".c", 2) || !strncmp(q - 2, ".i", 2)))
+				yes = true;
+		}
+		if (yes)
+			break;
+	}
+	fclose(f);
+	return yes;
+}
+
+static char *copy_stdin(void)
+{
+	static char path[] = "/tmp/sicc-stdin-XXXXXX.s";
+	int fd = mkstemps(path, 2);
+	if (fd < 0)
+		die("temporary file: %s", strerror(errno));
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(0, buf, sizeof buf)) > 0)
+		if (write(fd, buf, n) != n)
+			die("temporary file: %s", strerror(errno));
+	close(fd);
+	return path;
+}
+
+static int as_main(int argc, char **argv)
+{
+	const char *real_as = getenv("SICC_AS");
+	if (!real_as || !*real_as)
+		real_as = "as";
+	char **args = calloc(argc + 2, sizeof *args);
+	char *temps[64];
+	int ntemps = 0, ninputs = 0;
+	char *stdin_copy = NULL;
+	args[0] = (char *)real_as;
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		args[i] = a;
+		if (a[0] == '-' && a[1]) {
+			if ((!strcmp(a, "-o") || !strcmp(a, "-I") || !strcmp(a, "--defsym") ||
+			     !strcmp(a, "-MD")) && i + 1 < argc) {
+				args[i + 1] = argv[i + 1];
+				i++;
+			}
+			if (!strcmp(a, "--version") || !strcmp(a, "-v") || !strcmp(a, "--help"))
+				ninputs = -1000; /* a query, not an assembly */
+			continue;
+		}
+		if (!strcmp(a, "-"))
+			a = stdin_copy = copy_stdin();
+		ninputs++;
+		if (!generated_from_c(a)) {
+			args[i] = a;
+			continue;
+		}
+		char out[PATH_MAX];
+		snprintf(out, sizeof out, "/tmp/sicc-XXXXXX.s");
+		int fd = mkstemps(out, 2);
+		if (fd < 0)
+			die("temporary file: %s", strerror(errno));
+		close(fd);
+		char sicpp[PATH_MAX];
+		snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
+		char *sargv[] = {sicpp, a, "-o", out, NULL};
+		if (run(sargv) != 0) {
+			unlink(out);
+			if (stdin_copy)
+				unlink(stdin_copy);
+			return 1;
+		}
+		const char *keep = getenv("SICC_KEEP");
+		if (keep && *keep) {
+			char dst[PATH_MAX], base[PATH_MAX];
+			snprintf(base, sizeof base, "%s", a);
+			snprintf(dst, sizeof dst, "%s/%s", keep, basename(base));
+			char *cp[] = {"cp", out, dst, NULL};
+			run(cp);
+		}
+		if (ntemps < 64)
+			temps[ntemps++] = args[i] = strdup(out);
+	}
+	if (ninputs == 0) { /* gcc -pipe: the assembly comes on stdin */
+		stdin_copy = copy_stdin();
+		args[argc] = stdin_copy;
+		if (generated_from_c(stdin_copy)) {
+			char out[] = "/tmp/sicc-XXXXXX.s";
+			int fd = mkstemps(out, 2);
+			if (fd < 0)
+				die("temporary file: %s", strerror(errno));
+			close(fd);
+			char sicpp[PATH_MAX];
+			snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
+			char *sargv[] = {sicpp, stdin_copy, "-o", out, NULL};
+			if (run(sargv) != 0) {
+				unlink(out);
+				unlink(stdin_copy);
+				return 1;
+			}
+			temps[ntemps++] = args[argc] = strdup(out);
+		}
+	}
+	int rc = run(args);
+	for (int k = 0; k < ntemps; k++)
+		unlink(temps[k]);
+	if (stdin_copy)
+		unlink(stdin_copy);
+	return rc;
+}
+
+/* ---- the compiler driver ------------------------------------------------------ */
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+static int driver_main(int argc, char **argv)
+{
+	const char *cc = getenv("SICC_CC");
+	if (!cc || !*cc)
+		cc = "gcc";
+	bool compile_only = false, asm_only = false, preprocess = false, no_link_lib = false;
+	bool query = argc == 1;
+	const char *output = NULL;
+	int nsources = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-c"))
+			compile_only = true;
+		else if (!strcmp(a, "-S"))
+			asm_only = true;
+		else if (!strcmp(a, "-E") || !strcmp(a, "-M") || !strcmp(a, "-MM"))
+			preprocess = true;
+		else if (!strcmp(a, "-shared") || !strcmp(a, "-r") || !strcmp(a, "-nostdlib") ||
+			 !strcmp(a, "-nostartfiles"))
+			no_link_lib = true;
+		else if (!strcmp(a, "--version") || !strcmp(a, "-dumpversion") || !strcmp(a, "-dumpmachine") ||
+			 !strncmp(a, "-print-", 7) || !strcmp(a, "--help") || !strcmp(a, "-dumpfullversion"))
+			query = true;
+		else if (!strcmp(a, "-o") && i + 1 < argc)
+			output = argv[++i];
+		else if (!strcmp(a, "-x") || !strcmp(a, "-include") || !strcmp(a, "-MF") ||
+			 !strcmp(a, "-MT") || !strcmp(a, "-MQ") || !strcmp(a, "-I") || !strcmp(a, "-L") ||
+			 !strcmp(a, "-isystem") || !strcmp(a, "-D") || !strcmp(a, "-U") || !strcmp(a, "-l") ||
+			 !strcmp(a, "-Xlinker") || !strcmp(a, "-T"))
+			i++;
+		else if (a[0] != '-' && (has_suffix(a, ".c") || has_suffix(a, ".i")))
+			nsources++;
+	}
+
+	char bdir[PATH_MAX], inc[PATH_MAX], lib[PATH_MAX];
+	snprintf(bdir, sizeof bdir, "-B%s/../libexec/libreplay/", self_dir);
+	snprintf(inc, sizeof inc, "-I%s/../include", self_dir);
+	snprintf(lib, sizeof lib, "%s/../lib/libreplay.a", self_dir);
+
+	char **args = calloc(argc + 16, sizeof *args);
+	int n = 0;
+	args[n++] = (char *)cc;
+	if (!query) {
+		args[n++] = bdir;
+		args[n++] = "-ffixed-r15";
+		args[n++] = inc;
+	}
+	for (int i = 1; i < argc; i++)
+		args[n++] = argv[i];
+	bool links = !query && !compile_only && !asm_only && !preprocess;
+	if (links && !no_link_lib) {
+		args[n++] = lib;
+		/* instrumented code loaded with dlopen finds the runtime in the executable */
+		args[n++] = "-Wl,--export-dynamic-symbol=__sic_*";
+	}
+	args[n] = NULL;
+	int rc = run(args);
+	if (rc != 0 || !asm_only || preprocess)
+		return rc;
+
+	/* -S: instrument each assembly file gcc wrote. */
+	char sicpp[PATH_MAX];
+	snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
+	if (output && strcmp(output, "-")) {
+		char *sargv[] = {sicpp, (char *)output, "-o", (char *)output, NULL};
+		return run(sargv);
+	}
+	if (output) /* -o -: already on stdout, uninstrumented; refuse rather than mislead */
+		die("%s", "-S -o - is not supported: name an output file");
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (a[0] == '-' || !(has_suffix(a, ".c") || has_suffix(a, ".i")))
+			continue;
+		char base[PATH_MAX], out[PATH_MAX];
+		snprintf(base, sizeof base, "%s", a);
+		snprintf(out, sizeof out, "%s", basename(base));
+		out[strlen(out) - 1] = 's';
+		char *sargv[] = {sicpp, out, "-o", out, NULL};
+		if ((rc = run(sargv)) != 0)
+			return rc;
+	}
+	(void)nsources;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	find_self();
+	char name[PATH_MAX];
+	snprintf(name, sizeof name, "%s", argv[0]);
+	if (!strcmp(basename(name), "as"))
+		return as_main(argc, argv);
+	return driver_main(argc, argv);
+}
