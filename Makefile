@@ -32,7 +32,7 @@ $(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -c $< -o $@
 
-$(BUILD)/obj/%.o: %.S
+$(BUILD)/obj/%.o: %.S sicpp/rewrite.h
 	@mkdir -p $(dir $@)
 	$(CC) -g -c $< -o $@
 

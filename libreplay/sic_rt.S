@@ -6,8 +6,10 @@
  *   __sic_foreign_entry  a function foreign code may call found %r15 != __sic_home
  *                        on entry: its caller is not instrumented
  *   __sic_foreign_return ...and that function has returned
- * __sic_home holds the count whenever control is outside instrumented code.
+ * __sic_home holds the count whenever control is outside instrumented code, and an
+ * instrumented caller passes RP_SIC_TOKEN in %r15 (sicpp/rewrite.h, SIC_TOKEN).
  */
+#define RP_SIC_TOKEN -0x61a53f22
 	.data
 	.p2align 3
 	.globl	__sic_home
@@ -158,7 +160,7 @@ rp_sic_call:
 	movq	%rsi, %rdi
 	movq	%rdx, %rsi
 	movq	%rcx, %rdx
-	movq	__sic_home(%rip), %r15
+	movq	$RP_SIC_TOKEN, %r15
 	call	*%rax
 	popq	%r15
 	.cfi_adjust_cfa_offset -8

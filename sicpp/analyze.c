@@ -577,15 +577,19 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				an->n_calls_local++;
 			} else {
 				an->plan[i].home_store = an->plan[i].home_reload = true;
+				an->plan[i].token = true;
 				an->n_calls_foreign++;
 			}
 			break;
 		case IC_JMP:
 		case IC_JCC:
 			if (!t || !y || y->def < 0 || y->is_func) {
-				/* indirect or tail jump: unknown direction, may leave for foreign code */
+				/* indirect or tail jump: unknown direction, may leave for foreign code.
+				 * Only a direct, unconditional one is surely a tail call and may
+				 * pass the token; an indirect one may be a switch. */
 				plan_site_count(an, i);
 				an->plan[i].home_store = true;
+				an->plan[i].token = t && s->info.cls == IC_JMP;
 			} else if (an->sect[y->def] != an->sect[i] || y->def < i) {
 				y->count_target = true;
 			}

@@ -26,6 +26,7 @@ enum count_kind {
 struct stmt_plan {
 	uint8_t count;       /* enum count_kind, inserted before the statement */
 	bool home_store;     /* movq %r15, __sic_home before it (after the count) */
+	bool token;          /* ...then movq $SIC_TOKEN, %r15: "the caller is instrumented" */
 	bool home_reload;    /* movq __sic_home, %r15 after it */
 	bool entry_check;    /* a function's entry check goes after this statement */
 	bool ret_store;      /* a return that publishes the count */

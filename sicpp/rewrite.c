@@ -96,13 +96,17 @@ static void emit_count(struct rw *w, enum count_kind k)
 	}
 }
 
+/* An instrumented caller passes the token in r15 and the count in __sic_home; any
+ * other r15 means a foreign caller, whose r15 the slow path saves and restores. */
 static void emit_entry_check(struct rw *w)
 {
 	int id = new_id(w);
 	nopreempt(w);
-	fprintf(w->out, "\tcmpq\t" SIC_HOME "(%%rip), %%r15\n");
+	fprintf(w->out, "\tcmpq\t$" SIC_TOKEN ", %%r15\n");
 	nopreempt(w);
-	fprintf(w->out, "\tjne\t.Lsic_fe_%d\n.Lsic_fb_%d:\n", id, id);
+	fprintf(w->out, "\tjne\t.Lsic_fe_%d\n", id);
+	nopreempt(w);
+	fprintf(w->out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n.Lsic_fb_%d:\n", id);
 	add_stub(w, STUB_FOREIGN, id);
 }
 
@@ -247,8 +251,10 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 				emit_count(&w, p->count);
 			if (p->home_store || p->ret_store)
 				fprintf(out, "\tmovq\t%%r15, " SIC_HOME "(%%rip)\n");
-			if (p->nopreempt)
-				nopreempt(&w);
+			if (p->token || p->ret_store)
+				fprintf(out, "\tmovq\t$" SIC_TOKEN ", %%r15\n");
+			if (p->nopreempt || p->token || p->ret_store)
+				nopreempt(&w); /* r15 holds the token, not the count */
 		}
 		emit_stmt(&w, s);
 		if (p->home_reload) {

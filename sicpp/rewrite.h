@@ -13,6 +13,10 @@ struct rewrite_opts {
 #define SIC_OVERFLOW      "__sic_overflow"
 #define SIC_FOREIGN_ENTRY "__sic_foreign_entry"
 #define SIC_MAIN          "__sic_main"
+/* What %r15 holds while an instrumented caller is calling out: a value no foreign
+ * code has in r15 by chance (not a user-space pointer, not a small number). It fits
+ * a sign-extended imm32 so that setting and testing it are single instructions. */
+#define SIC_TOKEN         "-0x61a53f22"
 #define SIC_NOTE_TYPE     0x53494331 /* "SIC1" */
 #define SIC_ABI_VERSION   1
 

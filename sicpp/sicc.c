@@ -239,6 +239,7 @@ static int driver_main(int argc, char **argv)
 	if (!query) {
 		args[n++] = bdir;
 		args[n++] = "-ffixed-r15";
+		args[n++] = "-D__SICC__=1";
 		args[n++] = inc;
 	}
 	for (int i = 1; i < argc; i++)

@@ -1,0 +1,26 @@
+# Shared helpers for the shell tests: sourced, never run.
+# Every test script prints "PASS name" or "FAIL name: why" lines through these.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SICC="$ROOT/build/bin/sicc"
+SICPP="$ROOT/build/bin/sicpp"
+LIBREPLAY="$ROOT/build/lib/libreplay.a"
+WORK="$ROOT/build/test-work/$(basename "$0" .sh)"
+rm -rf "$WORK" && mkdir -p "$WORK"
+npass=0
+nfail=0
+
+pass() { echo "PASS $*"; npass=$((npass + 1)); }
+fail() { echo "FAIL $*"; nfail=$((nfail + 1)); }
+
+# check NAME COMMAND...: pass if the command succeeds.
+check() {
+	name=$1; shift
+	if "$@" >"$WORK/last.out" 2>&1; then pass "$name"; else
+		fail "$name: $(tail -n 3 "$WORK/last.out" | tr '\n' ' ')"; fi
+}
+
+summary() {
+	echo "$npass passed, $nfail failed"
+	[ "$nfail" -eq 0 ]
+}
