@@ -15,11 +15,34 @@
 #include <stdlib.h>
 #include <time.h>
 
+#ifdef BENCH_CALLGRIND
+/* The callgrind builds (bench/run.sh with CALLGRIND=1) count only the kernel: they
+ * run under --collect-atstart=no and switch collection on and off around it. */
+#include <valgrind/callgrind.h>
+#define BENCH_TOGGLE() CALLGRIND_TOGGLE_COLLECT
+#else
+#define BENCH_TOGGLE() ((void)0)
+#endif
+
 static inline double bench_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Bracket the kernel: t0 = bench_begin(); kernel(); t1 = bench_end(); */
+static inline double bench_begin(void)
+{
+	double t = bench_now();
+	BENCH_TOGGLE();
+	return t;
+}
+
+static inline double bench_end(void)
+{
+	BENCH_TOGGLE();
+	return bench_now();
 }
 
 /* The work scale in percent, from argv[1]. */

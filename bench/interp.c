@@ -83,9 +83,9 @@ int main(int argc, char **argv)
 	long var[NVARS] = {0};
 	var[V_LIMIT] = limit;
 
-	double t0 = bench_now();
+	double t0 = bench_begin();
 	long steps = run(program, var);
-	double t1 = bench_now();
+	double t1 = bench_end();
 
 	uint64_t sum = (uint64_t)steps * 1000003 + (uint64_t)var[V_COUNT] * 31 + (uint64_t)var[V_SUM];
 	bench_report("interp", t1 - t0, sum);

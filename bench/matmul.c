@@ -39,13 +39,13 @@ int main(int argc, char **argv)
 	}
 
 	uint64_t sum = 0;
-	double t0 = bench_now();
+	double t0 = bench_begin();
 	for (long r = 0; r < reps; r++) {
 		matmul(a, b, c, N);
 		/* feed the result back so no repetition is dead */
 		a[r % (N * N)] = c[(r * 7919) % (N * N)] / 1024.0;
 	}
-	double t1 = bench_now();
+	double t1 = bench_end();
 	for (int i = 0; i < N * N; i++)
 		sum = sum * 31 + (uint64_t)(int64_t)c[i];
 	bench_report("matmul", t1 - t0, sum);

@@ -46,9 +46,9 @@ int main(int argc, char **argv)
 	}
 	free(perm);
 
-	double t0 = bench_now();
+	double t0 = bench_begin();
 	uint64_t sum = chase(&nodes[0], steps);
-	double t1 = bench_now();
+	double t1 = bench_end();
 	bench_report("ptrchase", t1 - t0, sum);
 	free(nodes);
 	return 0;

@@ -70,9 +70,9 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++)
 		a[i] = (int)(bench_rand(&seed) >> 33);
 
-	double t0 = bench_now();
+	double t0 = bench_begin();
 	quicksort(a, n);
-	double t1 = bench_now();
+	double t1 = bench_end();
 
 	uint64_t sum = 0;
 	for (long i = 0; i < n; i++) {

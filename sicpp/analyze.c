@@ -228,58 +228,59 @@ static bool reg_is_r15(const char *r)
 	return !strcmp(r, "15") || !strcmp(r, "%r15") || !strcmp(r, "r15");
 }
 
-/* Refuse what we cannot instrument faithfully. */
+/* Refuse what we cannot instrument faithfully; name the C line when gcc -g told. */
+#define REFUSE(...)                                                                    \
+	do {                                                                           \
+		char pos_[512], msg_[1024];                                            \
+		snprintf(msg_, sizeof msg_, __VA_ARGS__);                              \
+		asm_source_pos(f, i, pos_, sizeof pos_);                               \
+		sicpp_error(f, s->line, "%s%s%s%s", msg_, *pos_ ? " (at " : "", pos_,  \
+			    *pos_ ? ")" : "");                                         \
+		return -1;                                                             \
+	} while (0)
+
 static int check_input(struct analysis *an)
 {
 	struct asm_file *f = an->f;
 	for (int i = 0; i < f->n; i++) {
 		struct stmt *s = &f->st[i];
 		if (s->foreign) {
-			if (mentions_r15(s->text)) {
-				sicpp_error(f, s->line, "inline assembly uses %%r15, which holds the instruction counter");
-				return -1;
-			}
+			if (mentions_r15(s->text))
+				REFUSE("%s uses %%r15, which holds the instruction counter",
+				       s->in_app ? "inline assembly" : "assembly");
+			/* A function written in Intel syntax or 32-bit mode is code we would
+			 * leave uninstrumented without a word: refuse it. */
+			if (!s->in_app && (strstr(s->text, ".cfi_startproc") ||
+					   (strstr(s->text, ".type") && strstr(s->text, "function"))))
+				REFUSE("function outside AT&T 64-bit syntax (.intel_syntax or .code32): "
+				       "compile with the default -masm=att");
 			continue;
 		}
 		if (s->kind == ST_DIRECTIVE) {
 			if ((!strncmp(s->name, ".cfi_offset", 11) || !strcmp(s->name, ".cfi_rel_offset") ||
-			     !strcmp(s->name, ".cfi_register")) && s->nops > 0 && reg_is_r15(s->ops[0])) {
-				sicpp_error(f, s->line, "code saves %%r15: compile with -ffixed-r15");
-				return -1;
-			}
-			if (!strcmp(s->name, ".arch") || !strcmp(s->name, ".cpu") || !strcmp(s->name, ".thumb") ||
-			    !strcmp(s->name, ".arm") || !strcmp(s->name, ".option")) {
-				if (strcmp(s->name, ".arch") != 0 || strstr(s->args, "arm") || strstr(s->args, "rv")) {
-					sicpp_error(f, s->line, "not x86-64 assembly (%s)", s->name);
-					return -1;
-				}
-			}
+			     !strcmp(s->name, ".cfi_register")) && s->nops > 0 && reg_is_r15(s->ops[0]))
+				REFUSE("code saves %%r15: compile with -ffixed-r15");
+			if (!strcmp(s->name, ".cpu") || !strcmp(s->name, ".thumb") || !strcmp(s->name, ".arm") ||
+			    !strcmp(s->name, ".option") ||
+			    (!strcmp(s->name, ".arch") && (strstr(s->args, "arm") || strstr(s->args, "rv"))))
+				REFUSE("not x86-64 assembly (%s)", s->name);
 			continue;
 		}
 		if (s->kind != ST_INSN)
 			continue;
-		if (mentions_r15(s->args)) {
-			sicpp_error(f, s->line, "instruction uses %%r15, which holds the instruction counter: compile with -ffixed-r15");
-			return -1;
-		}
-		if (strchr(s->args, '[') || strstr(s->args, " PTR")) {
-			sicpp_error(f, s->line, "not AT&T syntax: '%s'", s->text);
-			return -1;
-		}
+		if (mentions_r15(s->args))
+			REFUSE("instruction uses %%r15, which holds the instruction counter: "
+			       "compile with -ffixed-r15");
+		if (strchr(s->args, '[') || strstr(s->args, " PTR"))
+			REFUSE("not AT&T syntax: '%s'", s->text);
 		if (!strcmp(s->name, "pushl") || !strcmp(s->name, "popl") || !strcmp(s->name, "retl") ||
-		    !strcmp(s->name, "calll") || strstr(s->args, "(%esp") || strstr(s->args, "(%ebp")) {
-			sicpp_error(f, s->line, "32-bit x86 assembly; sicpp handles x86-64 only");
-			return -1;
-		}
+		    !strcmp(s->name, "calll") || strstr(s->args, "(%esp") || strstr(s->args, "(%ebp"))
+			REFUSE("32-bit x86 assembly; sicpp handles x86-64 only");
 		if (s->args[0] && !strchr(s->args, '%') && !strchr(s->args, '$') && s->nops >= 2 &&
-		    !s->info.known) {
-			sicpp_error(f, s->line, "not x86-64 AT&T assembly: '%s'", s->text);
-			return -1;
-		}
-		if (s->info.cls == IC_BAD && is_code(an, i)) {
-			sicpp_error(f, s->line, "unsupported control transfer '%s'", s->name);
-			return -1;
-		}
+		    !s->info.known)
+			REFUSE("not x86-64 AT&T assembly: '%s'", s->text);
+		if (s->info.cls == IC_BAD && is_code(an, i))
+			REFUSE("unsupported control transfer '%s'", s->name);
 	}
 	return 0;
 }

@@ -69,6 +69,7 @@ struct stmt {
 	int nops;
 	char *ops[MAX_OPS];   /* operands split at top-level commas */
 	bool foreign;         /* inside #APP/#NO_APP, .intel_syntax or .code16/32 */
+	bool in_app;          /* inside #APP/#NO_APP: inline assembly */
 	struct insn_info info; /* ST_INSN only */
 };
 
@@ -84,6 +85,9 @@ int asm_parse(struct asm_file *f, const char *path, FILE *in, char *err, size_t 
 void asm_free(struct asm_file *f);
 /* Split one line into statements appended to f (exposed for the unit tests). */
 int asm_parse_line(struct asm_file *f, const char *line, int lineno, bool foreign);
+/* The C source position of statement i, from the .file/.loc directives before it
+ * (gcc -g): "app.c:12", or "" when unknown. */
+const char *asm_source_pos(const struct asm_file *f, int i, char *buf, size_t len);
 
 /* classify.c */
 struct insn_info classify(const char *mnemonic, const char *prefix, int nops, char **ops);

@@ -271,7 +271,10 @@ int asm_parse(struct asm_file *f, const char *path, FILE *in, char *err, size_t 
 		else if (line_starts(line, ".code64"))
 			in_code32 = false;
 		bool foreign = was_foreign || in_app || in_intel || in_code32;
+		int first = f->n;
 		asm_parse_line(f, line, lineno, foreign);
+		for (int k = first; k < f->n; k++)
+			f->st[k].in_app = in_app || line_starts(line, "#NO_APP");
 	}
 	free(line);
 	if (ferror(in)) {
@@ -298,6 +301,38 @@ void asm_free(struct asm_file *f)
 	}
 	free(f->st);
 	memset(f, 0, sizeof *f);
+}
+
+const char *asm_source_pos(const struct asm_file *f, int i, char *buf, size_t len)
+{
+	*buf = '\0';
+	long fileno = -1, lineno = 0;
+	for (int k = i; k >= 0; k--) {
+		const struct stmt *s = &f->st[k];
+		if (s->kind == ST_DIRECTIVE && !strcmp(s->name, ".loc") && s->args) {
+			char *end;
+			fileno = strtol(s->args, &end, 10);
+			lineno = strtol(end, NULL, 10);
+			break;
+		}
+	}
+	if (fileno < 0)
+		return buf;
+	for (int k = 0; k < f->n; k++) {
+		const struct stmt *s = &f->st[k];
+		char *end;
+		if (s->kind == ST_DIRECTIVE && !strcmp(s->name, ".file") && strtol(s->args, &end, 10) == fileno &&
+		    end != s->args) {
+			const char *q = strrchr(s->args, '"');
+			const char *p = q ? q - 1 : NULL;
+			while (p && p > s->args && *p != '"')
+				p--;
+			if (p && q > p)
+				snprintf(buf, len, "%.*s:%ld", (int)(q - p - 1), p + 1, lineno);
+			return buf;
+		}
+	}
+	return buf;
 }
 
 void sicpp_error(const struct asm_file *f, int line, const char *fmt, ...)

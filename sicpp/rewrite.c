@@ -31,6 +31,7 @@ struct stub {
 	int id;
 	struct cfi_state cfi;
 	bool has_cfi;
+	const char *fn; /* the enclosing function, to name the stub after it */
 };
 
 struct rw {
@@ -44,6 +45,7 @@ struct rw {
 	int nnp;         /* nopreempt labels */
 	int nranges;
 	bool in_range;
+	const char *cur_fn;
 };
 
 static int new_id(struct rw *w)
@@ -65,6 +67,7 @@ static void add_stub(struct rw *w, enum stub_kind kind, int id)
 	memset(s, 0, sizeof *s);
 	s->kind = kind;
 	s->id = id;
+	s->fn = w->cur_fn;
 	s->has_cfi = w->cfi.cur.in_proc && w->cfi.cur.known;
 	if (s->has_cfi)
 		cfi_copy(&s->cfi, &w->cfi.cur);
@@ -188,7 +191,11 @@ static void emit_stubs(struct rw *w)
 		}
 		bool safe = s->kind == STUB_OVERFLOW_SAFE;
 		bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
+		/* A local symbol, so a debugger names the stub in backtraces after the
+		 * function it belongs to: the stub's frame is that function's. */
 		fprintf(o, ".Lsic_ov_%d:\n", s->id);
+		if (s->fn && !strchr(s->fn, '"'))
+			fprintf(o, "\"%s.sic_stub.%d\":\n", s->fn, s->id);
 		if (s->has_cfi) {
 			fprintf(o, "\t.cfi_startproc\n");
 			cfi_emit(o, &s->cfi);
@@ -243,6 +250,9 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		const struct stmt_plan *p = &an->plan[i];
 		if (s->foreign || is_section_switch(s))
 			range_close(&w);
+		w.cur_fn = an->fn[i] >= 0 ? an->syms[an->fn[i]].name : NULL;
+		if (w.cur_fn && w.opts->rename_main && !strcmp(w.cur_fn, "main"))
+			w.cur_fn = SIC_MAIN;
 		if (s->kind == ST_DIRECTIVE && !s->foreign)
 			cfi_feed(&w.cfi, s->name, s->args);
 		if (is_code(an, i)) {

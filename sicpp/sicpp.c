@@ -37,13 +37,19 @@ int main(int argc, char **argv)
 	bool stats = false;
 	struct rewrite_opts opts = {.rename_main = true};
 	int c;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	opterr = 0; /* one line of our own instead of getopt's */
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outpath = optarg; break;
 		case 'k': opts.rename_main = false; break;
 		case 's': stats = true; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case ':':
+			fprintf(stderr, "sicpp: option '%s' needs an argument (see sicpp --help)\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "sicpp: unrecognized option '%s' (see sicpp --help)\n", argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (argc - optind > 1) {

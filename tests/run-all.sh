@@ -1,2 +1,23 @@
-#!/bin/sh
-# placeholder replaced below
+#!/bin/bash
+# Every test suite after the unit tests (make check runs those first). Each suite
+# prints PASS/FAIL lines and "N passed, M failed"; this adds them up.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+total_pass=0 total_fail=0 failed_suites=""
+for suite in tests/e2e/run.sh; do
+	echo "=== $suite"
+	out=$(mktemp)
+	bash "$ROOT/$suite" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	counts=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*$/\1 \2/p' "$out" | tail -n 1)
+	rm -f "$out"
+	if [ -z "$counts" ]; then
+		failed_suites="$failed_suites $suite(no summary)"; total_fail=$((total_fail + 1)); continue
+	fi
+	total_pass=$((total_pass + ${counts% *})); total_fail=$((total_fail + ${counts#* }))
+	[ "$rc" -eq 0 ] || failed_suites="$failed_suites $suite"
+done
+echo "=== all suites"
+[ -z "$failed_suites" ] || echo "failed:$failed_suites"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ] && [ -z "$failed_suites" ]
