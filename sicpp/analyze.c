@@ -378,10 +378,29 @@ static bool foreign_callable(const struct sym *fn)
 	return fn->is_func && fn->def >= 0 && (fn->global || fn->addr_taken);
 }
 
+/* Functions whose returns publish the count and pass the token: every caller of
+ * theirs reloads the count after the call. */
+static bool returns_publish(const struct sym *fn)
+{
+	return foreign_callable(fn) || fn->has_tail || fn->tail_target;
+}
+
 /* A direct call to a function that keeps the count in r15 all the way back. */
 static bool local_call(const struct sym *fn)
 {
-	return fn && fn->is_func && fn->def >= 0 && !foreign_callable(fn) && !fn->has_tail;
+	return fn && fn->is_func && fn->def >= 0 && !returns_publish(fn);
+}
+
+/* foo.cold is the cold part of foo: it returns for foo. */
+static const struct sym *owner(struct analysis *an, const struct sym *fn)
+{
+	const char *cold = strstr(fn->name, ".cold");
+	if (!cold)
+		return fn;
+	char parent[512];
+	snprintf(parent, sizeof parent, "%.*s", (int)(cold - fn->name), fn->name);
+	const struct sym *p = sym_find(an, parent);
+	return p ? p : fn;
 }
 
 /* The entry check goes right after the function's label, its .cfi_startproc and its
@@ -544,14 +563,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			struct sym *fn = &an->syms[an->fn[i]];
 			fn->has_tail = true;
 			/* foo.cold is part of foo: foo's callers must reload too. */
-			const char *cold = strstr(fn->name, ".cold");
-			if (cold) {
-				char parent[512];
-				snprintf(parent, sizeof parent, "%.*s", (int)(cold - fn->name), fn->name);
-				struct sym *p = sym_find(an, parent);
-				if (p)
-					p->has_tail = true;
-			}
+			((struct sym *)owner(an, fn))->has_tail = true;
 		}
 		if (y && y->is_func)
 			y->tail_target = true;
@@ -595,15 +607,10 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				y->count_target = true;
 			}
 			break;
-		case IC_RET: {
-			int fn = an->fn[i];
-			if (fn >= 0 && (foreign_callable(&an->syms[fn]) || an->syms[fn].tail_target ||
-					an->syms[fn].has_tail))
-				an->plan[i].ret_store = true;
-			else if (fn < 0 || strstr(an->syms[fn].name, ".cold"))
-				an->plan[i].ret_store = true; /* returns for a function we cannot see whole */
+		case IC_RET:
+			/* A return outside any function: no local call can reach it. */
+			an->plan[i].ret_store = an->fn[i] < 0 || returns_publish(owner(an, &an->syms[an->fn[i]]));
 			break;
-		}
 		default:
 			if (s->info.string_op && strstr(s->prefix, "rep"))
 				an->plan[i].nopreempt = true;
