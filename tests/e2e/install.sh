@@ -1,0 +1,13 @@
+#!/bin/bash
+# make install PREFIX=DIR gives a working toolchain outside the build tree.
+. "$(dirname "$0")/../lib/common.sh"
+P="$WORK/prefix"
+check "make install" make -s -C "$ROOT" install PREFIX="$P"
+for f in bin/sicc bin/sicpp libexec/libreplay/as lib/libreplay.a include/libreplay.h lib/pkgconfig/libreplay.pc; do
+	check "installed $f" test -e "$P/$f"
+done
+check "installed sicc builds" "$P/bin/sicc" -O2 -o "$WORK/app" "$ROOT/tests/e2e/callbacks_libc.c"
+check "installed build is instrumented" bash -c "readelf -S '$WORK/app' | grep -q note.libreplay"
+check "installed build runs" "$WORK/app"
+check "pkg-config finds libreplay" bash -c "PKG_CONFIG_PATH='$P/lib/pkgconfig' pkg-config --cflags --libs libreplay | grep -q '$P/lib/libreplay.a'"
+summary
