@@ -297,15 +297,29 @@ static uint8_t live_at_label(struct analysis *an, const char *name, uint8_t mask
 	return live_from(an, t->def, mask);
 }
 
-/* Flags that an indirect jump may carry to one of its possible targets: every label
- * whose address is taken in the file (jump tables, computed goto). */
-static uint8_t live_at_indirect_targets(struct analysis *an, uint8_t mask)
+static const struct sym *owner(struct analysis *an, const struct sym *fn);
+
+/* The function statement i belongs to, with foo.cold counted as foo. */
+static const struct sym *owner_at(struct analysis *an, int i)
 {
+	return an->fn[i] >= 0 ? owner(an, &an->syms[an->fn[i]]) : NULL;
+}
+
+/* Flags that an indirect jump at statement from may carry to one of its possible
+ * targets: the labels of its function whose address is taken (jump tables,
+ * computed goto). Outside a function: every such label of the file. */
+static uint8_t live_at_indirect_targets(struct analysis *an, int from, uint8_t mask)
+{
+	const struct sym *fn = owner_at(an, from);
 	uint8_t live = 0;
 	for (int k = 0; k < an->nsyms && live != mask; k++) {
 		struct sym *t = &an->syms[k];
-		if (t->addr_taken && !t->is_func && t->def >= 0 && is_code(an, t->def + 1 < an->f->n ? t->def + 1 : t->def))
-			live |= live_from(an, t->def, mask);
+		if (!t->addr_taken || t->is_func || t->def < 0 || an->sect[t->def] < 0 ||
+		    !an->sect_exec[an->sect[t->def]])
+			continue; /* a jump table itself, or data */
+		if (fn && owner_at(an, t->def) != fn)
+			continue;
+		live |= live_from(an, t->def, mask);
 	}
 	return live;
 }
@@ -342,7 +356,7 @@ static uint8_t live_from(struct analysis *an, int i, uint8_t mask)
 		case IC_JMP:
 			t = branch_target(s, buf, sizeof buf);
 			if (!t)
-				return live_at_indirect_targets(an, mask);
+				return live_at_indirect_targets(an, i, mask);
 			return live_at_label(an, t, mask);
 		case IC_JCC: {
 			uint8_t live = 0;

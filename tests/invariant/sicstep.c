@@ -1,22 +1,39 @@
 /*
  * sicstep: check the counting invariant of an instrumented program by single-stepping it.
  *
- *   sicstep [--max-steps N] PROGRAM [ARGS...]
+ *   sicstep [--max-steps N] [--step-all] PROGRAM [ARGS...]
  *
- * The program runs under ptrace, one instruction at a time. Whenever the stopped PC
- * lies in instrumented code (the sic_ranges table) and is a PC where a preemption may
- * land (not in sic_nopreempt), the pair (%r15, PC) goes into a set. %r15 only counts
- * down while instrumented code runs, so no pair may ever be seen twice: a repeat
- * means a cycle of the control-flow graph that passes no counting point, and a replay
- * could not tell two moments of the run apart.
+ * The program runs under ptrace. Every instruction it executes in instrumented code
+ * (the sic_ranges table of the executable) is single-stepped; at each such stop whose
+ * PC may take a preemption (it is not listed in sic_nopreempt) the pair (%r15, PC) goes
+ * into a set. %r15 only counts down while instrumented code runs, so no pair may be
+ * seen twice: a repeat is a cycle of the control-flow graph that passes no counting
+ * point, two moments of the run that a replay could not tell apart.
+ *
+ * Single steps are slow (tens of microseconds each in a VM), and the dynamic loader
+ * and libc execute far more instructions than a small test does. So by default the
+ * code outside the ranges runs at full speed, and int3 breakpoints catch its way back
+ * in. Foreign code can only enter instrumented code at
+ *   - a function's first instruction (callbacks, main, constructors, PLT stubs): every
+ *     function symbol inside the ranges carries a breakpoint from the start;
+ *   - a return address (return from a foreign callee, longjmp to a setjmp call): when
+ *     the stepped code leaves the ranges by a call, or by a jump with a return address
+ *     of an instrumented call on top of the stack, that address gets a breakpoint;
+ *   - the instruction after the conditional or direct jump that left for an
+ *     out-of-line stub (sicpp's foreign-entry and overflow stubs jump back there).
+ * Breakpoints stay in place; stepping over one puts the original byte back for that
+ * step. --step-all single-steps everything instead, to cross-check the fast mode: both
+ * must see the same instrumented steps (run.sh compares them).
  *
  * Exit status: 0 if no pair repeated, the program exited 0 and at least one step was
  * in instrumented code; 1 otherwise (each failure says why); 2 for usage errors.
  *
- * Limits: single-threaded programs (threads the program creates are not traced), and
- * only the main executable's tables are read (instrumented shared libraries are
- * ignored). LIBREPLAY_SIC_STRESS is removed from the program's environment: in stress
- * runs the counter restarts on purpose, and pairs legitimately repeat.
+ * Limits: single-threaded programs (threads the program creates are not traced); only
+ * the executable's own tables are read (instrumented shared libraries are ignored);
+ * the fast mode assumes no signal handler in foreign code returns into instrumented
+ * code it interrupted (use --step-all for such programs), and needs the symbol table
+ * (a stripped program is stepped whole). LIBREPLAY_SIC_STRESS is removed from the
+ * program's environment: in stress runs the counter restarts on purpose.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -35,6 +52,7 @@
 #include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -43,6 +61,7 @@
 #define MAX_REPORTS 20 /* repeats printed one per line; the rest are only counted */
 
 static const char *prog_name; /* as given on the command line, for messages */
+static pid_t child;           /* killed if we exit early */
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void fail(const char *fmt, ...)
@@ -56,18 +75,79 @@ static void fail(const char *fmt, ...)
 	exit(1);
 }
 
-static void *xmalloc(size_t n)
+static void *xcalloc(size_t n, size_t size)
 {
-	void *p = malloc(n ? n : 1);
+	void *p = calloc(n ? n : 1, size);
 	if (!p)
 		fail("out of memory");
 	return p;
 }
 
+/* ---- sets and maps keyed by addresses ----------------------------------------- */
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15u ^ (b + 0x632be59bd9b4e019u) * 0xbf58476d1ce4e5b9u;
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebu;
+	h ^= h >> 29;
+	return h;
+}
+
+/* Open addressing, linear probing, at most half full. Key pc == 0 marks an empty slot:
+ * no code of ours lives at address 0. */
+struct entry {
+	uint64_t r15, pc; /* the key; r15 is 0 in the address-only tables */
+	uint64_t val;     /* the pair table: the step of the first sighting; breakpoints:
+			     the original byte */
+};
+
+struct table {
+	struct entry *e;
+	size_t cap, used;
+};
+
+static struct entry *probe(struct entry *e, size_t cap, uint64_t r15, uint64_t pc)
+{
+	for (size_t i = mix(r15, pc) & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (e[i].pc == 0 || (e[i].pc == pc && e[i].r15 == r15))
+			return &e[i];
+}
+
+static struct entry *lookup(const struct table *t, uint64_t r15, uint64_t pc)
+{
+	if (!t->cap)
+		return NULL;
+	struct entry *e = probe(t->e, t->cap, r15, pc);
+	return e->pc ? e : NULL;
+}
+
+/* The entry for the key, created (val 0) if new; *fresh says which. */
+static struct entry *insert(struct table *t, uint64_t r15, uint64_t pc, bool *fresh)
+{
+	if (2 * (t->used + 1) > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 1024;
+		struct entry *e = xcalloc(cap, sizeof *e);
+		for (size_t k = 0; k < t->cap; k++)
+			if (t->e[k].pc)
+				*probe(e, cap, t->e[k].r15, t->e[k].pc) = t->e[k];
+		free(t->e);
+		t->e = e;
+		t->cap = cap;
+	}
+	struct entry *e = probe(t->e, t->cap, r15, pc);
+	*fresh = e->pc == 0;
+	if (*fresh) {
+		*e = (struct entry){r15, pc, 0};
+		t->used++;
+	}
+	return e;
+}
+
 /* ---- the executable's tables ------------------------------------------------ */
 
 struct range {
-	uint64_t lo, hi; /* [lo, hi), link-time addresses until relocated */
+	uint64_t lo, hi; /* [lo, hi): link-time addresses until relocate() */
 };
 
 struct func {
@@ -84,8 +164,9 @@ struct image {
 	size_t nranges;
 	uint64_t *nopre;
 	size_t nnopre;
-	struct func *funcs; /* from .symtab, sorted by address, for reports */
+	struct func *funcs; /* from .symtab, sorted by address */
 	size_t nfuncs;
+	bool has_symtab;
 };
 
 static const Elf64_Shdr *shdr_at(const struct image *im, const Elf64_Ehdr *eh, size_t k)
@@ -97,7 +178,7 @@ static const Elf64_Shdr *shdr_at(const struct image *im, const Elf64_Ehdr *eh, s
 static const unsigned char *section_bytes(const struct image *im, const Elf64_Shdr *sh)
 {
 	if (sh->sh_type == SHT_NOBITS || sh->sh_offset > im->size || sh->sh_size > im->size - sh->sh_offset)
-		fail("%s: section extends past the end of the file", prog_name);
+		fail("%s: a section extends past the end of the file", prog_name);
 	return im->data + sh->sh_offset;
 }
 
@@ -119,7 +200,7 @@ static int cmp_func(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Each entry is an int32 holding (target - address of the entry itself). */
+/* Entry `index` of a table of int32s that each hold (target - own address). */
 static uint64_t pcrel(const Elf64_Shdr *sh, const unsigned char *bytes, size_t index)
 {
 	int32_t v;
@@ -127,23 +208,25 @@ static uint64_t pcrel(const Elf64_Shdr *sh, const unsigned char *bytes, size_t i
 	return sh->sh_addr + 4 * index + (int64_t)v;
 }
 
-static void load_symbols(struct image *im, const Elf64_Ehdr *eh, const Elf64_Shdr *symtab)
+static void load_symbols(struct image *im, const Elf64_Ehdr *eh, size_t shnum, const Elf64_Shdr *symtab)
 {
-	if (symtab->sh_link >= eh->e_shnum || symtab->sh_entsize != sizeof(Elf64_Sym))
+	if (symtab->sh_link >= shnum || symtab->sh_entsize != sizeof(Elf64_Sym))
 		return;
 	const Elf64_Shdr *strtab = shdr_at(im, eh, symtab->sh_link);
 	const unsigned char *syms = section_bytes(im, symtab);
 	const char *strs = (const char *)section_bytes(im, strtab);
 	size_t n = symtab->sh_size / sizeof(Elf64_Sym);
-	im->funcs = xmalloc(n * sizeof *im->funcs);
+	im->funcs = xcalloc(n, sizeof *im->funcs);
 	for (size_t k = 0; k < n; k++) {
 		Elf64_Sym s;
 		memcpy(&s, syms + k * sizeof s, sizeof s);
-		if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_value == 0 || s.st_name >= strtab->sh_size)
+		if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF || s.st_value == 0 ||
+		    s.st_name >= strtab->sh_size)
 			continue;
 		im->funcs[im->nfuncs++] = (struct func){s.st_value, s.st_size, strs + s.st_name};
 	}
 	qsort(im->funcs, im->nfuncs, sizeof *im->funcs, cmp_func);
+	im->has_symtab = true;
 }
 
 static void load_image(struct image *im, const char *path)
@@ -172,7 +255,7 @@ static void load_image(struct image *im, const char *path)
 		fail("%s: not an executable", path);
 	im->type = eh->e_type;
 
-	/* The lowest loadable segment: it is what the mapping at file offset 0 holds. */
+	/* The lowest loadable segment: the mapping at file offset 0 holds it. */
 	if (eh->e_phoff > im->size || (uint64_t)eh->e_phnum * eh->e_phentsize > im->size - eh->e_phoff)
 		fail("%s: bad program headers", path);
 	bool any_load = false;
@@ -189,12 +272,13 @@ static void load_image(struct image *im, const char *path)
 	if (!any_load)
 		fail("%s: no loadable segment", path);
 
-	if (eh->e_shoff == 0 || eh->e_shoff > im->size ||
-	    (uint64_t)eh->e_shnum * eh->e_shentsize > im->size - eh->e_shoff || eh->e_shentsize < sizeof(Elf64_Shdr))
+	if (eh->e_shoff == 0 || eh->e_shoff > im->size || eh->e_shentsize < sizeof(Elf64_Shdr))
 		fail("%s: no usable section headers", path);
 	size_t shnum = eh->e_shnum, shstrndx = eh->e_shstrndx;
-	if (shnum == 0) /* more than SHN_LORESERVE sections: the count is in section 0 */
+	if (shnum == 0) /* SHN_LORESERVE sections or more: the count is in section 0 */
 		shnum = shdr_at(im, eh, 0)->sh_size;
+	if ((uint64_t)shnum * eh->e_shentsize > im->size - eh->e_shoff)
+		fail("%s: section headers extend past the end of the file", path);
 	if (shstrndx == SHN_XINDEX)
 		shstrndx = shdr_at(im, eh, 0)->sh_link;
 	if (shstrndx >= shnum)
@@ -215,12 +299,12 @@ static void load_image(struct image *im, const char *path)
 		else if (sh->sh_type == SHT_SYMTAB)
 			symtab = sh;
 	}
-	if (!rs || rs->sh_size == 0)
+	if (!rs || rs->sh_size < 8)
 		fail("%s: no sic_ranges section: the program is not instrumented (build it with sicc)", path);
 
 	const unsigned char *b = section_bytes(im, rs);
 	im->nranges = rs->sh_size / 8;
-	im->ranges = xmalloc(im->nranges * sizeof *im->ranges);
+	im->ranges = xcalloc(im->nranges, sizeof *im->ranges);
 	for (size_t k = 0; k < im->nranges; k++) {
 		im->ranges[k].lo = pcrel(rs, b, 2 * k);
 		im->ranges[k].hi = pcrel(rs, b, 2 * k + 1);
@@ -231,13 +315,13 @@ static void load_image(struct image *im, const char *path)
 	if (np) {
 		b = section_bytes(im, np);
 		im->nnopre = np->sh_size / 4;
-		im->nopre = xmalloc(im->nnopre * sizeof *im->nopre);
+		im->nopre = xcalloc(im->nnopre, sizeof *im->nopre);
 		for (size_t k = 0; k < im->nnopre; k++)
 			im->nopre[k] = pcrel(np, b, k);
 		qsort(im->nopre, im->nnopre, sizeof *im->nopre, cmp_u64);
 	}
 	if (symtab)
-		load_symbols(im, eh, symtab);
+		load_symbols(im, eh, shnum, symtab);
 }
 
 static void relocate(struct image *im, uint64_t bias)
@@ -279,71 +363,18 @@ static bool is_nopreempt(const struct image *im, uint64_t pc)
 static void symbolize(const struct image *im, uint64_t addr, char *buf, size_t len)
 {
 	size_t lo = 0, hi = im->nfuncs;
-	while (lo < hi) { /* the last function starting at or before addr */
+	while (lo < hi) { /* past the last function that starts at or before addr */
 		size_t mid = lo + (hi - lo) / 2;
 		if (im->funcs[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || addr - im->funcs[lo - 1].addr >= (im->funcs[lo - 1].size ? im->funcs[lo - 1].size : 1)) {
+	const struct func *f = lo ? &im->funcs[lo - 1] : NULL;
+	if (!f || addr - f->addr >= (f->size ? f->size : 1))
 		snprintf(buf, len, "?");
-		return;
-	}
-	snprintf(buf, len, "%s+0x%" PRIx64, im->funcs[lo - 1].name, addr - im->funcs[lo - 1].addr);
-}
-
-/* ---- the set of (count, pc) pairs ------------------------------------------- */
-
-struct slot {
-	uint64_t r15, pc; /* pc == 0: empty (no instrumented code lives at address 0) */
-	uint64_t step;    /* when the pair was first seen */
-};
-
-static struct slot *table;
-static size_t table_cap, table_used; /* cap: a power of two */
-
-static size_t hash_pair(uint64_t r15, uint64_t pc)
-{
-	uint64_t h = r15 * 0x9e3779b97f4a7c15u ^ (pc + 0x632be59bd9b4e019u) * 0xbf58476d1ce4e5b9u;
-	h ^= h >> 31;
-	h *= 0x94d049bb133111ebu;
-	h ^= h >> 29;
-	return (size_t)h;
-}
-
-static struct slot *find_slot(struct slot *t, size_t cap, uint64_t r15, uint64_t pc)
-{
-	for (size_t i = hash_pair(r15, pc) & (cap - 1);; i = (i + 1) & (cap - 1))
-		if (t[i].pc == 0 || (t[i].pc == pc && t[i].r15 == r15))
-			return &t[i];
-}
-
-static void grow(void)
-{
-	size_t cap = table_cap ? 2 * table_cap : 1 << 16;
-	struct slot *t = calloc(cap, sizeof *t);
-	if (!t)
-		fail("out of memory (%zu pairs)", table_used);
-	for (size_t k = 0; k < table_cap; k++)
-		if (table[k].pc)
-			*find_slot(t, cap, table[k].r15, table[k].pc) = table[k];
-	free(table);
-	table = t;
-	table_cap = cap;
-}
-
-/* 0 if the pair is new; otherwise the step it was first seen at (steps count from 1). */
-static uint64_t insert_pair(uint64_t r15, uint64_t pc, uint64_t step)
-{
-	if (2 * (table_used + 1) > table_cap)
-		grow();
-	struct slot *s = find_slot(table, table_cap, r15, pc);
-	if (s->pc)
-		return s->step;
-	*s = (struct slot){r15, pc, step};
-	table_used++;
-	return 0;
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, f->name, addr - f->addr);
 }
 
 /* ---- the tracee --------------------------------------------------------------- */
@@ -359,7 +390,8 @@ static char *resolve_program(const char *prog)
 	while (*path) {
 		const char *end = strchrnul(path, ':');
 		char buf[PATH_MAX];
-		int n = snprintf(buf, sizeof buf, "%.*s/%s", (int)(end - path), end == path ? "." : path, prog);
+		int n = end == path ? snprintf(buf, sizeof buf, "./%s", prog)
+				    : snprintf(buf, sizeof buf, "%.*s/%s", (int)(end - path), path, prog);
 		if (n > 0 && (size_t)n < sizeof buf && access(buf, X_OK) == 0)
 			return strdup(buf);
 		path = *end ? end + 1 : end;
@@ -379,19 +411,18 @@ static uint64_t find_load_address(pid_t pid, const char *path)
 	if (!f)
 		fail("%s: %s", mp, strerror(errno));
 	char line[PATH_MAX + 256];
-	uint64_t found = 0;
+	unsigned long long found = 0;
 	bool ok = false;
-	while (fgets(line, sizeof line, f)) {
+	while (!ok && fgets(line, sizeof line, f)) {
 		unsigned long long start, end, off, inode;
 		unsigned dev_major, dev_minor;
 		char perms[8];
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms, &off, &dev_major,
-			   &dev_minor, &inode) != 7)
-			continue;
-		if (off == 0 && inode == (unsigned long long)st.st_ino && inode != 0) {
+			   &dev_minor, &inode) == 7 &&
+		    off == 0 && inode == (unsigned long long)st.st_ino &&
+		    makedev(dev_major, dev_minor) == st.st_dev) {
 			found = start;
 			ok = true;
-			break;
 		}
 	}
 	fclose(f);
@@ -400,16 +431,17 @@ static uint64_t find_load_address(pid_t pid, const char *path)
 	return found;
 }
 
-static pid_t child;
-
 static void kill_child(void)
 {
-	if (child > 0)
+	if (child > 0) {
 		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
 }
 
 static pid_t start(char *path, char **argv)
 {
+	fflush(NULL); /* nothing of ours buffered twice */
 	pid_t pid = fork();
 	if (pid < 0)
 		fail("fork: %s", strerror(errno));
@@ -433,44 +465,259 @@ static pid_t start(char *path, char **argv)
 			fail("%s did not start (exit status %d)", prog_name, WEXITSTATUS(st));
 		fail("%s did not stop after exec", prog_name);
 	}
-	/* If we die, so does the tracee: it must not run on stopped forever. */
-	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL);
+	/* If we die, so does the tracee: it must not linger stopped forever. */
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL) < 0)
+		fail("PTRACE_SETOPTIONS: %s", strerror(errno));
 	return pid;
+}
+
+static int memfd; /* /proc/PID/mem: reads the stack, writes breakpoints into text */
+
+static uint64_t read_u64(uint64_t addr, bool *ok)
+{
+	uint64_t v = 0;
+	*ok = pread(memfd, &v, sizeof v, (off_t)addr) == (ssize_t)sizeof v;
+	return v;
+}
+
+static void write_byte(uint64_t addr, uint8_t b)
+{
+	if (pwrite(memfd, &b, 1, (off_t)addr) != 1)
+		fail("cannot write the tracee's memory at 0x%" PRIx64 ": %s", addr, strerror(errno));
+}
+
+static uint8_t read_byte(uint64_t addr)
+{
+	uint8_t b;
+	if (pread(memfd, &b, 1, (off_t)addr) != 1)
+		fail("cannot read the tracee's memory at 0x%" PRIx64 ": %s", addr, strerror(errno));
+	return b;
+}
+
+/* ---- breakpoints ------------------------------------------------------------------ */
+
+static struct table bps;     /* address -> original byte */
+static struct table returns; /* return addresses pushed by calls in instrumented code */
+
+static void add_breakpoint(uint64_t addr)
+{
+	bool fresh;
+	struct entry *e = insert(&bps, 0, addr, &fresh);
+	if (!fresh)
+		return;
+	e->val = read_byte(addr);
+	write_byte(addr, 0xcc);
+}
+
+/* The address after a direct jump at pc (the instruction that follows it), or 0. */
+static uint64_t after_jump(uint64_t pc)
+{
+	uint8_t op = read_byte(pc);
+	if (op == 0x0f && (read_byte(pc + 1) & 0xf0) == 0x80) /* jcc rel32 */
+		return pc + 6;
+	if ((op & 0xf0) == 0x70 || op == 0xeb) /* jcc rel8, jmp rel8 */
+		return pc + 2;
+	if (op == 0xe9) /* jmp rel32 */
+		return pc + 5;
+	return 0;
+}
+
+/* ---- the run -------------------------------------------------------------------- */
+
+struct run {
+	struct image *im;
+	uint64_t bias;
+	bool step_all;
+	uint64_t stops, singles, in_code, repeats;
+	struct table pairs;
+};
+
+/* A stop at a PC in instrumented code. */
+static void observe(struct run *r, const struct user_regs_struct *regs)
+{
+	uint64_t pc = regs->rip;
+	if (is_nopreempt(r->im, pc))
+		return;
+	r->in_code++;
+	bool fresh;
+	struct entry *e = insert(&r->pairs, regs->r15, pc, &fresh);
+	if (fresh) {
+		e->val = r->stops;
+		return;
+	}
+	if (++r->repeats <= MAX_REPORTS) {
+		char sym[256];
+		symbolize(r->im, pc - r->bias, sym, sizeof sym);
+		fprintf(stderr,
+			"sicstep: (count, pc) repeats: r15=0x%" PRIx64 " pc=0x%" PRIx64 " (offset 0x%" PRIx64
+			" in %s) step %" PRIu64 " [%s; first seen at step %" PRIu64 "]\n",
+			(uint64_t)regs->r15, pc, pc - r->bias, prog_name, r->stops, sym, e->val);
+	} else if (r->repeats == MAX_REPORTS + 1) {
+		fprintf(stderr, "sicstep: more repeats: counted, not shown\n");
+	}
+}
+
+/* One step from `prev` (in instrumented code) went to `cur`. Note return addresses
+ * pushed by calls, and if the step left the ranges, plant breakpoints where control
+ * may come back. */
+static void after_step(struct run *r, const struct user_regs_struct *prev, const struct user_regs_struct *cur,
+		       bool left)
+{
+	bool ok, fresh;
+	if (cur->rsp != prev->rsp - 8 && !(left && cur->rsp == prev->rsp))
+		return; /* neither a call nor a jump out: nothing to learn */
+	uint64_t top = read_u64(cur->rsp, &ok);
+	if (!ok)
+		return;
+	bool call = cur->rsp == prev->rsp - 8 && top > prev->rip && top <= prev->rip + 15 &&
+		    in_ranges(r->im, top);
+	if (call)
+		insert(&returns, 0, top, &fresh);
+	if (!left || r->step_all)
+		return;
+	if (call) {
+		add_breakpoint(top);
+	} else if (cur->rsp == prev->rsp) { /* a jump: to a stub, or a tail call */
+		if (lookup(&returns, 0, top))
+			add_breakpoint(top);
+		uint64_t next = after_jump(prev->rip);
+		if (next && in_ranges(r->im, next))
+			add_breakpoint(next);
+	}
+}
+
+static int wait_child(void)
+{
+	int st;
+	while (waitpid(child, &st, 0) < 0)
+		if (errno != EINTR)
+			fail("waitpid: %s", strerror(errno));
+	return st;
+}
+
+static void get_regs(struct user_regs_struct *regs)
+{
+	if (ptrace(PTRACE_GETREGS, child, NULL, regs) < 0)
+		fail("PTRACE_GETREGS: %s", strerror(errno));
+}
+
+/* Run the tracee to its end; its wait status. */
+static int trace(struct run *r, uint64_t max_stops)
+{
+	bool step_all = r->step_all;
+	struct user_regs_struct regs, prev = {0};
+	bool stepping = step_all; /* else running free until a breakpoint */
+	bool have_prev = false;   /* prev: the last stop, in instrumented code */
+	int sig = 0;              /* the program's own signal, passed on at the next resume */
+	if (!step_all)
+		for (size_t k = 0; k < r->im->nfuncs; k++) {
+			uint64_t a = r->im->funcs[k].addr + r->bias;
+			if (in_ranges(r->im, a))
+				add_breakpoint(a);
+		}
+	for (;;) {
+		if (r->stops >= max_stops) {
+			fprintf(stderr, "sicstep: %s: stopped at the step limit (%" PRIu64 ")\n", prog_name,
+				max_stops);
+			kill_child();
+			child = 0;
+			exit(1);
+		}
+		struct entry *bp = NULL;
+		if (stepping) {
+			/* Step the original instruction under a breakpoint. */
+			if (have_prev && (bp = lookup(&bps, 0, prev.rip)))
+				write_byte(bp->pc, (uint8_t)bp->val);
+			if (ptrace(PTRACE_SINGLESTEP, child, NULL, (void *)(long)sig) < 0)
+				fail("PTRACE_SINGLESTEP: %s", strerror(errno));
+		} else if (ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig) < 0) {
+			fail("PTRACE_CONT: %s", strerror(errno));
+		}
+		sig = 0;
+		int st = wait_child();
+		if (WIFEXITED(st) || WIFSIGNALED(st))
+			return st;
+		if (bp)
+			write_byte(bp->pc, 0xcc);
+		if (!WIFSTOPPED(st))
+			continue;
+		if (WSTOPSIG(st) != SIGTRAP) {
+			sig = WSTOPSIG(st);
+			continue;
+		}
+		get_regs(&regs);
+		if (!stepping) {
+			bp = lookup(&bps, 0, regs.rip - 1);
+			if (!bp) { /* an int3 of the program's own */
+				sig = SIGTRAP;
+				continue;
+			}
+			regs.rip--;
+			if (ptrace(PTRACE_SETREGS, child, NULL, &regs) < 0)
+				fail("PTRACE_SETREGS: %s", strerror(errno));
+			stepping = true;
+		} else {
+			r->singles++;
+		}
+		r->stops++;
+		bool in = in_ranges(r->im, regs.rip);
+		if (have_prev)
+			after_step(r, &prev, &regs, !in);
+		if (in) {
+			observe(r, &regs);
+			prev = regs;
+			have_prev = true;
+		} else {
+			have_prev = false;
+			stepping = step_all;
+		}
+	}
 }
 
 static void usage(FILE *o)
 {
-	fputs("usage: sicstep [--max-steps N] PROGRAM [ARGS...]\n"
-	      "Single-step an instrumented PROGRAM and check that no (%r15, PC) pair repeats\n"
-	      "among the instructions it executes in instrumented code.\n",
+	fputs("usage: sicstep [--max-steps N] [--step-all] PROGRAM [ARGS...]\n"
+	      "Single-step the instrumented code of PROGRAM and check that no (%r15, PC) pair\n"
+	      "repeats among the instructions it executes there.\n"
+	      "  --max-steps N   give up (and fail) after N stops (default 50000000)\n"
+	      "  --step-all      single-step foreign code too, instead of running it free\n",
 	      o);
+}
+
+static bool parse_count(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end || !*s || *s == '-' || v == 0)
+		return false;
+	*out = v;
+	return true;
 }
 
 int main(int argc, char **argv)
 {
-	uint64_t max_steps = 50000000;
+	uint64_t max_stops = 50000000;
+	bool step_all = false;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--max-steps") && i + 1 < argc) {
-			char *end;
-			errno = 0;
-			max_steps = strtoull(argv[++i], &end, 0);
-			if (errno || *end || !*argv[i] || max_steps == 0) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--max-steps") && i + 1 < argc) {
+			if (!parse_count(argv[++i], &max_stops)) {
 				fprintf(stderr, "sicstep: --max-steps wants a positive number\n");
 				return 2;
 			}
-		} else if (!strncmp(argv[i], "--max-steps=", 12)) {
-			char *end;
-			errno = 0;
-			max_steps = strtoull(argv[i] + 12, &end, 0);
-			if (errno || *end || !argv[i][12] || max_steps == 0) {
+		} else if (!strncmp(a, "--max-steps=", 12)) {
+			if (!parse_count(a + 12, &max_stops)) {
 				fprintf(stderr, "sicstep: --max-steps wants a positive number\n");
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		} else if (!strcmp(a, "--step-all")) {
+			step_all = true;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--")) {
+		} else if (!strcmp(a, "--")) {
 			i++;
 			break;
 		} else {
@@ -486,89 +733,48 @@ int main(int argc, char **argv)
 	char *path = resolve_program(argv[i]);
 	struct image im;
 	load_image(&im, path);
+	if (!step_all && !im.has_symtab) {
+		fprintf(stderr, "sicstep: %s has no symbol table: stepping every instruction\n", prog_name);
+		step_all = true;
+	}
 
-	/* The child's output and ours interleave in order on a shared terminal or file. */
-	fflush(NULL);
 	child = start(path, argv + i);
 	atexit(kill_child);
-	uint64_t bias = 0;
+	char mp[64];
+	snprintf(mp, sizeof mp, "/proc/%d/mem", (int)child);
+	if ((memfd = open(mp, O_RDWR)) < 0)
+		fail("%s: %s", mp, strerror(errno));
+	struct run r = {.im = &im, .step_all = step_all};
 	if (im.type == ET_DYN)
-		bias = find_load_address(child, path) - im.first_vaddr;
-	relocate(&im, bias);
+		r.bias = find_load_address(child, path) - im.first_vaddr;
+	relocate(&im, r.bias);
 
-	uint64_t steps = 0, in_code = 0, repeats = 0;
-	int status = 0;
-	int sig = 0; /* a signal to pass on at the next resume */
-	for (;;) {
-		if (steps >= max_steps) {
-			fprintf(stderr, "sicstep: %s: stopped after the step limit (%" PRIu64 " steps)\n",
-				prog_name, max_steps);
-			kill(child, SIGKILL);
-			waitpid(child, &status, 0);
-			child = 0;
-			return 1;
-		}
-		if (ptrace(PTRACE_SINGLESTEP, child, NULL, (void *)(long)sig) < 0)
-			fail("PTRACE_SINGLESTEP: %s", strerror(errno));
-		sig = 0;
-		if (waitpid(child, &status, 0) < 0)
-			fail("waitpid: %s", strerror(errno));
-		if (WIFEXITED(status) || WIFSIGNALED(status))
-			break;
-		if (!WIFSTOPPED(status))
-			continue;
-		if (WSTOPSIG(status) != SIGTRAP) {
-			sig = WSTOPSIG(status); /* the program's own signal: deliver it */
-			continue;
-		}
-		steps++;
-		struct user_regs_struct regs;
-		if (ptrace(PTRACE_GETREGS, child, NULL, &regs) < 0)
-			fail("PTRACE_GETREGS: %s", strerror(errno));
-		uint64_t pc = regs.rip;
-		if (!in_ranges(&im, pc) || is_nopreempt(&im, pc))
-			continue;
-		in_code++;
-		uint64_t first = insert_pair(regs.r15, pc, steps);
-		if (first) {
-			if (++repeats <= MAX_REPORTS) {
-				char sym[256];
-				symbolize(&im, pc - bias, sym, sizeof sym);
-				fprintf(stderr,
-					"sicstep: (count, pc) repeats: r15=0x%" PRIx64 " pc=0x%" PRIx64
-					" (offset 0x%" PRIx64 " in %s) step %" PRIu64 " [%s, first seen at step %" PRIu64 "]\n",
-					(uint64_t)regs.r15, pc, pc - bias, prog_name, steps, sym, first);
-			} else if (repeats == MAX_REPORTS + 1) {
-				fprintf(stderr, "sicstep: more repeats: counted, not shown\n");
-			}
-		}
-	}
+	int status = trace(&r, max_stops);
 	child = 0;
 
 	int rc = 0;
 	char how[128];
 	if (WIFEXITED(status)) {
 		snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
-		if (WEXITSTATUS(status) != 0)
-			rc = 1;
+		rc = WEXITSTATUS(status) != 0;
 	} else {
 		snprintf(how, sizeof how, "was killed by signal %d (%s)%s", WTERMSIG(status),
 			 strsignal(WTERMSIG(status)), WCOREDUMP(status) ? ", core dumped" : "");
 		rc = 1;
 	}
 	fprintf(stderr,
-		"sicstep: %s %s; %" PRIu64 " steps, %" PRIu64 " in instrumented code, %zu distinct (count, pc) pairs, %" PRIu64
-		" repeats\n",
-		prog_name, how, steps, in_code, table_used, repeats);
-	if (repeats) {
-		fprintf(stderr, "sicstep: FAIL: %" PRIu64 " (count, pc) pairs repeated\n", repeats);
+		"sicstep: %s %s; %" PRIu64 " stops (%" PRIu64 " single steps), %" PRIu64
+		" in instrumented code, %zu distinct (count, pc) pairs, %" PRIu64 " repeats\n",
+		prog_name, how, r.stops, r.singles, r.in_code, r.pairs.used, r.repeats);
+	if (r.repeats) {
+		fprintf(stderr, "sicstep: FAIL: %" PRIu64 " (count, pc) pairs repeated\n", r.repeats);
 		rc = 1;
 	}
-	if (in_code == 0) {
+	if (r.in_code == 0) {
 		fprintf(stderr, "sicstep: FAIL: no step landed in instrumented code\n");
 		rc = 1;
 	}
-	if (rc && !repeats && in_code)
+	if (rc && !r.repeats && r.in_code)
 		fprintf(stderr, "sicstep: FAIL: %s %s\n", prog_name, how);
 	return rc;
 }
