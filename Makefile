@@ -16,9 +16,14 @@ DEB_PKGS   := gcc make binutils binutils-dev libunwind-dev libcmocka-dev gdb csm
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
-RT_SRC        := libreplay/sic.c libreplay/main.c
-RT_ASM        := libreplay/sic_rt.S
+RT_SRC        := $(wildcard libreplay/*.c)
+RT_ASM        := $(wildcard libreplay/*.S)
 RT_OBJ        := $(RT_SRC:%.c=$(BUILD)/obj/%.o) $(RT_ASM:%.S=$(BUILD)/obj/%.o)
+SCHED_SRC     := $(wildcard sched/*.c)
+SCHED_ASM     := $(wildcard sched/*.S)
+SCHED_OBJ     := $(SCHED_SRC:%.c=$(BUILD)/obj/%.o) $(SCHED_ASM:%.S=$(BUILD)/obj/%.o)
+# What unit tests link against: everything but the programs' mains.
+UNIT_LINK     := $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o,$(RT_OBJ))
 
 BIN   := $(BUILD)/bin
 LIB   := $(BUILD)/lib
@@ -28,9 +33,9 @@ TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/incl
 .PHONY: all check unit e2e bench install deps clean demo csmith
 all: $(TOOLS)
 
-$(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h sched/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched -c $< -o $@
 
 $(BUILD)/obj/%.o: %.S sicpp/rewrite.h
 	@mkdir -p $(dir $@)
@@ -49,7 +54,7 @@ $(LIBEXEC)/as: $(BIN)/sicc
 	@mkdir -p $(dir $@)
 	ln -sf ../../bin/sicc $@
 
-$(LIB)/libreplay.a: $(RT_OBJ)
+$(LIB)/libreplay.a: $(RT_OBJ) $(SCHED_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -60,9 +65,9 @@ $(BUILD)/include/libreplay.h: libreplay/libreplay.h
 # ---- tests ---------------------------------------------------------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-$(BUILD)/tests/%: tests/unit/%.c $(SICPP_LIB_OBJ)
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isicpp $^ -lcmocka -o $@
+	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched $^ -lcmocka -o $@
 
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
