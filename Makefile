@@ -65,9 +65,9 @@ $(BUILD)/include/libreplay.h: libreplay/libreplay.h
 # ---- tests ---------------------------------------------------------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-$(BUILD)/tests/%: tests/unit/%.c $(UNIT_LINK)
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_LINK) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched $^ -lcmocka -o $@
+	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched $(filter-out %.h,$^) -lcmocka -o $@
 
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done

@@ -328,53 +328,58 @@ static uint8_t live_from(struct analysis *an, int i, uint8_t mask)
 {
 	struct asm_file *f = an->f;
 	int sect = i < f->n ? an->sect[i] : -1;
+	uint8_t live = 0;
 	for (; i < f->n && mask; i++) {
-		if (an->visit[i] == an->visit_gen)
-			return 0; /* this path was already followed in this query */
-		an->visit[i] = an->visit_gen;
+		/* visit_mask: the flags already followed from here in this query; a
+		 * second way in only needs to follow the others. */
+		if (an->visit[i] != an->visit_gen) {
+			an->visit[i] = an->visit_gen;
+			an->visit_mask[i] = 0;
+		}
+		mask &= (uint8_t)~an->visit_mask[i];
+		if (!mask)
+			return live;
+		an->visit_mask[i] |= mask;
 		if (--an->budget < 0)
-			return mask;
+			return live | mask;
 		struct stmt *s = &f->st[i];
-		if (s->foreign)
-			return mask;
+		if (s->foreign) /* gcc treats x86 inline asm as clobbering the flags */
+			return s->in_app ? live : live | mask;
 		if (an->sect[i] != sect)
-			return mask;
+			return live | mask;
 		if (s->kind == ST_DIRECTIVE && !strcmp(s->name, ".size"))
-			return mask;
+			return live | mask;
 		if (s->kind != ST_INSN)
 			continue;
 		const struct insn_info *in = &s->info;
-		if (in->reads & mask)
-			return in->reads & mask;
+		uint8_t read = in->reads & mask;
+		live |= read;
+		mask &= (uint8_t)~read;
 		char buf[256];
 		const char *t;
 		switch (in->cls) {
 		case IC_CALL:
 		case IC_RET:
 		case IC_STOP:
-			return 0;
+			return live;
 		case IC_JMP:
 			t = branch_target(s, buf, sizeof buf);
 			if (!t)
-				return live_at_indirect_targets(an, i, mask);
-			return live_at_label(an, t, mask);
-		case IC_JCC: {
-			uint8_t live = 0;
+				return live | live_at_indirect_targets(an, i, mask);
+			return live | live_at_label(an, t, mask);
+		case IC_JCC:
 			t = branch_target(s, buf, sizeof buf);
-			live = t ? live_at_label(an, t, mask) : mask;
-			if (live == mask)
-				return mask;
-			mask &= (uint8_t)~in->writes;
-			return live | live_from(an, i + 1, mask);
-		}
+			live |= t ? live_at_label(an, t, mask) : mask;
+			mask &= (uint8_t)~live;
+			break;
 		case IC_BAD:
-			return mask;
+			return live | mask;
 		case IC_OTHER:
 			break;
 		}
 		mask &= (uint8_t)~in->writes;
 	}
-	return i < f->n ? 0 : mask;
+	return i < f->n ? live : live | mask;
 }
 
 uint8_t flags_live(struct analysis *an, int i, uint8_t mask)
@@ -427,7 +432,7 @@ static void plan_entry_check(struct analysis *an, int label)
 	for (int k = label + 1; k < f->n; k++) {
 		struct stmt *s = &f->st[k];
 		if (s->foreign)
-			return; /* a function that starts with inline asm: leave it alone */
+			break; /* inline asm first: the check goes before it */
 		if (s->kind == ST_DIRECTIVE) {
 			if (!strcmp(s->name, ".cfi_startproc"))
 				pos = k;
@@ -460,10 +465,17 @@ static void place_target_count(struct analysis *an, int d)
 	int first = -1;
 	for (int i = d + 1, seen = 0; i < f->n && seen < 16; i++) {
 		struct stmt *s = &f->st[i];
-		if (s->foreign || an->sect[i] != an->sect[d])
+		if (an->sect[i] != an->sect[d])
 			break;
 		if (s->kind == ST_DIRECTIVE && !strcmp(s->name, ".size"))
 			break;
+		if (s->foreign) {
+			/* Count before inline asm (a spin loop's `pause`): the rewriter puts
+			 * the count ahead of the #APP line. */
+			if (first < 0)
+				first = i;
+			break;
+		}
 		if (s->kind != ST_INSN)
 			continue;
 		if (first < 0)
@@ -478,8 +490,8 @@ static void place_target_count(struct analysis *an, int d)
 		if (s->info.cls != IC_OTHER || s->info.string_op)
 			break;
 	}
-	if (first >= 0)
-		an->plan[first].count = CNT_SAFE;
+	if (first >= 0 && !an->plan[first].count)
+		an->plan[first].count = flags_live(an, first, FL_INC) ? CNT_SAFE : CNT_FAST;
 }
 
 static void plan_site_count(struct analysis *an, int i)
@@ -498,6 +510,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 	an->fn = xcalloc(f->n, sizeof *an->fn);
 	an->plan = xcalloc(f->n, sizeof *an->plan);
 	an->visit = xcalloc(f->n, sizeof *an->visit);
+	an->visit_mask = xcalloc(f->n, sizeof *an->visit_mask);
 
 	for (int i = 0; i < f->n; i++) {
 		struct stmt *s = &f->st[i];
@@ -657,5 +670,6 @@ void analysis_free(struct analysis *an)
 	free(an->fn);
 	free(an->plan);
 	free(an->visit);
+	free(an->visit_mask);
 	memset(an, 0, sizeof *an);
 }

@@ -49,6 +49,7 @@ struct analysis {
 	bool pic;            /* reach the runtime through the GOT/PLT */
 	/* scratch for the flag analysis */
 	int *visit;
+	uint8_t *visit_mask;
 	int visit_gen;
 	int budget;
 	/* statistics for --stats and the tests */

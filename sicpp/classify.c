@@ -8,6 +8,7 @@
  */
 #include "asm.h"
 
+#include <ctype.h>
 #include <string.h>
 
 struct entry {
@@ -257,8 +258,7 @@ bool mentions_r15(const char *s)
 {
 	for (const char *p = s; (p = strstr(p, "%r15")); p += 4) {
 		char c = p[4];
-		if (c == '\0' || c == 'd' || c == 'w' || c == 'b' || c == ')' || c == ',' ||
-		    c == ' ' || c == '\t' || c == ':')
+		if (c == 'd' || c == 'w' || c == 'b' || !(isalnum((unsigned char)c) || c == '_'))
 			return true;
 	}
 	return false;

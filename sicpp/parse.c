@@ -71,7 +71,11 @@ static void split_operands(struct stmt *s)
 	if (!*p)
 		return;
 	for (;; p++) {
-		if (*p == '"' && (p == s->args || p[-1] != '\\'))
+		if (quoted && *p == '\\' && p[1]) {
+			p++; /* an escaped character inside a string */
+			continue;
+		}
+		if (*p == '"')
 			quoted = !quoted;
 		else if (!quoted && *p == '(')
 			depth++;
@@ -154,7 +158,11 @@ int asm_parse_line(struct asm_file *f, const char *line, int lineno, bool foreig
 	bool quoted = false;
 	size_t end = 0;
 	for (; end < len; end++) {
-		if (line[end] == '"' && (end == 0 || line[end - 1] != '\\'))
+		if (quoted && line[end] == '\\' && end + 1 < len) {
+			end++;
+			continue;
+		}
+		if (line[end] == '"')
 			quoted = !quoted;
 		if (!quoted && line[end] == '#')
 			break;
@@ -168,7 +176,11 @@ int asm_parse_line(struct asm_file *f, const char *line, int lineno, bool foreig
 		size_t n = 0;
 		quoted = false;
 		for (; n < rest; n++) {
-			if (p[n] == '"' && (n == 0 || p[n - 1] != '\\'))
+			if (quoted && p[n] == '\\' && n + 1 < rest) {
+				n++;
+				continue;
+			}
+			if (p[n] == '"')
 				quoted = !quoted;
 			if (!quoted && p[n] == ';')
 				break;

@@ -147,6 +147,11 @@ static void put_renamed(FILE *out, const char *text)
 	const char *p = text;
 	bool quoted = false;
 	while (*p) {
+		if (quoted && *p == '\\' && p[1]) { /* an escape: copy it whole */
+			fputc(*p++, out);
+			fputc(*p++, out);
+			continue;
+		}
 		if (*p == '"')
 			quoted = !quoted;
 		if (!quoted && !strncmp(p, "main", 4) &&

@@ -1,0 +1,1097 @@
+/* test_analyze: sections, symbols, branch directions, flag liveness and the plan of
+ * what sicpp inserts where (sicpp/analyze.c, docs/sic.md "Where it counts"). */
+#include "sicpp_test.h"
+
+/* ---- counting at loop heads ------------------------------------------------------ */
+
+static const char loop_flags_dead[] =
+	"\t.text\n"
+	"\t.type\tf, @function\n"
+	"f:\n"
+	"\t.cfi_startproc\n"
+	"\txorl\t%eax, %eax\n"
+	".L2:\n"
+	"\taddl\t$1, %eax\n"
+	"\tcmpl\t%edi, %eax\n"
+	"\tjne\t.L2\n"
+	"\tret\n"
+	"\t.cfi_endproc\n"
+	"\t.size\tf, .-f\n";
+
+static void backward_jcc_counts_at_target(void **state)
+{
+	struct unit u;
+	unit_load(&u, loop_flags_dead);
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "addl $1, %eax")->count, CNT_FAST);
+	/* nowhere else: not at the jump, not at the return */
+	assert_int_equal(counts_between(&u, 0, u.f.n), 1);
+	assert_int_equal(u.an.n_fast, 1);
+	assert_int_equal(u.an.n_safe, 0);
+	struct sym *l = sym_find(&u.an, ".L2");
+	assert_non_null(l);
+	assert_true(l->count_target);
+	assert_true(l->branch_ref);
+	assert_false(l->is_func);
+	unit_free(&u);
+}
+
+static void backward_jmp_counts_at_target(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      ".L3:\n"
+		      "\tmovl\t(%rdi), %eax\n"
+		      "\tjmp\t.L3\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "movl (%rdi), %eax")->count, CNT_FAST);
+	assert_int_equal(plan_of(&u, "jmp .L3")->count, CNT_NONE);
+	unit_free(&u);
+}
+
+/* gcc -O3: "cmp; jne .L2" ... ".L2: setl %al". The flags are live at the label, and
+ * stay live to the next jcc, which reads them: only the flag-preserving form fits. */
+static void loop_head_reads_flags_safe(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tcmpl\t%esi, %edi\n"
+		      ".L2:\n"
+		      "\tsetl\t%al\n"
+		      "\tjge\t.L9\n"
+		      "\taddb\t%al, %cl\n"
+		      "\tcmpl\t%esi, %edi\n"
+		      "\tjne\t.L2\n"
+		      ".L9:\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "setl %al")->count, CNT_SAFE);
+	assert_int_equal(counts_between(&u, 0, u.f.n), 1);
+	assert_int_equal(u.an.n_safe, 1);
+	assert_int_equal(u.an.n_fast, 0);
+	unit_free(&u);
+}
+
+/* The same head, but a cmp follows the setcc: the count moves down to it, where the
+ * flags are dead, and stays the fast form. */
+static void loop_head_count_moves_past_setcc(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tcmpl\t%esi, %edi\n"
+		      ".L2:\n"
+		      "\tsetl\t%al\n"
+		      "\tmovzbl\t%al, %eax\n"
+		      "\taddl\t%eax, %ecx\n"
+		      "\tcmpl\t%esi, %ecx\n"
+		      "\tjne\t.L2\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "setl %al")->count, CNT_NONE);
+	/* the first boundary after the setcc where nothing reads the flags */
+	assert_int_equal(plan_of(&u, "movzbl %al, %eax")->count, CNT_FAST);
+	assert_int_equal(counts_between(&u, 0, u.f.n), 1);
+	unit_free(&u);
+}
+
+static void loop_head_count_moves_down_to_cmp(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tcmpl\t%esi, %edi\n"
+		      ".L2:\n"
+		      "\tsetl\t%al\n"
+		      "\tcmovlel\t%edx, %ecx\n"
+		      "\tcmpl\t%esi, %ecx\n"
+		      "\tjne\t.L2\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "setl %al")->count, CNT_NONE);
+	assert_int_equal(plan_of(&u, "cmovlel %edx, %ecx")->count, CNT_NONE);
+	assert_int_equal(plan_of(&u, "cmpl %esi, %ecx")->count, CNT_FAST);
+	assert_int_equal(counts_between(&u, 0, u.f.n), 1);
+	unit_free(&u);
+}
+
+/* inc does not write CF: a loop head "adcq" after an inc still needs CF, but decq
+ * leaves CF alone too, so the fast form is right there. */
+static void carry_only_live_is_fast(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\taddq\t%rsi, %rdi\n"
+		      ".L2:\n"
+		      "\tadcq\t$0, %rax\n"
+		      "\tdecq\t%rcx\n"
+		      "\tjne\t.L2\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "adcq $0, %rax")->count, CNT_FAST);
+	unit_free(&u);
+}
+
+static void forward_branches_get_nothing(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\ttestl\t%edi, %edi\n"
+		      "\tje\t.L5\n"
+		      "\tmovl\t$1, %eax\n"
+		      "\tjmp\t.L6\n"
+		      ".L5:\n"
+		      "\txorl\t%eax, %eax\n"
+		      ".L6:\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(counts_between(&u, 0, u.f.n), 0);
+	assert_false(sym_find(&u.an, ".L5")->count_target);
+	assert_false(sym_find(&u.an, ".L6")->count_target);
+	assert_true(sym_find(&u.an, ".L5")->branch_ref);
+	assert_false(plan_of(&u, "je .L5")->home_store);
+	assert_false(plan_of(&u, "jmp .L6")->home_store);
+	unit_free(&u);
+}
+
+/* A jump to foo.cold in another section, and back: both targets count. */
+static void cross_section_targets_count(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\ttestl\t%edi, %edi\n"
+		      "\tjne\t.L7\n"
+		      ".L8:\n"
+		      "\tret\n"
+		      "\t.section\t.text.unlikely\n"
+		      "f.cold:\n"
+		      ".L7:\n"
+		      "\tmovl\t$1, %eax\n"
+		      "\tjmp\t.L8\n"
+		      "\t.text\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(sym_find(&u.an, ".L7")->count_target);
+	assert_true(sym_find(&u.an, ".L8")->count_target);
+	assert_int_equal(plan_of(&u, "movl $1, %eax")->count, CNT_FAST);
+	assert_int_equal(plan_of(&u, "ret")->count, CNT_FAST);
+	/* the sections were told apart */
+	int a = stmt_at(&u.f, "jne .L7"), b = stmt_at(&u.f, "movl $1, %eax");
+	assert_int_not_equal(u.an.sect[a], u.an.sect[b]);
+	assert_true(u.an.sect_exec[u.an.sect[a]]);
+	assert_true(u.an.sect_exec[u.an.sect[b]]);
+	unit_free(&u);
+}
+
+/* Regression (analyze.c, place_target_count): when the block at a loop head starts with
+ * inline assembly, the scan stops at the first foreign statement before it found any
+ * instruction, and no count is placed at all. gcc -O2 puts the head of
+ *	while (!flag) __asm__ volatile("pause");
+ * exactly there (".L3:" then "#APP"), so a spin loop runs without a counting point,
+ * against the invariant of docs/sic.md. This is gcc 12's output for it. */
+static void loop_starting_with_inline_asm_counts(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.globl\tspin\n"
+		      "\t.type\tspin, @function\n"
+		      "spin:\n"
+		      ".LFB0:\n"
+		      "\t.cfi_startproc\n"
+		      "\tjmp\t.L6\n"
+		      "\t.p2align 4,,10\n"
+		      "\t.p2align 3\n"
+		      ".L3:\n"
+		      "#APP\n"
+		      "# 2 \"spin.c\" 1\n"
+		      "\tpause\n"
+		      "# 0 \"\" 2\n"
+		      "#NO_APP\n"
+		      ".L6:\n"
+		      "\tmovl\tflag(%rip), %eax\n"
+		      "\ttestl\t%eax, %eax\n"
+		      "\tje\t.L3\n"
+		      "\tret\n"
+		      "\t.cfi_endproc\n"
+		      ".LFE0:\n"
+		      "\t.size\tspin, .-spin\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(sym_find(&u.an, ".L3")->count_target);
+	/* the cycle .L3 -> pause -> .L6 -> je .L3 must pass a counting point */
+	int head = stmt_at(&u.f, ".L3:"), back = stmt_at(&u.f, "je .L3");
+	assert_int_not_equal(counts_between(&u, head, back + 1), 0);
+	unit_free(&u);
+}
+
+/* ---- calls ----------------------------------------------------------------------------- */
+
+static const char calls[] =
+	"\t.text\n"
+	"\t.type\thelper, @function\n"
+	"helper:\n"
+	"\tmovl\t$1, %eax\n"
+	"\tret\n"
+	"\t.size\thelper, .-helper\n"
+	"\t.type\ttailer, @function\n"
+	"tailer:\n"
+	"\tjmp\text@PLT\n"
+	"\t.size\ttailer, .-tailer\n"
+	"\t.type\ttaken, @function\n"
+	"taken:\n"
+	"\tret\n"
+	"\t.size\ttaken, .-taken\n"
+	"\t.globl\tg\n"
+	"\t.type\tg, @function\n"
+	"g:\n"
+	"\tcall\thelper\n"
+	"\tcall\text@PLT\n"
+	"\tcall\tg\n"
+	"\tcall\t*%rax\n"
+	"\tcall\ttailer\n"
+	"\tcall\ttaken\n"
+	"\tleaq\ttaken(%rip), %rdi\n"
+	"\tret\n"
+	"\t.size\tg, .-g\n";
+
+static void call_to_static_function_stays_local(void **state)
+{
+	struct unit u;
+	unit_load(&u, calls);
+	assert_int_equal(u.rc, 0);
+	const struct stmt_plan *p = plan_of(&u, "call helper");
+	assert_int_not_equal(p->count, CNT_NONE); /* every call is a counting point */
+	assert_false(p->home_store);
+	assert_false(p->home_reload);
+	assert_false(p->token);
+	/* helper's return does not publish the count either */
+	int ret = stmt_from(&u.f, stmt_at(&u.f, "helper:"), "ret");
+	assert_false(u.an.plan[ret].ret_store);
+	unit_free(&u);
+}
+
+static void calls_that_may_reach_foreign_code(void **state)
+{
+	const char *foreign[] = {"call ext@PLT", "call g", "call *%rax", "call tailer",
+				 "call taken"};
+	struct unit u;
+	unit_load(&u, calls);
+	assert_int_equal(u.rc, 0);
+	for (size_t k = 0; k < sizeof foreign / sizeof foreign[0]; k++) {
+		const struct stmt_plan *p = plan_of(&u, foreign[k]);
+		if (!p->home_store || !p->home_reload || !p->token || p->count == CNT_NONE)
+			fail_msg("%s: count %d home_store %d home_reload %d token %d", foreign[k],
+				 p->count, p->home_store, p->home_reload, p->token);
+	}
+	assert_int_equal(u.an.n_calls_local, 1);
+	assert_int_equal(u.an.n_calls_foreign, 5);
+	unit_free(&u);
+}
+
+static void symbols_learned(void **state)
+{
+	struct unit u;
+	unit_load(&u, calls);
+	assert_int_equal(u.rc, 0);
+	struct sym *helper = sym_find(&u.an, "helper"), *tailer = sym_find(&u.an, "tailer"),
+		   *taken = sym_find(&u.an, "taken"), *g = sym_find(&u.an, "g");
+	assert_true(helper->is_func && !helper->global && !helper->addr_taken && !helper->has_tail);
+	assert_true(tailer->is_func && tailer->has_tail);
+	assert_true(taken->is_func && taken->addr_taken);
+	assert_true(g->is_func && g->global);
+	assert_int_equal(helper->def, stmt_at(&u.f, "helper:"));
+	struct sym *ext = sym_find(&u.an, "ext");
+	assert_non_null(ext);
+	assert_int_equal(ext->def, -1);
+	assert_null(sym_find(&u.an, "nowhere"));
+	/* each statement knows its function */
+	assert_int_equal(u.an.fn[stmt_at(&u.f, "call helper")], g - u.an.syms);
+	assert_int_equal(u.an.fn[stmt_at(&u.f, "jmp ext@PLT")], tailer - u.an.syms);
+	assert_int_equal(u.an.fn[0], -1);
+	unit_free(&u);
+}
+
+/* ---- tail and indirect jumps --------------------------------------------------------------- */
+
+static void tail_jump_counts_and_publishes(void **state)
+{
+	struct unit u;
+	unit_load(&u, calls);
+	assert_int_equal(u.rc, 0);
+	const struct stmt_plan *p = plan_of(&u, "jmp ext@PLT");
+	assert_int_not_equal(p->count, CNT_NONE);
+	assert_true(p->home_store);
+	assert_true(p->token);
+	assert_false(p->home_reload);
+	unit_free(&u);
+}
+
+static void tail_jump_to_local_function(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\th, @function\n"
+		      "h:\n"
+		      "\tret\n"
+		      "\t.size\th, .-h\n"
+		      "\t.type\tk, @function\n"
+		      "k:\n"
+		      "\tjmp\th\n"
+		      "\t.size\tk, .-k\n");
+	assert_int_equal(u.rc, 0);
+	const struct stmt_plan *p = plan_of(&u, "jmp h");
+	assert_int_not_equal(p->count, CNT_NONE);
+	assert_true(p->home_store);
+	assert_true(sym_find(&u.an, "h")->tail_target);
+	assert_true(sym_find(&u.an, "k")->has_tail);
+	/* h is reached by a tail jump: its return publishes the count */
+	assert_true(plan_of(&u, "ret")->ret_store);
+	unit_free(&u);
+}
+
+static void indirect_jumps_count(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tjmp\t*%rax\n"
+		      "\tnotrack jmp\t*.L4(,%rdi,8)\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	const char *jumps[] = {"jmp *%rax", "notrack jmp *.L4(,%rdi,8)"};
+	for (int k = 0; k < 2; k++) {
+		const struct stmt_plan *p = plan_of(&u, jumps[k]);
+		assert_int_not_equal(p->count, CNT_NONE);
+		assert_true(p->home_store);
+		assert_false(p->token); /* may be a switch: r15 must keep the count */
+	}
+	assert_true(sym_find(&u.an, "f")->has_tail);
+	unit_free(&u);
+}
+
+/* ---- entry checks -------------------------------------------------------------------------- */
+
+static void global_function_entry_check_after_endbr64(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.globl\tf\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      ".LFB0:\n"
+		      "\t.cfi_startproc\n"
+		      "\tendbr64\n"
+		      ".L2:\n"
+		      "\taddl\t$1, %eax\n"
+		      "\tcmpl\t%edi, %eax\n"
+		      "\tjne\t.L2\n"
+		      "\tret\n"
+		      "\t.cfi_endproc\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	int endbr = stmt_at(&u.f, "endbr64");
+	for (int i = 0; i < u.f.n; i++)
+		assert_int_equal(u.an.plan[i].entry_check, i == endbr);
+	assert_true(u.an.plan[endbr].nopreempt);
+	assert_int_equal(u.an.n_entry, 1);
+	assert_true(plan_of(&u, "ret")->ret_store);
+	unit_free(&u);
+}
+
+/* A loop to the function's first instruction must not run the check again: it goes
+ * before the loop label (here after .cfi_startproc, as there is no endbr64). */
+static void entry_check_before_loop_at_function_start(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.globl\tf\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\t.cfi_startproc\n"
+		      ".L2:\n"
+		      "\taddl\t$1, %eax\n"
+		      "\tcmpl\t%edi, %eax\n"
+		      "\tjne\t.L2\n"
+		      "\tret\n"
+		      "\t.cfi_endproc\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	int cfi = stmt_at(&u.f, ".cfi_startproc");
+	for (int i = 0; i < u.f.n; i++)
+		assert_int_equal(u.an.plan[i].entry_check, i == cfi);
+	assert_true(cfi < stmt_at(&u.f, ".L2:"));
+	assert_int_equal(plan_of(&u, "addl $1, %eax")->count, CNT_FAST);
+	unit_free(&u);
+}
+
+static void entry_check_without_cfi_goes_after_label(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.globl\tf\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(u.an.plan[stmt_at(&u.f, "f:")].entry_check);
+	assert_int_equal(u.an.n_entry, 1);
+	unit_free(&u);
+}
+
+static void address_taken_static_gets_entry_check(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tcmp, @function\n"
+		      "cmp:\n"
+		      "\t.cfi_startproc\n"
+		      "\tendbr64\n"
+		      "\tmovl\t(%rdi), %eax\n"
+		      "\tsubl\t(%rsi), %eax\n"
+		      "\tret\n"
+		      "\t.cfi_endproc\n"
+		      "\t.size\tcmp, .-cmp\n"
+		      "\t.type\tcb, @function\n"
+		      "cb:\n"
+		      "\tret\n"
+		      "\t.size\tcb, .-cb\n"
+		      "\t.type\tquiet, @function\n"
+		      "quiet:\n"
+		      "\tret\n"
+		      "\t.size\tquiet, .-quiet\n"
+		      "\t.globl\tsort\n"
+		      "\t.type\tsort, @function\n"
+		      "sort:\n"
+		      "\tleaq\tcmp(%rip), %rcx\n"
+		      "\tcall\tqsort@PLT\n"
+		      "\tcall\tquiet\n"
+		      "\tret\n"
+		      "\t.size\tsort, .-sort\n"
+		      "\t.section\t.data.rel.local,\"aw\"\n"
+		      "table:\n"
+		      "\t.quad\tcb\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(u.an.plan[stmt_at(&u.f, "endbr64")].entry_check);
+	assert_true(u.an.plan[stmt_at(&u.f, "cb:")].entry_check);
+	assert_false(u.an.plan[stmt_at(&u.f, "quiet:")].entry_check);
+	assert_true(u.an.plan[stmt_at(&u.f, "sort:")].entry_check);
+	assert_int_equal(u.an.n_entry, 3);
+	assert_true(sym_find(&u.an, "cmp")->addr_taken);
+	assert_true(sym_find(&u.an, "cb")->addr_taken);
+	assert_false(sym_find(&u.an, "quiet")->addr_taken);
+	/* returns: the address-taken ones publish, the quiet one does not */
+	assert_true(u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "cmp:"), "ret")].ret_store);
+	assert_true(u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "cb:"), "ret")].ret_store);
+	assert_false(u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "quiet:"), "ret")].ret_store);
+	/* the call to the quiet function is local */
+	assert_false(plan_of(&u, "call quiet")->home_store);
+	unit_free(&u);
+}
+
+/* KNOWN BUG (analyze.c, plan_entry_check): a foreign-callable function whose body
+ * starts with inline asm gets no entry check ("leave it alone"), yet its return still
+ * publishes r15 and loads the token (ret_store). Called from qsort, it stores qsort's
+ * r15 in __sic_home as the count and hands qsort back the token instead of its
+ * callee-saved r15; called from instrumented code, it counts from the token and
+ * publishes that. gcc 12 -O2 (no -fcf-protection) output for
+ *	int cb(const void *a, const void *b)
+ *	{ __asm__ volatile("lfence" ::: "memory"); return *(int *)a - *(int *)b; }
+ */
+static void entry_check_when_body_starts_with_inline_asm(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.p2align 4\n"
+		      "\t.globl\tcb\n"
+		      "\t.type\tcb, @function\n"
+		      "cb:\n"
+		      ".LFB0:\n"
+		      "\t.cfi_startproc\n"
+		      "#APP\n"
+		      "# 1 \"cb.c\" 1\n"
+		      "\tlfence\n"
+		      "# 0 \"\" 2\n"
+		      "#NO_APP\n"
+		      "\tmovl\t(%rdi), %eax\n"
+		      "\tsubl\t(%rsi), %eax\n"
+		      "\tret\n"
+		      "\t.cfi_endproc\n"
+		      ".LFE0:\n"
+		      "\t.size\tcb, .-cb\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(plan_of(&u, "ret")->ret_store);
+	/* a return that publishes needs an entry that took the count */
+	assert_int_equal(u.an.n_entry, 1);
+	int body = stmt_at(&u.f, "movl (%rdi), %eax");
+	bool checked = false;
+	for (int i = stmt_at(&u.f, "cb:"); i < body; i++)
+		checked |= u.an.plan[i].entry_check;
+	assert_true(checked);
+	unit_free(&u);
+}
+
+static void static_function_no_entry_check(void **state)
+{
+	struct unit u;
+	unit_load(&u, loop_flags_dead);
+	assert_int_equal(u.rc, 0);
+	for (int i = 0; i < u.f.n; i++)
+		assert_false(u.an.plan[i].entry_check);
+	assert_int_equal(u.an.n_entry, 0);
+	assert_false(plan_of(&u, "ret")->ret_store);
+	unit_free(&u);
+}
+
+/* A global symbol in a data section is not a function to check. */
+static void global_data_no_entry_check(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.globl\tcounter\n"
+		      "\t.data\n"
+		      "\t.type\tcounter, @object\n"
+		      "counter:\n"
+		      "\t.long\t3\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(u.an.n_entry, 0);
+	assert_false(is_code(&u.an, stmt_at(&u.f, ".long 3")));
+	unit_free(&u);
+}
+
+/* ---- returns, string instructions ---------------------------------------------------------- */
+
+static void rets_of_global_functions_publish(void **state)
+{
+	struct unit u;
+	unit_load(&u, calls);
+	assert_int_equal(u.rc, 0);
+	int g = stmt_at(&u.f, "g:");
+	assert_true(u.an.plan[stmt_from(&u.f, g, "ret")].ret_store);
+	assert_true(u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "taken:"), "ret")].ret_store);
+	unit_free(&u);
+}
+
+static void rep_string_op_is_nopreempt(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\trep stosq\n"
+		      "\trep; movsb\n"
+		      "\tstosq\n"
+		      "\tmovl\t$0, %eax\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(plan_of(&u, "rep stosq")->nopreempt);
+	assert_true(plan_of(&u, "rep movsb")->nopreempt);
+	assert_false(plan_of(&u, "stosq")->nopreempt);
+	assert_false(plan_of(&u, "movl $0, %eax")->nopreempt);
+	assert_int_equal(counts_between(&u, 0, u.f.n), 0);
+	unit_free(&u);
+}
+
+/* Code in inline asm is not ours: nothing is planned for it, and is_code says so. */
+static void inline_asm_is_not_code(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "#APP\n"
+		      "\tcall\tsomewhere\n"
+		      "\tjmp\t*%rax\n"
+		      "#NO_APP\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	for (int i = 0; i < u.f.n; i++) {
+		if (u.f.st[i].foreign) {
+			assert_false(is_code(&u.an, i));
+			assert_int_equal(u.an.plan[i].count, CNT_NONE);
+			assert_false(u.an.plan[i].home_store);
+		}
+	}
+	assert_true(is_code(&u.an, stmt_at(&u.f, "ret")));
+	/* a symbol named in inline asm counts as address-taken */
+	assert_true(sym_find(&u.an, "somewhere")->addr_taken);
+	unit_free(&u);
+}
+
+static void branch_target_names(void **state)
+{
+	struct asm_file f;
+	char buf[64];
+	memset(&f, 0, sizeof f);
+	asm_parse_line(&f, "\tjmp\tfoo@PLT", 1, false);
+	asm_parse_line(&f, "\tjne\t.L2", 2, false);
+	asm_parse_line(&f, "\tjmp\t*%rax", 3, false);
+	asm_parse_line(&f, "\tcall\tbar+8", 4, false);
+	asm_parse_line(&f, "\tret", 5, false);
+	assert_string_equal(branch_target(&f.st[0], buf, sizeof buf), "foo");
+	assert_string_equal(branch_target(&f.st[1], buf, sizeof buf), ".L2");
+	assert_null(branch_target(&f.st[2], buf, sizeof buf));
+	assert_string_equal(branch_target(&f.st[3], buf, sizeof buf), "bar");
+	assert_null(branch_target(&f.st[4], buf, sizeof buf));
+	asm_free(&f);
+}
+
+/* ---- refusals ------------------------------------------------------------------------------ */
+
+static void assert_refused(const char *text, const char *why, const char *where)
+{
+	struct unit u;
+	unit_load(&u, text);
+	if (u.rc != -1)
+		fail_msg("accepted, expected a refusal containing '%s'", why);
+	if (!strstr(u.errors, why) || !strstr(u.errors, where))
+		fail_msg("error '%s' lacks '%s' or '%s'", u.errors, why, where);
+	unit_free(&u);
+}
+
+static void refuses_r15_in_instruction(void **state)
+{
+	assert_refused("\t.text\n\tmovq\t%r15, %rax\n", "%r15", "<test>:2:");
+	assert_refused("\t.text\n\tmovl\t8(%r15), %eax\n", "-ffixed-r15", "<test>:2:");
+	assert_refused("\t.text\n\tmovb\t$1, %r15b\n", "%r15", "<test>:2:");
+}
+
+static void refuses_r15_in_inline_asm(void **state)
+{
+	assert_refused("\t.text\n"
+		       "#APP\n"
+		       "# 3 \"t.c\" 1\n"
+		       "\tmovq %rax, %r15\n"
+		       "# 0 \"\" 2\n"
+		       "#NO_APP\n",
+		       "inline assembly uses %r15", "<test>:4:");
+}
+
+/* KNOWN BUG (classify.c mentions_r15, reached from analyze.c check_input): inline asm
+ * is checked on its raw line, where "%r15;" is not recognised; this one is accepted. */
+static void refuses_r15_in_inline_asm_before_semicolon(void **state)
+{
+	assert_refused("\t.text\n"
+		       "#APP\n"
+		       "\tmovq $1, %r15; nop\n"
+		       "#NO_APP\n",
+		       "inline assembly uses %r15", "<test>:3:");
+}
+
+static void refuses_saved_r15(void **state)
+{
+	assert_refused("\t.text\n\t.cfi_startproc\n\tpushq\t%rbx\n\t.cfi_offset 15, -16\n",
+		       "-ffixed-r15", "<test>:4:");
+	assert_refused("\t.text\n\t.cfi_startproc\n\t.cfi_offset %r15, -24\n", "-ffixed-r15",
+		       "<test>:3:");
+	assert_refused("\t.text\n\t.cfi_startproc\n\t.cfi_rel_offset 15, 0\n", "-ffixed-r15",
+		       "<test>:3:");
+}
+
+static void refuses_intel_syntax(void **state)
+{
+	assert_refused("\t.text\n\tmov\teax, DWORD PTR [rbx]\n", "not AT&T", "<test>:2:");
+	assert_refused("\t.text\n\tlea\trax, [rip+foo]\n", "not AT&T", "<test>:2:");
+}
+
+/* gcc -masm=intel: the whole file is in a foreign region; a function there would go
+ * uninstrumented without a word. */
+static void refuses_function_in_intel_region(void **state)
+{
+	assert_refused("\t.intel_syntax noprefix\n"
+		       "\t.text\n"
+		       "\t.globl\tf\n"
+		       "\t.type\tf, @function\n"
+		       "f:\n"
+		       "\t.cfi_startproc\n"
+		       "\tmov\teax, 1\n"
+		       "\tret\n"
+		       "\t.cfi_endproc\n",
+		       "outside AT&T", "<test>:");
+}
+
+static void refuses_32_bit(void **state)
+{
+	assert_refused("\t.text\n\tpushl\t%ebp\n", "32-bit", "<test>:2:");
+	assert_refused("\t.text\n\tmovl\t8(%esp), %eax\n", "32-bit", "<test>:2:");
+	assert_refused("\t.text\n\tpopl\t%ebx\n", "32-bit", "<test>:2:");
+}
+
+static void refuses_far_transfers(void **state)
+{
+	assert_refused("\t.text\n\tnop\n\tljmp\t*(%rax)\n", "unsupported control transfer",
+		       "<test>:3:");
+	assert_refused("\t.text\n\tlretq\n", "unsupported control transfer", "<test>:2:");
+	assert_refused("\t.text\n\tiretq\n", "unsupported control transfer", "<test>:2:");
+}
+
+/* Far transfers outside code (in a data section, or inside inline asm) are not ours. */
+static void far_transfer_outside_code_accepted(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n#APP\n\tlretq\n#NO_APP\n\tret\n");
+	assert_int_equal(u.rc, 0);
+	unit_free(&u);
+}
+
+static void refuses_other_architectures(void **state)
+{
+	assert_refused("\t.arch armv8-a\n\t.text\n", "not x86-64", "<test>:1:");
+	assert_refused("\t.text\n\tldr\tx0, [x1]\n", "not AT&T", "<test>:2:");
+}
+
+static void refusal_names_c_line(void **state)
+{
+	assert_refused("\t.file\t\"app.c\"\n"
+		       "\t.text\n"
+		       "\t.file 1 \"app.c\"\n"
+		       "\t.loc 1 12 5\n"
+		       "\tmovq\t%r15, %rax\n",
+		       "(at app.c:12)", "<test>:5:");
+}
+
+/* A string that happens to spell %r15 is data, not a use. */
+static void r15_in_a_string_is_fine(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.section\t.rodata\n.LC0:\n\t.string\t\"%r15 is mine\"\n");
+	assert_int_equal(u.rc, 0);
+	assert_string_equal(u.errors, "");
+	unit_free(&u);
+}
+
+static void already_instrumented_stops_early(void **state)
+{
+	struct unit u;
+	/* would be refused (%r15) if analysed: the note says it is ours already */
+	unit_load(&u, "\t.text\n"
+		      "\tdecq\t%r15\n"
+		      "\t.section\t.note.libreplay,\"a\",@note\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(u.an.already_instrumented);
+	unit_free(&u);
+}
+
+/* ---- flag liveness -------------------------------------------------------------------------------- */
+
+/* flags_live from the statement whose text is at */
+static uint8_t live(struct unit *u, const char *at, uint8_t mask)
+{
+	return flags_live(&u->an, stmt_at(&u->f, at), mask);
+}
+
+static void flags_live_straight_line(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\tmovl\t$1, %eax\n"
+		      "\tsete\t%al\n"
+		      "\tcmpl\t%esi, %edi\n"
+		      "\tsetl\t%bl\n"
+		      "\tincl\t%ecx\n"
+		      "\tsetb\t%dl\n"
+		      "\tret\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(live(&u, "movl $1, %eax", FL_ALL), FL_ZF);
+	assert_int_equal(live(&u, "movl $1, %eax", FL_CF), 0); /* sete then cmp */
+	assert_int_equal(live(&u, "cmpl %esi, %edi", FL_ALL), 0);
+	/* setl reads SF and OF; incl keeps CF, which setb reads */
+	assert_int_equal(live(&u, "setl %bl", FL_ALL), FL_SF | FL_OF | FL_CF);
+	/* inc writes all but CF, which setb reads */
+	assert_int_equal(live(&u, "incl %ecx", FL_ALL), FL_CF);
+	assert_int_equal(live(&u, "incl %ecx", FL_INC), 0);
+	assert_int_equal(live(&u, "ret", FL_ALL), 0);
+	unit_free(&u);
+}
+
+static void flags_live_follows_jmp(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\tjmp\t.L3\n"
+		      "\tsete\t%al\n"
+		      "\tret\n"
+		      ".L3:\n"
+		      "\tsetb\t%al\n"
+		      "\tret\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(live(&u, "jmp .L3", FL_ALL), FL_CF);
+	unit_free(&u);
+}
+
+static void flags_live_jcc_both_ways(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\tjrcxz\t.L4\n"
+		      "\tsete\t%al\n"
+		      "\tret\n"
+		      ".L4:\n"
+		      "\tsetb\t%al\n"
+		      "\tret\n"
+		      "\tnop\n"
+		      "\tjrcxz\t.L5\n"
+		      "\txorl\t%eax, %eax\n"
+		      "\tret\n"
+		      ".L5:\n"
+		      "\tsets\t%al\n"
+		      "\tret\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(live(&u, "jrcxz .L4", FL_ALL), FL_ZF | FL_CF);
+	assert_int_equal(live(&u, "jrcxz .L4", FL_ZF), FL_ZF);
+	assert_int_equal(live(&u, "jrcxz .L4", FL_SF), 0);
+	/* only the taken way reads */
+	assert_int_equal(live(&u, "jrcxz .L5", FL_ALL), FL_SF);
+	unit_free(&u);
+}
+
+static void flags_live_call_and_ret_kill(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\tcall\tfoo\n"
+		      "\tsete\t%al\n"
+		      "\tret\n"
+		      "\tnop\n"
+		      "\tret\n"
+		      "\tsete\t%al\n"
+		      "\tud2\n"
+		      "\tsete\t%al\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(live(&u, "call foo", FL_ALL), 0);
+	assert_int_equal(live(&u, "nop", FL_ALL), 0);
+	assert_int_equal(live(&u, "ud2", FL_ALL), 0);
+	unit_free(&u);
+}
+
+static void flags_live_tail_jump_to_function_kills(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\th, @function\n"
+		      "h:\n"
+		      "\tsete\t%al\n"
+		      "\tret\n"
+		      "\t.size\th, .-h\n"
+		      "\tjmp\th\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(live(&u, "jmp h", FL_ALL), 0);
+	unit_free(&u);
+}
+
+static void flags_live_conservative_cases(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\txyzzy\t%eax\n"    /* unknown: reads everything */
+		      "\tnop\n"            /* then the end of the function */
+		      "\t.size\tf, .-f\n"
+		      "\tjmp\tundefined\n" /* a label we do not know */
+		      "\tmovl\t$1, %eax\n"
+		      "\t.section\t.text.other,\"ax\",@progbits\n"
+		      "\tsete\t%al\n"
+		      "\t.text\n"
+		      "\tnop\n"
+		      "#APP\n"
+		      "\tsete\t%al\n"
+		      "#NO_APP\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(live(&u, "xyzzy %eax", FL_ALL), FL_ALL);
+	assert_int_equal(live(&u, "nop", FL_ALL), FL_ALL);          /* .size: leaves f */
+	assert_int_equal(live(&u, "jmp undefined", FL_ZF), FL_ZF);
+	assert_int_equal(live(&u, "movl $1, %eax", FL_ZF), FL_ZF);  /* section switch */
+	int nop2 = stmt_from(&u.f, stmt_at(&u.f, "sete %al"), "nop");
+	/* gcc treats every x86 asm statement as clobbering the flags */
+	assert_int_equal(flags_live(&u.an, nop2, FL_CF), 0);
+	unit_free(&u);
+}
+
+static void flags_live_indirect_jump_targets(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\tjmp\t*%rax\n"
+		      ".L5:\n"
+		      "\tsete\t%al\n"
+		      "\tret\n"
+		      ".L6:\n"
+		      "\tsetb\t%al\n"
+		      "\tret\n"
+		      "\t.section\t.rodata\n"
+		      "\t.quad\t.L5\n");
+	assert_int_equal(u.rc, 0);
+	/* only .L5's address is taken: the jump may reach it, not .L6 */
+	assert_int_equal(live(&u, "jmp *%rax", FL_ALL), FL_ZF);
+	unit_free(&u);
+}
+
+/* Two labels in a row (".L9:" ".L2:", common in gcc's switch code): the first is still
+ * a target, although the next statement is not an instruction. */
+static void flags_live_indirect_target_before_another_label(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\tjmp\t*%rax\n"
+		      ".L9:\n"
+		      ".L2:\n"
+		      "\tsete\t%al\n"
+		      "\tret\n"
+		      "\t.section\t.rodata\n"
+		      "\t.quad\t.L9\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(live(&u, "jmp *%rax", FL_ALL), FL_ZF);
+	unit_free(&u);
+}
+
+/* Inside a function, an indirect jump reaches only that function's labels. */
+static void flags_live_indirect_targets_of_own_function(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tjmp\t*%rax\n"
+		      ".L5:\n"
+		      "\tsetb\t%al\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n"
+		      "\t.type\tg, @function\n"
+		      "g:\n"
+		      ".L6:\n"
+		      "\tsete\t%al\n"
+		      "\tret\n"
+		      "\t.size\tg, .-g\n"
+		      "\t.section\t.rodata\n"
+		      "\t.quad\t.L5\n"
+		      "\t.quad\t.L6\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(live(&u, "jmp *%rax", FL_ALL), FL_CF);
+	unit_free(&u);
+}
+
+/* KNOWN BUG (analyze.c, live_from): a statement already visited in this query counts
+ * as "nothing live" whatever mask the earlier visit carried. Here the taken way of the
+ * jrcxz reaches .LX through btl, which kills SF, and marks .LX visited; the other way
+ * reaches .LX with SF live, finds it visited, and SF is reported dead although
+ * "sets" reads it. A decq there would corrupt the result. */
+static void flags_live_join_with_different_masks(void **state)
+{
+	static const char text[] =
+		"\t.text\n"
+		"\t.type\tf, @function\n"
+		"f:\n"
+		"\tcmpl\t%esi, %edi\n"
+		".L2:\n"
+		"\tjrcxz\t.LA\n"
+		"\tjmp\t.LX\n"
+		".LA:\n"
+		"\tbtl\t$3, %eax\n"
+		".LX:\n"
+		"\tsets\t%al\n"
+		"\tmovzbl\t%al, %eax\n"
+		"\tcmpl\t%esi, %edi\n"
+		"\tjne\t.L2\n"
+		"\tret\n"
+		"\t.size\tf, .-f\n";
+	struct unit u;
+	unit_load(&u, text);
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(live(&u, "jrcxz .LA", FL_INC) & FL_SF, FL_SF);
+	/* so the loop head must not take the fast form right there */
+	assert_int_not_equal(plan_of(&u, "jrcxz .LA")->count, CNT_FAST);
+	unit_free(&u);
+}
+
+/* KNOWN BUG (analyze.c, live_from): the scan returns at the first reader with only what
+ * that reader reads, so flags read further on are left out. The header promises "flags
+ * of mask that may be read"; every caller today only tests for zero, so nothing is
+ * miscompiled yet. */
+static void flags_live_reports_every_flag_read(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\tsete\t%al\n"
+		      "\tsetl\t%bl\n"
+		      "\tret\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(live(&u, "sete %al", FL_ALL), FL_ZF | FL_SF | FL_OF);
+	unit_free(&u);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(backward_jcc_counts_at_target),
+		cmocka_unit_test(backward_jmp_counts_at_target),
+		cmocka_unit_test(loop_head_reads_flags_safe),
+		cmocka_unit_test(loop_head_count_moves_past_setcc),
+		cmocka_unit_test(loop_head_count_moves_down_to_cmp),
+		cmocka_unit_test(carry_only_live_is_fast),
+		cmocka_unit_test(forward_branches_get_nothing),
+		cmocka_unit_test(cross_section_targets_count),
+		cmocka_unit_test(loop_starting_with_inline_asm_counts),
+		cmocka_unit_test(call_to_static_function_stays_local),
+		cmocka_unit_test(calls_that_may_reach_foreign_code),
+		cmocka_unit_test(symbols_learned),
+		cmocka_unit_test(tail_jump_counts_and_publishes),
+		cmocka_unit_test(tail_jump_to_local_function),
+		cmocka_unit_test(indirect_jumps_count),
+		cmocka_unit_test(global_function_entry_check_after_endbr64),
+		cmocka_unit_test(entry_check_before_loop_at_function_start),
+		cmocka_unit_test(entry_check_without_cfi_goes_after_label),
+		cmocka_unit_test(address_taken_static_gets_entry_check),
+		cmocka_unit_test(entry_check_when_body_starts_with_inline_asm),
+		cmocka_unit_test(static_function_no_entry_check),
+		cmocka_unit_test(global_data_no_entry_check),
+		cmocka_unit_test(rets_of_global_functions_publish),
+		cmocka_unit_test(rep_string_op_is_nopreempt),
+		cmocka_unit_test(inline_asm_is_not_code),
+		cmocka_unit_test(branch_target_names),
+		cmocka_unit_test(refuses_r15_in_instruction),
+		cmocka_unit_test(refuses_r15_in_inline_asm),
+		cmocka_unit_test(refuses_r15_in_inline_asm_before_semicolon),
+		cmocka_unit_test(refuses_saved_r15),
+		cmocka_unit_test(refuses_intel_syntax),
+		cmocka_unit_test(refuses_function_in_intel_region),
+		cmocka_unit_test(refuses_32_bit),
+		cmocka_unit_test(refuses_far_transfers),
+		cmocka_unit_test(far_transfer_outside_code_accepted),
+		cmocka_unit_test(refuses_other_architectures),
+		cmocka_unit_test(refusal_names_c_line),
+		cmocka_unit_test(r15_in_a_string_is_fine),
+		cmocka_unit_test(already_instrumented_stops_early),
+		cmocka_unit_test(flags_live_straight_line),
+		cmocka_unit_test(flags_live_follows_jmp),
+		cmocka_unit_test(flags_live_jcc_both_ways),
+		cmocka_unit_test(flags_live_call_and_ret_kill),
+		cmocka_unit_test(flags_live_tail_jump_to_function_kills),
+		cmocka_unit_test(flags_live_conservative_cases),
+		cmocka_unit_test(flags_live_indirect_jump_targets),
+		cmocka_unit_test(flags_live_indirect_target_before_another_label),
+		cmocka_unit_test(flags_live_indirect_targets_of_own_function),
+		cmocka_unit_test(flags_live_join_with_different_masks),
+		cmocka_unit_test(flags_live_reports_every_flag_read),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
