@@ -46,6 +46,10 @@ static void xsave_probe(void)
 
 void rp_sic_init(void)
 {
+	static bool done;
+	if (done)
+		return;
+	done = true;
 	xsave_probe();
 	const char *stress = getenv("LIBREPLAY_SIC_STRESS");
 	uint64_t start = RP_SIC_BASE;
@@ -61,6 +65,13 @@ void rp_sic_init(void)
 	__sic_home = start;
 	__sic_side_base = __sic_side_top = side_stack;
 	__sic_side_end = side_stack + 3 * SIDE_ENTRIES;
+}
+
+/* Before any constructor of the program: instrumented constructors (and what they
+ * call) run before main(). */
+__attribute__((constructor(101))) static void sic_init_early(void)
+{
+	rp_sic_init();
 }
 
 uint64_t rp_sic_overflow_c(void)

@@ -190,6 +190,15 @@ static void mark_addr_taken(struct analysis *an, const char *name)
 	sym_get(an, name)->addr_taken = true;
 }
 
+/* Named in inline asm: its address escapes, and asm goto may jump to it from code we
+ * cannot see, in any direction. */
+static void mark_asm_ref(struct analysis *an, const char *name)
+{
+	struct sym *y = sym_get(an, name);
+	y->addr_taken = true;
+	y->asm_ref = true;
+}
+
 const char *branch_target(const struct stmt *s, char *buf, size_t len)
 {
 	if (s->nops != 1 || s->ops[0][0] == '*')
@@ -530,7 +539,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 	for (int i = 0; i < f->n; i++) {
 		struct stmt *s = &f->st[i];
 		if (s->foreign) {
-			for_each_ident(s->text, mark_addr_taken, an);
+			for_each_ident(s->text, s->in_app ? mark_asm_ref : mark_addr_taken, an);
 			continue;
 		}
 		if (s->kind == ST_LABEL) {
@@ -601,7 +610,9 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		struct stmt *s = &f->st[i];
 		if (s->kind == ST_LABEL && !s->foreign) {
 			struct sym *y = sym_find(an, s->name);
-			if (y && foreign_callable(y) && an->sect[i] >= 0 && an->sect_exec[an->sect[i]])
+			/* Every function whose callers pass the token loads the count on entry. */
+			if (y && y->is_func && returns_publish(y) && owner(an, y) == y && an->sect[i] >= 0 &&
+			    an->sect_exec[an->sect[i]])
 				plan_entry_check(an, i);
 			continue;
 		}
@@ -635,6 +646,9 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			}
 			break;
 		case IC_RET:
+			/* Unwinding recursion runs each level's exit code at one count:
+			 * a return is a counting point too (flags are dead there). */
+			plan_site_count(an, i);
 			/* A return outside any function: no local call can reach it. */
 			an->plan[i].ret_store = an->fn[i] < 0 || returns_publish(owner(an, &an->syms[an->fn[i]]));
 			break;
@@ -644,9 +658,14 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			break;
 		}
 	}
-	for (int k = 0; k < an->nsyms; k++)
-		if (an->syms[k].count_target)
-			place_target_count(an, an->syms[k].def);
+	for (int k = 0; k < an->nsyms; k++) {
+		struct sym *y = &an->syms[k];
+		if (y->asm_ref && !y->is_func && y->def >= 0 && !f->st[y->def].foreign &&
+		    an->sect[y->def] >= 0 && an->sect_exec[an->sect[y->def]])
+			y->count_target = true;
+		if (y->count_target)
+			place_target_count(an, y->def);
+	}
 	for (int i = 0; i < f->n; i++) {
 		if (an->plan[i].count == CNT_FAST)
 			an->n_fast++;

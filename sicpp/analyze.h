@@ -14,6 +14,7 @@ struct sym {
 	bool tail_target; /* (functions) reached by a tail jump from this file */
 	bool count_target;/* (labels) target of a backward or cross-section jump */
 	bool branch_ref;  /* (labels) named by a direct jump */
+	bool asm_ref;     /* named inside inline assembly (asm goto) */
 };
 
 enum count_kind {

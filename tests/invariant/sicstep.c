@@ -18,9 +18,14 @@
  *     function symbol inside the ranges carries a breakpoint from the start;
  *   - a return address (return from a foreign callee, longjmp to a setjmp call): when
  *     the stepped code leaves the ranges by a call, or by a jump with a return address
- *     of an instrumented call on top of the stack, that address gets a breakpoint;
- *   - the instruction after the conditional or direct jump that left for an
- *     out-of-line stub (sicpp's foreign-entry and overflow stubs jump back there).
+ *     of an instrumented call on top of the stack (a tail call), that address gets a
+ *     breakpoint;
+ *   - the instruction a signal interrupted (sigreturn comes back there): it gets a
+ *     breakpoint when the signal is delivered;
+ *   - wherever an out-of-line stub jumps back to (sicpp's foreign-entry and overflow
+ *     stubs live outside the ranges): the first time the code leaves by a jump from a
+ *     given PC, the foreign code is single-stepped until it comes back (or for at most
+ *     PROBE_BUDGET instructions), and the PC where it came back gets a breakpoint.
  * Breakpoints stay in place; stepping over one puts the original byte back for that
  * step. --step-all single-steps everything instead, to cross-check the fast mode: both
  * must see the same instrumented steps (run.sh compares them).
@@ -30,9 +35,9 @@
  *
  * Limits: single-threaded programs (threads the program creates are not traced); only
  * the executable's own tables are read (instrumented shared libraries are ignored);
- * the fast mode assumes no signal handler in foreign code returns into instrumented
- * code it interrupted (use --step-all for such programs), and needs the symbol table
- * (a stripped program is stepped whole). LIBREPLAY_SIC_STRESS is removed from the
+ * the fast mode plants int3 instructions in the program's text, so a program that
+ * forks or execs needs --step-all; the fast mode needs the symbol table (a stripped
+ * program is stepped whole). LIBREPLAY_SIC_STRESS is removed from the
  * program's environment: in stress runs the counter restarts on purpose.
  */
 #define _GNU_SOURCE
@@ -58,7 +63,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef MAX_REPORTS
 #define MAX_REPORTS 20 /* repeats printed one per line; the rest are only counted */
+#endif
 
 static const char *prog_name; /* as given on the command line, for messages */
 static pid_t child;           /* killed if we exit early */
@@ -509,19 +516,6 @@ static void add_breakpoint(uint64_t addr)
 	write_byte(addr, 0xcc);
 }
 
-/* The address after a direct jump at pc (the instruction that follows it), or 0. */
-static uint64_t after_jump(uint64_t pc)
-{
-	uint8_t op = read_byte(pc);
-	if (op == 0x0f && (read_byte(pc + 1) & 0xf0) == 0x80) /* jcc rel32 */
-		return pc + 6;
-	if ((op & 0xf0) == 0x70 || op == 0xeb) /* jcc rel8, jmp rel8 */
-		return pc + 2;
-	if (op == 0xe9) /* jmp rel32 */
-		return pc + 5;
-	return 0;
-}
-
 /* ---- the run -------------------------------------------------------------------- */
 
 struct run {
@@ -530,6 +524,7 @@ struct run {
 	bool step_all;
 	uint64_t stops, singles, in_code, repeats;
 	struct table pairs;
+	uint64_t digest; /* of the set of pairs, whatever their order: for cross-checks */
 };
 
 /* A stop at a PC in instrumented code. */
@@ -543,6 +538,7 @@ static void observe(struct run *r, const struct user_regs_struct *regs)
 	struct entry *e = insert(&r->pairs, regs->r15, pc, &fresh);
 	if (fresh) {
 		e->val = r->stops;
+		r->digest += mix(regs->r15 ^ 0x5bd1e995u, pc);
 		return;
 	}
 	if (++r->repeats <= MAX_REPORTS) {
@@ -557,33 +553,34 @@ static void observe(struct run *r, const struct user_regs_struct *regs)
 	}
 }
 
-/* One step from `prev` (in instrumented code) went to `cur`. Note return addresses
- * pushed by calls, and if the step left the ranges, plant breakpoints where control
- * may come back. */
-static void after_step(struct run *r, const struct user_regs_struct *prev, const struct user_regs_struct *cur,
-		       bool left)
+enum leave { STAYED, LEFT_BY_CALL, LEFT_BY_JUMP, LEFT_OTHERWISE };
+
+/* One step from `prev` (in instrumented code) went to `cur`. Note the return addresses
+ * that calls push, and if the step left the ranges, say how and plant breakpoints
+ * where control may come back. */
+static enum leave after_step(struct run *r, const struct user_regs_struct *prev,
+			     const struct user_regs_struct *cur, bool left)
 {
-	bool ok, fresh;
-	if (cur->rsp != prev->rsp - 8 && !(left && cur->rsp == prev->rsp))
-		return; /* neither a call nor a jump out: nothing to learn */
-	uint64_t top = read_u64(cur->rsp, &ok);
-	if (!ok)
-		return;
-	bool call = cur->rsp == prev->rsp - 8 && top > prev->rip && top <= prev->rip + 15 &&
-		    in_ranges(r->im, top);
+	bool ok = false, fresh;
+	bool pushed = cur->rsp == prev->rsp - 8, jumped = left && cur->rsp == prev->rsp;
+	uint64_t top = pushed || jumped ? read_u64(cur->rsp, &ok) : 0;
+	bool call = ok && pushed && top > prev->rip && top <= prev->rip + 15 && in_ranges(r->im, top);
 	if (call)
 		insert(&returns, 0, top, &fresh);
-	if (!left || r->step_all)
-		return;
+	if (!left)
+		return STAYED;
 	if (call) {
-		add_breakpoint(top);
-	} else if (cur->rsp == prev->rsp) { /* a jump: to a stub, or a tail call */
-		if (lookup(&returns, 0, top))
+		if (!r->step_all)
 			add_breakpoint(top);
-		uint64_t next = after_jump(prev->rip);
-		if (next && in_ranges(r->im, next))
-			add_breakpoint(next);
+		return LEFT_BY_CALL;
 	}
+	if (!jumped)
+		return LEFT_OTHERWISE;
+	/* A tail call returns to our caller's caller: if that is instrumented code, it
+	 * called with this return address on top. */
+	if (ok && !r->step_all && lookup(&returns, 0, top))
+		add_breakpoint(top);
+	return LEFT_BY_JUMP;
 }
 
 static int wait_child(void)
@@ -601,15 +598,20 @@ static void get_regs(struct user_regs_struct *regs)
 		fail("PTRACE_GETREGS: %s", strerror(errno));
 }
 
+/* After a jump out of the ranges from a PC never left from before, foreign code is
+ * single-stepped (at most this many instructions) to learn where it comes back. */
+#define PROBE_BUDGET 500
+
 /* Run the tracee to its end; its wait status. */
 static int trace(struct run *r, uint64_t max_stops)
 {
-	bool step_all = r->step_all;
+	enum { RUN, STEP, PROBE } mode = r->step_all ? STEP : RUN;
 	struct user_regs_struct regs, prev = {0};
-	bool stepping = step_all; /* else running free until a breakpoint */
-	bool have_prev = false;   /* prev: the last stop, in instrumented code */
-	int sig = 0;              /* the program's own signal, passed on at the next resume */
-	if (!step_all)
+	bool have_prev = false;  /* prev: the last stop, when it was in instrumented code */
+	struct table probed = {0}; /* PCs of jumps out whose way back has a breakpoint */
+	uint64_t probe_from = 0, probe_left = 0;
+	int sig = 0; /* the program's own signal, passed on at the next resume */
+	if (!r->step_all)
 		for (size_t k = 0; k < r->im->nfuncs; k++) {
 			uint64_t a = r->im->funcs[k].addr + r->bias;
 			if (in_ranges(r->im, a))
@@ -617,26 +619,31 @@ static int trace(struct run *r, uint64_t max_stops)
 		}
 	for (;;) {
 		if (r->stops >= max_stops) {
-			fprintf(stderr, "sicstep: %s: stopped at the step limit (%" PRIu64 ")\n", prog_name,
+			fprintf(stderr, "sicstep: %s: stopped at the step limit (%" PRIu64 " steps)\n", prog_name,
 				max_stops);
-			kill_child();
-			child = 0;
 			exit(1);
 		}
 		struct entry *bp = NULL;
-		if (stepping) {
+		if (mode == RUN) {
+			if (ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig) < 0)
+				fail("PTRACE_CONT: %s", strerror(errno));
+		} else {
+			/* A signal delivered here returns (sigreturn) to this instruction,
+			 * maybe from foreign code. */
+			if (sig && have_prev && !r->step_all)
+				add_breakpoint(prev.rip);
 			/* Step the original instruction under a breakpoint. */
 			if (have_prev && (bp = lookup(&bps, 0, prev.rip)))
 				write_byte(bp->pc, (uint8_t)bp->val);
 			if (ptrace(PTRACE_SINGLESTEP, child, NULL, (void *)(long)sig) < 0)
 				fail("PTRACE_SINGLESTEP: %s", strerror(errno));
-		} else if (ptrace(PTRACE_CONT, child, NULL, (void *)(long)sig) < 0) {
-			fail("PTRACE_CONT: %s", strerror(errno));
 		}
 		sig = 0;
 		int st = wait_child();
-		if (WIFEXITED(st) || WIFSIGNALED(st))
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			free(probed.e);
 			return st;
+		}
 		if (bp)
 			write_byte(bp->pc, 0xcc);
 		if (!WIFSTOPPED(st))
@@ -646,31 +653,56 @@ static int trace(struct run *r, uint64_t max_stops)
 			continue;
 		}
 		get_regs(&regs);
-		if (!stepping) {
-			bp = lookup(&bps, 0, regs.rip - 1);
-			if (!bp) { /* an int3 of the program's own */
-				sig = SIGTRAP;
+		if (mode == RUN) {
+			if (!lookup(&bps, 0, regs.rip - 1)) {
+				if (regs.eflags & 0x100) {
+					/* A trap flag a stepped pushf saved and a popf restored:
+					 * ours, not the program's. */
+					regs.eflags &= ~0x100ULL;
+					if (ptrace(PTRACE_SETREGS, child, NULL, &regs) < 0)
+						fail("PTRACE_SETREGS: %s", strerror(errno));
+				} else {
+					sig = SIGTRAP; /* an int3 of the program's own */
+				}
 				continue;
 			}
 			regs.rip--;
 			if (ptrace(PTRACE_SETREGS, child, NULL, &regs) < 0)
 				fail("PTRACE_SETREGS: %s", strerror(errno));
-			stepping = true;
 		} else {
 			r->singles++;
 		}
 		r->stops++;
 		bool in = in_ranges(r->im, regs.rip);
-		if (have_prev)
-			after_step(r, &prev, &regs, !in);
+		enum leave how = have_prev ? after_step(r, &prev, &regs, !in) : STAYED;
 		if (in) {
+			if (mode == PROBE) { /* found the way back */
+				bool fresh;
+				insert(&probed, 0, probe_from, &fresh);
+				add_breakpoint(regs.rip);
+			}
+			mode = STEP;
 			observe(r, &regs);
 			prev = regs;
 			have_prev = true;
-		} else {
-			have_prev = false;
-			stepping = step_all;
+			continue;
 		}
+		if (r->step_all) {
+			/* stay in STEP */
+		} else if (how == LEFT_BY_JUMP && !lookup(&probed, 0, prev.rip)) {
+			mode = PROBE;
+			probe_from = prev.rip;
+			probe_left = PROBE_BUDGET;
+		} else if (how != STAYED || mode != PROBE) {
+			mode = RUN;
+		} else if (--probe_left == 0) {
+			/* Not a stub: a tail call into foreign code, which comes back, if
+			 * at all, to a return address or a function entry. */
+			bool fresh;
+			insert(&probed, 0, probe_from, &fresh);
+			mode = RUN;
+		}
+		have_prev = false;
 	}
 }
 
@@ -679,7 +711,7 @@ static void usage(FILE *o)
 	fputs("usage: sicstep [--max-steps N] [--step-all] PROGRAM [ARGS...]\n"
 	      "Single-step the instrumented code of PROGRAM and check that no (%r15, PC) pair\n"
 	      "repeats among the instructions it executes there.\n"
-	      "  --max-steps N   give up (and fail) after N stops (default 50000000)\n"
+	      "  --max-steps N   give up (and fail) after N steps (default 50000000)\n"
 	      "  --step-all      single-step foreign code too, instead of running it free\n",
 	      o);
 }
@@ -763,18 +795,23 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	fprintf(stderr,
-		"sicstep: %s %s; %" PRIu64 " stops (%" PRIu64 " single steps), %" PRIu64
-		" in instrumented code, %zu distinct (count, pc) pairs, %" PRIu64 " repeats\n",
-		prog_name, how, r.stops, r.singles, r.in_code, r.pairs.used, r.repeats);
-	if (r.repeats) {
+		"sicstep: %s %s; %" PRIu64 " steps (%" PRIu64 " single-stepped, %" PRIu64 " at breakpoints), %" PRIu64
+		" in instrumented code, %zu distinct (count, pc) pairs (digest %016" PRIx64 "), %" PRIu64 " repeats\n",
+		prog_name, how, r.stops, r.singles, r.stops - r.singles, r.in_code, r.pairs.used, r.digest, r.repeats);
+	if (r.repeats)
 		fprintf(stderr, "sicstep: FAIL: %" PRIu64 " (count, pc) pairs repeated\n", r.repeats);
-		rc = 1;
-	}
-	if (r.in_code == 0) {
-		fprintf(stderr, "sicstep: FAIL: no step landed in instrumented code\n");
-		rc = 1;
-	}
-	if (rc && !r.repeats && r.in_code)
+	if (rc)
 		fprintf(stderr, "sicstep: FAIL: %s %s\n", prog_name, how);
+	if (r.in_code == 0)
+		fprintf(stderr, "sicstep: FAIL: no step landed in instrumented code\n");
+	if (r.repeats || r.in_code == 0)
+		rc = 1;
+	free(r.pairs.e);
+	free(bps.e);
+	free(returns.e);
+	free(im.ranges);
+	free(im.nopre);
+	free(im.funcs);
+	free(path);
 	return rc;
 }

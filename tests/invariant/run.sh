@@ -1,0 +1,220 @@
+#!/bin/bash
+# The counting invariant on real code: build each program in progs/ with sicc at
+# several optimisation levels, single-step it with sicstep, and require that no
+# (count, PC) pair repeats, that the program exits 0 and that it prints what the same
+# source prints when built with plain gcc. Then two controls:
+#   - negative: a program whose counting points were deleted from its instrumented
+#     assembly must make sicstep report a repeat (the tracer can see a violation);
+#   - cross-check: sicstep's fast mode (foreign code runs free between breakpoints)
+#     must see exactly the pairs that --step-all (every instruction stepped) sees.
+# Prints "PASS name flags" / "FAIL name flags: why" per case, then "N passed, M failed";
+# exits 1 if any failed. Needs what `make` builds (build/bin/sicc, build/bin/sicpp,
+# build/lib/libreplay.a) and gcc. JOBS=n sets the parallelism (default: CPUs);
+# KEEP=1 keeps the work directory even when everything passes.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+sicc=$root/build/bin/sicc
+sicpp=$root/build/bin/sicpp
+for f in "$sicc" "$sicpp" "$root/build/lib/libreplay.a"; do
+	if [ ! -e "$f" ]; then
+		echo "run.sh: $f is missing: run make first" >&2
+		exit 2
+	fi
+done
+cc=${CC:-gcc}
+jobs=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
+max_steps=3000000
+
+mkdir -p "$root/build/invariant"
+work=$(mktemp -d "$root/build/invariant/run.XXXXXX")
+sicstep=$work/sicstep
+$cc -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter "$here/sicstep.c" -o "$sicstep"
+
+# name|flags, one per case.
+cases=()
+for p in "$here"/progs/*.c; do
+	name=$(basename "$p" .c)
+	for o in -O0 -O2 -O3; do
+		cases+=("$name|$o")
+	done
+	case $name in
+	recursion | callbacks | fnptr) cases+=("$name|-O2 -fPIC") ;;
+	loops | switch) cases+=("$name|-Os") ;;
+	esac
+done
+
+# The program's sources besides NAME.c: hand-written NAME-*.s, which sicc would leave
+# alone, are instrumented with sicpp first (into the case's directory).
+extra_sources() { # name dir instrument(0/1)
+	local s
+	for s in "$here/progs/$1"-*.s; do
+		[ -e "$s" ] || continue
+		if [ "$3" = 1 ]; then
+			"$sicpp" "$s" -o "$2/$(basename "$s" .s).sic.s" || return 1
+			echo "$2/$(basename "$s" .s).sic.s"
+		else
+			echo "$s"
+		fi
+	done
+}
+
+# What each program prints when built without instrumentation.
+reference() { # name -> $work/ref/name.out
+	local name=$1 dir=$work/ref/$1 extra
+	mkdir -p "$dir"
+	extra=$(extra_sources "$name" "$dir" 0)
+	# shellcheck disable=SC2086
+	if ! $cc -O0 -w "$here/progs/$name.c" $extra -o "$dir/prog" >"$dir/build.log" 2>&1; then
+		echo "reference build failed" >"$work/ref/$name.err"
+		return 0
+	fi
+	(cd "$dir" && ./prog >"$work/ref/$name.out" 2>/dev/null) || echo "reference run failed" >"$work/ref/$name.err"
+	return 0
+}
+
+# One case: build, trace, check. Writes "PASS ..." or "FAIL ...: why" to $dir/result.
+run_case() { # index name flags
+	local i=$1 name=$2 flags=$3 dir=$work/case$1 extra rc
+	mkdir -p "$dir"
+	local label="$name $flags"
+	if [ -e "$work/ref/$name.err" ]; then
+		echo "FAIL $label: $(cat "$work/ref/$name.err") (see $work/ref/$name)" >"$dir/result"
+		return 0
+	fi
+	if ! extra=$(extra_sources "$name" "$dir" 1 2>"$dir/build.log"); then
+		echo "FAIL $label: sicpp failed (see $dir/build.log)" >"$dir/result"
+		return 0
+	fi
+	# shellcheck disable=SC2086
+	if ! "$sicc" $flags "$here/progs/$name.c" $extra -o "$dir/prog" >>"$dir/build.log" 2>&1; then
+		echo "FAIL $label: build failed (see $dir/build.log)" >"$dir/result"
+		return 0
+	fi
+	rc=0
+	(cd "$dir" && timeout 300 "$sicstep" --max-steps $max_steps ./prog >"$dir/stdout" 2>"$dir/stderr") || rc=$?
+	if [ $rc -ne 0 ]; then
+		local why
+		why=$(grep -m1 -e '^sicstep: FAIL' -e 'stopped at the step limit' "$dir/stderr" | sed 's/^sicstep: \(FAIL: \)\{0,1\}//' || true)
+		[ -n "$why" ] || why="sicstep exited with status $rc"
+		# The runtime's own complaint, if it made one.
+		local said
+		said=$(grep -m1 '^libreplay: ' "$dir/stderr" || true)
+		[ -z "$said" ] || why="$why; $said"
+		echo "FAIL $label: $why (see $dir/stderr)" >"$dir/result"
+		return 0
+	fi
+	if ! cmp -s "$dir/stdout" "$work/ref/$name.out"; then
+		echo "FAIL $label: output differs from the uninstrumented build (see $dir/stdout)" >"$dir/result"
+		return 0
+	fi
+	echo "PASS $label" >"$dir/result"
+}
+
+# The negative control: loops.c at -O2 with every counting point (decq %r15 and its
+# jz to the overflow stub) deleted from the instrumented assembly.
+negative_control() {
+	local dir=$work/negative rc=0
+	mkdir -p "$dir"
+	local label="negative-control (loops -O2, counting points deleted)"
+	if ! "$sicc" -O2 -S "$here/progs/loops.c" -o "$dir/broken.s" >"$dir/build.log" 2>&1; then
+		echo "FAIL $label: build failed (see $dir/build.log)" >"$dir/result"
+		return 0
+	fi
+	local before
+	before=$(grep -c '^[[:space:]]*decq[[:space:]]*%r15$' "$dir/broken.s" || true)
+	sed -e '/^[[:space:]]*decq[[:space:]]*%r15$/d' -e '/^[[:space:]]*jz[[:space:]]*\.Lsic_ov_[0-9]*$/d' \
+		"$dir/broken.s" >"$dir/broken.nocount.s"
+	if [ "${before:-0}" -eq 0 ] || grep -q 'decq[[:space:]]*%r15' "$dir/broken.nocount.s"; then
+		echo "FAIL $label: found no counting point to delete" >"$dir/result"
+		return 0
+	fi
+	if ! "$sicc" "$dir/broken.nocount.s" -o "$dir/prog" >>"$dir/build.log" 2>&1; then
+		echo "FAIL $label: build failed (see $dir/build.log)" >"$dir/result"
+		return 0
+	fi
+	(cd "$dir" && timeout 300 "$sicstep" ./prog >"$dir/stdout" 2>"$dir/stderr") || rc=$?
+	if [ $rc -eq 1 ] && grep -q '^sicstep: (count, pc) repeats: ' "$dir/stderr"; then
+		echo "PASS $label" >"$dir/result"
+	else
+		echo "FAIL $label: sicstep did not report a repeat (status $rc, see $dir/stderr)" >"$dir/result"
+	fi
+}
+
+# The cross-check: fast mode and --step-all must agree on the set of pairs.
+cross_check() { # index name flags
+	local dir=$work/cross$1 name=$2 flags=$3 a b
+	mkdir -p "$dir"
+	local label="cross-check $name $flags (fast mode vs --step-all)"
+	# shellcheck disable=SC2086
+	if ! "$sicc" $flags "$here/progs/$name.c" -o "$dir/prog" >"$dir/build.log" 2>&1; then
+		echo "FAIL $label: build failed (see $dir/build.log)" >"$dir/result"
+		return 0
+	fi
+	(cd "$dir" && timeout 300 "$sicstep" ./prog >/dev/null 2>"$dir/fast.stderr") || true
+	(cd "$dir" && timeout 300 "$sicstep" --step-all ./prog >/dev/null 2>"$dir/all.stderr") || true
+	# The summaries without the step counts: how the program ended, its steps in
+	# instrumented code, the distinct pairs and their digest, the repeats.
+	a=$(sed -n 's/^sicstep: [^ ]* \(.*\); [0-9]* steps ([^)]*), /\1; /p' "$dir/fast.stderr")
+	b=$(sed -n 's/^sicstep: [^ ]* \(.*\); [0-9]* steps ([^)]*), /\1; /p' "$dir/all.stderr")
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then
+		echo "PASS $label" >"$dir/result"
+	else
+		echo "FAIL $label: fast: '${a:-no summary}', step-all: '${b:-no summary}' (see $dir)" >"$dir/result"
+	fi
+}
+
+start=$SECONDS
+pool() { # run "$@" in the background, at most $jobs at a time
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n || true
+	done
+	"$@" &
+}
+
+# The slow cross-checks first, so they overlap the rest. Between them they leave and
+# re-enter instrumented code every way sicstep knows: calls out, callbacks through
+# the foreign-entry stub, longjmp, PLT calls, tail calls to libc and through pointers.
+crosses=("callbacks|-O2" "longjmp|-O0" "fnptr|-O2 -fPIC" "recursion|-O2")
+for i in "${!crosses[@]}"; do
+	pool cross_check "$i" "${crosses[$i]%%|*}" "${crosses[$i]#*|}"
+done
+for p in "$here"/progs/*.c; do
+	pool reference "$(basename "$p" .c)"
+done
+wait
+pool negative_control
+for i in "${!cases[@]}"; do
+	pool run_case "$i" "${cases[$i]%%|*}" "${cases[$i]#*|}"
+done
+wait
+
+passed=0 failed=0
+results=()
+for i in "${!cases[@]}"; do
+	results+=("$work/case$i/result")
+done
+results+=("$work/negative/result")
+for i in "${!crosses[@]}"; do
+	results+=("$work/cross$i/result")
+done
+for r in "${results[@]}"; do
+	if [ -s "$r" ]; then
+		line=$(cat "$r")
+	else
+		line="FAIL $(dirname "$r"): no result"
+	fi
+	echo "$line"
+	case $line in
+	PASS*) passed=$((passed + 1)) ;;
+	*) failed=$((failed + 1)) ;;
+	esac
+done
+if [ "$failed" -eq 0 ] && [ "${KEEP:-0}" != 1 ]; then
+	rm -rf "$work"
+else
+	echo "(work directory kept: $work; $((SECONDS - start))s)"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
