@@ -503,6 +503,23 @@ static void place_target_count(struct analysis *an, int d)
 		an->plan[first].count = flags_live(an, first, FL_INC) ? CNT_SAFE : CNT_FAST;
 }
 
+/* The labels an indirect jump at statement i may reach that lie behind it (or in
+ * another section) become counting targets. */
+static void mark_indirect_targets(struct analysis *an, int i)
+{
+	const struct sym *fn = owner_at(an, i);
+	for (int k = 0; k < an->nsyms; k++) {
+		struct sym *t = &an->syms[k];
+		if (!t->addr_taken || t->is_func || t->def < 0 || an->sect[t->def] < 0 ||
+		    !an->sect_exec[an->sect[t->def]] || an->f->st[t->def].foreign)
+			continue;
+		if (fn && owner_at(an, t->def) != fn)
+			continue;
+		if (an->sect[t->def] != an->sect[i] || t->def < i)
+			t->count_target = true;
+	}
+}
+
 static void plan_site_count(struct analysis *an, int i)
 {
 	if (an->plan[i].count)
@@ -634,13 +651,23 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			break;
 		case IC_JMP:
 		case IC_JCC:
-			if (!t || !y || y->def < 0 || y->is_func) {
-				/* indirect or tail jump: unknown direction, may leave for foreign code.
-				 * Only a direct, unconditional one is surely a tail call and may
-				 * pass the token; an indirect one may be a switch. */
+			if (!t) {
+				/* Indirect: a switch, a computed goto, or a tail call through a
+				 * pointer. Its targets in this function are among the labels
+				 * whose address is taken; count at those behind it (or in
+				 * another section), as for a direct jump. A tail call needs no
+				 * count: a callee of ours counts on entry, and a foreign one
+				 * comes back only through a call or a callback, which count. It
+				 * may still leave, so publish the count (no token: it may be a
+				 * switch, which stays in this function). */
+				mark_indirect_targets(an, i);
+				an->plan[i].home_store = true;
+			} else if (!y || y->def < 0 || y->is_func) {
+				/* Tail jump: publish the count, and pass the token if it is
+				 * surely taken (a jcc may fall through and stay here). */
 				plan_site_count(an, i);
 				an->plan[i].home_store = true;
-				an->plan[i].token = t && s->info.cls == IC_JMP;
+				an->plan[i].token = s->info.cls == IC_JMP;
 			} else if (an->sect[y->def] != an->sect[i] || y->def < i) {
 				y->count_target = true;
 			}

@@ -375,17 +375,34 @@ static void indirect_jumps_count(void **state)
 	unit_load(&u, "\t.text\n"
 		      "\t.type\tf, @function\n"
 		      "f:\n"
+		      ".L1:\n"                      /* address taken, behind the jumps */
+		      "\tmovl\t$1, %eax\n"
+		      ".L3:\n"                      /* behind, but nobody takes its address */
+		      "\tmovl\t$3, %eax\n"
 		      "\tjmp\t*%rax\n"
 		      "\tnotrack jmp\t*.L4(,%rdi,8)\n"
-		      "\t.size\tf, .-f\n");
+		      ".L2:\n"                      /* address taken, ahead of the jumps */
+		      "\tmovl\t$2, %eax\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n"
+		      "\t.section\t.rodata\n"
+		      ".L4:\n"
+		      "\t.quad\t.L1\n"
+		      "\t.quad\t.L2\n");
 	assert_int_equal(u.rc, 0);
 	const char *jumps[] = {"jmp *%rax", "notrack jmp *.L4(,%rdi,8)"};
 	for (int k = 0; k < 2; k++) {
 		const struct stmt_plan *p = plan_of(&u, jumps[k]);
-		assert_int_not_equal(p->count, CNT_NONE);
-		assert_true(p->home_store);
-		assert_false(p->token); /* may be a switch: r15 must keep the count */
+		/* counted at the targets behind it, not at the jump */
+		assert_int_equal(p->count, CNT_NONE);
+		assert_true(p->home_store); /* it may be a tail call */
+		assert_false(p->token);     /* may be a switch: r15 must keep the count */
 	}
+	assert_true(sym_find(&u.an, ".L1")->count_target);
+	assert_int_equal(plan_of(&u, "movl $1, %eax")->count, CNT_FAST);
+	assert_false(sym_find(&u.an, ".L2")->count_target);
+	assert_false(sym_find(&u.an, ".L3")->count_target);
+	assert_false(sym_find(&u.an, ".L4")->count_target); /* the table is data */
 	assert_true(sym_find(&u.an, "f")->has_tail);
 	unit_free(&u);
 }
