@@ -3,9 +3,8 @@
  *
  * Instrumented code keeps the counter in %r15, counting down. Three ways lead here:
  *   __sic_overflow       the counter reached zero at a counting point
- *   __sic_foreign_entry  a function foreign code may call found %r15 != __sic_home
+ *   __sic_foreign_entry  a function foreign code may call found no token in %r15
  *                        on entry: its caller is not instrumented
- *   __sic_foreign_return ...and that function has returned
  * __sic_home holds the count whenever control is outside instrumented code, and an
  * instrumented caller passes RP_SIC_TOKEN in %r15 (sicpp/rewrite.h, SIC_TOKEN).
  */
@@ -89,16 +88,19 @@ __sic_overflow:
 	.cfi_endproc
 	.size	__sic_overflow, .-__sic_overflow
 
-/* Entered by jmp from a function's foreign-entry stub: -8(%rsp) holds the address of
- * the function's body, (%rsp) the foreign caller's return address and %r15 the
- * foreign caller's r15. Argument registers and stack arguments are untouched: the
- * return address is swapped in place for __sic_foreign_return. */
+/* Entered by jmp from a function's foreign-entry stub with the function's body in
+ * %r11, the foreign caller's return address at (%rsp) and its r15 in %r15. Moves
+ * {r15, return address, slot} to the side stack, pops the return address and calls
+ * the body in its place, so stack arguments stay where the body expects them and
+ * every return predicts; then gives the caller its r15 back and returns to it.
+ * While the body runs, unwinding stops here (the return address is on the side
+ * stack). Flags are dead on entry and on return, by the ABI. */
 	.p2align 4
 	.globl	__sic_foreign_entry
 	.type	__sic_foreign_entry, @function
 __sic_foreign_entry:
 	.cfi_startproc
-	movq	%r15, -16(%rsp)
+	movq	%r15, -8(%rsp)
 	movq	__sic_side_top(%rip), %r15
 	/* Entries whose slot is at or below ours belong to frames a longjmp left. */
 1:	cmpq	__sic_side_base(%rip), %r15
@@ -108,43 +110,36 @@ __sic_foreign_entry:
 	subq	$24, %r15
 	jmp	1b
 2:	cmpq	__sic_side_end(%rip), %r15
-	jae	9f
-	movq	-16(%rsp), %r11
-	movq	%r11, (%r15)
-	movq	(%rsp), %r11
-	movq	%r11, 8(%r15)
-	movq	%rsp, 16(%r15)
+	jae	8f
+	movq	%rsp, 16(%r15)		/* the slot */
+	pushq	-8(%rsp)		/* memory to memory: the foreign r15... */
+	.cfi_adjust_cfa_offset 8
+	popq	(%r15)
+	.cfi_adjust_cfa_offset -8
+	popq	8(%r15)			/* ...and the return address, off the stack */
+	.cfi_adjust_cfa_offset -8
+	.cfi_undefined rip
 	addq	$24, %r15
 	movq	%r15, __sic_side_top(%rip)
-	leaq	__sic_foreign_return(%rip), %r11
-	movq	%r11, (%rsp)
 	movq	__sic_home(%rip), %r15
-	jmp	*-8(%rsp)
-9:	jmp	rp_sic_side_overflow
-	.cfi_endproc
-	.size	__sic_foreign_entry, .-__sic_foreign_entry
-
-/* The body returned here (its ret stored the count in __sic_home): give the foreign
- * caller back its r15 and return to it. */
-	.p2align 4
-	.globl	__sic_foreign_return
-	.type	__sic_foreign_return, @function
-__sic_foreign_return:
-	.cfi_startproc
-	.cfi_undefined rip
+	call	*%r11
+	/* The body stored the count in __sic_home; r15 holds the token. Find our entry
+	 * by its slot (entries above it were left by a longjmp). */
 	movq	__sic_side_top(%rip), %r11
 	leaq	-8(%rsp), %r15
-1:	cmpq	__sic_side_base(%rip), %r11
+3:	cmpq	__sic_side_base(%rip), %r11
 	jbe	9f
 	subq	$24, %r11
 	cmpq	%r15, 16(%r11)
-	jne	1b
+	jne	3b
 	movq	%r11, __sic_side_top(%rip)
 	movq	(%r11), %r15
-	jmp	*8(%r11)
+	pushq	8(%r11)
+	ret
+8:	jmp	rp_sic_side_overflow
 9:	call	rp_sic_side_corrupt
 	.cfi_endproc
-	.size	__sic_foreign_return, .-__sic_foreign_return
+	.size	__sic_foreign_entry, .-__sic_foreign_entry
 
 /* uint64_t rp_sic_call(void *fn, uint64_t a, uint64_t b, uint64_t c):
  * call instrumented code from C with the counter in place. */

@@ -190,7 +190,6 @@ static void emit_stubs(struct rw *w)
 			/* At function entry: the frame is the CIE's, CFA = rsp + 8. */
 			fprintf(o, ".Lsic_fe_%d:\n\t.cfi_startproc\n", s->id);
 			fprintf(o, "\tleaq\t.Lsic_fb_%d(%%rip), %%r11\n", s->id);
-			fprintf(o, "\tmovq\t%%r11, -8(%%rsp)\n");
 			fprintf(o, "\tjmp\t" SIC_FOREIGN_ENTRY "\n\t.cfi_endproc\n");
 			continue;
 		}
