@@ -1,0 +1,164 @@
+/* log.h: the replay log: its writer and its reader (docs/log-format.md).
+ *
+ * A log is a header (what was recorded, and how) followed by checksummed blocks of
+ * compact records: PREEMPT (a time-slice preemption: thread, its count, its PC),
+ * TIMEOUT, INPUT, THREAD_END, and one END at the very end. Each block decodes on its
+ * own, so a log cut short by a crash or SIGKILL is readable up to its last whole block.
+ *
+ * Writer: every call returns 0, or -1 with errno set. The record calls, rp_log_flush
+ * and rp_log_maybe_flush never allocate and only call write(2), so they may run in a
+ * signal handler (the scheduler's timer tick), but the writer is not reentrant: a
+ * handler must not interrupt one writer call to make another (block that signal around
+ * calls made outside it; a reentrant call fails with EBUSY). rp_log_flush_from_signal
+ * is the exception: a crash handler may call it at any time.
+ *
+ * Reader: rp_log_open checks the header; rp_log_next returns records in order, then a
+ * status saying how the log ends. Messages are one line and name the file. */
+#ifndef RP_LOG_H
+#define RP_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_LOG_VERSION 1
+#define RP_LOG_BUILD_ID_MAX 64
+#define RP_LOG_ERRLEN 512
+
+/* Header flags. */
+#define RP_LOG_F_CHAOS 0x0001u /* recorded with the chaos (randomised) scheduler */
+
+/* Limits the writer enforces and the reader checks. */
+#define RP_LOG_HEADER_MAX (1u << 20)      /* header bytes, argv included */
+#define RP_LOG_INPUT_MAX 65536u           /* bytes in one INPUT record */
+#define RP_LOG_END_THREADS_MAX 8192u      /* (tid, count) pairs in END */
+#define RP_LOG_BLOCK_TARGET 4096u         /* a block is written when its payload reaches this */
+#define RP_LOG_BLOCK_MAX (256u << 10)     /* payload bytes in one block */
+#define RP_LOG_BLOCK_THREADS 256u         /* threads with PREEMPT records in one block */
+#define RP_LOG_FLUSH_INTERVAL_NS 1000000000ull /* rp_log_maybe_flush's default */
+
+enum rp_log_kind {
+	RP_LOG_PREEMPT = 1, /* tid was preempted at (count, pc) by the time slice */
+	RP_LOG_TIMEOUT,     /* tid's sleep or timed wait expired at scheduling point pos */
+	RP_LOG_INPUT,       /* what a recorded system call gave tid: input_kind + bytes */
+	RP_LOG_THREAD_END,  /* tid exited with this count */
+	RP_LOG_END,         /* the program ended: how, value, every thread's final count */
+};
+
+/* END's how. */
+#define RP_LOG_EXITED 0   /* value is the exit status */
+#define RP_LOG_SIGNALED 1 /* value is the terminating signal */
+
+struct rp_log_final {
+	uint32_t tid;
+	uint64_t count;
+};
+
+struct rp_log_record {
+	enum rp_log_kind kind;
+	uint32_t tid;       /* all kinds but END */
+	uint64_t count;     /* PREEMPT, THREAD_END: the thread's SIC count */
+	uint64_t pc;        /* PREEMPT: offset from the executable's load base */
+	uint64_t pos;       /* TIMEOUT: which scheduling decision (the caller's encoding) */
+	uint8_t input_kind; /* INPUT: what kind of value (the caller's codes) */
+	uint32_t len;       /* INPUT: bytes at data */
+	const uint8_t *data;
+	int how;            /* END: RP_LOG_EXITED or RP_LOG_SIGNALED */
+	int value;          /* END: exit status or signal number */
+	uint32_t nthreads;  /* END: pairs at threads */
+	const struct rp_log_final *threads;
+	/* data and threads belong to the reader and last until its next call. */
+};
+
+struct rp_log_header {
+	uint16_t version;       /* the reader fills it in; the writer writes RP_LOG_VERSION */
+	uint16_t flags;         /* RP_LOG_F_* */
+	uint64_t quantum_ns;    /* the time slice */
+	uint64_t seed;          /* the chaos scheduler's seed */
+	size_t build_id_len;    /* 0 when the executable has none */
+	uint8_t build_id[RP_LOG_BUILD_ID_MAX];
+	int argc;
+	const char *const *argv;
+};
+
+/* ---- writer ------------------------------------------------------------------- */
+
+struct rp_log_writer;
+
+struct rp_log_stats {
+	uint64_t records;      /* records written to blocks or waiting in the buffer */
+	uint64_t preempts;     /* of which PREEMPT */
+	uint64_t preempt_bits; /* bits the PREEMPT records took, block overhead not included */
+	uint64_t blocks;       /* blocks written */
+	uint64_t bytes;        /* bytes written to the file: header and blocks */
+};
+
+/* Create (truncate) path with O_APPEND|O_CLOEXEC and write the header. On failure
+ * returns -1 with errno set and a message in err. */
+int rp_log_create(const char *path, const struct rp_log_header *h,
+		  struct rp_log_writer **out, char *err, size_t errlen);
+/* The same on an open file descriptor (made O_APPEND and close-on-exec), which the
+ * writer owns from then on, also when this fails. */
+int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
+		     struct rp_log_writer **out, char *err, size_t errlen);
+
+int rp_log_preempt(struct rp_log_writer *w, uint32_t tid, uint64_t count, uint64_t pc);
+int rp_log_timeout(struct rp_log_writer *w, uint32_t tid, uint64_t pos);
+int rp_log_input(struct rp_log_writer *w, uint32_t tid, uint8_t input_kind,
+		 const void *data, size_t len);
+int rp_log_thread_end(struct rp_log_writer *w, uint32_t tid, uint64_t count);
+/* The last record: writes it and flushes. Every later record call fails (EINVAL). */
+int rp_log_end(struct rp_log_writer *w, int how, int value,
+	       const struct rp_log_final *threads, size_t nthreads);
+
+/* Write the records buffered so far as one block (nothing if there are none). */
+int rp_log_flush(struct rp_log_writer *w);
+/* Flush if records have been waiting for the flush interval or longer; call it often
+ * (at each preemption) with a monotonic clock, so a SIGKILL loses about a second. */
+int rp_log_maybe_flush(struct rp_log_writer *w, uint64_t now_ns);
+void rp_log_set_flush_interval(struct rp_log_writer *w, uint64_t ns);
+/* For a crash handler (SIGSEGV, SIGABRT, ...): write every complete record still in
+ * the buffer; async-signal-safe (write(2) only), keeps errno. If it interrupted a
+ * writer call, the writer is sealed afterwards: later calls fail (EIO) and write
+ * nothing, so no block is written twice. */
+void rp_log_flush_from_signal(struct rp_log_writer *w);
+/* Flush, close the file and free the writer. -1 if any write failed. */
+int rp_log_close(struct rp_log_writer *w);
+void rp_log_writer_stats(const struct rp_log_writer *w, struct rp_log_stats *st);
+
+/* The running executable's NT_GNU_BUILD_ID (buf holds RP_LOG_BUILD_ID_MAX bytes).
+ * 0 and *len set, or -1 (ENOENT) and *len = 0 when it has none. */
+int rp_log_self_build_id(uint8_t *buf, size_t *len);
+
+/* ---- reader ------------------------------------------------------------------- */
+
+struct rp_log_reader;
+
+enum rp_log_status {
+	RP_LOG_OK = 0,     /* *rec holds the next record */
+	RP_LOG_DONE,       /* the END record was returned before: the log is complete */
+	RP_LOG_TRUNCATED,  /* the log stops early (the recording was cut short); every
+			    * record before was good: replay up to here, then say so */
+	RP_LOG_CORRUPT,    /* a damaged block or record: stop; the message names it */
+	RP_LOG_IO_ERROR,   /* read(2) failed */
+};
+
+/* Open path and check its header. 0, or -1 with a message in err (not a log,
+ * unsupported version, truncated or corrupt header, cannot open). */
+int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t errlen);
+const struct rp_log_header *rp_log_header(const struct rp_log_reader *r);
+/* The next record. Once the status is not RP_LOG_OK it stays the same, and
+ * rp_log_error says why in one line. */
+enum rp_log_status rp_log_next(struct rp_log_reader *r, struct rp_log_record *rec);
+const char *rp_log_error(const struct rp_log_reader *r);
+/* Records returned so far. */
+uint64_t rp_log_records(const struct rp_log_reader *r);
+/* Compare the log's build-id with the running executable's: 0 if they match, -1 and
+ * a message if they differ, 1 and a message if either has none (cannot check). */
+int rp_log_check_build_id(const struct rp_log_reader *r, char *err, size_t errlen);
+void rp_log_close_reader(struct rp_log_reader *r);
+
+/* CRC-32 (IEEE 802.3, as zlib's crc32): crc = rp_log_crc32(0, p, n) for one buffer,
+ * or continue from a previous result. */
+uint32_t rp_log_crc32(uint32_t crc, const void *p, size_t n);
+
+#endif

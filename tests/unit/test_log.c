@@ -1,0 +1,1610 @@
+/* test_log: the replay log (libreplay/log.c, docs/log-format.md): round trips, record
+ * sizes on a synthetic loop-heavy workload, damaged and cut-short logs, crashes and
+ * SIGKILL while recording. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "log.h"
+
+/* ---- scratch files -------------------------------------------------------------- */
+
+static char scratch[256];
+
+static const char *scratch_path(const char *name)
+{
+	static char path[4][512];
+	static int turn;
+	if (!*scratch) {
+		struct stat st;
+		const char *base = stat("build", &st) == 0 && S_ISDIR(st.st_mode) ? "build/tests"
+										   : "/tmp";
+		mkdir(base, 0777);
+		snprintf(scratch, sizeof scratch, "%s/test_log-XXXXXX", base);
+		if (!mkdtemp(scratch))
+			fail_msg("mkdtemp %s: %s", scratch, strerror(errno));
+	}
+	turn = (turn + 1) % 4;
+	snprintf(path[turn], sizeof path[turn], "%s/%s", scratch, name);
+	return path[turn];
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
+	assert_non_null(p);
+	assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}
+
+static void spit(const char *path, const uint8_t *p, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A file in memory for the tests that read thousands of variants of a log: its
+ * /proc/self/fd path, rewritten by mem_spit. */
+static int mem_fd = -1;
+
+static const char *mem_path(void)
+{
+	static char path[64];
+	if (mem_fd < 0) {
+		mem_fd = memfd_create("test_log", MFD_CLOEXEC);
+		assert_true(mem_fd >= 0);
+		snprintf(path, sizeof path, "/proc/self/fd/%d", mem_fd);
+	}
+	return path;
+}
+
+static void mem_spit(const uint8_t *p, size_t len)
+{
+	mem_path();
+	assert_int_equal(ftruncate(mem_fd, 0), 0);
+	assert_int_equal(pwrite(mem_fd, p, len, 0), (ssize_t)len);
+}
+
+/* ---- a small PRNG (splitmix64) ------------------------------------------------------ */
+
+static uint64_t rnd_next(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static uint64_t rnd_below(uint64_t *s, uint64_t n)
+{
+	return rnd_next(s) % n;
+}
+
+/* Uniform in [0, 1). */
+static double rnd_unit(uint64_t *s)
+{
+	return (double)(rnd_next(s) >> 11) / 9007199254740992.0;
+}
+
+/* About normal, mean 0, variance 1 (the sum of 12 uniforms; no libm). */
+static double rnd_normal(uint64_t *s)
+{
+	double x = -6;
+	for (int i = 0; i < 12; i++)
+		x += rnd_unit(s);
+	return x;
+}
+
+/* ---- records we expect ---------------------------------------------------------------- */
+
+struct xlog {
+	struct rp_log_record *v;
+	size_t n, cap;
+};
+
+static void xlog_push(struct xlog *x, const struct rp_log_record *r)
+{
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 64;
+		x->v = realloc(x->v, x->cap * sizeof *x->v);
+		assert_non_null(x->v);
+	}
+	struct rp_log_record *c = &x->v[x->n++];
+	*c = *r;
+	if (r->kind == RP_LOG_INPUT) {
+		uint8_t *d = malloc(r->len + 1);
+		assert_non_null(d);
+		if (r->len)
+			memcpy(d, r->data, r->len);
+		c->data = d;
+	}
+	if (r->kind == RP_LOG_END) {
+		struct rp_log_final *t = malloc((r->nthreads + 1) * sizeof *t);
+		assert_non_null(t);
+		if (r->nthreads)
+			memcpy(t, r->threads, r->nthreads * sizeof *t);
+		c->threads = t;
+	}
+}
+
+static void xlog_free(struct xlog *x)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		free((void *)x->v[i].data);
+		free((void *)x->v[i].threads);
+	}
+	free(x->v);
+	memset(x, 0, sizeof *x);
+}
+
+static void push_preempt(struct xlog *x, uint32_t tid, uint64_t count, uint64_t pc)
+{
+	struct rp_log_record r = {.kind = RP_LOG_PREEMPT, .tid = tid, .count = count, .pc = pc};
+	xlog_push(x, &r);
+}
+
+static void push_timeout(struct xlog *x, uint32_t tid, uint64_t pos)
+{
+	struct rp_log_record r = {.kind = RP_LOG_TIMEOUT, .tid = tid, .pos = pos};
+	xlog_push(x, &r);
+}
+
+static void push_input(struct xlog *x, uint32_t tid, uint8_t kind, const void *data,
+		       uint32_t len)
+{
+	struct rp_log_record r = {.kind = RP_LOG_INPUT, .tid = tid, .input_kind = kind,
+				  .len = len, .data = data};
+	xlog_push(x, &r);
+}
+
+static void push_thread_end(struct xlog *x, uint32_t tid, uint64_t count)
+{
+	struct rp_log_record r = {.kind = RP_LOG_THREAD_END, .tid = tid, .count = count};
+	xlog_push(x, &r);
+}
+
+static void push_end(struct xlog *x, int how, int value, const struct rp_log_final *t,
+		     uint32_t n)
+{
+	struct rp_log_record r = {.kind = RP_LOG_END, .how = how, .value = value,
+				  .nthreads = n, .threads = t};
+	xlog_push(x, &r);
+}
+
+static bool same_record(const struct rp_log_record *a, const struct rp_log_record *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case RP_LOG_PREEMPT:
+		return a->tid == b->tid && a->count == b->count && a->pc == b->pc;
+	case RP_LOG_TIMEOUT:
+		return a->tid == b->tid && a->pos == b->pos;
+	case RP_LOG_INPUT:
+		return a->tid == b->tid && a->input_kind == b->input_kind && a->len == b->len &&
+		       memcmp(a->data, b->data, a->len) == 0;
+	case RP_LOG_THREAD_END:
+		return a->tid == b->tid && a->count == b->count;
+	case RP_LOG_END:
+		if (a->how != b->how || a->value != b->value || a->nthreads != b->nthreads)
+			return false;
+		for (uint32_t i = 0; i < a->nthreads; i++)
+			if (a->threads[i].tid != b->threads[i].tid ||
+			    a->threads[i].count != b->threads[i].count)
+				return false;
+		return true;
+	}
+	return false;
+}
+
+static int write_record(struct rp_log_writer *w, const struct rp_log_record *r)
+{
+	switch (r->kind) {
+	case RP_LOG_PREEMPT:
+		return rp_log_preempt(w, r->tid, r->count, r->pc);
+	case RP_LOG_TIMEOUT:
+		return rp_log_timeout(w, r->tid, r->pos);
+	case RP_LOG_INPUT:
+		return rp_log_input(w, r->tid, r->input_kind, r->data, r->len);
+	case RP_LOG_THREAD_END:
+		return rp_log_thread_end(w, r->tid, r->count);
+	case RP_LOG_END:
+		return rp_log_end(w, r->how, r->value, r->threads, r->nthreads);
+	}
+	return -1;
+}
+
+/* ---- writing and reading whole logs ----------------------------------------------- */
+
+static const char *test_argv[] = {"./app", "--threads", "8", "", "a b\tc"};
+
+static struct rp_log_header test_header(void)
+{
+	struct rp_log_header h = {
+		.flags = RP_LOG_F_CHAOS,
+		.quantum_ns = 1000000,
+		.seed = UINT64_C(0xdeadbeefcafef00d),
+		.build_id_len = 20,
+		.argc = 5,
+		.argv = test_argv,
+	};
+	for (int i = 0; i < 20; i++)
+		h.build_id[i] = (uint8_t)(0xa0 + i);
+	return h;
+}
+
+static struct rp_log_writer *create_or_fail(const char *path, const struct rp_log_header *h)
+{
+	struct rp_log_writer *w;
+	char err[RP_LOG_ERRLEN] = "";
+	if (rp_log_create(path, h, &w, err, sizeof err) < 0)
+		fail_msg("rp_log_create: %s", err);
+	return w;
+}
+
+/* Write x to path, flushing a block after every flush_every records (0: never by hand). */
+static void write_log(const char *path, const struct xlog *x, size_t flush_every)
+{
+	struct rp_log_header h = test_header();
+	struct rp_log_writer *w = create_or_fail(path, &h);
+	for (size_t i = 0; i < x->n; i++) {
+		assert_int_equal(write_record(w, &x->v[i]), 0);
+		if (flush_every && (i + 1) % flush_every == 0)
+			assert_int_equal(rp_log_flush(w), 0);
+	}
+	assert_int_equal(rp_log_close(w), 0);
+}
+
+struct readback {
+	int opened;               /* rp_log_open succeeded */
+	enum rp_log_status status;
+	struct xlog got;
+	char msg[RP_LOG_ERRLEN];
+};
+
+static void read_log(const char *path, struct readback *rb)
+{
+	struct rp_log_reader *r;
+	struct rp_log_record rec;
+	memset(rb, 0, sizeof *rb);
+	if (rp_log_open(path, &r, rb->msg, sizeof rb->msg) < 0)
+		return;
+	rb->opened = 1;
+	while ((rb->status = rp_log_next(r, &rec)) == RP_LOG_OK)
+		xlog_push(&rb->got, &rec);
+	/* the status sticks */
+	assert_int_equal(rp_log_next(r, &rec), rb->status);
+	assert_int_equal(rp_log_records(r), rb->got.n);
+	snprintf(rb->msg, sizeof rb->msg, "%s", rp_log_error(r));
+	rp_log_close_reader(r);
+}
+
+/* got is the first n records of want. */
+static void assert_prefix(const struct xlog *got, const struct xlog *want, size_t n)
+{
+	if (got->n != n)
+		fail_msg("read %zu records, expected %zu", got->n, n);
+	for (size_t i = 0; i < n; i++)
+		if (!same_record(&got->v[i], &want->v[i]))
+			fail_msg("record %zu differs (kind %d vs %d)", i + 1, got->v[i].kind,
+				 want->v[i].kind);
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("'%s' does not contain '%s'", hay, needle);
+}
+
+/* Where each block ends and how many records the blocks up to it hold, read from the
+ * block headers (docs/log-format.md) without the reader. */
+struct layout {
+	size_t hlen, nblocks;
+	size_t end[512];
+	size_t records[512]; /* records in blocks 1..i+1 */
+};
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> 8 * i);
+}
+
+static void layout_of(const uint8_t *p, size_t len, struct layout *l)
+{
+	memset(l, 0, sizeof *l);
+	l->hlen = le32(p + 12);
+	size_t at = l->hlen, recs = 0;
+	while (at + 24 <= len && l->nblocks < 512) {
+		assert_memory_equal(p + at, "RPBK", 4);
+		recs += le32(p + at + 12);
+		at += 24 + le32(p + at + 8);
+		l->end[l->nblocks] = at;
+		l->records[l->nblocks] = recs;
+		l->nblocks++;
+	}
+	assert_int_equal(at, len);
+}
+
+/* Records in the blocks that end at or before offset. */
+static size_t records_before(const struct layout *l, size_t offset)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->nblocks && l->end[i] <= offset; i++)
+		n = l->records[i];
+	return n;
+}
+
+/* 1-based number of the block that holds offset. */
+static size_t block_at(const struct layout *l, size_t offset)
+{
+	size_t i = 0;
+	while (i < l->nblocks && l->end[i] <= offset)
+		i++;
+	return i + 1;
+}
+
+/* A small log with every kind of record over several blocks. */
+static uint8_t blob8[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+static void small_log(struct xlog *x)
+{
+	uint64_t s = 7;
+	uint64_t count[4] = {0};
+	for (int i = 0; i < 40; i++) {
+		uint32_t tid = (uint32_t)(i % 4) + 1;
+		count[tid - 1] += 100000 + rnd_below(&s, 3000);
+		push_preempt(x, tid, count[tid - 1], 0x1200 + rnd_below(&s, 200));
+		if (i % 9 == 4)
+			push_timeout(x, tid, count[tid - 1] + 5);
+		if (i % 11 == 6)
+			push_input(x, tid, 3, blob8, (uint32_t)(i % 9));
+	}
+	push_thread_end(x, 4, count[3]);
+	struct rp_log_final fin[3] = {{1, count[0]}, {2, count[1]}, {3, count[2]}};
+	push_end(x, RP_LOG_EXITED, 0, fin, 3);
+}
+
+/* ---- CRC ------------------------------------------------------------------------------ */
+
+static void crc32_matches_the_standard(void **state)
+{
+	assert_int_equal(rp_log_crc32(0, "123456789", 9), 0xcbf43926u);
+	assert_int_equal(rp_log_crc32(0, "", 0), 0);
+	uint32_t c = rp_log_crc32(0, "1234", 4);
+	assert_int_equal(rp_log_crc32(c, "56789", 5), 0xcbf43926u);
+}
+
+/* ---- round trips ------------------------------------------------------------------------ */
+
+static void round_trip_every_kind(void **state)
+{
+	struct xlog x = {0};
+	static uint8_t big[RP_LOG_INPUT_MAX];
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (uint8_t)(i * 7 + 3);
+	push_preempt(&x, 1, 12345, 0x1130);
+	push_preempt(&x, 2, 0, 0);
+	push_preempt(&x, 1, 12345 + 100000, 0x1134);          /* first advance */
+	push_preempt(&x, 1, 12345 + 200000, 0x1134);          /* same advance, same PC */
+	push_preempt(&x, 1, 12345 + 300017, 0x1100);          /* near, backwards PC */
+	push_preempt(&x, 1, 12345 + 900000, 0x48000);         /* far count, far PC */
+	push_preempt(&x, 1, 12345 + 1000010, 0x1108);         /* back near the old PC */
+	push_preempt(&x, 2, UINT64_MAX, UINT64_MAX);          /* extremes */
+	push_preempt(&x, 2, 5, 0);                            /* counts wrap */
+	push_preempt(&x, UINT32_MAX, UINT64_C(1) << 62, 0x7fffffff);
+	push_preempt(&x, UINT32_MAX, (UINT64_C(1) << 62) + 1, 0x7fffffff);
+	push_timeout(&x, 3, 0);
+	push_timeout(&x, 0, UINT64_MAX);
+	push_input(&x, 1, 0, NULL, 0);
+	push_input(&x, 1, 1, blob8, 1);
+	push_input(&x, 2, 255, blob8, 8);
+	push_input(&x, 7, 2, big, sizeof big);
+	push_thread_end(&x, 2, 77);
+	push_thread_end(&x, UINT32_MAX, UINT64_MAX);
+	push_preempt(&x, 1, 12345 + 1100010, 0x1108);
+	struct rp_log_final fin[3] = {{1, 12345 + 1100010}, {3, 9}, {UINT32_MAX, UINT64_MAX}};
+	push_end(&x, RP_LOG_SIGNALED, 11, fin, 3);
+
+	const char *path = scratch_path("every_kind.log");
+	write_log(path, &x, 0);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_true(rb.opened);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	assert_prefix(&rb.got, &x, x.n);
+	xlog_free(&rb.got);
+
+	/* the header */
+	struct rp_log_reader *r;
+	char err[RP_LOG_ERRLEN];
+	assert_int_equal(rp_log_open(path, &r, err, sizeof err), 0);
+	const struct rp_log_header *h = rp_log_header(r);
+	struct rp_log_header want = test_header();
+	assert_int_equal(h->version, RP_LOG_VERSION);
+	assert_int_equal(h->flags, RP_LOG_F_CHAOS);
+	assert_true(h->quantum_ns == want.quantum_ns);
+	assert_true(h->seed == want.seed);
+	assert_int_equal(h->build_id_len, 20);
+	assert_memory_equal(h->build_id, want.build_id, 20);
+	assert_int_equal(h->argc, 5);
+	for (int i = 0; i < 5; i++)
+		assert_string_equal(h->argv[i], test_argv[i]);
+	assert_null(h->argv[5]);
+	rp_log_close_reader(r);
+	xlog_free(&x);
+}
+
+static void round_trip_random(void **state)
+{
+	uint64_t s = 42;
+	static uint8_t data[300];
+	for (int iter = 0; iter < 200; iter++) {
+		struct xlog x = {0};
+		uint64_t count[40] = {0}, pc[40] = {0};
+		size_t n = 1 + rnd_below(&s, 600);
+		uint32_t nthreads = 1 + (uint32_t)rnd_below(&s, 40);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t t = (uint32_t)rnd_below(&s, nthreads);
+			uint64_t k = rnd_below(&s, 100);
+			if (k < 80) {
+				/* any advance: small, typical, huge, backwards */
+				uint64_t m = rnd_below(&s, 4);
+				count[t] += m == 0 ? rnd_below(&s, 10)
+					    : m == 1 ? 50000 + rnd_below(&s, 1000)
+					    : m == 2 ? rnd_next(&s) >> rnd_below(&s, 64)
+						     : (uint64_t)-(int64_t)rnd_below(&s, 1000);
+				pc[t] = rnd_below(&s, 3) ? pc[t] + rnd_below(&s, 64) - 32
+							 : rnd_next(&s) >> rnd_below(&s, 64);
+				push_preempt(&x, t * 3 + 1, count[t], pc[t]);
+			} else if (k < 88) {
+				push_timeout(&x, t, rnd_next(&s) >> rnd_below(&s, 64));
+			} else if (k < 95) {
+				uint32_t len = (uint32_t)rnd_below(&s, sizeof data);
+				for (uint32_t j = 0; j < len; j++)
+					data[j] = (uint8_t)rnd_next(&s);
+				push_input(&x, t, (uint8_t)rnd_next(&s), data, len);
+			} else {
+				push_thread_end(&x, t, count[t]);
+			}
+		}
+		struct rp_log_final fin[40];
+		for (uint32_t t = 0; t < nthreads; t++)
+			fin[t] = (struct rp_log_final){t * 3 + 1, count[t]};
+		push_end(&x, (int)rnd_below(&s, 2), (int)rnd_below(&s, 256), fin, nthreads);
+
+		const char *path = scratch_path("random.log");
+		write_log(path, &x, rnd_below(&s, 2) ? 1 + rnd_below(&s, 50) : 0);
+		struct readback rb;
+		read_log(path, &rb);
+		assert_true(rb.opened);
+		if (rb.status != RP_LOG_DONE)
+			fail_msg("iteration %d: %s", iter, rb.msg);
+		assert_prefix(&rb.got, &x, x.n);
+		xlog_free(&rb.got);
+		xlog_free(&x);
+	}
+}
+
+/* More threads than a block's table holds: the writer starts a new block. */
+static void many_threads_round_trip(void **state)
+{
+	struct xlog x = {0};
+	for (int round = 1; round <= 3; round++)
+		for (uint32_t t = 0; t < 1000; t++)
+			push_preempt(&x, t * 17, (uint64_t)round * 1000 + t, 0x2000 + t);
+	push_end(&x, RP_LOG_EXITED, 3, NULL, 0);
+	const char *path = scratch_path("threads.log");
+	write_log(path, &x, 0);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	assert_prefix(&rb.got, &x, x.n);
+	size_t len;
+	uint8_t *p = slurp(path, &len);
+	struct layout l;
+	layout_of(p, len, &l);
+	assert_true(l.nblocks >= 3000 / RP_LOG_BLOCK_THREADS);
+	free(p);
+	xlog_free(&rb.got);
+	xlog_free(&x);
+}
+
+/* END with as many threads as allowed, in a block of its own size. */
+static void big_end_record(void **state)
+{
+	struct xlog x = {0};
+	static struct rp_log_final fin[RP_LOG_END_THREADS_MAX];
+	for (uint32_t i = 0; i < RP_LOG_END_THREADS_MAX; i++)
+		fin[i] = (struct rp_log_final){UINT32_MAX - i, UINT64_MAX - i};
+	push_preempt(&x, 1, 1, 1);
+	push_end(&x, RP_LOG_EXITED, 0, fin, RP_LOG_END_THREADS_MAX);
+	const char *path = scratch_path("bigend.log");
+	write_log(path, &x, 0);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	assert_prefix(&rb.got, &x, x.n);
+	xlog_free(&rb.got);
+	xlog_free(&x);
+}
+
+static void writer_refuses_bad_calls(void **state)
+{
+	struct rp_log_header h = test_header();
+	struct rp_log_writer *w = create_or_fail(scratch_path("refuse.log"), &h);
+	static uint8_t big[RP_LOG_INPUT_MAX + 1];
+	errno = 0;
+	assert_int_equal(rp_log_input(w, 1, 0, big, sizeof big), -1);
+	assert_int_equal(errno, E2BIG);
+	assert_int_equal(rp_log_end(w, 7, 0, NULL, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	struct rp_log_final one = {1, 1};
+	assert_int_equal(rp_log_end(w, RP_LOG_EXITED, 0, &one, RP_LOG_END_THREADS_MAX + 1), -1);
+	assert_int_equal(errno, E2BIG);
+	assert_int_equal(rp_log_end(w, RP_LOG_EXITED, 0, NULL, 0), 0);
+	assert_int_equal(rp_log_preempt(w, 1, 2, 3), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(rp_log_flush(w), 0);
+	assert_int_equal(rp_log_close(w), 0);
+
+	/* a header too big to write */
+	static const char *huge_argv[1];
+	static char huge[RP_LOG_HEADER_MAX];
+	memset(huge, 'x', sizeof huge - 1);
+	huge_argv[0] = huge;
+	h.argc = 1;
+	h.argv = huge_argv;
+	char err[RP_LOG_ERRLEN] = "";
+	assert_int_equal(rp_log_create(scratch_path("huge.log"), &h, &w, err, sizeof err), -1);
+	assert_int_equal(errno, E2BIG);
+	assert_contains(err, "cannot write this header");
+}
+
+/* Writes that fail are reported, by the call that made them and every later one. */
+static void writer_reports_write_errors(void **state)
+{
+	struct rp_log_header h = test_header();
+	struct rp_log_writer *w;
+	char err[RP_LOG_ERRLEN] = "";
+	if (access("/dev/full", W_OK) != 0)
+		skip();
+	assert_int_equal(rp_log_create("/dev/full", &h, &w, err, sizeof err), -1);
+	assert_int_equal(errno, ENOSPC);
+	assert_string_equal(err, "/dev/full: cannot write the header: No space left on device");
+
+	/* the header goes to a pipe, the first block to a full device */
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	int fd = dup(fds[1]);
+	assert_int_equal(rp_log_create_fd(fd, "pipe", &h, &w, err, sizeof err), 0);
+	int full = open("/dev/full", O_WRONLY);
+	assert_true(full >= 0);
+	dup2(full, fd);
+	close(full);
+	assert_int_equal(rp_log_preempt(w, 1, 2, 3), 0);
+	assert_int_equal(rp_log_flush(w), -1);
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(rp_log_preempt(w, 1, 4, 3), -1);
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(rp_log_close(w), -1);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* ---- sizes ----------------------------------------------------------------------------- */
+
+static uint64_t preempt_bits_of(struct rp_log_writer *w)
+{
+	struct rp_log_stats st;
+	rp_log_writer_stats(w, &st);
+	return st.preempt_bits;
+}
+
+/* The codes' sizes for the cases they were made for (docs/log-format.md). */
+static void delta_code_sizes(void **state)
+{
+	struct rp_log_header h = test_header();
+	struct rp_log_writer *w = create_or_fail(scratch_path("sizes.log"), &h);
+	uint64_t before, count = 1000;
+
+	/* a thread new to the block: eg(rank) + eg(tid) + num(count) + num(pc) */
+	before = preempt_bits_of(w);
+	assert_int_equal(rp_log_preempt(w, 1, count, 0x1234), 0);
+	assert_int_equal(preempt_bits_of(w) - before, 1 + 3 + (6 + 10) + (6 + 13));
+
+	/* a steady thread: same advance, same PC: 5 bits once k has come down to 0 */
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(rp_log_preempt(w, 1, count += 100000, 0x1234), 0);
+	before = preempt_bits_of(w);
+	assert_int_equal(rp_log_preempt(w, 1, count += 100000, 0x1234), 0);
+	assert_int_equal(preempt_bits_of(w) - before, 5);
+
+	/* time slices up to 1 % off, PCs within 40 bytes of a loop head: 3 bytes */
+	uint64_t s = 3;
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(rp_log_preempt(w, 1, count += 99000 + rnd_below(&s, 2001),
+						0x1234 + rnd_below(&s, 41)),
+				 0);
+	before = preempt_bits_of(w);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(rp_log_preempt(w, 1, count += 99000 + rnd_below(&s, 2001),
+						0x1234 + rnd_below(&s, 41)),
+				 0);
+	print_message("steady thread, 1%% jitter, PCs in 40 bytes: %.1f bits per PREEMPT\n",
+		      (double)(preempt_bits_of(w) - before) / 1000);
+	assert_true(preempt_bits_of(w) - before <= 1000 * 24);
+	assert_int_equal(rp_log_close(w), 0);
+}
+
+/* The synthetic workload: a loop-heavy program recorded with a 1 ms quantum.
+ *   threads    8, round robin over the runnable ones; every record, with 3 %
+ *              chance, another thread blocks for 1..20 records (skipped meanwhile)
+ *   counts     thread i advances rate[i] per quantum, rates spread evenly on a log
+ *              scale over 1e4..1e6, times 1 + jitter * N(0,1); 5 % of the ticks
+ *              came late (2 quanta), 5 % after a wait (0.1..3 quanta)
+ *   PCs        a 256 KiB text of 1..7-byte instructions, 4 hot loops of 50
+ *              instructions (2 threads each); 90 % of the preemptions land on one
+ *              of the thread's loop's instructions, 10 % anywhere in the text
+ * Variants: more jitter, a random scheduler (chaos), and advances uniform in
+ * 1e4..1e6 with no regularity at all (a worst case). */
+struct workload {
+	const char *name;
+	double jitter;
+	bool chaos, uniform;
+};
+
+#define TEXT_PCS 70000
+#define LOOP_LEN 50
+
+struct wl_state {
+	uint64_t s;
+	uint64_t text[TEXT_PCS];
+	size_t ntext;
+	uint64_t loop[4][LOOP_LEN];
+	double rate[8];
+	uint64_t count[8];
+	int blocked[8];
+	int cur;
+};
+
+static void wl_init(struct wl_state *g, uint64_t seed)
+{
+	static const int ilen[] = {1, 2, 3, 3, 4, 4, 4, 5, 5, 6, 7};
+	memset(g, 0, sizeof *g);
+	g->s = seed;
+	for (uint64_t a = 0x1000; a < 0x1000 + (256 << 10) && g->ntext < TEXT_PCS;
+	     a += (uint64_t)ilen[rnd_below(&g->s, 11)])
+		g->text[g->ntext++] = a;
+	for (int l = 0; l < 4; l++) {
+		size_t at = rnd_below(&g->s, g->ntext - LOOP_LEN);
+		memcpy(g->loop[l], &g->text[at], sizeof g->loop[l]);
+	}
+	double r = 1e4;
+	for (int t = 0; t < 8; t++, r *= 1.9306977) /* 100^(1/7) */
+		g->rate[t] = r;
+}
+
+static void wl_next(struct wl_state *g, const struct workload *wl, uint32_t *tid,
+		    uint64_t *count, uint64_t *pc)
+{
+	int t = g->cur;
+	double q, u = rnd_unit(&g->s);
+	if (wl->uniform)
+		q = (1e4 + rnd_unit(&g->s) * (1e6 - 1e4)) / g->rate[t];
+	else if (u < 0.05)
+		q = 2 + wl->jitter * rnd_normal(&g->s);
+	else if (u < 0.10)
+		q = 0.1 + 2.9 * rnd_unit(&g->s);
+	else
+		q = 1 + wl->jitter * rnd_normal(&g->s);
+	g->count[t] += (uint64_t)(g->rate[t] * q) + 1;
+	*tid = (uint32_t)t + 1;
+	*count = g->count[t];
+	*pc = rnd_below(&g->s, 10) ? g->loop[t % 4][rnd_below(&g->s, LOOP_LEN)]
+				   : g->text[rnd_below(&g->s, g->ntext)];
+
+	for (int i = 0; i < 8; i++)
+		if (g->blocked[i])
+			g->blocked[i]--;
+	if (rnd_below(&g->s, 100) < 3) {
+		int b = (int)rnd_below(&g->s, 8);
+		if (b != t)
+			g->blocked[b] = 1 + (int)rnd_below(&g->s, 20);
+	}
+	if (wl->chaos) {
+		g->cur = (int)rnd_below(&g->s, 8);
+		return;
+	}
+	do
+		g->cur = (g->cur + 1) % 8;
+	while (g->blocked[g->cur] && g->cur != t);
+}
+
+static unsigned varint_len(uint64_t v)
+{
+	unsigned n = 1;
+	while (v >= 128) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* The plain byte scheme, for comparison: a tag byte (kind and tid), varint count
+ * advance, zigzag varint PC delta (or varint PC offset); reset at each block. */
+struct varint_model {
+	uint64_t count[8], pc[8];
+	bool seen[8];
+	uint64_t bytes_delta, bytes_offset;
+};
+
+static void varint_add(struct varint_model *v, uint32_t tid, uint64_t count, uint64_t pc)
+{
+	int t = (int)tid - 1;
+	v->bytes_delta += 1;
+	v->bytes_offset += 1 + varint_len(pc);
+	if (!v->seen[t]) {
+		v->bytes_delta += varint_len(count) + varint_len(pc);
+		v->bytes_offset += varint_len(count);
+	} else {
+		int64_t d = (int64_t)(pc - v->pc[t]);
+		uint64_t z = d < 0 ? ((uint64_t)-d << 1) - 1 : (uint64_t)d << 1;
+		v->bytes_delta += varint_len(count - v->count[t]) + varint_len(z);
+		v->bytes_offset += varint_len(count - v->count[t]);
+	}
+	v->seen[t] = true;
+	v->count[t] = count;
+	v->pc[t] = pc;
+}
+
+#define WL_RECORDS 200000
+
+/* Record the workload into path; bytes per PREEMPT, file size over records. */
+static double record_workload(const struct workload *wl, const char *path, double *varint_delta,
+			      double *varint_offset, double *coded)
+{
+	static struct wl_state g;
+	static struct varint_model vm;
+	struct rp_log_header h = test_header();
+	struct rp_log_writer *w = create_or_fail(path, &h);
+	struct rp_log_stats st0, st;
+	uint64_t now = 0, blocks = 0;
+	rp_log_writer_stats(w, &st0);
+	wl_init(&g, 1234);
+	memset(&vm, 0, sizeof vm);
+	for (int i = 0; i < WL_RECORDS; i++) {
+		uint32_t tid;
+		uint64_t count, pc;
+		wl_next(&g, wl, &tid, &count, &pc);
+		assert_int_equal(rp_log_preempt(w, tid, count, pc), 0);
+		assert_int_equal(rp_log_maybe_flush(w, now += h.quantum_ns), 0);
+		rp_log_writer_stats(w, &st);
+		if (st.blocks != blocks) {
+			/* the comparison scheme resets where ours did */
+			memset(vm.seen, 0, sizeof vm.seen);
+			blocks = st.blocks;
+		}
+		varint_add(&vm, tid, count, pc);
+	}
+	assert_int_equal(rp_log_flush(w), 0);
+	rp_log_writer_stats(w, &st);
+	assert_int_equal(rp_log_close(w), 0);
+	*varint_delta = (double)vm.bytes_delta / WL_RECORDS;
+	*varint_offset = (double)vm.bytes_offset / WL_RECORDS;
+	*coded = (double)st.preempt_bits / 8 / WL_RECORDS;
+	return (double)(st.bytes - st0.bytes) / WL_RECORDS;
+}
+
+static void bytes_per_preemption(void **state)
+{
+	static const struct workload wls[] = {
+		{"loop-heavy, 2% jitter (asserted)", 0.02, false, false},
+		{"loop-heavy, 0.5% jitter", 0.005, false, false},
+		{"loop-heavy, 5% jitter", 0.05, false, false},
+		{"loop-heavy, 2% jitter, chaos scheduler", 0.02, true, false},
+		{"advances uniform in 1e4..1e6 (worst case)", 0.02, false, true},
+	};
+	print_message("%-44s %9s %9s %12s %12s\n", "workload (200000 preemptions)", "bytes",
+		      "records", "varint+pcd", "varint+pco");
+	for (size_t i = 0; i < sizeof wls / sizeof wls[0]; i++) {
+		double vd, vo, coded;
+		const char *path = scratch_path("workload.log");
+		double per = record_workload(&wls[i], path, &vd, &vo, &coded);
+		print_message("%-44s %9.3f %9.3f %12.3f %12.3f\n", wls[i].name, per, coded, vd,
+			      vo);
+		if (i == 0) {
+			/* the log reads back as recorded */
+			static struct wl_state g;
+			struct rp_log_reader *r;
+			struct rp_log_record rec;
+			char err[RP_LOG_ERRLEN];
+			wl_init(&g, 1234);
+			assert_int_equal(rp_log_open(path, &r, err, sizeof err), 0);
+			for (int k = 0; k < WL_RECORDS; k++) {
+				uint32_t tid;
+				uint64_t count, pc;
+				wl_next(&g, &wls[0], &tid, &count, &pc);
+				assert_int_equal(rp_log_next(r, &rec), RP_LOG_OK);
+				assert_int_equal(rec.tid, tid);
+				assert_true(rec.count == count && rec.pc == pc);
+			}
+			assert_int_equal(rp_log_next(r, &rec), RP_LOG_TRUNCATED);
+			rp_log_close_reader(r);
+			assert_true(per <= 4.0);
+		}
+	}
+	print_message("(bytes: file bytes per preemption, block headers included; records: "
+		      "the records alone; varint+pcd/pco: a byte-aligned varint scheme with "
+		      "PC deltas / PC offsets)\n");
+}
+
+/* ---- damage ---------------------------------------------------------------------------- */
+
+static void make_small_log(const char *path, struct xlog *x, uint8_t **bytes, size_t *len,
+			   struct layout *l)
+{
+	memset(x, 0, sizeof *x);
+	small_log(x);
+	write_log(path, x, 7);
+	*bytes = slurp(path, len);
+	layout_of(*bytes, *len, l);
+	assert_true(l->nblocks >= 5);
+}
+
+static void truncation_at_every_offset(void **state)
+{
+	struct xlog x;
+	uint8_t *p;
+	size_t len;
+	struct layout l;
+	make_small_log(scratch_path("small.log"), &x, &p, &len, &l);
+	const char *cut = mem_path();
+	for (size_t at = 0; at <= len; at++) {
+		struct readback rb;
+		mem_spit(p, at);
+		read_log(cut, &rb);
+		if (at < l.hlen) {
+			assert_false(rb.opened);
+			assert_contains(rb.msg, "truncated header");
+			continue;
+		}
+		assert_true(rb.opened);
+		size_t n = records_before(&l, at);
+		assert_prefix(&rb.got, &x, n);
+		if (at == len) {
+			assert_int_equal(rb.status, RP_LOG_DONE);
+		} else {
+			char want[128];
+			assert_int_equal(rb.status, RP_LOG_TRUNCATED);
+			snprintf(want, sizeof want,
+				 "%s: log ends early (recording was cut short after record %zu): ",
+				 cut, n);
+			assert_contains(rb.msg, want);
+		}
+		xlog_free(&rb.got);
+	}
+	free(p);
+	xlog_free(&x);
+}
+
+static void byte_flips_at_every_offset(void **state)
+{
+	struct xlog x;
+	uint8_t *p;
+	size_t len;
+	struct layout l;
+	uint64_t s = 99;
+	make_small_log(scratch_path("small.log"), &x, &p, &len, &l);
+	const char *bad = mem_path();
+	for (size_t at = 0; at < len; at++) {
+		struct readback rb;
+		uint8_t old = p[at];
+		p[at] ^= (uint8_t)(1 + rnd_below(&s, 255));
+		mem_spit(p, len);
+		p[at] = old;
+		read_log(bad, &rb);
+		if (at < l.hlen) {
+			assert_false(rb.opened);
+			continue;
+		}
+		assert_true(rb.opened);
+		size_t b = block_at(&l, at);
+		char want[64];
+		snprintf(want, sizeof want, "corrupt block %zu at byte ", b);
+		assert_int_equal(rb.status, RP_LOG_CORRUPT);
+		assert_contains(rb.msg, want);
+		assert_prefix(&rb.got, &x, records_before(&l, at));
+		xlog_free(&rb.got);
+	}
+	free(p);
+	xlog_free(&x);
+}
+
+/* Block 2 of 5 damaged: the reader stops there (docs/log-format.md says why). */
+static void corrupt_block_2_of_5_stops_there(void **state)
+{
+	struct xlog x = {0};
+	for (int i = 0; i < 50; i++)
+		push_preempt(&x, 1 + i % 3, 1000 * (uint64_t)(i + 1), 0x4000 + (uint64_t)i);
+	const char *path = scratch_path("five.log");
+	write_log(path, &x, 10);
+	size_t len;
+	uint8_t *p = slurp(path, &len);
+	struct layout l;
+	layout_of(p, len, &l);
+	assert_int_equal(l.nblocks, 5);
+	p[l.end[0] + 24 + 2] ^= 0x10; /* a payload byte of block 2 */
+	spit(path, p, len);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_int_equal(rb.status, RP_LOG_CORRUPT);
+	assert_prefix(&rb.got, &x, 10);
+	char want[256];
+	snprintf(want, sizeof want,
+		 "%s: corrupt block 2 at byte %zu (payload checksum mismatch): records after 10 "
+		 "are lost",
+		 path, l.end[0]);
+	assert_string_equal(rb.msg, want);
+	xlog_free(&rb.got);
+	free(p);
+	xlog_free(&x);
+}
+
+/* No state crosses a block boundary: block 3 moved into block 2's place (renumbered)
+ * decodes to block 3's records. */
+static void blocks_decode_alone(void **state)
+{
+	struct xlog x = {0};
+	for (int i = 0; i < 30; i++)
+		push_preempt(&x, 1 + i % 2, 77777 * (uint64_t)(i + 1), 0x4000 + (uint64_t)i * 3);
+	const char *path = scratch_path("alone.log");
+	write_log(path, &x, 10);
+	size_t len;
+	uint8_t *p = slurp(path, &len);
+	struct layout l;
+	layout_of(p, len, &l);
+	assert_int_equal(l.nblocks, 3);
+	size_t b3 = l.end[1], b3len = len - b3;
+	uint8_t *q = malloc(l.end[0] + b3len);
+	assert_non_null(q);
+	memcpy(q, p, l.end[0]);
+	memcpy(q + l.end[0], p + b3, b3len);
+	put_le32(q + l.end[0] + 4, 2);
+	put_le32(q + l.end[0] + 20, rp_log_crc32(0, q + l.end[0], 20));
+	spit(path, q, l.end[0] + b3len);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_int_equal(rb.status, RP_LOG_TRUNCATED);
+	assert_int_equal(rb.got.n, 20);
+	for (size_t i = 0; i < 10; i++) {
+		assert_true(same_record(&rb.got.v[i], &x.v[i]));
+		assert_true(same_record(&rb.got.v[10 + i], &x.v[20 + i]));
+	}
+	xlog_free(&rb.got);
+	free(q);
+	free(p);
+	xlog_free(&x);
+}
+
+static void not_a_log(void **state)
+{
+	const char *path = scratch_path("text.log");
+	struct readback rb;
+	spit(path, (const uint8_t *)"hello, world\n", 13);
+	read_log(path, &rb);
+	assert_false(rb.opened);
+	char want[512];
+	snprintf(want, sizeof want, "%s: not a libreplay log (bad magic)", path);
+	assert_string_equal(rb.msg, want);
+
+	/* a log that went through a text-mode transfer (\r\n -> \n) */
+	struct xlog x = {0};
+	uint8_t *p;
+	size_t len;
+	struct layout l;
+	make_small_log(path, &x, &p, &len, &l);
+	memmove(p + 4, p + 5, len - 5);
+	spit(path, p, len - 1);
+	read_log(path, &rb);
+	assert_false(rb.opened);
+	assert_string_equal(rb.msg, want);
+
+	/* no file */
+	read_log(scratch_path("missing.log"), &rb);
+	assert_false(rb.opened);
+	assert_contains(rb.msg, "missing.log: cannot open: No such file or directory");
+
+	/* empty */
+	spit(path, p, 0);
+	read_log(path, &rb);
+	assert_false(rb.opened);
+	snprintf(want, sizeof want, "%s: truncated header (0 bytes: the file ends in it)", path);
+	assert_string_equal(rb.msg, want);
+	free(p);
+	xlog_free(&x);
+}
+
+static void unsupported_version(void **state)
+{
+	struct xlog x = {0};
+	uint8_t *p;
+	size_t len;
+	struct layout l;
+	const char *path = scratch_path("v2.log");
+	make_small_log(path, &x, &p, &len, &l);
+	p[8] = 2;
+	spit(path, p, len);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_false(rb.opened);
+	char want[512];
+	snprintf(want, sizeof want,
+		 "%s: unsupported log version 2 (this libreplay reads version 1)", path);
+	assert_string_equal(rb.msg, want);
+	free(p);
+	xlog_free(&x);
+}
+
+static void damaged_header(void **state)
+{
+	struct xlog x = {0};
+	uint8_t *p;
+	size_t len;
+	struct layout l;
+	const char *path = scratch_path("hdr.log");
+	struct readback rb;
+	char want[512];
+	make_small_log(path, &x, &p, &len, &l);
+
+	spit(path, p, l.hlen - 1);
+	read_log(path, &rb);
+	snprintf(want, sizeof want, "%s: truncated header (%zu of %zu bytes)", path, l.hlen - 1,
+		 l.hlen);
+	assert_string_equal(rb.msg, want);
+
+	p[20] ^= 1; /* quantum */
+	spit(path, p, len);
+	read_log(path, &rb);
+	snprintf(want, sizeof want, "%s: corrupt header (checksum mismatch)", path);
+	assert_string_equal(rb.msg, want);
+	p[20] ^= 1;
+
+	put_le32(p + 12, 10);
+	spit(path, p, len);
+	read_log(path, &rb);
+	snprintf(want, sizeof want, "%s: corrupt header (impossible length 10)", path);
+	assert_string_equal(rb.msg, want);
+	put_le32(p + 12, (uint32_t)l.hlen);
+
+	/* unknown flags, with a checksum that matches */
+	p[10] |= 0x80;
+	put_le32(p + l.hlen - 4, rp_log_crc32(0, p, l.hlen - 4));
+	spit(path, p, len);
+	read_log(path, &rb);
+	snprintf(want, sizeof want,
+		 "%s: unsupported header flags 0x81 (this libreplay knows 0x1)", path);
+	assert_string_equal(rb.msg, want);
+	free(p);
+	xlog_free(&x);
+}
+
+static void missing_end_and_data_after_end(void **state)
+{
+	const char *path = scratch_path("noend.log");
+	struct rp_log_header h = test_header();
+	struct rp_log_writer *w = create_or_fail(path, &h);
+	for (int i = 0; i < 25; i++) {
+		assert_int_equal(rp_log_preempt(w, 1, 100 * (uint64_t)i, 0x10), 0);
+		if (i % 10 == 9)
+			assert_int_equal(rp_log_flush(w), 0);
+	}
+	assert_int_equal(rp_log_close(w), 0);
+	struct readback rb;
+	char want[512];
+	read_log(path, &rb);
+	assert_int_equal(rb.status, RP_LOG_TRUNCATED);
+	assert_int_equal(rb.got.n, 25);
+	snprintf(want, sizeof want,
+		 "%s: log ends early (recording was cut short after record 25): missing END "
+		 "record after block 3",
+		 path);
+	assert_string_equal(rb.msg, want);
+	xlog_free(&rb.got);
+
+	/* only the header */
+	w = create_or_fail(path, &h);
+	assert_int_equal(rp_log_close(w), 0);
+	read_log(path, &rb);
+	assert_int_equal(rb.status, RP_LOG_TRUNCATED);
+	assert_contains(rb.msg, "after record 0): missing END record (no block after the header)");
+
+	/* a complete log, then more */
+	struct xlog x = {0};
+	small_log(&x);
+	write_log(path, &x, 0);
+	size_t len;
+	uint8_t *p = slurp(path, &len);
+	uint8_t *q = malloc(len + 3);
+	assert_non_null(q);
+	memcpy(q, p, len);
+	memcpy(q + len, "xyz", 3);
+	spit(path, q, len + 3);
+	read_log(path, &rb);
+	assert_int_equal(rb.status, RP_LOG_CORRUPT);
+	assert_prefix(&rb.got, &x, x.n);
+	snprintf(want, sizeof want, "%s: data after the END record (at byte %zu)", path, len);
+	assert_string_equal(rb.msg, want);
+	xlog_free(&rb.got);
+	free(q);
+	free(p);
+	xlog_free(&x);
+}
+
+/* Blocks with valid checksums around random or mutated payloads: the decoder gets
+ * garbage and must stop cleanly. */
+static void fuzz_blocks_with_valid_checksums(void **state)
+{
+	struct xlog x = {0};
+	uint8_t *p;
+	size_t len;
+	struct layout l;
+	uint64_t s = 2024;
+	const char *path = mem_path();
+	make_small_log(scratch_path("small.log"), &x, &p, &len, &l);
+	size_t cap = len + 4096;
+	uint8_t *q = malloc(cap);
+	assert_non_null(q);
+	size_t ok = 0, corrupt = 0, other = 0;
+	for (int iter = 0; iter < 20000; iter++) {
+		size_t n;
+		if (iter % 2) {
+			/* the real log, payload bits flipped, checksums made to match */
+			memcpy(q, p, len);
+			n = len;
+			int flips = 1 + (int)rnd_below(&s, 8);
+			for (int f = 0; f < flips; f++) {
+				size_t at = l.hlen + rnd_below(&s, len - l.hlen);
+				q[at] ^= (uint8_t)(1u << rnd_below(&s, 8));
+			}
+			for (size_t b = 0, at = l.hlen; b < l.nblocks; at = l.end[b++]) {
+				uint32_t blen = (uint32_t)(l.end[b] - at - 24);
+				memcpy(q + at, "RPBK", 4);
+				put_le32(q + at + 4, (uint32_t)b + 1);
+				put_le32(q + at + 8, blen);
+				if (rnd_below(&s, 4) == 0)
+					put_le32(q + at + 12, 1 + (uint32_t)rnd_below(&s, 40));
+				put_le32(q + at + 16, rp_log_crc32(0, q + at + 24, blen));
+				put_le32(q + at + 20, rp_log_crc32(0, q + at, 20));
+			}
+		} else {
+			/* the real header, then random blocks */
+			memcpy(q, p, l.hlen);
+			n = l.hlen;
+			int nb = 1 + (int)rnd_below(&s, 3);
+			for (int b = 0; b < nb; b++) {
+				uint32_t blen = 1 + (uint32_t)rnd_below(&s, 200);
+				if (n + 24 + blen > cap)
+					break;
+				uint8_t *h = q + n;
+				int sparse = rnd_below(&s, 2) == 0;
+				for (uint32_t i = 0; i < blen; i++)
+					h[24 + i] = sparse ? (uint8_t)(rnd_below(&s, 4) ? 0 : rnd_next(&s))
+							   : (uint8_t)rnd_next(&s);
+				memcpy(h, "RPBK", 4);
+				put_le32(h + 4, (uint32_t)b + 1);
+				put_le32(h + 8, blen);
+				put_le32(h + 12, 1 + (uint32_t)rnd_below(&s, 64));
+				put_le32(h + 16, rp_log_crc32(0, h + 24, blen));
+				put_le32(h + 20, rp_log_crc32(0, h, 20));
+				n += 24 + blen;
+			}
+			if (rnd_below(&s, 3) == 0)
+				n -= rnd_below(&s, n - l.hlen + 1);
+		}
+		mem_spit(q, n);
+		struct readback rb;
+		read_log(path, &rb);
+		assert_true(rb.opened);
+		assert_true(rb.status == RP_LOG_DONE || rb.status == RP_LOG_TRUNCATED ||
+			    rb.status == RP_LOG_CORRUPT);
+		assert_true(strncmp(rb.msg, path, strlen(path)) == 0 && !strchr(rb.msg, '\n'));
+		ok += rb.status == RP_LOG_DONE;
+		corrupt += rb.status == RP_LOG_CORRUPT;
+		other += rb.status == RP_LOG_TRUNCATED;
+		xlog_free(&rb.got);
+	}
+	print_message("fuzz: 20000 logs: %zu complete, %zu truncated, %zu corrupt\n", ok, other,
+		      corrupt);
+	free(q);
+	free(p);
+	xlog_free(&x);
+}
+
+/* ---- build-id -------------------------------------------------------------------------- */
+
+static void self_build_id_is_the_executables(void **state)
+{
+	uint8_t id[RP_LOG_BUILD_ID_MAX];
+	size_t len;
+	assert_int_equal(rp_log_self_build_id(id, &len), 0);
+	assert_in_range(len, 8, RP_LOG_BUILD_ID_MAX);
+	char hex[2 * RP_LOG_BUILD_ID_MAX + 1];
+	for (size_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+
+	/* what readelf says, when there is one */
+	char line[512], cmd[64];
+	bool seen = false;
+	snprintf(cmd, sizeof cmd, "readelf -n /proc/%d/exe 2>/dev/null", (int)getpid());
+	FILE *f = popen(cmd, "r");
+	while (f && fgets(line, sizeof line, f))
+		if (strstr(line, "Build ID:")) {
+			assert_contains(line, hex);
+			seen = true;
+		}
+	if (f)
+		pclose(f);
+	if (!seen)
+		print_message("(readelf not found: build-id not cross-checked)\n");
+}
+
+static void build_id_check(void **state)
+{
+	struct rp_log_header h = test_header();
+	const char *path = scratch_path("buildid.log");
+	struct rp_log_reader *r;
+	char err[RP_LOG_ERRLEN];
+	struct rp_log_writer *w;
+
+	assert_int_equal(rp_log_self_build_id(h.build_id, &h.build_id_len), 0);
+	w = create_or_fail(path, &h);
+	assert_int_equal(rp_log_close(w), 0);
+	assert_int_equal(rp_log_open(path, &r, err, sizeof err), 0);
+	assert_int_equal(rp_log_check_build_id(r, err, sizeof err), 0);
+	rp_log_close_reader(r);
+
+	/* another executable's */
+	char self[2 * RP_LOG_BUILD_ID_MAX + 1], want[RP_LOG_ERRLEN];
+	for (size_t i = 0; i < h.build_id_len; i++)
+		sprintf(self + 2 * i, "%02x", h.build_id[i]);
+	h = test_header();
+	w = create_or_fail(path, &h);
+	assert_int_equal(rp_log_close(w), 0);
+	assert_int_equal(rp_log_open(path, &r, err, sizeof err), 0);
+	assert_int_equal(rp_log_check_build_id(r, err, sizeof err), -1);
+	snprintf(want, sizeof want,
+		 "%s was recorded by another executable (build-id "
+		 "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3 vs %s)",
+		 path, self);
+	assert_string_equal(err, want);
+	rp_log_close_reader(r);
+
+	/* none recorded */
+	h.build_id_len = 0;
+	w = create_or_fail(path, &h);
+	assert_int_equal(rp_log_close(w), 0);
+	assert_int_equal(rp_log_open(path, &r, err, sizeof err), 0);
+	assert_int_equal(rp_log_check_build_id(r, err, sizeof err), 1);
+	assert_contains(err, "the log has no build-id");
+	rp_log_close_reader(r);
+}
+
+/* ---- flushing, crashes, SIGKILL -------------------------------------------------------- */
+
+static void maybe_flush_waits_for_the_interval(void **state)
+{
+	struct rp_log_header h = test_header();
+	struct rp_log_writer *w = create_or_fail(scratch_path("interval.log"), &h);
+	struct rp_log_stats st;
+	const uint64_t s = 1000000000;
+	assert_int_equal(rp_log_maybe_flush(w, 5 * s), 0); /* nothing waiting */
+	assert_int_equal(rp_log_preempt(w, 1, 10, 20), 0);
+	assert_int_equal(rp_log_maybe_flush(w, 6 * s), 0); /* starts the clock */
+	assert_int_equal(rp_log_maybe_flush(w, 6 * s + s / 2), 0);
+	rp_log_writer_stats(w, &st);
+	assert_int_equal(st.blocks, 0);
+	assert_int_equal(rp_log_maybe_flush(w, 7 * s), 0);
+	rp_log_writer_stats(w, &st);
+	assert_int_equal(st.blocks, 1);
+	assert_int_equal(rp_log_maybe_flush(w, 9 * s), 0);
+	rp_log_writer_stats(w, &st);
+	assert_int_equal(st.blocks, 1);
+	rp_log_set_flush_interval(w, 10);
+	assert_int_equal(rp_log_preempt(w, 1, 20, 20), 0);
+	assert_int_equal(rp_log_maybe_flush(w, 10 * s), 0);
+	assert_int_equal(rp_log_maybe_flush(w, 10 * s + 10), 0);
+	rp_log_writer_stats(w, &st);
+	assert_int_equal(st.blocks, 2);
+	assert_int_equal(rp_log_close(w), 0);
+}
+
+/* The child's records: a deterministic stream the parent regenerates. */
+static void child_record(uint64_t i, struct rp_log_record *r)
+{
+	static uint8_t data[16];
+	memset(r, 0, sizeof *r);
+	if (i % 97 == 50) {
+		for (int k = 0; k < 16; k++)
+			data[k] = (uint8_t)(i + k);
+		*r = (struct rp_log_record){.kind = RP_LOG_INPUT, .tid = (uint32_t)(i % 5),
+					    .input_kind = 4, .len = (uint32_t)(i % 16), .data = data};
+		return;
+	}
+	*r = (struct rp_log_record){.kind = RP_LOG_PREEMPT, .tid = (uint32_t)(i % 5) + 1,
+				    .count = (i / 5 + 1) * 65536 + (i * 7919) % 1000,
+				    .pc = 0x3000 + (i * 31) % 400};
+}
+
+static void expect_child_records(const struct readback *rb, uint64_t at_least)
+{
+	if (rb->got.n < at_least)
+		fail_msg("read %zu records, expected at least %llu: %s", rb->got.n,
+			 (unsigned long long)at_least, rb->msg);
+	for (size_t i = 0; i < rb->got.n; i++) {
+		struct rp_log_record r;
+		child_record(i, &r);
+		if (!same_record(&rb->got.v[i], &r)) {
+			if (rb->got.v[i].kind == RP_LOG_END && i + 1 == rb->got.n)
+				return;
+			fail_msg("record %zu differs", i + 1);
+		}
+	}
+}
+
+static int write_child_record(struct rp_log_writer *w, uint64_t i)
+{
+	struct rp_log_record r;
+	child_record(i, &r);
+	return write_record(w, &r);
+}
+
+static void sigkill_keeps_every_flushed_block(void **state)
+{
+	const char *path = scratch_path("killed.log");
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rp_log_header h = test_header();
+		struct rp_log_writer *w;
+		char err[RP_LOG_ERRLEN];
+		uint64_t i = 0;
+		if (rp_log_create(path, &h, &w, err, sizeof err) < 0)
+			_exit(2);
+		for (; i < 500; i++) {
+			if (write_child_record(w, i) < 0)
+				_exit(3);
+			if (i % 100 == 99 && rp_log_flush(w) < 0)
+				_exit(4);
+		}
+		for (; i < 550; i++) /* never flushed */
+			if (write_child_record(w, i) < 0)
+				_exit(5);
+		if (write(fds[1], "r", 1) != 1)
+			_exit(6);
+		for (;;)
+			pause();
+	}
+	char c;
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	kill(pid, SIGKILL);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_int_equal(rb.status, RP_LOG_TRUNCATED);
+	assert_int_equal(rb.got.n, 500);
+	expect_child_records(&rb, 500);
+	char want[512];
+	snprintf(want, sizeof want,
+		 "%s: log ends early (recording was cut short after record 500): missing END "
+		 "record after block 5",
+		 path);
+	assert_string_equal(rb.msg, want);
+	xlog_free(&rb.got);
+}
+
+static struct rp_log_writer *crash_w;
+static uint64_t crash_records;
+
+static void on_crash(int sig)
+{
+	struct rp_log_final fin[5];
+	for (uint32_t t = 0; t < 5; t++)
+		fin[t] = (struct rp_log_final){t + 1, t};
+	/* SIGSEGV: also say how it ended; SIGABRT: flush only */
+	if (sig == SIGSEGV)
+		rp_log_end(crash_w, RP_LOG_SIGNALED, sig, fin, 5);
+	rp_log_flush_from_signal(crash_w);
+}
+
+static void crash_child(const char *path, int sig)
+{
+	struct rp_log_header h = test_header();
+	char err[RP_LOG_ERRLEN];
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_crash;
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(sig, &sa, NULL);
+	if (rp_log_create(path, &h, &crash_w, err, sizeof err) < 0)
+		_exit(2);
+	for (uint64_t i = 0; i < crash_records; i++)
+		if (write_child_record(crash_w, i) < 0)
+			_exit(3);
+	if (sig == SIGSEGV) {
+		volatile int *guard = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (guard != MAP_FAILED)
+			*guard = 1;
+	}
+	abort();
+}
+
+static void crash_flushes_from_signal(void **state)
+{
+	static const int sigs[] = {SIGSEGV, SIGABRT};
+	for (int k = 0; k < 2; k++) {
+		const char *path = scratch_path("crash.log");
+		crash_records = 1234; /* several blocks, the last partly full */
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0)
+			crash_child(path, sigs[k]);
+		int st;
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFSIGNALED(st));
+		assert_int_equal(WTERMSIG(st), sigs[k]);
+		struct readback rb;
+		read_log(path, &rb);
+		if (sigs[k] == SIGSEGV) {
+			assert_int_equal(rb.status, RP_LOG_DONE);
+			assert_int_equal(rb.got.n, crash_records + 1);
+			const struct rp_log_record *end = &rb.got.v[rb.got.n - 1];
+			assert_int_equal(end->kind, RP_LOG_END);
+			assert_int_equal(end->how, RP_LOG_SIGNALED);
+			assert_int_equal(end->value, SIGSEGV);
+			assert_int_equal(end->nthreads, 5);
+		} else {
+			assert_int_equal(rb.status, RP_LOG_TRUNCATED);
+			assert_int_equal(rb.got.n, crash_records);
+			assert_contains(rb.msg, "cut short after record 1234): missing END");
+		}
+		expect_child_records(&rb, crash_records);
+		xlog_free(&rb.got);
+	}
+}
+
+/* A timer signal lands anywhere, inside writer calls too; its handler flushes and
+ * exits. The log must be a clean prefix every time: no record torn, no block twice. */
+static void on_alarm(int sig)
+{
+	rp_log_flush_from_signal(crash_w);
+	/* EBUSY: the signal interrupted a writer call */
+	_exit(rp_log_flush(crash_w) < 0 && errno == EBUSY ? 10 : 0);
+}
+
+static void signal_inside_writer_calls(void **state)
+{
+	uint64_t s = 5;
+	size_t total = 0;
+	int inside = 0;
+	for (int run = 0; run < 30; run++) {
+		const char *path = scratch_path("alarm.log");
+		long delay = 100 + (long)rnd_below(&s, 5000);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct rp_log_header h = test_header();
+			char err[RP_LOG_ERRLEN];
+			struct itimerval it = {{0, 0}, {0, delay}};
+			if (rp_log_create(path, &h, &crash_w, err, sizeof err) < 0)
+				_exit(2);
+			signal(SIGALRM, on_alarm);
+			setitimer(ITIMER_REAL, &it, NULL);
+			for (uint64_t i = 0; i < 50000000; i++)
+				if (write_child_record(crash_w, i) < 0)
+					_exit(3);
+			_exit(4);
+		}
+		int st;
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFEXITED(st));
+		assert_true(WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 10);
+		inside += WEXITSTATUS(st) == 10;
+		struct readback rb;
+		read_log(path, &rb);
+		if (rb.status != RP_LOG_TRUNCATED)
+			fail_msg("run %d: %s", run, rb.msg);
+		expect_child_records(&rb, 0);
+		total += rb.got.n;
+		xlog_free(&rb.got);
+	}
+	print_message("30 logs cut by a signal at random (%d inside a writer call): %zu records "
+		      "read back\n",
+		      inside, total);
+	assert_true(inside > 0);
+}
+
+/* ---- clean-up -------------------------------------------------------------------------- */
+
+static int remove_scratch(void **state)
+{
+	if (mem_fd >= 0)
+		close(mem_fd);
+	if (!*scratch)
+		return 0;
+	DIR *d = opendir(scratch);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlink(scratch_path(e->d_name));
+	if (d)
+		closedir(d);
+	rmdir(scratch);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(crc32_matches_the_standard),
+		cmocka_unit_test(round_trip_every_kind),
+		cmocka_unit_test(round_trip_random),
+		cmocka_unit_test(many_threads_round_trip),
+		cmocka_unit_test(big_end_record),
+		cmocka_unit_test(writer_refuses_bad_calls),
+		cmocka_unit_test(writer_reports_write_errors),
+		cmocka_unit_test(delta_code_sizes),
+		cmocka_unit_test(bytes_per_preemption),
+		cmocka_unit_test(truncation_at_every_offset),
+		cmocka_unit_test(byte_flips_at_every_offset),
+		cmocka_unit_test(corrupt_block_2_of_5_stops_there),
+		cmocka_unit_test(blocks_decode_alone),
+		cmocka_unit_test(not_a_log),
+		cmocka_unit_test(unsupported_version),
+		cmocka_unit_test(damaged_header),
+		cmocka_unit_test(missing_end_and_data_after_end),
+		cmocka_unit_test(fuzz_blocks_with_valid_checksums),
+		cmocka_unit_test(self_build_id_is_the_executables),
+		cmocka_unit_test(build_id_check),
+		cmocka_unit_test(maybe_flush_waits_for_the_interval),
+		cmocka_unit_test(sigkill_keeps_every_flushed_block),
+		cmocka_unit_test(crash_flushes_from_signal),
+		cmocka_unit_test(signal_inside_writer_calls),
+	};
+	return cmocka_run_group_tests(tests, NULL, remove_scratch);
+}
