@@ -54,7 +54,7 @@ $(LIBEXEC)/as: $(BIN)/sicc
 	@mkdir -p $(dir $@)
 	ln -sf ../../bin/sicc $@
 
-$(LIB)/libreplay.a: $(RT_OBJ)
+$(LIB)/libreplay.a: $(RT_OBJ) $(SCHED_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 

@@ -1,0 +1,345 @@
+/* green.h: green threads on one kernel thread, scheduled deterministically.
+ *
+ * What libreplay (and its pthread layer) builds on. sched/ knows threads and
+ * scheduling, nothing about logs, replay or the instruction counter: those plug in
+ * through struct sched_hooks.
+ *
+ * Determinism: given the same sequence of calls and the same hook answers, every
+ * scheduling decision is the same. Run queue and wait queues are FIFO; the only
+ * time-dependent inputs are the hooks now_ns and timeout_expired.
+ *
+ * Errors are returned the pthread way: 0 or an error number, errno untouched.
+ * Deadlines are absolute (struct timespec) on CLOCK_MONOTONIC or CLOCK_REALTIME;
+ * a NULL deadline means "no deadline". Durations (sched_sleep) are relative. */
+#ifndef SCHED_H
+#define SCHED_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sched_thread;
+
+/* ---- wait queues -------------------------------------------------------------
+ * An intrusive FIFO list through the waiting threads' descriptors. All-zero is an
+ * empty queue, so a wait queue can live in a static object. */
+struct sched_waitq {
+	struct sched_thread *head, *tail;
+};
+
+enum sched_state {
+	SCHED_RUNNABLE,  /* on the run queue */
+	SCHED_RUNNING,   /* the current thread */
+	SCHED_BLOCKED,   /* on a wait queue and/or waiting for a deadline */
+	SCHED_EXITED,    /* finished, not yet joined */
+	SCHED_ABANDONED, /* left blocked when its run ended (never seen by iterators) */
+};
+
+/* What a blocked thread waits on (sched_thread_info.wait_kind). */
+enum sched_wait_kind {
+	SCHED_WAIT_NONE,
+	SCHED_WAIT_JOIN,    /* wait_obj: the struct sched_thread joined */
+	SCHED_WAIT_MUTEX,   /* wait_obj: the struct sched_mutex */
+	SCHED_WAIT_COND,    /* struct sched_cond */
+	SCHED_WAIT_SEM,     /* struct sched_sem */
+	SCHED_WAIT_BARRIER, /* struct sched_barrier */
+	SCHED_WAIT_RDLOCK,  /* struct sched_rwlock, for reading */
+	SCHED_WAIT_WRLOCK,  /* struct sched_rwlock, for writing */
+	SCHED_WAIT_SLEEP,   /* nothing: only a deadline */
+	SCHED_WAIT_QUEUE,   /* struct sched_waitq, through sched_block() */
+};
+const char *sched_wait_kind_name(enum sched_wait_kind kind);
+
+/* ---- thread descriptor -------------------------------------------------------
+ * Public: `ext` (libreplay's per-thread data: sched never reads or writes it) and
+ * `id` (read only). Everything else belongs to sched/: read it through
+ * sched_thread_info(). */
+struct sched_thread {
+	void *ext;
+	int id; /* 1, 2, 3, ... in creation order; 0 is the host (see sched_current) */
+
+	/* private below this line */
+	enum sched_state state;
+	void *sp; /* saved stack pointer while switched out */
+	int saved_errno;
+	int wake_status; /* what the current or last wait returns: 0, ETIMEDOUT, ... */
+
+	void *(*start)(void *);
+	void *arg;
+	void *retval;
+	bool detached;
+	struct sched_thread *joiner; /* the thread blocked joining this one */
+	struct sched_waitq joinq;
+
+	void *stack_lo, *stack_hi; /* usable stack */
+	void *map_base;            /* mapping incl. guard page; NULL for a user stack */
+	size_t map_len;
+
+	struct sched_thread *rq_next;          /* run queue, dead list */
+	struct sched_thread *wq_next, *wq_prev; /* wait queue */
+	struct sched_waitq *waitq;             /* the queue it is on, or NULL */
+	enum sched_wait_kind wait_kind;
+	const void *wait_obj;
+
+	struct sched_thread *tm_next, *tm_prev; /* deadline list of its clock */
+	uint64_t deadline_ns;
+	int tm_slot; /* which deadline list, -1 for none */
+
+	unsigned rdlocks; /* read locks held (any rwlock), see sched_rwlock_rdlock.c */
+
+	struct sched_thread *all_next, *all_prev; /* every thread of the run, by id */
+};
+
+/* ---- hooks -------------------------------------------------------------------
+ * Set with sched_set_hooks() before sched_run_main(). A NULL member gets the
+ * default. All hooks run with the scheduler busy (sched_preempt() refuses) and must
+ * not call sched_* functions other than sched_current, sched_thread_id,
+ * sched_thread_next, sched_thread_info, sched_dump and sched_report_deadlock.
+ *
+ * Time is an input: every time-dependent decision goes through now_ns (turning a
+ * relative sleep into a deadline) and timeout_expired (has this deadline passed?).
+ * A replay layer that records and replays both answers replays every decision.
+ * now_ns is also asked which deadline to hand to idle; that choice decides nothing. */
+struct sched_hooks {
+	/* The time on clk (CLOCK_MONOTONIC or CLOCK_REALTIME), in ns. Default:
+	 * clock_gettime. */
+	uint64_t (*now_ns)(clockid_t clk);
+	/* Has t's deadline passed? Asked at scheduling points for the earliest pending
+	 * deadlines, in deadline order (ties by thread id), per clock, until the first
+	 * "no". Default: now_ns(clk) >= deadline_ns. */
+	bool (*timeout_expired)(struct sched_thread *t, uint64_t deadline_ns, clockid_t clk);
+	/* No thread can run, some wait for a deadline: wait for time to pass, then the
+	 * deadlines are asked again. Default: clock_nanosleep until deadline_ns. */
+	void (*idle)(uint64_t deadline_ns, clockid_t clk);
+	/* Every thread is blocked and none has a deadline. Default: print the report
+	 * (sched_report_deadlock) on stderr and exit(1). If it returns, the run is
+	 * abandoned and sched_run_main returns SCHED_RUN_ABORTED (outside a run, the
+	 * host's wait returns EDEADLK instead). */
+	void (*deadlock)(void);
+
+	/* Notifications; NULL (the default) means nothing to do. */
+	/* Before every switch, on prev's stack. prev or next may be the host (id 0). */
+	void (*on_switch)(struct sched_thread *prev, struct sched_thread *next);
+	/* In the creator, once t exists and before it can run. */
+	void (*on_thread_create)(struct sched_thread *t);
+	/* In t, on its own stack, before its start function. */
+	void (*on_thread_start)(struct sched_thread *t);
+	/* In t, after its start function returned or it called sched_exit (for thread 1:
+	 * after main returned); the last hook about t. */
+	void (*on_thread_exit)(struct sched_thread *t);
+};
+void sched_set_hooks(const struct sched_hooks *hooks); /* NULL: all defaults */
+const struct sched_hooks *sched_get_hooks(void);        /* with defaults filled in */
+
+/* ---- running ---------------------------------------------------------------- */
+
+/* sched_run_main's result when the run did not end by main returning or by the last
+ * thread exiting: the deadlock hook returned, the first stack could not be mapped
+ * (errno says why), or sched_run_main was called inside a run (EBUSY). */
+#define SCHED_RUN_ABORTED INT_MIN
+
+/* Run main_fn as thread 1 on a stack of SCHED_MAIN_STACK_SIZE that we map, and
+ * schedule until main_fn returns (its status is returned, other threads are
+ * abandoned: the caller is expected to exit with it, as after main in pthreads) or
+ * every thread has exited (returns 0: main called sched_exit). Reusable: each run
+ * starts again from thread id 1. */
+int sched_run_main(int (*main_fn)(int, char **, char **), int argc, char **argv,
+		   char **envp);
+
+#define SCHED_MAIN_STACK_SIZE    (8u << 20)
+#define SCHED_DEFAULT_STACK_SIZE (8u << 20)
+#define SCHED_MIN_STACK_SIZE     16384u /* PTHREAD_STACK_MIN */
+
+/* ---- threads ---------------------------------------------------------------- */
+
+/* All-zero: joinable, a mapped stack of SCHED_DEFAULT_STACK_SIZE. */
+struct sched_thread_attr {
+	size_t stack_size; /* 0: default; rounded up to pages when we map it */
+	void *stack_addr;  /* lowest address of a stack the caller provides (no guard) */
+	bool detached;
+};
+
+/* Create a thread running start(arg), appended to the run queue; the caller goes on
+ * running. EAGAIN: no memory for it; EINVAL: bad attributes; EPERM: outside a run. */
+int sched_create(struct sched_thread **out, const struct sched_thread_attr *attr,
+		 void *(*start)(void *), void *arg);
+/* EDEADLK: t is the caller; EINVAL: t is detached or already being joined. */
+int sched_join(struct sched_thread *t, void **retval);
+/* Same with an absolute deadline; ETIMEDOUT leaves t joinable. */
+int sched_timedjoin(struct sched_thread *t, void **retval, const struct timespec *deadline,
+		    clockid_t clk);
+/* EINVAL: already detached, or being joined. An exited thread is freed at once. */
+int sched_detach(struct sched_thread *t);
+_Noreturn void sched_exit(void *retval);
+/* Go to the tail of the run queue if another thread is runnable. (Not named
+ * sched_yield: <sched.h> has that one.) */
+void sched_thread_yield(void);
+
+/* The calling thread. Outside sched_run_main: the host, a descriptor with id 0 that
+ * can own locks but not wait for other threads. Never NULL. */
+struct sched_thread *sched_current(void);
+int sched_thread_id(const struct sched_thread *t);
+
+/* Preemption, for libreplay's timer signal handler: the current thread goes to the
+ * tail of the run queue and the next runnable thread runs (a scheduling point:
+ * deadlines are checked first). Async-signal-safe as far as sched goes: no malloc,
+ * no stdio, no system call; it calls only the timeout_expired/now_ns and on_switch
+ * hooks, which must then be async-signal-safe too. The thread it switches to goes
+ * on with its own code (it was suspended in a sched_* call or by an earlier
+ * preemption), as freely as if the interrupted one had blocked: that is safe as long
+ * as the interrupted code was not inside libc, which libreplay's PC check ensures.
+ * Returns false, doing nothing, if the scheduler itself was interrupted (a sched_*
+ * call or a hook is under way) or outside a run. Returns true once the thread runs
+ * again (at once if no other thread was runnable). It does not touch the signal
+ * mask: install the handler with SA_NODEFER (or unblock the signal before calling
+ * it), or the next thread runs with the signal blocked; not SA_ONSTACK (the frame
+ * must stay on the preempted thread's stack). */
+bool sched_preempt(void);
+
+/* ---- debugging: every thread of the run ---------------------------------------- */
+
+/* Iterate in id order: t = NULL gives the first. Includes exited threads not yet
+ * joined, not the host. */
+struct sched_thread *sched_thread_next(struct sched_thread *t);
+
+struct sched_thread_info {
+	int id;
+	enum sched_state state;
+	enum sched_wait_kind wait_kind; /* SCHED_WAIT_NONE unless blocked */
+	const void *wait_obj;
+	bool has_deadline;
+	clockid_t clock;
+	uint64_t deadline_ns;
+	bool detached;
+	/* Saved registers of a thread that is not running: its stack pointer and the PC
+	 * it resumes at (sched_switch_resume). The CFI at that PC unwinds from sp. */
+	void *sp;
+	uintptr_t pc;
+	void *stack_lo, *stack_hi; /* usable stack; the guard page is just below lo */
+};
+void sched_thread_info(const struct sched_thread *t, struct sched_thread_info *out);
+
+/* One line per thread: "sched:   thread 2: blocked on mutex 0x... held by thread 3". */
+void sched_dump(FILE *f);
+/* "sched: deadlock: all N threads blocked" then sched_dump. */
+void sched_report_deadlock(FILE *f);
+
+/* ---- generic blocking, for the pthread layer ---------------------------------- */
+
+/* Block the current thread on q (may be NULL: wait for the deadline only) until
+ * sched_wake_one/all picks it (0) or the deadline passes (ETIMEDOUT). EINVAL: bad
+ * deadline or clock. Whatever the caller guards must be re-checked by it. */
+int sched_block(struct sched_waitq *q, const struct timespec *deadline, clockid_t clk);
+/* Make the first waiter of q runnable (tail of the run queue); returns it, or NULL. */
+struct sched_thread *sched_wake_one(struct sched_waitq *q);
+/* Make all waiters runnable, in queue order; returns how many. */
+int sched_wake_all(struct sched_waitq *q);
+
+/* Sleep for a relative duration on CLOCK_MONOTONIC (EINVAL if it is invalid). */
+int sched_sleep(const struct timespec *duration);
+/* Sleep until an absolute deadline. */
+int sched_sleep_until(const struct timespec *deadline, clockid_t clk);
+
+/* ---- synchronization --------------------------------------------------------
+ * Every object is valid all-zero (except a barrier, which needs its count) and fits
+ * in the glibc type the pthread layer stores it in (static-asserted in
+ * sched_impl.h). Waiters queue FIFO; a release hands the object to the first waiter. */
+
+/* Mutex: all-zero = unlocked, SCHED_MUTEX_NORMAL. `type` sits at the offset of
+ * glibc's __kind and uses its values, so glibc's static initializers for recursive
+ * and error-checking mutexes work too. */
+enum { SCHED_MUTEX_NORMAL = 0, SCHED_MUTEX_RECURSIVE = 1, SCHED_MUTEX_ERRORCHECK = 2 };
+struct sched_mutex {
+	int owner;      /* id of the owner, meaningful while count > 0 */
+	unsigned count; /* 0: unlocked; > 1 only for a recursive mutex */
+	int pad0[2];
+	int type; /* SCHED_MUTEX_*; glibc's adaptive (3) counts as normal */
+	int pad1;
+	struct sched_waitq waiters;
+};
+int sched_mutex_init(struct sched_mutex *m, int type);
+int sched_mutex_destroy(struct sched_mutex *m); /* EBUSY if locked or waited for */
+/* NORMAL relocked by its owner blocks for ever (deadlock report), as in glibc;
+ * ERRORCHECK returns EDEADLK; RECURSIVE counts (EAGAIN on overflow). */
+int sched_mutex_lock(struct sched_mutex *m);
+int sched_mutex_trylock(struct sched_mutex *m); /* EBUSY */
+int sched_mutex_timedlock(struct sched_mutex *m, const struct timespec *deadline,
+			  clockid_t clk);
+/* EPERM for RECURSIVE/ERRORCHECK not held by the caller. NORMAL does not check
+ * (like glibc): it unlocks whoever calls, and unlocking it unlocked does nothing. */
+int sched_mutex_unlock(struct sched_mutex *m);
+
+/* Condition variable: all-zero = no waiters. Uses 16 of pthread_cond_t's 48 bytes. */
+struct sched_cond {
+	struct sched_waitq waiters;
+};
+int sched_cond_destroy(struct sched_cond *c); /* EBUSY if threads wait */
+/* EPERM: m is RECURSIVE/ERRORCHECK and not held. The mutex is released entirely
+ * (all recursion levels) and taken back, even after ETIMEDOUT. No spurious wakeups. */
+int sched_cond_wait(struct sched_cond *c, struct sched_mutex *m);
+int sched_cond_timedwait(struct sched_cond *c, struct sched_mutex *m,
+			 const struct timespec *deadline, clockid_t clk);
+int sched_cond_signal(struct sched_cond *c);    /* wakes the longest waiter */
+int sched_cond_broadcast(struct sched_cond *c); /* wakes all, in wait order */
+
+/* Counting semaphore: all-zero = value 0. */
+#define SCHED_SEM_VALUE_MAX INT_MAX
+struct sched_sem {
+	struct sched_waitq waiters;
+	unsigned value;
+	int pad;
+};
+int sched_sem_init(struct sched_sem *s, unsigned value); /* EINVAL above the max */
+int sched_sem_destroy(struct sched_sem *s);              /* EBUSY if threads wait */
+int sched_sem_wait(struct sched_sem *s);
+int sched_sem_trywait(struct sched_sem *s); /* EAGAIN */
+int sched_sem_timedwait(struct sched_sem *s, const struct timespec *deadline, clockid_t clk);
+int sched_sem_post(struct sched_sem *s); /* EOVERFLOW */
+int sched_sem_getvalue(struct sched_sem *s, int *value);
+
+/* Barrier: needs sched_barrier_init (count 0 is EINVAL on wait). */
+#define SCHED_BARRIER_SERIAL_THREAD (-1) /* = PTHREAD_BARRIER_SERIAL_THREAD */
+struct sched_barrier {
+	struct sched_waitq waiters;
+	unsigned count;   /* threads per round */
+	unsigned arrived; /* this round so far */
+};
+int sched_barrier_init(struct sched_barrier *b, unsigned count); /* EINVAL for 0 */
+int sched_barrier_destroy(struct sched_barrier *b);              /* EBUSY if threads wait */
+/* The last thread of each round returns SCHED_BARRIER_SERIAL_THREAD, the others 0. */
+int sched_barrier_wait(struct sched_barrier *b);
+
+/* Read-write lock: all-zero = unlocked. Policy: FIFO. Requests are granted in
+ * arrival order; the readers at the head of the queue are granted together, up to
+ * the first writer. A reader arriving while anyone waits queues (so writers do not
+ * starve), unless it already holds a read lock (so recursive read locks cannot
+ * deadlock behind a waiting writer, as POSIX requires). */
+struct sched_rwlock {
+	struct sched_waitq waiters; /* readers and writers, by wait_kind */
+	unsigned readers;           /* read locks held */
+	int writer;                 /* 1 while write-locked */
+	int wowner;                 /* id of the writer */
+	int pad;
+};
+int sched_rwlock_destroy(struct sched_rwlock *l); /* EBUSY if locked or waited for */
+int sched_rwlock_rdlock(struct sched_rwlock *l);
+int sched_rwlock_tryrdlock(struct sched_rwlock *l); /* EBUSY */
+int sched_rwlock_timedrdlock(struct sched_rwlock *l, const struct timespec *deadline,
+			     clockid_t clk);
+int sched_rwlock_wrlock(struct sched_rwlock *l); /* EDEADLK if the caller writes */
+int sched_rwlock_trywrlock(struct sched_rwlock *l); /* EBUSY */
+int sched_rwlock_timedwrlock(struct sched_rwlock *l, const struct timespec *deadline,
+			     clockid_t clk);
+int sched_rwlock_unlock(struct sched_rwlock *l); /* EPERM: not locked, or another writes */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,55 @@
+/* sched_hooks.c: the hooks, and their defaults (the real clock, sleeping, a report). */
+#include "sched_impl.h"
+
+#include <stdlib.h>
+
+uint64_t sched_default_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Through the configured now_ns, so a virtual clock alone makes time virtual. */
+bool sched_default_timeout_expired(struct sched_thread *t, uint64_t deadline_ns,
+				     clockid_t clk)
+{
+	return sched_g.hooks.now_ns(clk) >= deadline_ns;
+}
+
+void sched_default_idle(uint64_t deadline_ns, clockid_t clk)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000u),
+		.tv_nsec = (long)(deadline_ns % 1000000000u),
+	};
+	/* An interruption only means the deadlines are asked again sooner. */
+	clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL);
+}
+
+void sched_default_deadlock(void)
+{
+	sched_report_deadlock(stderr);
+	fflush(stderr);
+	exit(1);
+}
+
+void sched_set_hooks(const struct sched_hooks *hooks)
+{
+	static const struct sched_hooks none;
+	struct sched_hooks h = hooks ? *hooks : none;
+	if (!h.now_ns)
+		h.now_ns = sched_default_now_ns;
+	if (!h.timeout_expired)
+		h.timeout_expired = sched_default_timeout_expired;
+	if (!h.idle)
+		h.idle = sched_default_idle;
+	if (!h.deadlock)
+		h.deadlock = sched_default_deadlock;
+	sched_g.hooks = h;
+}
+
+const struct sched_hooks *sched_get_hooks(void)
+{
+	return &sched_g.hooks;
+}

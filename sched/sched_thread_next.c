@@ -1,0 +1,26 @@
+/* sched_thread_next.c: walk every thread of the run, for debugging tools. */
+#include "sched_impl.h"
+
+struct sched_thread *sched_thread_next(struct sched_thread *t)
+{
+	return t ? t->all_next : sched_g.all_head;
+}
+
+void sched_thread_info(const struct sched_thread *t, struct sched_thread_info *out)
+{
+	bool suspended = t->state == SCHED_RUNNABLE || t->state == SCHED_BLOCKED;
+	*out = (struct sched_thread_info){
+		.id = t->id,
+		.state = t->state,
+		.wait_kind = t->state == SCHED_BLOCKED ? t->wait_kind : SCHED_WAIT_NONE,
+		.wait_obj = t->state == SCHED_BLOCKED ? t->wait_obj : NULL,
+		.has_deadline = t->tm_slot >= 0,
+		.clock = t->tm_slot >= 0 ? sched_slot_clock(t->tm_slot) : CLOCK_MONOTONIC,
+		.deadline_ns = t->tm_slot >= 0 ? t->deadline_ns : 0,
+		.detached = t->detached,
+		.sp = suspended ? t->sp : NULL,
+		.pc = suspended ? (uintptr_t)sched_switch_resume : 0,
+		.stack_lo = t->stack_lo,
+		.stack_hi = t->stack_hi,
+	};
+}

@@ -1,0 +1,14 @@
+/* sched_thread_yield.c: let the other runnable threads run first. */
+#include "sched_impl.h"
+
+void sched_thread_yield(void)
+{
+	sched_enter();
+	sched_expire();
+	if (sched_g.rq_head) {
+		rq_push(sched_g.cur);
+		sched_switch_to(rq_pop());
+		sched_reap();
+	}
+	sched_leave();
+}
