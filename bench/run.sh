@@ -12,7 +12,10 @@
 #                     cost of losing a register and the cost of the inserted code
 #   CALLGRIND=1       also count the kernels' instructions under valgrind --tool=callgrind
 #                     (deterministic; at CALLGRIND_SCALE percent of the work, default 5)
-#   PIN=no            do not pin the runs to one CPU with taskset
+#   PIN=1             pin every run to the last CPU with taskset (off by default: on a
+#                     small shared machine a pinned run cannot escape a busy neighbour)
+#   SICC=PATH         another sicc to measure (default build/bin/sicc; its sicpp is the
+#                     one beside it, as sicc itself runs that one)
 #
 # Numbers only: nothing here is asserted, except that both builds of a benchmark
 # compute the same checksum. Results go to stdout and build/bench/sic-overhead.txt.
@@ -20,8 +23,9 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build/bench
-SICC=$ROOT/build/bin/sicc
-SICPP=$ROOT/build/bin/sicpp
+SICC=${SICC:-$ROOT/build/bin/sicc}
+SICPP=$(dirname "$SICC")/sicpp
+RTLIB=$(dirname "$SICC")/../lib/libreplay.a
 REPORT=$OUT/sic-overhead.txt
 
 REQUIRED="matmul sort ptrchase interp" # the geometric mean is over these
@@ -33,7 +37,7 @@ CFLAGS_B=${BENCH_CFLAGS:--O2}
 CALLGRIND=${CALLGRIND:-0}
 CALLGRIND_SCALE=${CALLGRIND_SCALE:-5}
 FIXED_R15=${FIXED_R15:-0}
-PIN=${PIN:-yes}
+PIN=${PIN:-0}
 
 die() {
 	echo "bench: $*" >&2
@@ -43,16 +47,21 @@ die() {
 case $RUNS in '' | *[!0-9]*) die "RUNS=$RUNS: want a positive number" ;; esac
 [ "$RUNS" -ge 1 ] || die "RUNS=$RUNS: want a positive number"
 [ "$RUNS" -ge 5 ] || echo "bench: warning: RUNS=$RUNS; medians of fewer than 5 runs are fragile" >&2
-if [ ! -x "$SICC" ] || [ ! -x "$SICPP" ]; then
-	die "build/bin/sicc or build/bin/sicpp missing: run make first"
+if [ ! -x "$SICC" ] || [ ! -x "$SICPP" ] || [ ! -f "$RTLIB" ]; then
+	die "$SICC, $SICPP or $RTLIB missing: run make first"
 fi
+# The toolchain under test, to notice a rebuild half-way through our builds.
+toolchain_id() {
+	cat "$SICC" "$SICPP" "$RTLIB" | cksum | cut -d' ' -f1
+}
+TOOLCHAIN=$(toolchain_id)
 
 VARIANTS="plain sic"
 [ "$FIXED_R15" = 1 ] && VARIANTS="plain r15 sic"
 
-# Pin every run to the same CPU (the last one): fewer migrations, less noise.
+# PIN=1: every run on the same CPU (the last one), no migrations.
 RUNNER=()
-if [ "$PIN" != no ] && command -v taskset >/dev/null 2>&1; then
+if [ "$PIN" = 1 ] && command -v taskset >/dev/null 2>&1; then
 	CPU=$(($(nproc) - 1))
 	if taskset -c "$CPU" true 2>/dev/null; then
 		RUNNER=(taskset -c "$CPU")
@@ -81,8 +90,12 @@ for b in $ALL; do
 	# An instrumented binary must carry the counter, or we would measure nothing.
 	# (The disassembly stays beside it, for reading the hot loops.)
 	objdump -d --no-show-raw-insn "$OUT/$b.sic" >"$OUT/$b.sic.dis"
-	grep -Eq '(dec|loop)[[:space:]]' "$OUT/$b.sic.dis" || die "$b: no counting point in $OUT/$b.sic"
+	grep -Eq '(dec|xchg)[[:space:]]+(%rcx,)?%r15' "$OUT/$b.sic.dis" ||
+		die "$b: no counting point in $OUT/$b.sic: is sicc instrumenting?"
 done
+
+[ "$(toolchain_id)" = "$TOOLCHAIN" ] ||
+	die "sicc, sicpp or libreplay.a changed while the benchmarks were being built: run again"
 
 # One run of a build: sets SECS and SUM; dies loudly on any failure. Not to be run in
 # a subshell, or die would leave only that.
@@ -159,14 +172,18 @@ machine() {
 	[ ${#RUNNER[@]} -eq 0 ] || pinned=", every run under ${RUNNER[*]}"
 	echo "         (order rotated every round)$pinned; checksums of all runs equal"
 	echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	rev=$(git -C "$ROOT" describe --always --dirty 2>/dev/null) || rev="(not a git tree)"
+	echo "tree:    $rev; sicc: $SICC (toolchain cksum $TOOLCHAIN)"
 	echo
 	hdr=$(printf '%-10s %10s' benchmark "plain (s)")
 	[ "$FIXED_R15" = 1 ] && hdr+=$(printf ' %10s %8s' "r15 (s)" "r15/pl")
-	hdr+=$(printf ' %10s %8s  %s' "sic (s)" "sic/pl" "per-round sic/pl: median [min .. max]")
+	hdr+=$(printf ' %10s %8s %8s  %s' "sic (s)" "sic/pl" "best" "per-round sic/pl: median [min .. max]")
 	echo "$hdr"
 	echo "$hdr" | tr -c '\n' '-'
 	LOGS=""
 	LOGS_R15=""
+	LOGS_BEST=""
+	FASTER=no
 	for b in $ALL; do
 		if [ "$b" = "${EXTRA%% *}" ]; then
 			echo "extra (outside the mean):"
@@ -183,16 +200,28 @@ machine() {
 			line+=$(printf ' %10.4f %8s' "$mr" "$rr")
 			case " $REQUIRED " in *" $b "*) LOGS_R15+=" $rr" ;; esac
 		fi
-		line+=$(printf ' %10.4f %8s  %.3f [%.3f .. %.3f]' "$ms" "$ratio" "$prm" \
+		# best: fastest sic over fastest plain; interference only ever adds time
+		best=$(awk -v s="$(times_of "$b" sic | sort -g | head -1)" \
+			-v p="$(times_of "$b" plain | sort -g | head -1)" 'BEGIN { printf "%.3f", s / p }')
+		line+=$(printf ' %10.4f %8s %8s  %.3f [%.3f .. %.3f]' "$ms" "$ratio" "$best" "$prm" \
 			"$(head -1 <<<"$pr")" "$(tail -1 <<<"$pr")")
+		if awk -v r="$ratio" 'BEGIN { exit !(r < 0.97) }'; then
+			line+=" *"
+			FASTER=yes
+		fi
 		echo "$line"
-		case " $REQUIRED " in *" $b "*) LOGS+=" $ratio" ;; esac
+		case " $REQUIRED " in *" $b "*) LOGS+=" $ratio" LOGS_BEST+=" $best" ;; esac
 	done
+	if [ "$FASTER" = yes ]; then
+		echo "* faster instrumented: machine noise, or the inserted code moved a hot loop or branch"
+		echo "  to a luckier address; not a gain (bench/README.md, 'Code layout'; CALLGRIND=1)"
+	fi
 	gm() { tr ' ' '\n' | awk 'NF { s += log($1); n++ } END { printf "%.3f", exp(s / n) }'; }
 	g=$(gm <<<"$LOGS")
 	echo
 	printf 'geometric mean sic/plain over %s: %s  (overhead %+.1f %%; goal <= +5 %%)\n' \
 		"${REQUIRED// /,}" "$g" "$(awk -v g="$g" 'BEGIN { print (g - 1) * 100 }')"
+	printf 'geometric mean of the best-run ratios:   %s\n' "$(gm <<<"$LOGS_BEST")"
 	if [ "$FIXED_R15" = 1 ]; then
 		g15=$(gm <<<"$LOGS_R15")
 		printf 'geometric mean r15/plain (the register alone):  %s\n' "$g15"
