@@ -503,6 +503,87 @@ static void place_target_count(struct analysis *an, int d)
 		an->plan[first].count = flags_live(an, first, FL_INC) ? CNT_SAFE : CNT_FAST;
 }
 
+/* Is the register operand ("%rax") named in this operand list at position k? */
+static bool op_is(const struct stmt *s, int k, const char *what)
+{
+	return s->nops > k && !strcmp(s->ops[k], what);
+}
+
+/* Is the indirect jump at statement i the dispatch of one of gcc's switch jump tables,
+ * which stays in its function (so it needs no count published for a callee)?
+ *  - tagged `notrack` (-fcf-protection): gcc tags switches and computed gotos, never a
+ *    tail call, whose target must start with endbr64;
+ *  - `jmp *.Ltable(,%reg,8)`, .Ltable a label of data (non-PIC tables);
+ *  - `movslq (%base,%idx,4), %reg; addq %base, %reg; jmp *%reg`: a table of 32-bit
+ *    offsets from its own start, which only jump tables are (PIC/PIE tables).
+ * Anything else may be a tail call through a pointer. */
+static bool is_switch_dispatch(struct analysis *an, int i)
+{
+	const struct stmt *j = &an->f->st[i];
+	if (j->info.cls != IC_JMP || j->nops != 1 || j->ops[0][0] != '*')
+		return false;
+	if (strstr(j->prefix, "notrack"))
+		return true;
+	const char *op = j->ops[0] + 1;
+	if (op[0] == '.' || isalpha((unsigned char)op[0])) {
+		char name[256];
+		size_t n = strcspn(op, "(+-");
+		if (n >= sizeof name)
+			return false;
+		memcpy(name, op, n);
+		name[n] = '\0';
+		struct sym *t = sym_find(an, name);
+		return t && t->def >= 0 && an->sect[t->def] >= 0 && !an->sect_exec[an->sect[t->def]];
+	}
+	if (op[0] != '%')
+		return false;
+	/* The two instructions before it, in the same straight line. */
+	int add = -1, load = -1;
+	for (int k = i - 1; k >= 0 && load < 0; k--) {
+		const struct stmt *s = &an->f->st[k];
+		if (s->kind == ST_LABEL || s->foreign)
+			return false;
+		if (s->kind != ST_INSN)
+			continue;
+		if (add < 0)
+			add = k;
+		else
+			load = k;
+	}
+	if (add < 0 || load < 0)
+		return false;
+	const struct stmt *a = &an->f->st[add], *l = &an->f->st[load];
+	if (strcmp(a->name, "addq") != 0 || !op_is(a, 1, op) || a->nops != 2)
+		return false;
+	const char *base = a->ops[0];
+	char want[64];
+	if (strcmp(l->name, "movslq") != 0 || !op_is(l, 1, op) || l->nops != 2)
+		return false;
+	snprintf(want, sizeof want, "(%s,", base);
+	if (strncmp(l->ops[0], want, strlen(want)) != 0 || !strstr(l->ops[0], ",4)"))
+		return false;
+	/* ...and the base is the address of a table in data: the last instruction of the
+	 * function before the load that writes the base register (gcc hoists it out of
+	 * loops) must be `leaq .Ltable(%rip), %base`. */
+	for (int k = load - 1; k >= 0 && an->fn[k] == an->fn[i]; k--) {
+		const struct stmt *s = &an->f->st[k];
+		if (s->kind != ST_INSN || s->foreign || s->nops == 0 || !op_is(s, s->nops - 1, base))
+			continue;
+		if (strcmp(s->name, "leaq") != 0 || s->nops != 2 || !strstr(s->ops[0], "(%rip)"))
+			return false;
+		char name[256];
+		size_t n = strcspn(s->ops[0], "(+-");
+		if (n >= sizeof name)
+			return false;
+		memcpy(name, s->ops[0], n);
+		name[n] = '\0';
+		struct sym *t = sym_find(an, name);
+		return t && !t->is_func && t->def >= 0 && an->sect[t->def] >= 0 &&
+		       !an->sect_exec[an->sect[t->def]];
+	}
+	return false;
+}
+
 /* The labels an indirect jump at statement i may reach that lie behind it (or in
  * another section) become counting targets. */
 static void mark_indirect_targets(struct analysis *an, int i)
@@ -611,7 +692,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		char buf[256];
 		const char *t = branch_target(s, buf, sizeof buf);
 		struct sym *y = t ? sym_find(an, t) : NULL;
-		bool tail = !t || !y || y->def < 0 || y->is_func;
+		bool tail = (!t && !is_switch_dispatch(an, i)) || (t && (!y || y->def < 0 || y->is_func));
 		if (tail && an->fn[i] >= 0) {
 			struct sym *fn = &an->syms[an->fn[i]];
 			fn->has_tail = true;
@@ -661,7 +742,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				 * may still leave, so publish the count (no token: it may be a
 				 * switch, which stays in this function). */
 				mark_indirect_targets(an, i);
-				an->plan[i].home_store = true;
+				an->plan[i].home_store = !is_switch_dispatch(an, i);
 			} else if (!y || y->def < 0 || y->is_func) {
 				/* Tail jump: publish the count, and pass the token if it is
 				 * surely taken (a jcc may fall through and stay here). */

@@ -395,7 +395,8 @@ static void indirect_jumps_count(void **state)
 		const struct stmt_plan *p = plan_of(&u, jumps[k]);
 		/* counted at the targets behind it, not at the jump */
 		assert_int_equal(p->count, CNT_NONE);
-		assert_true(p->home_store); /* it may be a tail call */
+		/* the plain one may be a tail call; notrack is a switch */
+		assert_int_equal(p->home_store, k == 0);
 		assert_false(p->token);     /* may be a switch: r15 must keep the count */
 	}
 	assert_true(sym_find(&u.an, ".L1")->count_target);
@@ -404,6 +405,67 @@ static void indirect_jumps_count(void **state)
 	assert_false(sym_find(&u.an, ".L3")->count_target);
 	assert_false(sym_find(&u.an, ".L4")->count_target); /* the table is data */
 	assert_true(sym_find(&u.an, "f")->has_tail);
+	unit_free(&u);
+}
+
+static void switch_dispatch_stays_in_function(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tleaq\t.L4(%rip), %rcx\n"     /* hoisted out of the loop */
+		      ".L2:\n"
+		      "\tmovzbl\t(%rdi), %eax\n"
+		      "\tmovslq\t(%rcx,%rax,4), %rax\n"
+		      "\taddq\t%rcx, %rax\n"
+		      "\tjmp\t*%rax\n"                 /* PIC jump table */
+		      ".L5:\n"
+		      "\tjmp\t*.L6(,%rax,8)\n"         /* non-PIC jump table */
+		      ".L7:\n"
+		      "\tnotrack jmp\t*%rdx\n"        /* -fcf-protection: never a tail call */
+		      ".L8:\n"
+		      "\tjmp\t.L2\n"
+		      "\t.size\tf, .-f\n"
+		      "\t.section\t.rodata\n"
+		      ".L4:\n"
+		      "\t.long\t.L5-.L4\n"
+		      "\t.long\t.L7-.L4\n"
+		      ".L6:\n"
+		      "\t.quad\t.L8\n");
+	assert_int_equal(u.rc, 0);
+	assert_false(plan_of(&u, "jmp *%rax")->home_store);
+	assert_false(plan_of(&u, "jmp *.L6(,%rax,8)")->home_store);
+	assert_false(plan_of(&u, "notrack jmp *%rdx")->home_store);
+	assert_false(sym_find(&u.an, "f")->has_tail);
+	unit_free(&u);
+}
+
+static void pointer_jumps_may_be_tail_calls(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tleaq\tg(%rip), %rcx\n"      /* a function, not a table */
+		      "\tmovslq\t(%rcx,%rax,4), %rax\n"
+		      "\taddq\t%rcx, %rax\n"
+		      "\tjmp\t*%rax\n"
+		      "\t.size\tf, .-f\n"
+		      "\t.type\th, @function\n"
+		      "h:\n"
+		      "\tmovq\t8(%rdi), %rax\n"
+		      "\tjmp\t*%rax\n"
+		      "\t.size\th, .-h\n"
+		      "\t.type\tg, @function\n"
+		      "g:\n"
+		      "\tret\n");
+	assert_int_equal(u.rc, 0);
+	int f_jmp = stmt_at(&u.f, "jmp *%rax");
+	assert_true(u.an.plan[f_jmp].home_store);
+	assert_true(u.an.plan[stmt_from(&u.f, f_jmp + 1, "jmp *%rax")].home_store);
+	assert_true(sym_find(&u.an, "f")->has_tail);
+	assert_true(sym_find(&u.an, "h")->has_tail);
 	unit_free(&u);
 }
 
@@ -1077,6 +1139,8 @@ int main(void)
 		cmocka_unit_test(tail_jump_counts_and_publishes),
 		cmocka_unit_test(tail_jump_to_local_function),
 		cmocka_unit_test(indirect_jumps_count),
+		cmocka_unit_test(switch_dispatch_stays_in_function),
+		cmocka_unit_test(pointer_jumps_may_be_tail_calls),
 		cmocka_unit_test(global_function_entry_check_after_endbr64),
 		cmocka_unit_test(entry_check_before_loop_at_function_start),
 		cmocka_unit_test(entry_check_without_cfi_goes_after_label),
