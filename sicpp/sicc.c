@@ -228,6 +228,24 @@ static int driver_main(int argc, char **argv)
 			nsources++;
 	}
 
+	/* The large code model's PIC calls keep the GOT pointer in r15, -ffixed-r15 or not. */
+	bool large = false, nopic = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-mcmodel=large"))
+			large = true;
+		else if (!strncmp(argv[i], "-mcmodel=", 9))
+			large = false;
+		else if (!strcmp(argv[i], "-fno-pie") || !strcmp(argv[i], "-fno-PIE") ||
+			 !strcmp(argv[i], "-fno-pic") || !strcmp(argv[i], "-fno-PIC"))
+			nopic = true;
+		else if (!strcmp(argv[i], "-fpie") || !strcmp(argv[i], "-fPIE") ||
+			 !strcmp(argv[i], "-fpic") || !strcmp(argv[i], "-fPIC"))
+			nopic = false;
+	}
+	if (large && !nopic && !query && !preprocess)
+		die("%s", "-mcmodel=large with PIC/PIE is not supported (gcc keeps the GOT pointer "
+			  "in %r15, our counter): add -fno-pie -no-pie");
+
 	char bdir[PATH_MAX], inc[PATH_MAX], lib[PATH_MAX];
 	snprintf(bdir, sizeof bdir, "-B%s/../libexec/libreplay/", self_dir);
 	snprintf(inc, sizeof inc, "-I%s/../include", self_dir);

@@ -31,4 +31,7 @@ check "sicc: no object after an error" test ! -e "$WORK/r.o"
 printf 'int f(int x){ __asm__ volatile("1: decl %%0; jnz 1b" : "+r"(x)); return x; }\n' >"$WORK/ok.c"
 check "inline asm without r15 accepted" "$SICC" -O2 -S "$WORK/ok.c" -o "$WORK/ok.s"
 check "inline asm kept verbatim" grep -q '1: decl' "$WORK/ok.s"
+printf 'int g;\nint main(void){ return g; }\n' >"$WORK/large.c"
+refuse "sicc: large code model with PIE" 'mcmodel=large.*-fno-pie' "$SICC" -O2 -mcmodel=large -c "$WORK/large.c" -o "$WORK/large.o"
+check "sicc: large code model without PIE" "$SICC" -O2 -mcmodel=large -fno-pie -no-pie -o "$WORK/large" "$WORK/large.c"
 summary
