@@ -5,12 +5,46 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ucontext.h>
 
+#include "green.h"
 #include "libreplay.h"
+#include "log.h"
 
 /* The counter's start in normal runs: counting down from 2^62 never reaches zero, and
  * a foreign library's r15 is very unlikely to equal such a value. */
 #define RP_SIC_BASE (UINT64_C(1) << 62)
+
+/* A green thread as the runtime sees it (struct sched_thread's ext). Its count is
+ * offset - counter, where the counter is: %r15 while it runs instrumented code;
+ * saved r15 in uc while it is switched out from a signal handler; home otherwise. */
+struct rp_thread {
+	int tid;
+	uint64_t offset;
+	uint64_t home;
+	uint64_t *side_base, *side_top, *side_end; /* the foreign-entry side stack */
+	ucontext_t *uc;
+	bool resumed_from_signal; /* and where: a second tick there is no progress */
+	uint64_t resume_count;
+	uintptr_t resume_pc;
+	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
+	void *arg;
+};
+/* The running thread (the main thread before sched runs). */
+extern struct rp_thread *rp_cur;
+extern struct rp_thread rp_main_thread;
+/* Where t's counter is while it is switched out. */
+uint64_t *rp_thread_counter(struct rp_thread *t);
+
+/* thread.c */
+int rp_thread_create(struct sched_thread **out, const struct sched_thread_attr *attr,
+		     void *(*fn)(void *), void *arg);
+void rp_threads_init(struct sched_hooks *h);
+/* Final counts of every thread so far (exited ones and, for live ones, now; uc: the
+ * signal that stopped the running thread, or NULL in our own code). */
+size_t rp_thread_finals(struct rp_log_final *out, size_t max, const ucontext_t *uc);
+/* Set before sched_preempt from a signal handler: the interrupted context. */
+extern ucontext_t *rp_preempt_uc;
 
 /* sic_rt.S */
 extern uint64_t __sic_home;
@@ -19,6 +53,10 @@ uint64_t rp_sic_call(void *fn, uint64_t a, uint64_t b, uint64_t c);
 
 /* sic.c */
 void rp_sic_init(void);
+/* What a new thread's counter starts at (its count is then 0). */
+uint64_t rp_sic_start_value(void);
+/* Side stack for a new thread. */
+#define RP_SIDE_ENTRIES_THREAD 256
 uint64_t rp_sic_overflow_c(void);
 _Noreturn void rp_sic_side_overflow(void);
 _Noreturn void rp_sic_side_corrupt(void);
@@ -26,6 +64,13 @@ bool rp_sic_pc_instrumented(uintptr_t pc);
 bool rp_sic_pc_preemptible(uintptr_t pc);
 size_t rp_sic_nranges(void);
 extern uint64_t rp_sic_xsave_size;
+
+/* replay.c */
+extern bool rp_replaying;
+/* The counter reached zero during replay: arm the trap; returns the new counter. */
+uint64_t rp_replay_overflow(void);
+/* A thread is about to run: during replay, load its counter for its next record. */
+void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

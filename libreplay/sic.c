@@ -10,9 +10,11 @@
 
 uint64_t rp_sic_xsave_size = 4096;
 
-/* count = offset - r15. The counter restarts from `reload` at each overflow. */
-static uint64_t sic_offset;
+/* A thread's count is offset - r15 (struct rp_thread). In stress mode the counter
+ * restarts from sic_reload at each overflow. */
 static uint64_t sic_reload;
+struct rp_thread rp_main_thread = {.tid = 1};
+struct rp_thread *rp_cur = &rp_main_thread;
 
 #define SIDE_ENTRIES 4096
 static uint64_t side_stack[3 * SIDE_ENTRIES];
@@ -61,10 +63,15 @@ void rp_sic_init(void)
 		sic_reload = n;
 		start = n;
 	}
-	sic_offset = start;
+	rp_main_thread.offset = start;
 	__sic_home = start;
 	__sic_side_base = __sic_side_top = side_stack;
 	__sic_side_end = side_stack + 3 * SIDE_ENTRIES;
+}
+
+uint64_t rp_sic_start_value(void)
+{
+	return sic_reload ? sic_reload : RP_SIC_BASE;
 }
 
 /* Before any constructor of the program: instrumented constructors (and what they
@@ -76,16 +83,18 @@ __attribute__((constructor(101))) static void sic_init_early(void)
 
 uint64_t rp_sic_overflow_c(void)
 {
+	if (rp_replaying)
+		return rp_replay_overflow();
 	if (!sic_reload)
 		rp_fatal("the instruction counter ran out (2^62 counts)");
-	sic_offset += sic_reload;
+	rp_cur->offset += sic_reload;
 	return sic_reload;
 }
 
 uint64_t rp_sic_count(void)
 {
 	/* Called from instrumented code: the call published the count in __sic_home. */
-	return sic_offset - __sic_home;
+	return rp_cur->offset - __sic_home;
 }
 
 _Noreturn void rp_sic_side_overflow(void)

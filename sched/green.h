@@ -202,6 +202,8 @@ int sched_thread_id(const struct sched_thread *t);
  * it), or the next thread runs with the signal blocked; not SA_ONSTACK (the frame
  * must stay on the preempted thread's stack). */
 bool sched_preempt(void);
+/* Would sched_preempt switch threads or ask about a deadline? (Async-signal-safe.) */
+bool sched_preempt_useful(void);
 
 /* ---- debugging: every thread of the run ---------------------------------------- */
 

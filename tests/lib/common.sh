@@ -6,6 +6,8 @@ SICC="$ROOT/build/bin/sicc"
 SICPP="$ROOT/build/bin/sicpp"
 LIBREPLAY="$ROOT/build/lib/libreplay.a"
 WORK="$ROOT/build/test-work/$(basename "$0" .sh)"
+# Programs built with sicc record by default: keep their logs out of the tree.
+export LIBREPLAY_OPTS="${LIBREPLAY_OPTS:---record $WORK/log.bin}"
 rm -rf "$WORK" && mkdir -p "$WORK"
 npass=0
 nfail=0

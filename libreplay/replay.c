@@ -1,0 +1,578 @@
+/*
+ * replay.c: recording and replaying the schedule (paper 002, sections 3 and 4).
+ *
+ * Recording: a CPU-time timer (SIGPROF) ends the time slice. If the interrupted PC is
+ * one where replay can reproduce the state (rp_sic_pc_preemptible) the handler logs
+ * (thread, count, pc) and calls sched_preempt; otherwise the tick is deferred. The
+ * other time-dependent decisions (a deadline found expired, the clock read for a
+ * sleep) are logged by the scheduler hooks. Blocking switches are not logged.
+ *
+ * Replay: no timer. The running thread's counter is loaded so that it reaches zero
+ * exactly at the count of its next PREEMPT record; the overflow arms a hardware
+ * breakpoint (perf_event_open, delivered as a real-time signal: it works under gdb,
+ * int3 does not) at the logged PC; the breakpoint reproduces the preemption. Any
+ * other outcome is a divergence, reported at once.
+ */
+#include "rp_impl.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <link.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "replay.h"
+
+bool rp_replaying;
+struct rp_options rp_opts = {.quantum_ns = RP_DEFAULT_QUANTUM_NS};
+
+static struct rp_log_writer *writer;
+static uintptr_t exe_base;
+static uint64_t questions;     /* timeout questions asked so far: their position */
+static uint64_t deferred_ticks, taken_ticks;
+static uint64_t chaos_state;
+
+/* Replay: the whole log, read before the program starts (no reading in handlers). */
+static struct rp_log_record *recs;
+static size_t nrecs, next_rec;
+static enum rp_log_status log_end_status;
+static char log_end_msg[RP_LOG_ERRLEN];
+static bool told_log_end;
+static int bp_fd = -1;
+static uintptr_t bp_armed_pc;
+#define RP_BP_SIGNAL (SIGRTMIN + 7)
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	*(uintptr_t *)data = info->dlpi_addr;
+	return 1;
+}
+
+static uintptr_t pc_of(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+}
+
+/* A one-line divergence message, then exit: replay cannot go on meaningfully. */
+static _Noreturn void diverge(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void diverge(const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if (n > (int)sizeof buf - 1)
+		n = sizeof buf - 1;
+	static const char pre[] = "libreplay: replay diverged: ";
+	if (write(2, pre, sizeof pre - 1) < 0 || write(2, buf, n) < 0 || write(2, "\n", 1) < 0)
+		_exit(RP_EXIT_DIVERGED);
+	_exit(RP_EXIT_DIVERGED);
+}
+
+/* ---- replay: the next record and the counter ------------------------------------- */
+
+static const struct rp_log_record *peek(void)
+{
+	if (next_rec < nrecs)
+		return &recs[next_rec];
+	if (!told_log_end && log_end_status != RP_LOG_DONE) {
+		/* A log cut short: say so once, then run on unscheduled. */
+		told_log_end = true;
+		char msg[RP_LOG_ERRLEN + 64];
+		int n = snprintf(msg, sizeof msg, "libreplay: %s; running on without a schedule\n",
+				 log_end_msg);
+		if (n > 0 && write(2, msg, (size_t)n) < 0)
+			_exit(RP_EXIT_DIVERGED);
+	}
+	return NULL;
+}
+
+static void bp_arm(uintptr_t pc)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof a;
+	a.bp_type = HW_BREAKPOINT_X;
+	a.bp_addr = pc;
+	a.bp_len = sizeof(long);
+	a.sample_period = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.wakeup_events = 1;
+	if (ioctl(bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) != 0 ||
+	    ioctl(bp_fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
+		rp_fatal("cannot arm the replay breakpoint at %#lx: %s", (unsigned long)pc,
+			 strerror(errno));
+	bp_armed_pc = pc;
+}
+
+static void bp_disarm(void)
+{
+	if (bp_armed_pc) {
+		ioctl(bp_fd, PERF_EVENT_IOC_DISABLE, 0);
+		bp_armed_pc = 0;
+	}
+}
+
+/* Load t's counter (at *counter) for its next record: zero at the record's count, or
+ * the breakpoint armed now if it is already there. */
+void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
+{
+	uint64_t now = t->offset - *counter;
+	const struct rp_log_record *r = peek();
+	uint64_t left = RP_SIC_BASE;
+	bp_disarm();
+	if (r && r->kind == RP_LOG_PREEMPT && r->tid == (uint32_t)t->tid) {
+		if (r->count < now)
+			diverge("record %zu: thread %u should have been preempted at count %llu "
+				"(pc %#llx) but is at count %llu",
+				next_rec + 1, r->tid, (unsigned long long)r->count,
+				(unsigned long long)r->pc, (unsigned long long)now);
+		if (r->count == now) {
+			bp_arm(exe_base + r->pc);
+			left = 1; /* the next counting point first is a divergence */
+		} else {
+			left = r->count - now;
+		}
+	}
+	*counter = left;
+	t->offset = now + left;
+}
+
+uint64_t rp_replay_overflow(void)
+{
+	uint64_t zero = 0;
+	rp_replay_arm(rp_cur, &zero);
+	return zero;
+}
+
+/* ---- preemption ---------------------------------------------------------------------- */
+
+static void unblock(int sig)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* Switch away from a signal handler; the thread resumes here, returns, and sigreturn
+ * puts it back where it was interrupted (with the counter the replay loaded). */
+static void preempt_from_signal(ucontext_t *uc, int sig)
+{
+	rp_preempt_uc = uc;
+	unblock(sig);
+	if (!sched_preempt())
+		rp_preempt_uc = NULL;
+}
+
+static uint64_t next_quantum_ns(void)
+{
+	if (!rp_opts.chaos)
+		return rp_opts.quantum_ns;
+	/* xorshift64*, log-uniform between 50 us and 20 ms */
+	chaos_state ^= chaos_state >> 12;
+	chaos_state ^= chaos_state << 25;
+	chaos_state ^= chaos_state >> 27;
+	uint64_t r = chaos_state * 0x2545F4914F6CDD1Dull;
+	uint64_t lo = 50000, span_bits = 9; /* 50 us << 0..8.6 */
+	uint64_t q = lo << (r % span_bits);
+	return q + (r >> 32) % q;
+}
+
+/* The time slice is CPU time. ITIMER_PROF only has the kernel tick's resolution
+ * (1-4 ms), so it is the fallback: the task clock of perf_event_open is exact to
+ * the microsecond. Both raise SIGPROF. */
+static int tick_fd = -1;
+
+static void arm_timer(uint64_t ns)
+{
+	if (tick_fd >= 0) {
+		ioctl(tick_fd, PERF_EVENT_IOC_PERIOD, &ns);
+		return;
+	}
+	struct itimerval it = {{0, 0}, {(time_t)(ns / 1000000000u), (suseconds_t)(ns % 1000000000u / 1000)}};
+	if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+		it.it_value.tv_usec = 1;
+	setitimer(ITIMER_PROF, &it, NULL);
+}
+
+static void stop_timer(void)
+{
+	if (tick_fd >= 0)
+		ioctl(tick_fd, PERF_EVENT_IOC_DISABLE, 0);
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_PROF, &off, NULL);
+}
+
+static int route_signal(int fd, int sig)
+{
+	struct f_owner_ex owner = {F_OWNER_TID, (pid_t)syscall(SYS_gettid)};
+	return fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, sig) != 0 ||
+	       fcntl(fd, F_SETOWN_EX, &owner) != 0 ? -1 : 0;
+}
+
+static void start_timer(uint64_t ns)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof a;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = ns;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.wakeup_events = 1;
+	tick_fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (tick_fd >= 0 && route_signal(tick_fd, SIGPROF) != 0) {
+		close(tick_fd);
+		tick_fd = -1;
+	}
+	if (tick_fd < 0)
+		arm_timer(ns);
+}
+
+static void on_tick(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	int saved = errno;
+	if (rp_opts.chaos || tick_fd < 0)
+		arm_timer(next_quantum_ns());
+	uintptr_t pc = pc_of(uc);
+	struct rp_thread *t = rp_cur;
+	if (!writer || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
+		deferred_ticks++;
+		errno = saved;
+		return;
+	}
+	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	if (t->resumed_from_signal && count == t->resume_count && pc == t->resume_pc) {
+		deferred_ticks++; /* no progress since it resumed: same (count, pc) twice */
+		errno = saved;
+		return;
+	}
+	taken_ticks++;
+	rp_log_preempt(writer, (uint32_t)t->tid, count, pc - exe_base);
+	rp_log_maybe_flush(writer, mono_ns());
+	preempt_from_signal(uc, sig);
+	errno = saved;
+}
+
+/* The replay breakpoint. */
+static void on_trap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	int saved = errno;
+	uintptr_t pc = pc_of(uc);
+	struct rp_thread *t = rp_cur;
+	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	const struct rp_log_record *r = peek();
+	bp_disarm();
+	if (!r || r->kind != RP_LOG_PREEMPT || r->tid != (uint32_t)t->tid || r->count != count ||
+	    exe_base + r->pc != pc)
+		diverge("record %zu: thread %d reached pc %#lx at count %llu, expected %s",
+			next_rec + 1, t->tid, (unsigned long)(pc - exe_base), (unsigned long long)count,
+			r ? "another record" : "the end of the log");
+	next_rec++;
+	/* The same scheduling decision as recorded: the counter continues from here. */
+	rp_replay_arm(t, (uint64_t *)&uc->uc_mcontext.gregs[REG_R15]);
+	preempt_from_signal(uc, sig);
+	errno = saved;
+}
+
+/* ---- scheduler hooks: time ------------------------------------------------------------ */
+
+static uint64_t hook_now(clockid_t clk)
+{
+	uint64_t v;
+	if (rp_replaying) {
+		const struct rp_log_record *r = peek();
+		if (!r || r->kind != RP_LOG_INPUT || r->input_kind != RP_INPUT_SCHED_CLOCK ||
+		    r->tid != (uint32_t)rp_cur->tid || r->len != sizeof v)
+			diverge("record %zu: thread %d read the clock for a sleep, the recording did not",
+				next_rec + 1, rp_cur->tid);
+		memcpy(&v, r->data, sizeof v);
+		next_rec++;
+		return v;
+	}
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (writer)
+		rp_log_input(writer, (uint32_t)rp_cur->tid, RP_INPUT_SCHED_CLOCK, &v, sizeof v);
+	return v;
+}
+
+static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, clockid_t clk)
+{
+	uint64_t pos = questions++;
+	if (rp_replaying) {
+		const struct rp_log_record *r = peek();
+		if (r && r->kind == RP_LOG_TIMEOUT && r->pos == pos) {
+			if (r->tid != (uint32_t)t->id)
+				diverge("record %zu: thread %u's deadline expired, here thread %d's is asked",
+					next_rec + 1, r->tid, t->id);
+			next_rec++;
+			return true;
+		}
+		return false;
+	}
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	bool yes = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec >= deadline_ns;
+	if (yes && writer)
+		rp_log_timeout(writer, (uint32_t)t->id, pos);
+	return yes;
+}
+
+static void hook_idle(uint64_t deadline_ns, clockid_t clk)
+{
+	if (rp_replaying)
+		return; /* the log says when the deadline passed */
+	struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
+	while (clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* ---- the end ---------------------------------------------------------------------------- */
+
+static struct rp_log_final end_threads[RP_LOG_END_THREADS_MAX];
+
+static void check_end(int how, int value, const ucontext_t *uc)
+{
+	const struct rp_log_record *r = peek();
+	if (!r)
+		return; /* a log cut short: already said */
+	if (r->kind != RP_LOG_END)
+		diverge("record %zu: the program ended (%s %d) with records left",
+			next_rec + 1, how == RP_LOG_EXITED ? "exit status" : "signal", value);
+	if (r->how != how || r->value != value)
+		diverge("the program ended with %s %d, the recording with %s %d",
+			how == RP_LOG_EXITED ? "exit status" : "signal", value,
+			r->how == RP_LOG_EXITED ? "exit status" : "signal", r->value);
+	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
+	for (uint32_t k = 0; k < r->nthreads; k++) {
+		size_t j = 0;
+		while (j < n && end_threads[j].tid != r->threads[k].tid)
+			j++;
+		if (j == n || end_threads[j].count != r->threads[k].count)
+			diverge("thread %u ended at count %llu, in the recording at %llu", r->threads[k].tid,
+				j == n ? 0ull : (unsigned long long)end_threads[j].count,
+				(unsigned long long)r->threads[k].count);
+	}
+	next_rec++;
+}
+
+static void finish(int how, int value, const ucontext_t *uc)
+{
+	if (rp_replaying) {
+		check_end(how, value, uc);
+		return;
+	}
+	if (!writer)
+		return;
+	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
+	if (rp_log_end(writer, how, value, end_threads, n) != 0 || uc)
+		rp_log_flush_from_signal(writer);
+	if (getenv("LIBREPLAY_STATS"))
+		fprintf(stderr, "libreplay: %llu preemptions taken, %llu ticks deferred\n",
+			(unsigned long long)taken_ticks, (unsigned long long)deferred_ticks);
+}
+
+static void on_exit_handler(int status, void *arg)
+{
+	stop_timer();
+	finish(RP_LOG_EXITED, status & 0xff, NULL);
+	if (writer)
+		rp_log_close(writer);
+}
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
+static void on_fatal(int sig, siginfo_t *si, void *ucv)
+{
+	stop_timer();
+	finish(RP_LOG_SIGNALED, sig, ucv);
+	/* SA_RESETHAND gave the default action back: die of the same signal. */
+	raise(sig);
+}
+
+/* ---- starting a session ----------------------------------------------------------------- */
+
+static void install(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | flags;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+static void start_recording(int argc, char **argv)
+{
+	struct rp_log_header h;
+	memset(&h, 0, sizeof h);
+	h.flags = rp_opts.chaos ? RP_LOG_F_CHAOS : 0;
+	h.quantum_ns = rp_opts.quantum_ns;
+	h.seed = rp_opts.seed;
+	h.build_id_len = sizeof h.build_id;
+	if (rp_log_self_build_id(h.build_id, &h.build_id_len) != 0)
+		h.build_id_len = 0;
+	h.argc = argc;
+	h.argv = (const char *const *)argv;
+	char err[RP_LOG_ERRLEN];
+	if (rp_log_create(rp_opts.log_path, &h, &writer, err, sizeof err) != 0) {
+		fprintf(stderr, "libreplay: %s\n", err);
+		exit(RP_EXIT_USAGE);
+	}
+	chaos_state = rp_opts.seed ? rp_opts.seed : 0x9E3779B97F4A7C15ull;
+	install(SIGPROF, on_tick, 0);
+	start_timer(next_quantum_ns());
+}
+
+/* A hardware execute breakpoint on this (only) kernel thread, disabled until armed,
+ * that signals RP_BP_SIGNAL when hit. */
+static int open_breakpoint(void)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof a;
+	a.bp_type = HW_BREAKPOINT_X;
+	a.bp_addr = (uintptr_t)&open_breakpoint;
+	a.bp_len = sizeof(long);
+	a.sample_period = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.wakeup_events = 1;
+	a.disabled = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "libreplay: replay needs a hardware breakpoint (perf_event_open: %s; "
+				"see /proc/sys/kernel/perf_event_paranoid)\n", strerror(errno));
+		exit(RP_EXIT_USAGE);
+	}
+	if (route_signal(fd, RP_BP_SIGNAL) != 0) {
+		fprintf(stderr, "libreplay: cannot route the replay breakpoint's signal: %s\n",
+			strerror(errno));
+		exit(RP_EXIT_USAGE);
+	}
+	return fd;
+}
+
+static void start_replaying(int *argc, char ***argv)
+{
+	struct rp_log_reader *r;
+	char err[RP_LOG_ERRLEN];
+	if (rp_log_open(rp_opts.log_path, &r, err, sizeof err) != 0) {
+		fprintf(stderr, "libreplay: %s\n", err);
+		exit(RP_EXIT_USAGE);
+	}
+	int b = rp_log_check_build_id(r, err, sizeof err);
+	if (b < 0) {
+		fprintf(stderr, "libreplay: %s\n", err);
+		exit(RP_EXIT_USAGE);
+	}
+	const struct rp_log_header *h = rp_log_header(r);
+	/* The recorded arguments, unless the command line names the same ones. */
+	if (*argc > 1) {
+		bool same = *argc == h->argc;
+		for (int i = 1; same && i < *argc; i++)
+			same = strcmp((*argv)[i], h->argv[i]) == 0;
+		if (!same) {
+			fprintf(stderr, "libreplay: %s: recorded with other arguments (replay takes them "
+					"from the log: give none)\n", rp_opts.log_path);
+			exit(RP_EXIT_USAGE);
+		}
+	}
+	char **av = calloc((size_t)h->argc + 1, sizeof *av);
+	for (int i = 0; av && i < h->argc; i++)
+		av[i] = strdup(h->argv[i]);
+	if (!av)
+		rp_fatal("out of memory");
+	av[0] = (*argv)[0];
+	*argc = h->argc;
+	*argv = av;
+
+	size_t cap = 1024;
+	recs = malloc(cap * sizeof *recs);
+	struct rp_log_record rec;
+	enum rp_log_status st;
+	while (recs && (st = rp_log_next(r, &rec)) == RP_LOG_OK) {
+		if (nrecs == cap) {
+			cap *= 2;
+			recs = realloc(recs, cap * sizeof *recs);
+			if (!recs)
+				break;
+		}
+		/* Copy what the reader lends until its next call. */
+		if (rec.kind == RP_LOG_INPUT) {
+			uint8_t *d = malloc(rec.len ? rec.len : 1);
+			if (d)
+				memcpy(d, rec.data, rec.len);
+			rec.data = d;
+		} else if (rec.kind == RP_LOG_END) {
+			struct rp_log_final *f = malloc((rec.nthreads ? rec.nthreads : 1) * sizeof *f);
+			if (f)
+				memcpy(f, rec.threads, rec.nthreads * sizeof *f);
+			rec.threads = f;
+		}
+		recs[nrecs++] = rec;
+	}
+	if (!recs)
+		rp_fatal("out of memory reading %s", rp_opts.log_path);
+	log_end_status = st;
+	snprintf(log_end_msg, sizeof log_end_msg, "%s", st == RP_LOG_DONE ? "" : rp_log_error(r));
+	if (st == RP_LOG_CORRUPT || st == RP_LOG_IO_ERROR) {
+		fprintf(stderr, "libreplay: %s\n", log_end_msg);
+		exit(RP_EXIT_USAGE);
+	}
+	rp_log_close_reader(r);
+
+	bp_fd = open_breakpoint();
+	install(RP_BP_SIGNAL, on_trap, 0);
+	rp_replaying = true;
+}
+
+/* Called from main() before the program's main runs as green thread 1. */
+void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
+{
+	dl_iterate_phdr(first_object, &exe_base);
+	rp_threads_init(h);
+	h->now_ns = hook_now;
+	h->timeout_expired = hook_timeout_expired;
+	h->idle = hook_idle;
+	if (rp_opts.mode == RP_MODE_OFF)
+		return;
+	if (rp_opts.mode == RP_MODE_RECORD)
+		start_recording(*argc, *argv);
+	else
+		start_replaying(argc, argv);
+	on_exit(on_exit_handler, NULL);
+	for (size_t k = 0; k < sizeof fatal_signals / sizeof fatal_signals[0]; k++)
+		install(fatal_signals[k], on_fatal, SA_RESETHAND | SA_NODEFER);
+}

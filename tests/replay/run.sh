@@ -1,0 +1,95 @@
+#!/bin/bash
+# Record and replay, rr style: each program in progs/ is built with sicc, recorded
+# several times under the chaos scheduler, and every recording must replay to
+# exactly its own output and exit status (and its own final per-thread counts: the
+# replay checks them against the log's END record and exits 86 if they differ).
+# Racy programs must also show more than one outcome across their recordings.
+. "$(dirname "$0")/../lib/common.sh"
+unset LIBREPLAY_OPTS
+P="$ROOT/tests/replay/progs"
+RUNS=${REPLAY_RUNS:-12}
+
+build() { "$SICC" -O2 -g -o "$WORK/$1" "$P/$1.c" >"$WORK/$1.build" 2>&1; }
+
+# record_replay NAME RUNS MIN_DISTINCT: record RUNS times, replay each.
+record_replay() {
+	local name=$1 runs=$2 min_distinct=$3 bad=0
+	build "$name" || { fail "$name: build: $(head -n 3 "$WORK/$name.build")"; return; }
+	for i in $(seq 1 "$runs"); do
+		local log="$WORK/$name.$i.bin"
+		(cd "$WORK" && timeout 60 "./$name" --record "$log" --chaos=$((i * 7919)) \
+			>"$log.rec.out" 2>"$log.rec.err"); echo $? >"$log.rec.rc"
+		(cd "$WORK" && timeout 60 "./$name" --replay "$log" \
+			>"$log.rep.out" 2>"$log.rep.err"); echo $? >"$log.rep.rc"
+		if ! cmp -s "$log.rec.out" "$log.rep.out" || ! cmp -s "$log.rec.rc" "$log.rep.rc"; then
+			bad=$((bad + 1))
+			[ $bad -eq 1 ] && fail "$name: recording $i replayed differently (rc $(cat "$log.rec.rc") vs $(cat "$log.rep.rc")): $(head -c 300 "$log.rep.err")"
+		fi
+	done
+	[ $bad -eq 0 ] && pass "$name: $runs recordings replay exactly"
+	local distinct
+	distinct=$(cat "$WORK/$name".*.bin.rec.out | sort -u | wc -l)
+	if [ "$distinct" -ge "$min_distinct" ]; then
+		[ "$min_distinct" -gt 1 ] && pass "$name: $distinct different outcomes across $runs recordings"
+	else
+		fail "$name: only $distinct different outcome(s) across $runs recordings (want $min_distinct)"
+	fi
+}
+
+record_replay racy_counter "$((RUNS * 4))" 3
+record_replay spin_flag "$RUNS" 2
+record_replay condvar "$RUNS" 2
+record_replay sleeps "$RUNS" 1
+record_replay thousand_threads 4 1
+record_replay crash "$RUNS" 1
+
+# Replaying twice gives the same thing twice (the log is not consumed or changed).
+log="$WORK/racy_counter.1.bin"
+(cd "$WORK" && ./racy_counter --replay "$log" >"$WORK/again.out" 2>&1)
+check "a log replays again identically" cmp "$log.rep.out" "$WORK/again.out"
+
+# A recording killed with SIGKILL: every block written is readable; the replay runs
+# up to the end of the log, says so, and the output matches as far as it went.
+build long_run
+(cd "$WORK" && exec ./long_run --record "$WORK/killed.bin" --quantum 1ms >"$WORK/killed.out" 2>&1) &
+pid=$!
+sleep 0.6
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+(cd "$WORK" && timeout 120 ./long_run --replay "$WORK/killed.bin" >"$WORK/killed.rep" 2>"$WORK/killed.err")
+rc=$?
+if [ $rc -ne 0 ]; then fail "killed recording: replay exit $rc: $(head -c 300 "$WORK/killed.err")"
+elif ! grep -q "ends early" "$WORK/killed.err"; then fail "killed recording: replay did not say the log ends early"
+elif [ "$(wc -l <"$WORK/killed.out")" -lt 2 ]; then fail "killed recording: the program printed nothing before the kill"
+elif ! head -n "$(wc -l <"$WORK/killed.out")" "$WORK/killed.rep" | cmp -s - "$WORK/killed.out"; then
+	fail "killed recording: replay output does not start with the recorded output"
+else pass "SIGKILLed recording replays up to its end and says so"; fi
+
+# Bad logs and flags: one line naming the problem, a non-zero exit, no crash.
+one_line_error() { # NAME PATTERN COMMAND...
+	local name=$1 pattern=$2; shift 2
+	(cd "$WORK" && "$@") >"$WORK/err.out" 2>"$WORK/err.err"
+	local rc=$?
+	if [ $rc -eq 0 ] || [ $rc -gt 128 ]; then fail "$name: exit $rc"
+	elif [ "$(grep -c . "$WORK/err.err")" -ne 1 ]; then fail "$name: not one line: $(head -c 300 "$WORK/err.err")"
+	elif ! grep -Eq "$pattern" "$WORK/err.err"; then fail "$name: '$(cat "$WORK/err.err")' lacks /$pattern/"
+	else pass "$name"; fi
+}
+good="$WORK/racy_counter.2.bin"
+head -c 40 "$good" >"$WORK/trunc.bin"
+one_line_error "truncated header" "trunc\.bin" ./racy_counter --replay "$WORK/trunc.bin"
+cp "$good" "$WORK/corrupt.bin"
+size=$(stat -c %s "$good")
+printf '\xff\xff\xff\xff' | dd of="$WORK/corrupt.bin" bs=1 seek=$((size - 12)) conv=notrunc 2>/dev/null
+one_line_error "corrupt block" "corrupt|checksum" ./racy_counter --replay "$WORK/corrupt.bin"
+head -c 4096 /dev/urandom >"$WORK/random.bin"
+one_line_error "not a log" "random\.bin" ./racy_counter --replay "$WORK/random.bin"
+one_line_error "missing log" "nope\.bin" ./racy_counter --replay "$WORK/nope.bin"
+one_line_error "another program's log" "another executable|build-id" ./spin_flag --replay "$good"
+one_line_error "bad quantum" "quantum" ./racy_counter --quantum=abc
+one_line_error "quantum too small" "quantum" ./racy_counter --quantum=1us
+one_line_error "--replay without a file" "needs a value" ./racy_counter --replay
+one_line_error "replay with other arguments" "other arguments" ./racy_counter --replay "$good" extra
+check "--replay-help lists the flags" bash -c "cd '$WORK' && ./racy_counter --replay-help | grep -q -- '--chaos'"
+check "flags are stripped before main" bash -c "cd '$WORK' && ./racy_counter --no-record -- >/dev/null"
+summary
