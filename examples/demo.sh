@@ -1,20 +1,57 @@
 #!/bin/bash
-# The toolchain on one example: build with gcc and with sicc, show what sicpp
-# inserted, and that the instrumented program computes the same, counting, also
-# when the counter overflows every 10 counts.
-set -eu
+# The main job on the built-in examples: build with sicc, record runs whose
+# interleavings differ, replay each to exactly its own outcome; then record a
+# heisenbug until it strikes and replay the failure.
+set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/build/demo"
-mkdir -p "$OUT"
-src="$ROOT/examples/sic_demo.c"
-echo "\$ gcc -O2 sic_demo.c -o sic_demo.plain && ./sic_demo.plain"
-gcc -O2 -o "$OUT/sic_demo.plain" "$src" && "$OUT/sic_demo.plain"
+rm -rf "$OUT" && mkdir -p "$OUT" && cp "$ROOT"/examples/*.c "$ROOT/examples/Makefile" "$OUT/"
+cd "$OUT"
+say() { printf '\n$ %s\n' "$*"; }
+
+say "make CC=sicc          # an unmodified Makefile: gcc -S -ffixed-r15 | sicpp | as, + libreplay.a"
+make -s CC="$ROOT/build/bin/sicc" >/dev/null || exit 1
+echo "built: racy_counter rounds matmul heisenbug sic_demo"
+
 echo
-echo "\$ sicc -O2 sic_demo.c -o sic_demo        # gcc -S -ffixed-r15 | sicpp | as, + libreplay.a"
-gcc -O2 -S -ffixed-r15 -o "$OUT/sic_demo.s" "$src"
-"$ROOT/build/bin/sicpp" --stats "$OUT/sic_demo.s" -o "$OUT/sic_demo.sic.s" 2>&1 | sed 's|^.*sicpp: [^:]*: |  sicpp: |'
-"$ROOT/build/bin/sicc" -O2 -o "$OUT/sic_demo" "$src"
-echo "\$ ./sic_demo"
-"$OUT/sic_demo"
-echo "\$ LIBREPLAY_SIC_STRESS=10 ./sic_demo     # the overflow path every 10 counts"
-LIBREPLAY_SIC_STRESS=10 "$OUT/sic_demo"
+echo "== Three recordings of a racy counter (chaos scheduler: random time slices) =="
+for seed in 1 2 3; do
+	say "./racy_counter --record run$seed.bin --chaos=$seed"
+	./racy_counter --record "run$seed.bin" --chaos=$seed
+done
+echo
+echo "== ...and their replays: each loses exactly the updates its recording lost =="
+for seed in 1 2 3; do
+	say "./racy_counter --replay run$seed.bin"
+	./racy_counter --replay "run$seed.bin"
+done
+
+echo
+echo "== A heisenbug: record until the invariant fails =="
+failed=""
+for try in $(seq 1 60); do
+	if ! ./heisenbug --record bug.bin --chaos=$((try * 101)) >bug.out 2>&1; then
+		failed=$try
+		break
+	fi
+done
+if [ -z "$failed" ]; then
+	echo "(the bug did not strike in 60 recordings this time)"
+else
+	say "./heisenbug --record bug.bin --chaos=$((failed * 101))      # recording $failed"
+	cat bug.out
+	for i in 1 2 3; do
+		say "./heisenbug --replay bug.bin"
+		./heisenbug --replay bug.bin
+		echo "(exit status $?)"
+	done
+	echo
+	echo "Under gdb: gdb -ex 'handle SIGPROF SIG41 nostop noprint pass' --args ./heisenbug --replay bug.bin"
+fi
+
+echo
+echo "== What the instruction counter sees (sicpp --stats) =="
+gcc -O2 -S -ffixed-r15 -o sic_demo.s sic_demo.c
+"$ROOT/build/bin/sicpp" --stats sic_demo.s -o sic_demo.sic.s 2>&1 | sed 's|^.*sicpp: [^:]*: |sicpp: |'
+say "./sic_demo --no-record"
+./sic_demo --no-record

@@ -185,8 +185,8 @@ static void preempt_from_signal(ucontext_t *uc, int sig)
 {
 	rp_preempt_uc = uc;
 	unblock(sig);
-	if (!sched_preempt())
-		rp_preempt_uc = NULL;
+	sched_preempt();
+	rp_preempt_uc = NULL; /* consumed by on_switch, or no switch happened */
 }
 
 static uint64_t next_quantum_ns(void)
@@ -305,10 +305,16 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 
 /* ---- scheduler hooks: time ------------------------------------------------------------ */
 
+/* Replaying, past the end of a log cut short: the program runs on unscheduled. */
+static bool run_free(void)
+{
+	return !rp_replaying || (!peek() && log_end_status != RP_LOG_DONE);
+}
+
 static uint64_t hook_now(clockid_t clk)
 {
 	uint64_t v;
-	if (rp_replaying) {
+	if (!run_free()) {
 		const struct rp_log_record *r = peek();
 		if (!r || r->kind != RP_LOG_INPUT || r->input_kind != RP_INPUT_SCHED_CLOCK ||
 		    r->tid != (uint32_t)rp_cur->tid || r->len != sizeof v)
@@ -321,15 +327,17 @@ static uint64_t hook_now(clockid_t clk)
 	struct timespec ts;
 	clock_gettime(clk, &ts);
 	v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	if (writer)
+	if (writer) {
 		rp_log_input(writer, (uint32_t)rp_cur->tid, RP_INPUT_SCHED_CLOCK, &v, sizeof v);
+		rp_log_maybe_flush(writer, mono_ns());
+	}
 	return v;
 }
 
 static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, clockid_t clk)
 {
 	uint64_t pos = questions++;
-	if (rp_replaying) {
+	if (!run_free()) {
 		const struct rp_log_record *r = peek();
 		if (r && r->kind == RP_LOG_TIMEOUT && r->pos == pos) {
 			if (r->tid != (uint32_t)t->id)
@@ -343,18 +351,41 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 	struct timespec ts;
 	clock_gettime(clk, &ts);
 	bool yes = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec >= deadline_ns;
-	if (yes && writer)
+	if (yes && writer) {
 		rp_log_timeout(writer, (uint32_t)t->id, pos);
+		rp_log_maybe_flush(writer, mono_ns());
+	}
 	return yes;
 }
 
 static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 {
-	if (rp_replaying)
+	if (!run_free())
 		return; /* the log says when the deadline passed */
 	struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
 	while (clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
+}
+
+/* Replay: a thread that exits with its next preemption still ahead of it, or every
+ * thread blocked while the log goes on, has left the recorded path. */
+void rp_replay_thread_exit(struct rp_thread *t)
+{
+	const struct rp_log_record *r = rp_replaying ? peek() : NULL;
+	if (r && r->kind == RP_LOG_PREEMPT && r->tid == (uint32_t)t->tid)
+		diverge("record %zu: thread %d exited at count %llu before its preemption at count %llu",
+			next_rec + 1, t->tid, (unsigned long long)(t->offset - __sic_home),
+			(unsigned long long)r->count);
+}
+
+static void hook_deadlock(void)
+{
+	const struct rp_log_record *r = rp_replaying ? peek() : NULL;
+	if (r)
+		diverge("record %zu: every thread is blocked, but the recording went on (next: thread %u)",
+			next_rec + 1, r->tid);
+	sched_report_deadlock(stderr);
+	exit(1);
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */
@@ -449,6 +480,8 @@ static void start_recording(int argc, char **argv)
 		fprintf(stderr, "libreplay: %s\n", err);
 		exit(RP_EXIT_USAGE);
 	}
+	/* A SIGKILL loses at most the last tenth of a second of records. */
+	rp_log_set_flush_interval(writer, 100000000u);
 	chaos_state = rp_opts.seed ? rp_opts.seed : 0x9E3779B97F4A7C15ull;
 	install(SIGPROF, on_tick, 0);
 	start_timer(next_quantum_ns());
@@ -566,6 +599,7 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	h->now_ns = hook_now;
 	h->timeout_expired = hook_timeout_expired;
 	h->idle = hook_idle;
+	h->deadlock = hook_deadlock;
 	if (rp_opts.mode == RP_MODE_OFF)
 		return;
 	if (rp_opts.mode == RP_MODE_RECORD)

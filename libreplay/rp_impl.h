@@ -71,6 +71,8 @@ extern bool rp_replaying;
 uint64_t rp_replay_overflow(void);
 /* A thread is about to run: during replay, load its counter for its next record. */
 void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
+/* A thread exits: during replay, check the log did not expect more of it. */
+void rp_replay_thread_exit(struct rp_thread *t);
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -46,6 +46,9 @@ static void xsave_probe(void)
 	rp_sic_xsave_size = (b + 63) & ~UINT64_C(63);
 }
 
+static bool tables_loaded;
+static void load_tables(void);
+
 void rp_sic_init(void)
 {
 	static bool done;
@@ -63,6 +66,10 @@ void rp_sic_init(void)
 		sic_reload = n;
 		start = n;
 	}
+	/* Now, not lazily: the tables are read from signal handlers, which must not
+	 * allocate (they may have interrupted malloc). */
+	if (!tables_loaded)
+		load_tables();
 	rp_main_thread.offset = start;
 	__sic_home = start;
 	__sic_side_base = __sic_side_top = side_stack;
@@ -123,7 +130,6 @@ static struct range *ranges;
 static size_t nranges;
 static uintptr_t *nopre;
 static size_t nnopre;
-static bool tables_loaded;
 
 static uintptr_t rel(const int32_t *p)
 {

@@ -77,6 +77,7 @@ static void on_thread_exit(struct sched_thread *st)
 		nfinals = n;
 	}
 	finals[t->tid] = count;
+	rp_replay_thread_exit(t);
 }
 
 static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st)

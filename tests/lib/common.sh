@@ -5,7 +5,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SICC="$ROOT/build/bin/sicc"
 SICPP="$ROOT/build/bin/sicpp"
 LIBREPLAY="$ROOT/build/lib/libreplay.a"
-WORK="$ROOT/build/test-work/$(basename "$0" .sh)"
+WORK="$ROOT/build/test-work/$(basename "$(dirname "$0")")-$(basename "$0" .sh)"
 # Programs built with sicc record by default: keep their logs out of the tree.
 export LIBREPLAY_OPTS="${LIBREPLAY_OPTS:---record $WORK/log.bin}"
 rm -rf "$WORK" && mkdir -p "$WORK"

@@ -36,12 +36,39 @@ record_replay() {
 	fi
 }
 
-record_replay racy_counter "$((RUNS * 4))" 3
+record_replay racy_counter 50 3
 record_replay spin_flag "$RUNS" 2
 record_replay condvar "$RUNS" 2
 record_replay sleeps "$RUNS" 1
 record_replay thousand_threads 4 1
 record_replay crash "$RUNS" 1
+
+# The heisenbug example: record until it strikes; the replay fails identically every
+# time, also under gdb with a breakpoint inside the buggy function.
+"$SICC" -O2 -g -o "$WORK/heisenbug" "$ROOT/examples/heisenbug.c"
+struck=""
+for i in $(seq 1 60); do
+	if ! (cd "$WORK" && ./heisenbug --record "$WORK/bug.bin" --chaos=$((i * 101)) >"$WORK/bug.rec" 2>&1); then
+		struck=$i; break; fi
+done
+if [ -z "$struck" ]; then fail "heisenbug: did not strike in 60 recordings"
+else
+	same=0
+	for i in 1 2 3; do
+		(cd "$WORK" && ./heisenbug --replay "$WORK/bug.bin" >"$WORK/bug.rep" 2>&1) && continue
+		cmp -s "$WORK/bug.rec" "$WORK/bug.rep" && same=$((same + 1))
+	done
+	[ $same -eq 3 ] && pass "heisenbug: struck in recording $struck; 3 replays fail identically" ||
+		fail "heisenbug: only $same of 3 replays failed as recorded"
+	(cd "$WORK" && timeout 300 gdb -batch -nx -ex 'handle SIGPROF SIG41 nostop noprint pass' \
+		-ex 'break transfer' -ex run -ex bt -ex 'continue 200' -ex delete -ex continue \
+		--args ./heisenbug --replay "$WORK/bug.bin" >"$WORK/bug.gdb" 2>&1)
+	if grep -q 'Breakpoint 1, .*transfer' "$WORK/bug.gdb" && grep -qF "$(cat "$WORK/bug.rec")" "$WORK/bug.gdb"; then
+		pass "heisenbug: replay under gdb stops in transfer() and fails identically"
+	else
+		fail "heisenbug under gdb: $(grep -v '^\[' "$WORK/bug.gdb" | tail -n 3 | tr '\n' ' ')"
+	fi
+fi
 
 # Replaying twice gives the same thing twice (the log is not consumed or changed).
 log="$WORK/racy_counter.1.bin"
@@ -56,9 +83,11 @@ pid=$!
 sleep 0.6
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
+killed_rc=$?
 (cd "$WORK" && timeout 120 ./long_run --replay "$WORK/killed.bin" >"$WORK/killed.rep" 2>"$WORK/killed.err")
 rc=$?
-if [ $rc -ne 0 ]; then fail "killed recording: replay exit $rc: $(head -c 300 "$WORK/killed.err")"
+if [ $killed_rc -ne 137 ]; then fail "killed recording: the recording ended by itself (status $killed_rc) before the kill"
+elif [ $rc -ne 0 ]; then fail "killed recording: replay exit $rc: $(head -c 300 "$WORK/killed.err")"
 elif ! grep -q "ends early" "$WORK/killed.err"; then fail "killed recording: replay did not say the log ends early"
 elif [ "$(wc -l <"$WORK/killed.out")" -lt 2 ]; then fail "killed recording: the program printed nothing before the kill"
 elif ! head -n "$(wc -l <"$WORK/killed.out")" "$WORK/killed.rep" | cmp -s - "$WORK/killed.out"; then
