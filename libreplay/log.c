@@ -2,6 +2,7 @@
  * the reasons for them are in docs/log-format.md; this file follows it section by
  * section: CRC-32, bit streams, the per-block model, header, writer, reader. */
 #include "log.h"
+#include "rp_alloc.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -552,7 +553,7 @@ static uint8_t *header_encode(const struct rp_log_header *h, size_t *len)
 		errno = E2BIG;
 		return NULL;
 	}
-	uint8_t *p = calloc(1, n);
+	uint8_t *p = rp_calloc(1, n);
 	if (!p)
 		return NULL;
 	memcpy(p, file_magic, 8);
@@ -744,8 +745,8 @@ int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
 		say(err, errlen, "%s: cannot write this header: %s", name, strerror(e));
 		goto fail;
 	}
-	w = calloc(1, sizeof *w);
-	if (!w || !(w->buf = calloc(1, BLOCK_HDR + RP_LOG_BLOCK_MAX))) {
+	w = rp_calloc(1, sizeof *w);
+	if (!w || !(w->buf = rp_calloc(1, BLOCK_HDR + RP_LOG_BLOCK_MAX))) {
 		e = ENOMEM;
 		say(err, errlen, "%s: %s", name, strerror(e));
 		goto fail;
@@ -755,7 +756,7 @@ int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
 		say(err, errlen, "%s: cannot write the header: %s", name, strerror(e));
 		goto fail;
 	}
-	free(hdr);
+	rp_free(hdr);
 	w->fd = fd;
 	w->seq = 1;
 	w->interval_ns = RP_LOG_FLUSH_INTERVAL_NS;
@@ -765,9 +766,9 @@ int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
 	return 0;
 fail:
 	if (w)
-		free(w->buf);
-	free(w);
-	free(hdr);
+		rp_free(w->buf);
+	rp_free(w);
+	rp_free(hdr);
 	close(fd);
 	errno = e;
 	return -1;
@@ -955,8 +956,8 @@ int rp_log_close(struct rp_log_writer *w)
 	if (close(w->fd) < 0)
 		rc = -1;
 	int e = w->error ? w->error : w->sealed ? EIO : 0;
-	free(w->buf);
-	free(w);
+	rp_free(w->buf);
+	rp_free(w);
 	if (rc < 0 && e)
 		errno = e;
 	return rc;
@@ -1089,7 +1090,7 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 		say(err, errlen, "%s: corrupt header (impossible length %u)", path, hlen);
 		return -1;
 	}
-	uint8_t *h = malloc(hlen);
+	uint8_t *h = rp_malloc(hlen);
 	if (!h) {
 		say(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -1102,7 +1103,7 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 		else
 			say(err, errlen, "%s: truncated header (%zd of %u bytes)", path, n + 16,
 			    hlen);
-		free(h);
+		rp_free(h);
 		return -1;
 	}
 	const char *why = NULL;
@@ -1115,7 +1116,7 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 	else if (get16(h + 10) & ~RP_LOG_F_CHAOS) {
 		say(err, errlen, "%s: unsupported header flags 0x%x (this libreplay knows 0x%x)",
 		    path, get16(h + 10), RP_LOG_F_CHAOS);
-		free(h);
+		rp_free(h);
 		return -1;
 	} else if (idlen > RP_LOG_BUILD_ID_MAX)
 		why = "build-id longer than 64 bytes";
@@ -1123,14 +1124,14 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 		why = "argv is not argc strings";
 	if (why) {
 		say(err, errlen, "%s: corrupt header (%s)", path, why);
-		free(h);
+		rp_free(h);
 		return -1;
 	}
-	r->argv_text = malloc(area + 1);
-	r->argv = calloc(argc + 1, sizeof *r->argv);
+	r->argv_text = rp_malloc(area + 1);
+	r->argv = rp_calloc(argc + 1, sizeof *r->argv);
 	if (!r->argv_text || !r->argv) {
 		say(err, errlen, "%s: %s", path, strerror(ENOMEM));
-		free(h);
+		rp_free(h);
 		return -1;
 	}
 	memcpy(r->argv_text, h + HDR_FIXED, area);
@@ -1148,18 +1149,18 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 	r->hdr.build_id_len = idlen;
 	memcpy(r->hdr.build_id, h + 40, idlen);
 	r->off = hlen;
-	free(h);
+	rp_free(h);
 	return 0;
 }
 
 int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t errlen)
 {
-	struct rp_log_reader *r = calloc(1, sizeof *r);
+	struct rp_log_reader *r = rp_calloc(1, sizeof *r);
 	crc_init();
 	*out = NULL;
-	if (!r || !(r->path = strdup(path))) {
+	if (!r || !(r->path = rp_strdup(path))) {
 		say(err, errlen, "%s: %s", path, strerror(ENOMEM));
-		free(r);
+		rp_free(r);
 		return -1;
 	}
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1172,9 +1173,9 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 		rp_log_close_reader(r);
 		return -1;
 	}
-	r->payload = malloc(RP_LOG_BLOCK_MAX);
-	r->input = malloc(RP_LOG_INPUT_MAX);
-	r->final = malloc(RP_LOG_END_THREADS_MAX * sizeof *r->final);
+	r->payload = rp_malloc(RP_LOG_BLOCK_MAX);
+	r->input = rp_malloc(RP_LOG_INPUT_MAX);
+	r->final = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->final);
 	if (!r->payload || !r->input || !r->final) {
 		say(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		rp_log_close_reader(r);
@@ -1372,11 +1373,11 @@ void rp_log_close_reader(struct rp_log_reader *r)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
-	free(r->path);
-	free(r->argv_text);
-	free(r->argv);
-	free(r->payload);
-	free(r->input);
-	free(r->final);
-	free(r);
+	rp_free(r->path);
+	rp_free(r->argv_text);
+	rp_free(r->argv);
+	rp_free(r->payload);
+	rp_free(r->input);
+	rp_free(r->final);
+	rp_free(r);
 }

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "replay.h"
+#include "rp_alloc.h"
 
 bool rp_replaying;
 struct rp_options rp_opts = {.quantum_ns = RP_DEFAULT_QUANTUM_NS};
@@ -53,6 +54,19 @@ static uintptr_t bp_armed_pc;
 #define RP_BP_SIGNAL (SIGRTMIN + 7)
 
 /* ---- small helpers ------------------------------------------------------------ */
+
+/* Our descriptors live high, so the program's open() returns the same numbers when
+ * recording (a log writer, a timer) and replaying (a breakpoint). */
+static int high_fd(int fd)
+{
+	if (fd < 0)
+		return fd;
+	int h = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
+	if (h < 0)
+		return fd;
+	close(fd);
+	return h;
+}
 
 static uint64_t mono_ns(void)
 {
@@ -246,7 +260,7 @@ static void start_timer(uint64_t ns)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
-	tick_fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	tick_fd = high_fd((int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
 	if (tick_fd >= 0 && route_signal(tick_fd, SIGPROF) != 0) {
 		close(tick_fd);
 		tick_fd = -1;
@@ -476,7 +490,12 @@ static void start_recording(int argc, char **argv)
 	h.argc = argc;
 	h.argv = (const char *const *)argv;
 	char err[RP_LOG_ERRLEN];
-	if (rp_log_create(rp_opts.log_path, &h, &writer, err, sizeof err) != 0) {
+	int fd = high_fd(open(rp_opts.log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+	if (fd < 0) {
+		fprintf(stderr, "libreplay: %s: %s\n", rp_opts.log_path, strerror(errno));
+		exit(RP_EXIT_USAGE);
+	}
+	if (rp_log_create_fd(fd, rp_opts.log_path, &h, &writer, err, sizeof err) != 0) {
 		fprintf(stderr, "libreplay: %s\n", err);
 		exit(RP_EXIT_USAGE);
 	}
@@ -503,7 +522,7 @@ static int open_breakpoint(void)
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
 	a.disabled = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = high_fd((int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
 	if (fd < 0) {
 		fprintf(stderr, "libreplay: replay needs a hardware breakpoint (perf_event_open: %s; "
 				"see /proc/sys/kernel/perf_event_paranoid)\n", strerror(errno));
@@ -542,9 +561,9 @@ static void start_replaying(int *argc, char ***argv)
 			exit(RP_EXIT_USAGE);
 		}
 	}
-	char **av = calloc((size_t)h->argc + 1, sizeof *av);
+	char **av = rp_calloc((size_t)h->argc + 1, sizeof *av);
 	for (int i = 0; av && i < h->argc; i++)
-		av[i] = strdup(h->argv[i]);
+		av[i] = rp_strdup(h->argv[i]);
 	if (!av)
 		rp_fatal("out of memory");
 	av[0] = (*argv)[0];
@@ -552,24 +571,24 @@ static void start_replaying(int *argc, char ***argv)
 	*argv = av;
 
 	size_t cap = 1024;
-	recs = malloc(cap * sizeof *recs);
+	recs = rp_malloc(cap * sizeof *recs);
 	struct rp_log_record rec;
 	enum rp_log_status st;
 	while (recs && (st = rp_log_next(r, &rec)) == RP_LOG_OK) {
 		if (nrecs == cap) {
 			cap *= 2;
-			recs = realloc(recs, cap * sizeof *recs);
+			recs = rp_realloc(recs, cap * sizeof *recs);
 			if (!recs)
 				break;
 		}
 		/* Copy what the reader lends until its next call. */
 		if (rec.kind == RP_LOG_INPUT) {
-			uint8_t *d = malloc(rec.len ? rec.len : 1);
+			uint8_t *d = rp_malloc(rec.len ? rec.len : 1);
 			if (d)
 				memcpy(d, rec.data, rec.len);
 			rec.data = d;
 		} else if (rec.kind == RP_LOG_END) {
-			struct rp_log_final *f = malloc((rec.nthreads ? rec.nthreads : 1) * sizeof *f);
+			struct rp_log_final *f = rp_malloc((rec.nthreads ? rec.nthreads : 1) * sizeof *f);
 			if (f)
 				memcpy(f, rec.threads, rec.nthreads * sizeof *f);
 			rec.threads = f;

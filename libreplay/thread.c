@@ -1,6 +1,7 @@
 /* thread.c: green threads as the counter sees them. Each has its own count, its own
  * __sic_home and its own side stack; on_switch swaps them (docs/sic.md). */
 #include "rp_impl.h"
+#include "rp_alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -46,12 +47,12 @@ static void on_thread_create(struct sched_thread *st)
 	/* A thread of rp_thread_create brings its own (as the start argument). */
 	struct rp_thread *t = st->start == thread_start ? st->arg : st->ext;
 	if (!t) {
-		t = calloc(1, sizeof *t);
+		t = rp_calloc(1, sizeof *t);
 		if (!t)
 			rp_fatal("out of memory creating thread %d", st->id);
 	}
 	st->ext = t;
-	uint64_t *side = calloc(3 * RP_SIDE_ENTRIES_THREAD, sizeof *side);
+	uint64_t *side = rp_calloc(3 * RP_SIDE_ENTRIES_THREAD, sizeof *side);
 	if (!side)
 		rp_fatal("out of memory creating thread %d", st->id);
 	t->tid = st->id;
@@ -69,7 +70,7 @@ static void on_thread_exit(struct sched_thread *st)
 		size_t n = nfinals ? 2 * nfinals : 64;
 		while (n <= (size_t)t->tid)
 			n *= 2;
-		uint64_t *f = realloc(finals, n * sizeof *f);
+		uint64_t *f = rp_realloc(finals, n * sizeof *f);
 		if (!f)
 			rp_fatal("out of memory");
 		memset(f + nfinals, 0xff, (n - nfinals) * sizeof *f);
@@ -106,7 +107,7 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 int rp_thread_create(struct sched_thread **out, const struct sched_thread_attr *attr,
 		     void *(*fn)(void *), void *arg)
 {
-	struct rp_thread *t = calloc(1, sizeof *t);
+	struct rp_thread *t = rp_calloc(1, sizeof *t);
 	if (!t)
 		return EAGAIN;
 	t->fn = fn;
@@ -114,7 +115,7 @@ int rp_thread_create(struct sched_thread **out, const struct sched_thread_attr *
 	struct sched_thread *st;
 	int err = sched_create(&st, attr, thread_start, t);
 	if (err) {
-		free(t);
+		rp_free(t);
 		return err;
 	}
 	if (out)

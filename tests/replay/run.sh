@@ -70,6 +70,15 @@ else
 	fi
 fi
 
+# Addresses: the same in the recording, its replay, and its replay under gdb.
+build layout
+(cd "$WORK" && ./layout --record "$WORK/layout.bin" >"$WORK/layout.rec" 2>&1)
+(cd "$WORK" && ./layout --replay "$WORK/layout.bin" >"$WORK/layout.rep" 2>&1)
+(cd "$WORK" && gdb -batch -nx -ex 'handle SIGPROF SIG41 nostop noprint pass' -ex run \
+	--args ./layout --replay "$WORK/layout.bin" 2>&1 | grep -E '^(main|thread) stack' >"$WORK/layout.gdb")
+check "address layout: replay prints the recorded addresses" cmp "$WORK/layout.rec" "$WORK/layout.rep"
+check "address layout: so does a replay under gdb" cmp "$WORK/layout.rec" "$WORK/layout.gdb"
+
 # Replaying twice gives the same thing twice (the log is not consumed or changed).
 log="$WORK/racy_counter.1.bin"
 (cd "$WORK" && ./racy_counter --replay "$log" >"$WORK/again.out" 2>&1)
