@@ -311,8 +311,11 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 			next_rec + 1, t->tid, (unsigned long)(pc - exe_base), (unsigned long long)count,
 			r ? "another record" : "the end of the log");
 	next_rec++;
-	/* The same scheduling decision as recorded: the counter continues from here. */
+	/* The same scheduling decision as recorded: the counter continues from here. The
+	 * thread may be between publishing its count and a call (movq %r15, __sic_home;
+	 * movq $token, %r15; call): keep the published copy equal to the new counter. */
 	rp_replay_arm(t, (uint64_t *)&uc->uc_mcontext.gregs[REG_R15]);
+	__sic_home = (uint64_t)uc->uc_mcontext.gregs[REG_R15];
 	preempt_from_signal(uc, sig);
 	errno = saved;
 }
@@ -377,7 +380,8 @@ static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 	if (!run_free())
 		return; /* the log says when the deadline passed */
 	struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
-	while (clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL) == EINTR)
+	/* The system call itself: clock_nanosleep is the pthread layer's, for threads. */
+	while (syscall(SYS_clock_nanosleep, clk, TIMER_ABSTIME, &ts, NULL) == -1 && errno == EINTR)
 		;
 }
 
@@ -499,8 +503,9 @@ static void start_recording(int argc, char **argv)
 		fprintf(stderr, "libreplay: %s\n", err);
 		exit(RP_EXIT_USAGE);
 	}
-	/* A SIGKILL loses at most the last tenth of a second of records. */
-	rp_log_set_flush_interval(writer, 100000000u);
+	/* A block at least every second (or 4 KiB): a SIGKILL loses at most the last
+	 * second of records, and block headers stay a small part of the log. */
+	rp_log_set_flush_interval(writer, RP_LOG_FLUSH_INTERVAL_NS);
 	chaos_state = rp_opts.seed ? rp_opts.seed : 0x9E3779B97F4A7C15ull;
 	install(SIGPROF, on_tick, 0);
 	start_timer(next_quantum_ns());

@@ -95,8 +95,12 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 		next->resume_count = next->offset - next->uc->uc_mcontext.gregs[REG_R15];
 		next->resume_pc = next->uc->uc_mcontext.gregs[REG_RIP];
 	}
-	if (rp_replaying && next != &host_thread)
+	if (rp_replaying && next != &host_thread) {
 		rp_replay_arm(next, rp_thread_counter(next));
+		/* Preempted between publishing its count and a call, it will read home:
+		 * keep it equal to the counter just loaded in its signal frame. */
+		next->home = *rp_thread_counter(next);
+	}
 	next->uc = NULL; /* the frame is consumed when it resumes */
 	__sic_home = next->home;
 	__sic_side_base = next->side_base;

@@ -89,7 +89,7 @@ check "a log replays again identically" cmp "$log.rep.out" "$WORK/again.out"
 build long_run
 (cd "$WORK" && exec ./long_run --record "$WORK/killed.bin" --quantum 1ms >"$WORK/killed.out" 2>&1) &
 pid=$!
-sleep 0.6
+sleep 1.6
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 killed_rc=$?
@@ -101,12 +101,12 @@ elif ! grep -q "ends early" "$WORK/killed.err"; then fail "killed recording: rep
 elif [ "$(wc -l <"$WORK/killed.out")" -lt 2 ]; then fail "killed recording: the program printed nothing before the kill"
 else
 	# The replay follows the recording as far as the log goes; the records of the
-	# last tenth of a second before the kill were never flushed, so only a prefix
+	# last second before the kill may not have been flushed, so only a prefix
 	# of the recorded output is determined.
 	rec_lines=$(wc -l <"$WORK/killed.out")
 	common=$(cmp "$WORK/killed.out" "$WORK/killed.rep" 2>/dev/null | sed -n 's/.* line \([0-9]*\).*/\1/p')
 	common=$(( ${common:-$rec_lines} - 1 ))
-	if [ "$common" -lt $((rec_lines / 2)) ]; then
+	if [ "$common" -lt $((rec_lines / 3)) ]; then
 		fail "killed recording: replay follows only $common of $rec_lines recorded lines"
 	else pass "SIGKILLed recording replays ($common of $rec_lines lines identical) up to its end and says so"; fi
 fi

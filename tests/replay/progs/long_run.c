@@ -1,4 +1,4 @@
-/* Runs for about a second printing progress (unbuffered): recorded and killed with
+/* Runs for about three seconds printing progress (unbuffered): recorded and killed with
  * SIGKILL part-way, its log still replays up to where it was cut. */
 #include <pthread.h>
 #include <stdio.h>
@@ -9,11 +9,11 @@ static volatile long shared;
 static void *work(void *arg)
 {
 	long id = (long)arg;
-	for (int step = 0; step < 100; step++) {
+	for (int step = 0; step < 300; step++) {
 		for (long i = 0; i < 200000; i++)
 			shared += id;
 		printf("thread %ld step %d shared %ld\n", id, step, shared);
-		usleep(10000); /* about a second in all, whatever the CPU */
+		usleep(10000); /* about three seconds in all, whatever the CPU */
 	}
 	return NULL;
 }

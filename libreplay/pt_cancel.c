@@ -1,0 +1,124 @@
+/* pt_cancel.c: deferred cancellation. pthread_cancel marks the thread; it acts on
+ * the request at the next cancellation point it reaches (pthread_testcancel,
+ * pthread_join, pthread_cond_*wait, sem_*wait, the sleep family), or, if it is
+ * blocked in one, when pthread_cancel wakes it there:
+ *  - a condvar wait: the waiters ahead of it are woken too (a spurious wakeup, which
+ *    POSIX allows them); it takes the mutex back and exits with it held;
+ *  - join, semaphore and sleep waits: only if sched/ can interrupt a wait
+ *    (SCHED_HAS_INTERRUPT); otherwise it acts when that wait ends, and pthread_cancel
+ *    says so on stderr.
+ * PTHREAD_CANCEL_ASYNCHRONOUS is accepted and acted on like deferred, except that a
+ * thread cancelling itself, or enabling asynchronous cancellation with a request
+ * pending, exits at once. */
+#include "pt_impl.h"
+
+#include <stdio.h>
+
+_Noreturn void pt_act_cancel(struct pt_thread *self)
+{
+	self->cancel_pending = false;
+	pthread_exit(PTHREAD_CANCELED);
+}
+
+#ifndef SCHED_HAS_INTERRUPT
+static const char *wait_name(enum pt_wait w)
+{
+	switch (w) {
+	case PT_WAIT_JOIN:
+		return "pthread_join";
+	case PT_WAIT_SEM:
+		return "sem_wait";
+	case PT_WAIT_SLEEP:
+		return "a sleep";
+	default:
+		return "a wait";
+	}
+}
+#endif
+
+/* t is blocked in a cancellation point with cancellation enabled: end its wait. */
+static void wake(struct sched_thread *t, struct pt_thread *pt)
+{
+	static const enum sched_wait_kind kinds[] = {
+		[PT_WAIT_COND] = SCHED_WAIT_COND,
+		[PT_WAIT_JOIN] = SCHED_WAIT_JOIN,
+		[PT_WAIT_SEM] = SCHED_WAIT_SEM,
+		[PT_WAIT_SLEEP] = SCHED_WAIT_SLEEP,
+	};
+	struct sched_thread_info info;
+	sched_thread_info(t, &info);
+	/* Not blocked in the call itself (e.g. taking the mutex back after a condvar
+	 * wait): it will see the request when the call returns. */
+	if (info.state != SCHED_BLOCKED || info.wait_kind != kinds[pt->waiting])
+		return;
+#ifdef SCHED_HAS_INTERRUPT
+	sched_interrupt(t, PT_EINTERRUPTED);
+#else
+	if (pt->waiting == PT_WAIT_COND) {
+		/* struct sched_cond starts with its wait queue; wake in order up to t. */
+		struct sched_waitq *q = (struct sched_waitq *)info.wait_obj;
+		struct sched_thread *w;
+		while ((w = sched_wake_one(q)) && w != t)
+			;
+		pt->cancel_woken = w == t;
+		return;
+	}
+	fprintf(stderr,
+		"libreplay: pthread_cancel: thread %d is blocked in %s, which cannot be "
+		"interrupted yet: it acts on the cancellation when that wait ends\n",
+		pt->id, wait_name(pt->waiting));
+#endif
+}
+
+int pthread_cancel(pthread_t thread)
+{
+	struct sched_thread *t = pt_sched(thread);
+	struct pt_thread *pt = pt_find(t);
+	if (!pt)
+		return ESRCH;
+	if (pt->exited || pt->exiting)
+		return 0;
+	pt->cancel_pending = true;
+	if (pt->cancel_disabled)
+		return 0;
+	if (t == sched_current()) {
+		if (pt->cancel_async)
+			pt_act_cancel(pt);
+		return 0;
+	}
+	if (pt->waiting != PT_WAIT_NONE)
+		wake(t, pt);
+	return 0;
+}
+
+void pthread_testcancel(void)
+{
+	pt_testcancel(pt_self());
+}
+
+int pthread_setcancelstate(int state, int *oldstate)
+{
+	if (state != PTHREAD_CANCEL_ENABLE && state != PTHREAD_CANCEL_DISABLE)
+		return EINVAL;
+	struct pt_thread *self = pt_self();
+	if (oldstate)
+		*oldstate = self->cancel_disabled ? PTHREAD_CANCEL_DISABLE : PTHREAD_CANCEL_ENABLE;
+	self->cancel_disabled = state == PTHREAD_CANCEL_DISABLE;
+	if (self->cancel_async)
+		pt_testcancel(self);
+	return 0;
+}
+
+int pthread_setcanceltype(int type, int *oldtype)
+{
+	if (type != PTHREAD_CANCEL_DEFERRED && type != PTHREAD_CANCEL_ASYNCHRONOUS)
+		return EINVAL;
+	struct pt_thread *self = pt_self();
+	if (oldtype)
+		*oldtype = self->cancel_async ? PTHREAD_CANCEL_ASYNCHRONOUS
+					      : PTHREAD_CANCEL_DEFERRED;
+	self->cancel_async = type == PTHREAD_CANCEL_ASYNCHRONOUS;
+	if (self->cancel_async)
+		pt_testcancel(self);
+	return 0;
+}

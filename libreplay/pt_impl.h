@@ -1,0 +1,232 @@
+/* pt_impl.h: the pthread API layer's internal interface (docs/pthread.md).
+ *
+ * The layer defines pthread_*, sem_*, C11 <threads.h>, the sleep family and
+ * sched_yield in libreplay.a, which comes before libc on the link line: the program's
+ * calls resolve here and run on sched/'s green threads (libc's own internal calls use
+ * hidden aliases and are unaffected). Every object keeps its state inside the glibc type,
+ * cast to sched's struct (or to one of ours below), so static initializers work.
+ *
+ * None of this code is instrumented, so a preemption never lands in it: between two
+ * sched_* calls that may switch, the layer runs alone and needs no locks. It does
+ * call back into the program (destructors, cleanup handlers, once routines), and
+ * other threads may run during those calls: re-read shared state after each. */
+#ifndef PT_IMPL_H
+#define PT_IMPL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "green.h"
+#include "rp_impl.h"
+
+#define PT_HIDDEN __attribute__((visibility("hidden")))
+
+/* A pthread_t is the struct sched_thread pointer. */
+static inline struct sched_thread *pt_sched(pthread_t t)
+{
+	return (struct sched_thread *)t;
+}
+
+/* ---- per-thread state ------------------------------------------------------------- */
+
+/* The cancellation point a thread is blocked in (pthread_cancel wakes it there). */
+enum pt_wait { PT_WAIT_NONE, PT_WAIT_COND, PT_WAIT_JOIN, PT_WAIT_SEM, PT_WAIT_SLEEP };
+
+/* What a sched wait returns when pthread_cancel interrupted it. sched/ has no way to
+ * interrupt a wait yet: once green.h declares
+ *     int sched_interrupt(struct sched_thread *t, int status);
+ * and defines SCHED_HAS_INTERRUPT, pt_cancel.c uses it for every cancellation point. */
+#define PT_EINTERRUPTED ECANCELED
+
+struct pt_specific {
+	unsigned seq; /* the key's sequence number when the value was set */
+	void *value;
+};
+
+struct pt_thread {
+	int id;
+	bool detached;
+	bool exited;     /* finished its exit work; sched_exit follows at once */
+	bool exiting;    /* in pthread_exit: no more cancellation */
+	bool finishing;  /* past the cleanup handlers: the destructors run */
+	bool user_stack; /* the stack came from pthread_attr_setstack */
+
+	bool cancel_disabled; /* PTHREAD_CANCEL_DISABLE */
+	bool cancel_async;    /* PTHREAD_CANCEL_ASYNCHRONOUS (acted on like deferred) */
+	bool cancel_pending;
+	bool cancel_woken;    /* pthread_cancel woke it from a condvar wait */
+	enum pt_wait waiting;
+
+	void *(*fn)(void *);
+	void *arg;
+	void *retval; /* pthread_exit's value while the cleanup handlers run */
+
+	/* Cleanup handlers, newest first: pthread_cleanup_push's buffers (glibc's
+	 * macros, C without -fexceptions) and the old _pthread_cleanup_push ones. */
+	__pthread_unwind_buf_t *cancel_bufs;
+	struct _pthread_cleanup_buffer *cleanup_bufs;
+
+	struct pt_specific *spec; /* thread-specific data, indexed by key */
+	unsigned nspec;
+
+	pthread_mutex_t **robust; /* robust mutexes held */
+	unsigned nrobust, robust_cap;
+
+	int policy;
+	struct sched_param param;
+	char name[16]; /* "" until pthread_setname_np */
+};
+
+/* The calling thread's record, created on first use for threads the layer did not
+ * create (thread 1, which shares its record with the host: constructors and atexit
+ * handlers run there, as in the main thread of a normal process). Never NULL. */
+struct pt_thread *pt_self(void) PT_HIDDEN;
+/* The record of t, or NULL if it has none (a thread the layer did not create and
+ * that never called it). Thread 1 and the host always have theirs. */
+struct pt_thread *pt_find(struct sched_thread *t) PT_HIDDEN;
+/* Make room in the table for the next thread's id (ids only grow); ENOMEM. */
+int pt_table_reserve_next(void) PT_HIDDEN;
+/* Enter a new record (its id set). */
+void pt_register(struct pt_thread *pt) PT_HIDDEN;
+/* Forget and free a record (the main thread's is kept). */
+void pt_release(struct pt_thread *pt) PT_HIDDEN;
+
+/* pt_exit.c: run the cleanup handlers, then pt_finish. */
+_Noreturn void pt_unwind(struct pt_thread *self) PT_HIDDEN;
+/* Thread-specific data destructors, robust mutexes, then sched_exit. */
+_Noreturn void pt_finish(struct pt_thread *self, void *retval) PT_HIDDEN;
+/* pt_key.c */
+void pt_run_destructors(struct pt_thread *self) PT_HIDDEN;
+/* pt_mutex.c: sched gave the caller m (`first`: not a recursive relock): the robust
+ * bookkeeping; 0 or what the locking call returns (EOWNERDEAD: taken;
+ * ENOTRECOVERABLE, EAGAIN: not taken). */
+int pt_mutex_taken(pthread_mutex_t *m, bool first) PT_HIDDEN;
+/* A condvar wait is about to release m entirely. */
+void pt_mutex_releasing(pthread_mutex_t *m) PT_HIDDEN;
+/* pt_mutex.c: at thread exit, mark the robust mutexes still held owner-dead and
+ * release them. */
+void pt_robust_release_all(struct pt_thread *self) PT_HIDDEN;
+
+/* ---- cancellation (pt_cancel.c) ----------------------------------------------------- */
+_Noreturn void pt_act_cancel(struct pt_thread *self) PT_HIDDEN;
+
+static inline bool pt_cancel_due(const struct pt_thread *self)
+{
+	return self->cancel_pending && !self->cancel_disabled && !self->exiting;
+}
+
+/* At the start of a cancellation point. */
+static inline void pt_testcancel(struct pt_thread *self)
+{
+	if (pt_cancel_due(self))
+		pt_act_cancel(self);
+}
+
+/* Entering and leaving a blocking cancellation point. `interrupted`: the wait ended
+ * because pthread_cancel interrupted it (its result must then not be used). */
+static inline void pt_wait_begin(struct pt_thread *self, enum pt_wait what)
+{
+	self->waiting = what;
+	self->cancel_woken = false;
+}
+
+static inline void pt_wait_end(struct pt_thread *self, bool interrupted)
+{
+	self->waiting = PT_WAIT_NONE;
+	interrupted |= self->cancel_woken;
+	self->cancel_woken = false;
+	if (interrupted && pt_cancel_due(self))
+		pt_act_cancel(self);
+}
+
+/* ---- time --------------------------------------------------------------------------- */
+
+/* The clocks a deadline may be on: sched supports these two. */
+static inline bool pt_clock_ok(clockid_t clk)
+{
+	return clk == CLOCK_REALTIME || clk == CLOCK_MONOTONIC;
+}
+
+/* Some timed calls check the deadline before anything else, as glibc's do. */
+static inline bool pt_nsec_ok(const struct timespec *ts)
+{
+	return ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000;
+}
+
+/* ---- objects inside the glibc types --------------------------------------------------- */
+
+/* pthread_cond_t: sched's condvar, then the clock of timed waits (all-zero:
+ * CLOCK_REALTIME, as PTHREAD_COND_INITIALIZER wants). */
+struct pt_cond {
+	struct sched_cond c;
+	clockid_t clock;
+};
+_Static_assert(sizeof(struct pt_cond) <= sizeof(pthread_cond_t), "cond fits");
+_Static_assert(CLOCK_REALTIME == 0, "an all-zero condvar waits on CLOCK_REALTIME");
+
+/* Bits of struct sched_mutex's type above sched's (it reads type & 3). The first two
+ * are glibc's own __kind bits, so its robust initializers would mean the same. */
+#define PT_MUTEX_ROBUST          16
+#define PT_MUTEX_OWNERDEAD       0x1000 /* the owner exited holding it */
+#define PT_MUTEX_NOTRECOVERABLE  0x2000 /* unlocked while owner-dead */
+
+/* pthread_mutexattr_t (an int): the type (0..3), then flags. */
+#define PT_MA_TYPE_MASK   3
+#define PT_MA_ROBUST      PT_MUTEX_ROBUST
+#define PT_MA_PROTO_SHIFT 8 /* 2 bits: PTHREAD_PRIO_NONE/INHERIT/PROTECT */
+#define PT_MA_CEIL_SHIFT  16
+
+/* pthread_condattr_t, pthread_rwlockattr_t, pthread_barrierattr_t (ints). */
+#define PT_CA_CLOCK_SHIFT 1 /* bit 0 unused: process-shared is refused */
+#define PT_RA_KIND_SHIFT  1
+
+/* pthread_attr_t. stacktop is the top of a caller's stack, as glibc keeps it (so that
+ * pthread_attr_setstackaddr, whose address is the top, and pthread_attr_setstack agree). */
+struct pt_attr {
+	size_t stacksize; /* 0: the default */
+	void *stacktop;   /* non-NULL: the caller provides the stack */
+	size_t guardsize;
+	int detachstate, scope, inheritsched, policy;
+	struct sched_param param;
+	int flags;
+	uint64_t sigmask; /* signals 1..64, if PT_ATTR_SIGMASK */
+};
+#define PT_ATTR_SIGMASK 1
+_Static_assert(sizeof(struct pt_attr) <= sizeof(pthread_attr_t), "attr fits");
+_Static_assert(_NSIG - 1 <= 64, "the signals fit in a 64-bit mask");
+
+static inline struct pt_attr *pt_attr(pthread_attr_t *a)
+{
+	return (struct pt_attr *)a;
+}
+
+/* pt_attr.c: what pthread_create uses when given no attributes. */
+extern struct pt_attr pt_default_attr PT_HIDDEN;
+
+/* ---- misc ---------------------------------------------------------------------------- */
+
+/* Is the caller the scheduler itself (an idle hook sleeping, the current thread
+ * blocked or exited), rather than a running green thread? Then sleeping functions
+ * go to the kernel. */
+bool pt_in_scheduler(void) PT_HIDDEN;
+
+/* glibc no longer declares the old cleanup interface it still exports. */
+void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf, void (*routine)(void *),
+			   void *arg);
+void _pthread_cleanup_pop(struct _pthread_cleanup_buffer *buf, int execute);
+void _pthread_cleanup_push_defer(struct _pthread_cleanup_buffer *buf,
+				 void (*routine)(void *), void *arg);
+void _pthread_cleanup_pop_restore(struct _pthread_cleanup_buffer *buf, int execute);
+
+/* The double-underscore names glibc exports for some functions (old binaries and
+ * libgcc's thread detection use them): aliases of ours. */
+#define PT_ALIAS(name, target) \
+	extern __typeof(target) name __attribute__((alias(#target), copy(target)))
+
+#endif

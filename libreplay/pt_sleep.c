@@ -1,0 +1,121 @@
+/* pt_sleep.c: sleep, usleep, nanosleep, clock_nanosleep block only the calling green
+ * thread, through sched (whose hooks make the time an input of the replay). They are
+ * cancellation points. The scheduler's own idle waits (sched's default idle hook and
+ * the runtime's) call clock_nanosleep too and resolve here: those go to the kernel. */
+#include "pt_impl.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+bool pt_in_scheduler(void)
+{
+	struct sched_thread_info info;
+	sched_thread_info(sched_current(), &info);
+	/* A green thread calling us runs; in an idle hook, the current thread is the
+	 * one that blocked (or exited). */
+	return info.state != SCHED_RUNNING;
+}
+
+static int kernel_sleep(clockid_t clk, int flags, const struct timespec *req,
+			struct timespec *rem)
+{
+	int saved = errno;
+	int err = syscall(SYS_clock_nanosleep, clk, flags, req, rem) ? errno : 0;
+	errno = saved;
+	return err;
+}
+
+/* relative: on CLOCK_MONOTONIC; absolute: until a deadline on clk. */
+static void green_sleep(const struct timespec *ts, clockid_t clk, bool absolute)
+{
+	struct pt_thread *self = pt_self();
+	pt_testcancel(self);
+	pt_wait_begin(self, PT_WAIT_SLEEP);
+	if (absolute)
+		sched_sleep_until(ts, clk);
+	else
+		sched_sleep(ts);
+	/* Nothing was consumed: a request that arrived meanwhile acts now. */
+	pt_wait_end(self, true);
+}
+
+/* An absolute time on a clock sched keeps no deadlines on (BOOTTIME, TAI): the time
+ * left until then, to sleep on CLOCK_MONOTONIC. */
+static int convert(clockid_t clk, const struct timespec *abstime, struct timespec *rel)
+{
+	struct timespec now;
+	if (clock_gettime(clk, &now))
+		return EINVAL;
+	rel->tv_sec = abstime->tv_sec - now.tv_sec;
+	rel->tv_nsec = abstime->tv_nsec - now.tv_nsec;
+	if (rel->tv_nsec < 0) {
+		rel->tv_nsec += 1000000000;
+		rel->tv_sec--;
+	}
+	if (rel->tv_sec < 0)
+		rel->tv_sec = rel->tv_nsec = 0;
+	return 0;
+}
+
+int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)
+{
+	struct timespec rel;
+	if (pt_in_scheduler())
+		return kernel_sleep(clk, flags, req, rem);
+	bool absolute = flags & TIMER_ABSTIME;
+	switch (clk) {
+	case CLOCK_REALTIME:
+	case CLOCK_MONOTONIC:
+	case CLOCK_BOOTTIME:
+	case CLOCK_TAI:
+	case CLOCK_REALTIME_ALARM:
+	case CLOCK_BOOTTIME_ALARM:
+		break;
+	case CLOCK_PROCESS_CPUTIME_ID:
+		return ENOTSUP; /* CPU time of the kernel thread all green threads share */
+	default:
+		return clk < 0 ? ENOTSUP : EINVAL; /* < 0: another process's CPU clock */
+	}
+	if (!pt_nsec_ok(req) || req->tv_sec < 0)
+		return EINVAL;
+	if (absolute && !pt_clock_ok(clk)) {
+		int saved = errno;
+		int err = convert(clk, req, &rel);
+		errno = saved;
+		if (err)
+			return err;
+		req = &rel;
+		absolute = false;
+	}
+	green_sleep(req, clk, absolute);
+	return 0;
+}
+
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (pt_in_scheduler()) {
+		int err = kernel_sleep(CLOCK_MONOTONIC, 0, req, rem);
+		if (err)
+			errno = err;
+		return err ? -1 : 0;
+	}
+	if (!pt_nsec_ok(req) || req->tv_sec < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	green_sleep(req, CLOCK_MONOTONIC, false);
+	return 0;
+}
+
+unsigned sleep(unsigned seconds)
+{
+	struct timespec ts = {.tv_sec = seconds};
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+int usleep(useconds_t usec)
+{
+	struct timespec ts = {.tv_sec = usec / 1000000, .tv_nsec = (long)(usec % 1000000) * 1000};
+	return nanosleep(&ts, NULL);
+}
