@@ -77,6 +77,7 @@ check: all unit
 
 bench: all
 	bench/run.sh
+	bench/replay.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)
