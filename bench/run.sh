@@ -20,6 +20,8 @@
 # Numbers only: nothing here is asserted, except that both builds of a benchmark
 # compute the same checksum. Results go to stdout and build/bench/sic-overhead.txt.
 set -euo pipefail
+# SIC-only: the instrumented builds run without recording (no timer ticks).
+export LIBREPLAY_OPTS=--no-record
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build/bench
