@@ -16,6 +16,7 @@
 #include "rp_impl.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <link.h>
@@ -145,7 +146,7 @@ static void bp_arm(uintptr_t pc)
 
 static void bp_disarm(void)
 {
-	if (bp_armed_pc) {
+	if (bp_armed_pc && bp_fd >= 0) {
 		ioctl(bp_fd, PERF_EVENT_IOC_DISABLE, 0);
 		bp_armed_pc = 0;
 	}
@@ -615,6 +616,27 @@ static void start_replaying(int *argc, char ***argv)
 	rp_replaying = true;
 }
 
+/* A child of fork() is not what the log describes: it runs on unrecorded and
+ * unscheduled, and leaves the log and the breakpoint to the parent. */
+static void child_after_fork(void)
+{
+	if (tick_fd >= 0)
+		close(tick_fd);
+	tick_fd = -1;
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_PROF, &off, NULL);
+	signal(SIGPROF, SIG_IGN);
+	writer = NULL; /* the parent's: never flushed or closed from here */
+	if (bp_fd >= 0) {
+		close(bp_fd);
+		bp_fd = -1;
+		bp_armed_pc = 0;
+	}
+	rp_replaying = false;
+	nrecs = next_rec = 0;
+	log_end_status = RP_LOG_DONE;
+}
+
 /* Called from main() before the program's main runs as green thread 1. */
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 {
@@ -631,6 +653,7 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	else
 		start_replaying(argc, argv);
 	on_exit(on_exit_handler, NULL);
+	pthread_atfork(NULL, NULL, child_after_fork);
 	for (size_t k = 0; k < sizeof fatal_signals / sizeof fatal_signals[0]; k++)
 		install(fatal_signals[k], on_fatal, SA_RESETHAND | SA_NODEFER);
 }

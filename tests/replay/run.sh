@@ -42,6 +42,7 @@ record_replay condvar "$RUNS" 2
 record_replay sleeps "$RUNS" 1
 record_replay thousand_threads 4 1
 record_replay crash "$RUNS" 1
+record_replay forks 6 1
 
 # The heisenbug example: record until it strikes; the replay fails identically every
 # time, also under gdb with a breakpoint inside the buggy function.
