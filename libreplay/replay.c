@@ -124,19 +124,25 @@ static const struct rp_log_record *peek(void)
 	return NULL;
 }
 
+/* A hardware execute breakpoint at pc that signals on every hit. */
+static void bp_attr(struct perf_event_attr *a, uintptr_t pc)
+{
+	memset(a, 0, sizeof *a);
+	a->type = PERF_TYPE_BREAKPOINT;
+	a->size = sizeof *a;
+	a->bp_type = HW_BREAKPOINT_X;
+	a->bp_addr = pc;
+	a->bp_len = sizeof(long);
+	a->sample_period = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->wakeup_events = 1;
+}
+
 static void bp_arm(uintptr_t pc)
 {
 	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.size = sizeof a;
-	a.bp_type = HW_BREAKPOINT_X;
-	a.bp_addr = pc;
-	a.bp_len = sizeof(long);
-	a.sample_period = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.wakeup_events = 1;
+	bp_attr(&a, pc);
 	if (ioctl(bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) != 0 ||
 	    ioctl(bp_fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
 		rp_fatal("cannot arm the replay breakpoint at %#lx: %s", (unsigned long)pc,
@@ -517,16 +523,7 @@ static void start_recording(int argc, char **argv)
 static int open_breakpoint(void)
 {
 	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.size = sizeof a;
-	a.bp_type = HW_BREAKPOINT_X;
-	a.bp_addr = (uintptr_t)&open_breakpoint;
-	a.bp_len = sizeof(long);
-	a.sample_period = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.wakeup_events = 1;
+	bp_attr(&a, (uintptr_t)&open_breakpoint);
 	a.disabled = 1;
 	int fd = high_fd((int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
 	if (fd < 0) {
