@@ -62,7 +62,6 @@ _Noreturn void rp_sic_side_overflow(void);
 _Noreturn void rp_sic_side_corrupt(void);
 bool rp_sic_pc_instrumented(uintptr_t pc);
 bool rp_sic_pc_preemptible(uintptr_t pc);
-size_t rp_sic_nranges(void);
 extern uint64_t rp_sic_xsave_size;
 
 /* replay.c */

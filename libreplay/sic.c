@@ -174,13 +174,6 @@ static void load_tables(void)
 	}
 }
 
-size_t rp_sic_nranges(void)
-{
-	if (!tables_loaded)
-		load_tables();
-	return nranges;
-}
-
 bool rp_sic_pc_instrumented(uintptr_t pc)
 {
 	if (!tables_loaded)

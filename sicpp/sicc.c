@@ -89,7 +89,7 @@ static bool generated_from_c(const char *path)
 
 static char *copy_stdin(void)
 {
-	static char path[] = "/tmp/sicc-stdin-XXXXXX.s";
+	char path[] = "/tmp/sicc-stdin-XXXXXX.s";
 	int fd = mkstemps(path, 2);
 	if (fd < 0)
 		die("temporary file: %s", strerror(errno));
@@ -99,7 +99,39 @@ static char *copy_stdin(void)
 		if (write(fd, buf, n) != n)
 			die("temporary file: %s", strerror(errno));
 	close(fd);
-	return path;
+	return strdup(path);
+}
+
+/* What to assemble in place of `in`: an instrumented copy (a temporary the caller
+ * removes) of assembly gcc generated from C, `in` itself otherwise; NULL if sicpp
+ * refused it (it said why). */
+static char *prepare(char *in, bool *temporary)
+{
+	*temporary = false;
+	if (!generated_from_c(in))
+		return in;
+	char out[] = "/tmp/sicc-XXXXXX.s";
+	int fd = mkstemps(out, 2);
+	if (fd < 0)
+		die("temporary file: %s", strerror(errno));
+	close(fd);
+	char sicpp[PATH_MAX];
+	snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
+	char *sargv[] = {sicpp, in, "-o", out, NULL};
+	if (run(sargv) != 0) {
+		unlink(out);
+		return NULL;
+	}
+	const char *keep = getenv("SICC_KEEP");
+	if (keep && *keep) {
+		char dst[PATH_MAX], base[PATH_MAX];
+		snprintf(base, sizeof base, "%s", in);
+		snprintf(dst, sizeof dst, "%s/%s", keep, basename(base));
+		char *cp[] = {"cp", out, dst, NULL};
+		run(cp);
+	}
+	*temporary = true;
+	return strdup(out);
 }
 
 static int as_main(int argc, char **argv)
@@ -108,9 +140,11 @@ static int as_main(int argc, char **argv)
 	if (!real_as || !*real_as)
 		real_as = "as";
 	char **args = calloc(argc + 2, sizeof *args);
-	char *temps[64];
-	int ntemps = 0, ninputs = 0;
-	char *stdin_copy = NULL;
+	char **temps = calloc(argc + 2, sizeof *temps);
+	if (!args || !temps)
+		die("%s", "out of memory");
+	int ntemps = 0, ninputs = 0, rc = 1;
+	bool query = false;
 	args[0] = (char *)real_as;
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i];
@@ -121,68 +155,30 @@ static int as_main(int argc, char **argv)
 				args[i + 1] = argv[i + 1];
 				i++;
 			}
-			if (!strcmp(a, "--version") || !strcmp(a, "-v") || !strcmp(a, "--help"))
-				ninputs = -1000; /* a query, not an assembly */
+			query |= !strcmp(a, "--version") || !strcmp(a, "-v") || !strcmp(a, "--help");
 			continue;
 		}
 		if (!strcmp(a, "-"))
-			a = stdin_copy = copy_stdin();
+			a = temps[ntemps++] = copy_stdin();
 		ninputs++;
-		if (!generated_from_c(a)) {
-			args[i] = a;
-			continue;
-		}
-		char out[PATH_MAX];
-		snprintf(out, sizeof out, "/tmp/sicc-XXXXXX.s");
-		int fd = mkstemps(out, 2);
-		if (fd < 0)
-			die("temporary file: %s", strerror(errno));
-		close(fd);
-		char sicpp[PATH_MAX];
-		snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
-		char *sargv[] = {sicpp, a, "-o", out, NULL};
-		if (run(sargv) != 0) {
-			unlink(out);
-			if (stdin_copy)
-				unlink(stdin_copy);
-			return 1;
-		}
-		const char *keep = getenv("SICC_KEEP");
-		if (keep && *keep) {
-			char dst[PATH_MAX], base[PATH_MAX];
-			snprintf(base, sizeof base, "%s", a);
-			snprintf(dst, sizeof dst, "%s/%s", keep, basename(base));
-			char *cp[] = {"cp", out, dst, NULL};
-			run(cp);
-		}
-		if (ntemps < 64)
-			temps[ntemps++] = args[i] = strdup(out);
+		bool temporary;
+		if (!(args[i] = prepare(a, &temporary)))
+			goto out;
+		if (temporary)
+			temps[ntemps++] = args[i];
 	}
-	if (ninputs == 0) { /* gcc -pipe: the assembly comes on stdin */
-		stdin_copy = copy_stdin();
-		args[argc] = stdin_copy;
-		if (generated_from_c(stdin_copy)) {
-			char out[] = "/tmp/sicc-XXXXXX.s";
-			int fd = mkstemps(out, 2);
-			if (fd < 0)
-				die("temporary file: %s", strerror(errno));
-			close(fd);
-			char sicpp[PATH_MAX];
-			snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
-			char *sargv[] = {sicpp, stdin_copy, "-o", out, NULL};
-			if (run(sargv) != 0) {
-				unlink(out);
-				unlink(stdin_copy);
-				return 1;
-			}
-			temps[ntemps++] = args[argc] = strdup(out);
-		}
+	if (ninputs == 0 && !query) { /* gcc -pipe: the assembly comes on stdin */
+		char *in = temps[ntemps++] = copy_stdin();
+		bool temporary;
+		if (!(args[argc] = prepare(in, &temporary)))
+			goto out;
+		if (temporary)
+			temps[ntemps++] = args[argc];
 	}
-	int rc = run(args);
+	rc = run(args);
+out:
 	for (int k = 0; k < ntemps; k++)
 		unlink(temps[k]);
-	if (stdin_copy)
-		unlink(stdin_copy);
 	return rc;
 }
 
@@ -264,6 +260,8 @@ static int driver_main(int argc, char **argv)
 		args[n++] = argv[i];
 	bool links = !query && !compile_only && !asm_only && !preprocess;
 	if (links && !no_link_lib) {
+		args[n++] = "-x"; /* an earlier -x c must not make the library a C source */
+		args[n++] = "none";
 		args[n++] = lib;
 		/* instrumented code loaded with dlopen finds the runtime in the executable */
 		args[n++] = "-Wl,--export-dynamic-symbol=__sic_*";

@@ -47,6 +47,10 @@ printf '\t.text\n\t.globl f\nf:\n\tmovq $1, %%r15\n\tret\n\t.section .note.GNU-s
 check "hand-written .s assembles untouched" "$SICC" -c "$W/hand.s" -o "$W/hand.o"
 check "hand-written .o carries no marker" bash -c "! readelf -S '$W/hand.o' | grep -q libreplay"
 
+# Source on stdin with -x c, as configure scripts do; the library stays a library.
+check "sicc -x c - links" bash -c "echo 'int main(void){return 0;}' | '$SICC' -x c -O2 -pipe - -o '$W/stdin_app'"
+check "program from stdin runs" "$W/stdin_app" --no-record
+
 # Queries and preprocessing pass straight through.
 check "sicc --version" bash -c "'$SICC' --version | grep -qi gcc"
 check "sicc -E" bash -c "echo 'int x = __SICC__;' | '$SICC' -E -x c - | grep -q 'int x = 1'"
