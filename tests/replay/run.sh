@@ -11,13 +11,16 @@ RUNS=${REPLAY_RUNS:-12}
 
 build() { "$SICC" -O2 -g -o "$WORK/$1" "$P/$1.c" >"$WORK/$1.build" 2>&1; }
 
-# record_replay NAME RUNS MIN_DISTINCT: record RUNS times, replay each.
+# record_replay NAME RUNS MIN_DISTINCT [SLICES]: record RUNS times, replay each. SLICES
+# is --chaos (the default: random slices) or e.g. "--quantum 100us".
 record_replay() {
-	local name=$1 runs=$2 min_distinct=$3 bad=0
+	local name=$1 runs=$2 min_distinct=$3 slices=${4:---chaos} bad=0
 	build "$name" || { fail "$name: build: $(head -n 3 "$WORK/$name.build")"; return; }
 	for i in $(seq 1 "$runs"); do
 		local log="$WORK/$name.$i.bin"
-		(cd "$WORK" && timeout 60 "./$name" --record "$log" --chaos=$((i * 7919)) \
+		local how=$slices
+		[ "$how" = --chaos ] && how="--chaos=$((i * 7919))"
+		(cd "$WORK" && timeout 60 "./$name" --record "$log" $how \
 			>"$log.rec.out" 2>"$log.rec.err"); echo $? >"$log.rec.rc"
 		(cd "$WORK" && timeout 60 "./$name" --replay "$log" \
 			>"$log.rep.out" 2>"$log.rep.err"); echo $? >"$log.rep.rc"
@@ -43,6 +46,19 @@ record_replay sleeps "$RUNS" 1
 record_replay thousand_threads 4 1
 record_replay crash "$RUNS" 1
 record_replay forks 6 1
+# Short slices land everywhere, also between publishing a count and a call (a
+# replay once lost track there): a lock-heavy program, many times.
+"$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"
+for q in 100us 50us; do
+	bad=0
+	for i in $(seq 1 10); do
+		(cd "$WORK" && ./rounds --record "$WORK/rounds.bin" --quantum $q >"$WORK/rounds.rec" 2>&1)
+		(cd "$WORK" && ./rounds --replay "$WORK/rounds.bin" >"$WORK/rounds.rep" 2>&1) &&
+			cmp -s "$WORK/rounds.rec" "$WORK/rounds.rep" || bad=$((bad + 1))
+	done
+	[ $bad -eq 0 ] && pass "rounds: 10 recordings with $q slices replay exactly" ||
+		fail "rounds: $bad of 10 recordings with $q slices did not replay: $(head -c 200 "$WORK/rounds.rep")"
+done
 
 # The heisenbug example: record until it strikes; the replay fails identically every
 # time, also under gdb with a breakpoint inside the buggy function.
