@@ -202,6 +202,11 @@ int sched_thread_id(const struct sched_thread *t);
  * it), or the next thread runs with the signal blocked; not SA_ONSTACK (the frame
  * must stay on the preempted thread's stack). */
 bool sched_preempt(void);
+/* End t's wait now, if it is blocked (but not at a barrier): it leaves its queue and
+ * deadline list, becomes runnable, and its blocking call returns status (a condition
+ * variable wait after taking its mutex back). ESRCH if t is not blocked. */
+int sched_interrupt(struct sched_thread *t, int status);
+#define SCHED_HAS_INTERRUPT 1
 /* Would sched_preempt switch threads or ask about a deadline? (Async-signal-safe.) */
 bool sched_preempt_useful(void);
 

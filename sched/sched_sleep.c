@@ -12,9 +12,9 @@ int sched_sleep(const struct timespec *duration)
 	sched_enter();
 	uint64_t now = sched_g.hooks.now_ns(CLOCK_MONOTONIC);
 	uint64_t deadline = now + ns < now ? UINT64_MAX : now + ns;
-	sched_wait(NULL, SCHED_SLOT_MONOTONIC, deadline, SCHED_WAIT_SLEEP, NULL);
+	int err = sched_wait(NULL, SCHED_SLOT_MONOTONIC, deadline, SCHED_WAIT_SLEEP, NULL);
 	sched_leave();
-	return 0;
+	return err == ETIMEDOUT ? 0 : err; /* the deadline is a sleep's normal end */
 }
 
 int sched_sleep_until(const struct timespec *deadline, clockid_t clk)
@@ -25,7 +25,7 @@ int sched_sleep_until(const struct timespec *deadline, clockid_t clk)
 	if (err)
 		return err;
 	sched_enter();
-	sched_wait(NULL, slot, ns, SCHED_WAIT_SLEEP, NULL);
+	err = sched_wait(NULL, slot, ns, SCHED_WAIT_SLEEP, NULL);
 	sched_leave();
-	return 0;
+	return err == ETIMEDOUT ? 0 : err;
 }
