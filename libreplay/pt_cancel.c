@@ -1,12 +1,8 @@
 /* pt_cancel.c: deferred cancellation. pthread_cancel marks the thread; it acts on
  * the request at the next cancellation point it reaches (pthread_testcancel,
  * pthread_join, pthread_cond_*wait, sem_*wait, the sleep family), or, if it is
- * blocked in one, when pthread_cancel wakes it there:
- *  - a condvar wait: the waiters ahead of it are woken too (a spurious wakeup, which
- *    POSIX allows them); it takes the mutex back and exits with it held;
- *  - join, semaphore and sleep waits: only if sched/ can interrupt a wait
- *    (SCHED_HAS_INTERRUPT); otherwise it acts when that wait ends, and pthread_cancel
- *    says so on stderr.
+ * blocked in one, when pthread_cancel wakes it there (sched_interrupt); from a condvar
+ * wait it takes the mutex back and exits with it held.
  * PTHREAD_CANCEL_ASYNCHRONOUS is accepted and acted on like deferred, except that a
  * thread cancelling itself, or enabling asynchronous cancellation with a request
  * pending, exits at once. */
@@ -19,22 +15,6 @@ _Noreturn void pt_act_cancel(struct pt_thread *self)
 	self->cancel_pending = false;
 	pthread_exit(PTHREAD_CANCELED);
 }
-
-#ifndef SCHED_HAS_INTERRUPT
-static const char *wait_name(enum pt_wait w)
-{
-	switch (w) {
-	case PT_WAIT_JOIN:
-		return "pthread_join";
-	case PT_WAIT_SEM:
-		return "sem_wait";
-	case PT_WAIT_SLEEP:
-		return "a sleep";
-	default:
-		return "a wait";
-	}
-}
-#endif
 
 /* t is blocked in a cancellation point with cancellation enabled: end its wait. */
 static void wake(struct sched_thread *t, struct pt_thread *pt)
@@ -51,23 +31,7 @@ static void wake(struct sched_thread *t, struct pt_thread *pt)
 	 * wait): it will see the request when the call returns. */
 	if (info.state != SCHED_BLOCKED || info.wait_kind != kinds[pt->waiting])
 		return;
-#ifdef SCHED_HAS_INTERRUPT
 	sched_interrupt(t, PT_EINTERRUPTED);
-#else
-	if (pt->waiting == PT_WAIT_COND) {
-		/* struct sched_cond starts with its wait queue; wake in order up to t. */
-		struct sched_waitq *q = (struct sched_waitq *)info.wait_obj;
-		struct sched_thread *w;
-		while ((w = sched_wake_one(q)) && w != t)
-			;
-		pt->cancel_woken = w == t;
-		return;
-	}
-	fprintf(stderr,
-		"libreplay: pthread_cancel: thread %d is blocked in %s, which cannot be "
-		"interrupted yet: it acts on the cancellation when that wait ends\n",
-		pt->id, wait_name(pt->waiting));
-#endif
 }
 
 int pthread_cancel(pthread_t thread)

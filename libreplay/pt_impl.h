@@ -38,10 +38,7 @@ static inline struct sched_thread *pt_sched(pthread_t t)
 /* The cancellation point a thread is blocked in (pthread_cancel wakes it there). */
 enum pt_wait { PT_WAIT_NONE, PT_WAIT_COND, PT_WAIT_JOIN, PT_WAIT_SEM, PT_WAIT_SLEEP };
 
-/* What a sched wait returns when pthread_cancel interrupted it. sched/ has no way to
- * interrupt a wait yet: once green.h declares
- *     int sched_interrupt(struct sched_thread *t, int status);
- * and defines SCHED_HAS_INTERRUPT, pt_cancel.c uses it for every cancellation point. */
+/* What a sched wait returns when pthread_cancel interrupted it (sched_interrupt). */
 #define PT_EINTERRUPTED ECANCELED
 
 struct pt_specific {
@@ -60,7 +57,6 @@ struct pt_thread {
 	bool cancel_disabled; /* PTHREAD_CANCEL_DISABLE */
 	bool cancel_async;    /* PTHREAD_CANCEL_ASYNCHRONOUS (acted on like deferred) */
 	bool cancel_pending;
-	bool cancel_woken;    /* pthread_cancel woke it from a condvar wait */
 	enum pt_wait waiting;
 
 	void *(*fn)(void *);
@@ -133,14 +129,11 @@ static inline void pt_testcancel(struct pt_thread *self)
 static inline void pt_wait_begin(struct pt_thread *self, enum pt_wait what)
 {
 	self->waiting = what;
-	self->cancel_woken = false;
 }
 
 static inline void pt_wait_end(struct pt_thread *self, bool interrupted)
 {
 	self->waiting = PT_WAIT_NONE;
-	interrupted |= self->cancel_woken;
-	self->cancel_woken = false;
 	if (interrupted && pt_cancel_due(self))
 		pt_act_cancel(self);
 }
