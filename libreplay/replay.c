@@ -69,10 +69,18 @@ static int high_fd(int fd)
 	return h;
 }
 
+/* The runtime's own clock reads: the system call, not the program's (recorded)
+ * clock_gettime of pt_time.c; async-signal-safe. */
+static void raw_clock(clockid_t clk, struct timespec *ts)
+{
+	if (syscall(SYS_clock_gettime, clk, ts) != 0)
+		*ts = (struct timespec){0, 0};
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	raw_clock(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -349,7 +357,7 @@ static uint64_t hook_now(clockid_t clk)
 		return v;
 	}
 	struct timespec ts;
-	clock_gettime(clk, &ts);
+	raw_clock(clk, &ts);
 	v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (writer) {
 		rp_log_input(writer, (uint32_t)rp_cur->tid, RP_INPUT_SCHED_CLOCK, &v, sizeof v);
@@ -373,7 +381,7 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 		return false;
 	}
 	struct timespec ts;
-	clock_gettime(clk, &ts);
+	raw_clock(clk, &ts);
 	bool yes = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec >= deadline_ns;
 	if (yes && writer) {
 		rp_log_timeout(writer, (uint32_t)t->id, pos);
@@ -390,6 +398,28 @@ static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 	/* The system call itself: clock_nanosleep is the pthread layer's, for threads. */
 	while (syscall(SYS_clock_nanosleep, clk, TIMER_ABSTIME, &ts, NULL) == -1 && errno == EINTR)
 		;
+}
+
+/* ---- recorded inputs: what a call returned to the program ------------------------------ */
+
+bool rp_input_replay(uint8_t kind, void *buf, size_t len)
+{
+	if (run_free())
+		return false;
+	const struct rp_log_record *r = peek();
+	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind || r->len != len ||
+	    r->tid != (uint32_t)rp_cur->tid)
+		diverge("record %zu: thread %d made a recorded call (kind %u), the recording %s",
+			next_rec + 1, rp_cur->tid, kind, r ? "did something else" : "had ended");
+	memcpy(buf, r->data, len);
+	next_rec++;
+	return true;
+}
+
+void rp_input_record(uint8_t kind, const void *buf, size_t len)
+{
+	if (writer && !rp_replaying)
+		rp_log_input(writer, (uint32_t)rp_cur->tid, kind, buf, len);
 }
 
 /* Replay: a thread that exits with its next preemption still ahead of it, or every
@@ -464,6 +494,7 @@ static void on_exit_handler(int status, void *arg)
 	finish(RP_LOG_EXITED, status & 0xff, NULL);
 	if (writer)
 		rp_log_close(writer);
+	writer = NULL;
 }
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};

@@ -19,6 +19,9 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 
 /* INPUT record kinds. */
 #define RP_INPUT_SCHED_CLOCK 1 /* the clock read to turn a sleep into a deadline */
+#define RP_INPUT_CLOCK_GETTIME 2 /* the program's clock_gettime: clock, result, time */
+#define RP_INPUT_GETTIMEOFDAY 3
+#define RP_INPUT_TIME 4
 
 struct rp_options {
 	enum rp_mode mode;
@@ -34,5 +37,10 @@ extern struct rp_options rp_opts;
 void rp_options_parse(int *argc, char **argv);
 /* replay.c */
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h);
+/* A value a recorded call returned. Replaying: fills buf from the log and returns
+ * true (a different call is a divergence). Otherwise false; then, recording,
+ * rp_input_record logs what the real call gave. */
+bool rp_input_replay(uint8_t kind, void *buf, size_t len);
+void rp_input_record(uint8_t kind, const void *buf, size_t len);
 
 #endif
