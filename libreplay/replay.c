@@ -69,19 +69,19 @@ static int high_fd(int fd)
 	return h;
 }
 
-/* The runtime's own clock reads: the system call, not the program's (recorded)
+/* The runtime's own clock reads, in ns: the system call, not the program's (recorded)
  * clock_gettime of pt_time.c; async-signal-safe. */
-static void raw_clock(clockid_t clk, struct timespec *ts)
+static uint64_t clock_ns(clockid_t clk)
 {
-	if (syscall(SYS_clock_gettime, clk, ts) != 0)
-		*ts = (struct timespec){0, 0};
+	struct timespec ts;
+	if (syscall(SYS_clock_gettime, clk, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t mono_ns(void)
 {
-	struct timespec ts;
-	raw_clock(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static int first_object(struct dl_phdr_info *info, size_t size, void *data)
@@ -356,9 +356,7 @@ static uint64_t hook_now(clockid_t clk)
 		next_rec++;
 		return v;
 	}
-	struct timespec ts;
-	raw_clock(clk, &ts);
-	v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	v = clock_ns(clk);
 	if (writer) {
 		rp_log_input(writer, (uint32_t)rp_cur->tid, RP_INPUT_SCHED_CLOCK, &v, sizeof v);
 		rp_log_maybe_flush(writer, mono_ns());
@@ -380,9 +378,7 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 		}
 		return false;
 	}
-	struct timespec ts;
-	raw_clock(clk, &ts);
-	bool yes = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec >= deadline_ns;
+	bool yes = clock_ns(clk) >= deadline_ns;
 	if (yes && writer) {
 		rp_log_timeout(writer, (uint32_t)t->id, pos);
 		rp_log_maybe_flush(writer, mono_ns());
