@@ -102,6 +102,15 @@ static char *copy_stdin(void)
 	return strdup(path);
 }
 
+/* sicpp in -o out; its exit status. */
+static int run_sicpp(const char *in, const char *out)
+{
+	char sicpp[PATH_MAX];
+	snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
+	char *sargv[] = {sicpp, (char *)in, "-o", (char *)out, NULL};
+	return run(sargv);
+}
+
 /* What to assemble in place of `in`: an instrumented copy (a temporary the caller
  * removes) of assembly gcc generated from C, `in` itself otherwise; NULL if sicpp
  * refused it (it said why). */
@@ -115,10 +124,7 @@ static char *prepare(char *in, bool *temporary)
 	if (fd < 0)
 		die("temporary file: %s", strerror(errno));
 	close(fd);
-	char sicpp[PATH_MAX];
-	snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
-	char *sargv[] = {sicpp, in, "-o", out, NULL};
-	if (run(sargv) != 0) {
+	if (run_sicpp(in, out) != 0) {
 		unlink(out);
 		return NULL;
 	}
@@ -198,7 +204,6 @@ static int driver_main(int argc, char **argv)
 	bool compile_only = false, asm_only = false, preprocess = false, no_link_lib = false;
 	bool query = argc == 1;
 	const char *output = NULL;
-	int nsources = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-c"))
@@ -220,8 +225,6 @@ static int driver_main(int argc, char **argv)
 			 !strcmp(a, "-isystem") || !strcmp(a, "-D") || !strcmp(a, "-U") || !strcmp(a, "-l") ||
 			 !strcmp(a, "-Xlinker") || !strcmp(a, "-T"))
 			i++;
-		else if (a[0] != '-' && (has_suffix(a, ".c") || has_suffix(a, ".i")))
-			nsources++;
 	}
 
 	/* The large code model's PIC calls keep the GOT pointer in r15, -ffixed-r15 or not. */
@@ -272,12 +275,8 @@ static int driver_main(int argc, char **argv)
 		return rc;
 
 	/* -S: instrument each assembly file gcc wrote. */
-	char sicpp[PATH_MAX];
-	snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
-	if (output && strcmp(output, "-")) {
-		char *sargv[] = {sicpp, (char *)output, "-o", (char *)output, NULL};
-		return run(sargv);
-	}
+	if (output && strcmp(output, "-"))
+		return run_sicpp(output, output);
 	if (output) /* -o -: already on stdout, uninstrumented; refuse rather than mislead */
 		die("%s", "-S -o - is not supported: name an output file");
 	for (int i = 1; i < argc; i++) {
@@ -288,11 +287,9 @@ static int driver_main(int argc, char **argv)
 		snprintf(base, sizeof base, "%s", a);
 		snprintf(out, sizeof out, "%s", basename(base));
 		out[strlen(out) - 1] = 's';
-		char *sargv[] = {sicpp, out, "-o", out, NULL};
-		if ((rc = run(sargv)) != 0)
+		if ((rc = run_sicpp(out, out)) != 0)
 			return rc;
 	}
-	(void)nsources;
 	return 0;
 }
 
