@@ -28,7 +28,11 @@ UNIT_LINK     := $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o %/pt_%.o,$(
 BIN   := $(BUILD)/bin
 LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
-TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/include/libreplay.h
+TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/include/libreplay.h \
+         $(BIN)/replay-dump
+# replay-dump (tools/): reads logs with libreplay/log.c, symbolizes with libbfd.
+DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/*.c)) $(BUILD)/obj/libreplay/log.o \
+            $(BUILD)/obj/libreplay/rp_alloc.o
 
 .PHONY: all check unit e2e bench install deps clean demo csmith
 all: $(TOOLS)
@@ -36,6 +40,14 @@ all: $(TOOLS)
 $(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h sched/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched -c $< -o $@
+
+$(BUILD)/obj/tools/%.o: tools/%.c $(wildcard tools/*.h) libreplay/log.h libreplay/replay.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itools -Ilibreplay -Isched -c $< -o $@
+
+$(BIN)/replay-dump: $(DUMP_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -lbfd -o $@
 
 $(BUILD)/obj/%.o: %.S sicpp/rewrite.h
 	@mkdir -p $(dir $@)
@@ -89,7 +101,7 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/libreplay
-	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(DESTDIR)$(PREFIX)/bin/
 	ln -sf ../../bin/sicc $(DESTDIR)$(PREFIX)/libexec/libreplay/as
 	install -m 644 $(LIB)/libreplay.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 libreplay/libreplay.h $(DESTDIR)$(PREFIX)/include/

@@ -30,6 +30,8 @@ static void help(const char *prog)
 	       "  --no-record       run without recording\n"
 	       "  --quantum TIME    time slice, e.g. 10ms (default), 500us; at least 50us\n"
 	       "  --chaos[=SEED]    randomised time slices, 50us to 20ms (still replayable)\n"
+	       "  --trace-schedule FILE  write every thread switch to FILE (replay-dump\n"
+	       "                    --timeline draws it); with --replay: the recording's schedule\n"
 	       "  --replay-help     this text\n"
 	       "  --                end of libreplay's flags\n"
 	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--chaos\".\n",
@@ -74,6 +76,8 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 	} else if (VALUE("--replay")) {
 		rp_opts.mode = RP_MODE_REPLAY;
 		rp_opts.log_path = val;
+	} else if (VALUE("--trace-schedule")) {
+		rp_opts.trace_path = val;
 	} else if (VALUE("--quantum")) {
 		rp_opts.quantum_ns = parse_duration(val);
 	} else if (!strcmp(a, "--no-record")) {
@@ -128,7 +132,8 @@ void rp_options_parse(int *argc, char **argv)
 		}
 		if (!strncmp(argv[i], "--", 2) && (!strncmp(argv[i], "--replay", 8) ||
 		    !strncmp(argv[i], "--record", 8) || !strncmp(argv[i], "--no-record", 11) ||
-		    !strncmp(argv[i], "--quantum", 9) || !strncmp(argv[i], "--chaos", 7))) {
+		    !strncmp(argv[i], "--quantum", 9) || !strncmp(argv[i], "--chaos", 7) ||
+		    !strncmp(argv[i], "--trace-schedule", 16))) {
 			int took = one_flag(*argc, argv, i, prog);
 			if (!took)
 				usage_exit("unknown flag '%s'", argv[i]);

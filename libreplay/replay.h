@@ -22,6 +22,9 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 #define RP_INPUT_CLOCK_GETTIME 2 /* the program's clock_gettime: clock, result, time */
 #define RP_INPUT_GETTIMEOFDAY 3
 #define RP_INPUT_TIME 4
+/* The runtime's monotonic clock, ns (u64), about every 100 ms of a recording, for
+ * tools (replay-dump's preemptions per second); replay skips these records. */
+#define RP_INPUT_TIMESTAMP 30
 
 struct rp_options {
 	enum rp_mode mode;
@@ -29,6 +32,7 @@ struct rp_options {
 	uint64_t quantum_ns;
 	bool chaos;
 	uint64_t seed;
+	const char *trace_path; /* --trace-schedule: every switch, for the timeline */
 };
 extern struct rp_options rp_opts;
 

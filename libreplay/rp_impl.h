@@ -73,6 +73,16 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
 /* A thread exits: during replay, check the log did not expect more of it. */
 void rp_replay_thread_exit(struct rp_thread *t);
 
+/* trace.c: --trace-schedule, every switch (rp_trace_on once a trace is open). */
+extern bool rp_trace_on;
+void rp_trace_open(const char *path);
+void rp_trace_switch(struct sched_thread *prev, struct sched_thread *next, uint64_t prev_count,
+		     uint64_t next_count, bool preempted);
+void rp_trace_flush(void); /* async-signal-safe */
+/* The last line (why: "end", or the crash's signal name; uc: the crash's context, or
+ * NULL), then flush and stop; async-signal-safe. */
+void rp_trace_end(const char *why, const ucontext_t *uc);
+
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

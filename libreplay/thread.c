@@ -2,6 +2,7 @@
  * __sic_home and its own side stack; on_switch swaps them (docs/sic.md). */
 #include "rp_impl.h"
 #include "rp_alloc.h"
+#include "replay.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -101,6 +102,9 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 		 * keep it equal to the counter just loaded in its signal frame. */
 		next->home = *rp_thread_counter(next);
 	}
+	if (rp_trace_on)
+		rp_trace_switch(prev_st, next_st, prev->offset - *rp_thread_counter(prev),
+				next->offset - *rp_thread_counter(next), prev->uc != NULL);
 	next->uc = NULL; /* the frame is consumed when it resumes */
 	__sic_home = next->home;
 	__sic_side_base = next->side_base;
@@ -157,6 +161,8 @@ void rp_threads_init(struct sched_hooks *h)
 	host_thread.offset = host_thread.home = rp_sic_start_value();
 	host_thread.side_base = host_thread.side_top = host_side;
 	host_thread.side_end = host_side + 3 * RP_SIDE_ENTRIES_THREAD;
+	if (rp_opts.trace_path)
+		rp_trace_open(rp_opts.trace_path);
 	h->on_thread_create = on_thread_create;
 	h->on_thread_exit = on_thread_exit;
 	h->on_switch = on_switch;

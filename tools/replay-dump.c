@@ -1,0 +1,443 @@
+/* replay-dump: what a replay log holds, readable (docs/tools.md).
+ *
+ *   replay-dump [--json] [--summary] [--exe PATH] LOG [EXE]
+ *   replay-dump --timeline TRACE [-o OUT.svg] [--time]
+ *
+ * The header, every record (PREEMPT PCs as function+offset and file:line, from the
+ * executable through libbfd), per-thread totals, bytes per record and preemptions per
+ * second. The executable is EXE, --exe, or the recorded argv[0]; its build-id must be
+ * the log's. Exit 0 for a complete log; 1 (after printing what it holds) for one cut
+ * short or damaged; 2 for bad usage, an unreadable log or the wrong executable. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dump.h"
+#include "log.h"
+#include "replay.h"
+#include "sym.h"
+
+static const char *prog = "replay-dump";
+
+static _Noreturn void die(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static _Noreturn void die(int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(rc);
+}
+
+static void usage(int rc)
+{
+	fprintf(rc ? stderr : stdout,
+		"usage: %s [--json] [--summary] [--exe PATH] LOG [EXE]\n"
+		"       %s --timeline TRACE [-o OUT.svg] [--time]\n"
+		"  LOG          a replay log (./app --record LOG)\n"
+		"  EXE, --exe   the executable that recorded it (default: the recorded argv[0])\n"
+		"  --json       the same, as one JSON object\n"
+		"  --summary    header and totals only, no records\n"
+		"  --timeline   draw a schedule trace (./app --replay LOG --trace-schedule TRACE)\n"
+		"               as an SVG (-o, default stdout); x = the logical clock (counts),\n"
+		"               or wall time with --time\n",
+		prog, prog);
+	exit(rc);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die(2, "out of memory");
+	return p;
+}
+
+/* ---- reading --------------------------------------------------------------------- */
+
+static struct rp_log_record *recs;
+static size_t nrecs;
+
+static void read_all(struct rp_log_reader *r, enum rp_log_status *st)
+{
+	size_t cap = 0;
+	struct rp_log_record rec;
+	while ((*st = rp_log_next(r, &rec)) == RP_LOG_OK) {
+		if (nrecs == cap) {
+			cap = cap ? 2 * cap : 1024;
+			recs = xrealloc(recs, cap * sizeof *recs);
+		}
+		/* The reader lends data and threads until its next call. */
+		if (rec.kind == RP_LOG_INPUT)
+			rec.data = memcpy(xrealloc(NULL, rec.len), rec.data, rec.len);
+		else if (rec.kind == RP_LOG_END)
+			rec.threads = memcpy(xrealloc(NULL, rec.nthreads * sizeof *rec.threads),
+					     rec.threads, rec.nthreads * sizeof *rec.threads);
+		recs[nrecs++] = rec;
+	}
+}
+
+/* The file's layout, from its own header fields: the reader checked them already. */
+struct layout {
+	uint64_t file, header, blocks, block_bytes;
+};
+
+static void read_layout(const char *path, struct layout *l)
+{
+	memset(l, 0, sizeof *l);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	uint8_t b[24];
+	if (fd < 0 || fstat(fd, &sb) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	l->file = (uint64_t)sb.st_size;
+	uint32_t h = 0, p;
+	if (pread(fd, b, 16, 0) == 16)
+		memcpy(&h, b + 12, 4);
+	l->header = h;
+	for (uint64_t off = h; off + 24 <= l->file; off += 24 + (uint64_t)p) {
+		if (pread(fd, b, 24, (off_t)off) != 24 || memcmp(b, "RPBK", 4))
+			break;
+		memcpy(&p, b + 8, 4);
+		l->blocks++;
+		l->block_bytes += 24 + (uint64_t)p;
+	}
+	close(fd);
+}
+
+/* ---- per-thread totals ------------------------------------------------------------ */
+
+struct tstat {
+	uint32_t tid;
+	uint64_t n[6]; /* by enum rp_log_kind; [0] = all */
+};
+static struct tstat *tstats;
+static size_t ntstats;
+static uint64_t kind_total[6];
+static uint64_t stamp_first, stamp_last, nstamps;
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct tstat *x = a, *y = b;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void count_all(void)
+{
+	/* one entry per record with a thread, sorted by tid, then merged */
+	struct tstat *all = xrealloc(NULL, nrecs * sizeof *all);
+	size_t n = 0;
+	for (size_t i = 0; i < nrecs; i++) {
+		const struct rp_log_record *r = &recs[i];
+		kind_total[r->kind]++;
+		kind_total[0]++;
+		if (r->kind == RP_LOG_INPUT && r->input_kind == RP_INPUT_TIMESTAMP && r->len == 8) {
+			uint64_t v;
+			memcpy(&v, r->data, 8);
+			if (!nstamps++)
+				stamp_first = v;
+			stamp_last = v;
+		}
+		if (r->kind == RP_LOG_END)
+			continue;
+		all[n] = (struct tstat){.tid = r->tid};
+		all[n].n[r->kind] = all[n].n[0] = 1;
+		n++;
+	}
+	qsort(all, n, sizeof *all, by_tid);
+	for (size_t i = 0; i < n; i++) {
+		if (!ntstats || tstats[ntstats - 1].tid != all[i].tid) {
+			tstats = xrealloc(tstats, (ntstats + 1) * sizeof *tstats);
+			tstats[ntstats++] = (struct tstat){.tid = all[i].tid};
+		}
+		for (int k = 0; k < 6; k++)
+			tstats[ntstats - 1].n[k] += all[i].n[k];
+	}
+	free(all);
+}
+
+/* ---- printing ---------------------------------------------------------------------- */
+
+static bool json;
+
+/* s as a JSON string (or null). */
+static void jstr(const char *s)
+{
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	}
+	putchar('"');
+}
+
+static void hex(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		printf("%02x", p[i]);
+}
+
+static const char *kind_name(enum rp_log_kind k)
+{
+	static const char *const names[] = {"?", "PREEMPT", "TIMEOUT", "INPUT", "THREAD_END", "END"};
+	return k >= 1 && k <= 5 ? names[k] : "?";
+}
+
+static void print_record(size_t i, struct rp_sym *sym)
+{
+	const struct rp_log_record *r = &recs[i];
+	if (json)
+		printf("%s{\"n\":%zu,\"kind\":\"%s\"", i ? ",\n" : "\n", i + 1, kind_name(r->kind));
+	else
+		printf("%7zu  ", i + 1);
+	if (r->kind != RP_LOG_END) {
+		if (json)
+			printf(",\"tid\":%u", r->tid);
+		else
+			printf("t%-4u %-10s ", r->tid, kind_name(r->kind));
+	}
+	switch (r->kind) {
+	case RP_LOG_PREEMPT: {
+		struct rp_sym_loc loc;
+		rp_sym_lookup(sym, r->pc, &loc);
+		if (json) {
+			printf(",\"count\":%llu,\"pc\":%llu,\"func\":", (unsigned long long)r->count,
+			       (unsigned long long)r->pc);
+			jstr(loc.func);
+			printf(",\"off\":%llu,\"file\":", (unsigned long long)loc.off);
+			jstr(loc.file);
+			printf(",\"line\":%u", loc.line);
+			break;
+		}
+		printf("count %-12llu pc %#-8llx %s+%#llx", (unsigned long long)r->count,
+		       (unsigned long long)r->pc, loc.func ? loc.func : "??", (unsigned long long)loc.off);
+		if (loc.file)
+			printf(" (%s:%u)", loc.file, loc.line);
+		break;
+	}
+	case RP_LOG_TIMEOUT:
+		printf(json ? ",\"pos\":%llu" : "question %llu", (unsigned long long)r->pos);
+		break;
+	case RP_LOG_THREAD_END:
+		printf(json ? ",\"count\":%llu" : "count %llu", (unsigned long long)r->count);
+		break;
+	case RP_LOG_INPUT: {
+		char what[160];
+		rp_dump_input(r->input_kind, r->data, r->len, what, sizeof what);
+		if (json) {
+			printf(",\"input_kind\":%u,\"len\":%u,\"value\":", r->input_kind, r->len);
+			jstr(what);
+			printf(",\"hex\":\"");
+			hex(r->data, r->len);
+			putchar('"');
+		} else {
+			printf("kind %-2u %5u bytes  %s", r->input_kind, r->len, what);
+		}
+		break;
+	}
+	case RP_LOG_END:
+		if (json) {
+			printf(",\"how\":\"%s\",\"value\":%d,\"threads\":[",
+			       r->how == RP_LOG_EXITED ? "exited" : "signaled", r->value);
+			for (uint32_t k = 0; k < r->nthreads; k++)
+				printf("%s{\"tid\":%u,\"count\":%llu}", k ? "," : "", r->threads[k].tid,
+				       (unsigned long long)r->threads[k].count);
+			putchar(']');
+			break;
+		}
+		if (r->how == RP_LOG_EXITED)
+			printf("END         exit status %d;", r->value);
+		else
+			printf("END         killed by signal %d (SIG%s);", r->value,
+			       sigabbrev_np(r->value) ? sigabbrev_np(r->value) : "?");
+		printf(" final counts:");
+		for (uint32_t k = 0; k < r->nthreads; k++)
+			printf(" t%u=%llu", r->threads[k].tid, (unsigned long long)r->threads[k].count);
+		break;
+	}
+	if (json)
+		putchar('}');
+	else
+		putchar('\n');
+}
+
+int main(int argc, char **argv)
+{
+	const char *log = NULL, *exe = NULL, *timeline = NULL, *out = NULL;
+	bool summary = false, wall = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--json"))
+			json = true;
+		else if (!strcmp(a, "--summary"))
+			summary = true;
+		else if (!strcmp(a, "--time"))
+			wall = true;
+		else if (!strcmp(a, "--exe") || !strcmp(a, "--timeline") || !strcmp(a, "-o")) {
+			if (i + 1 >= argc)
+				die(2, "%s needs a value", a);
+			*(a[2] == 'e' ? &exe : a[2] == 't' ? &timeline : &out) = argv[++i];
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			usage(0);
+		else if (a[0] == '-' && a[1])
+			die(2, "unknown flag '%s' (see --help)", a);
+		else if (!log && !timeline)
+			log = a;
+		else if (!exe && !timeline)
+			exe = a;
+		else
+			die(2, "too many arguments (see --help)");
+	}
+	if (timeline)
+		return rp_timeline(timeline, out, wall);
+	if (!log)
+		usage(2);
+
+	char err[RP_LOG_ERRLEN];
+	struct rp_log_reader *r;
+	if (rp_log_open(log, &r, err, sizeof err) != 0)
+		die(2, "%s", err);
+	const struct rp_log_header *h = rp_log_header(r);
+	if (!exe && h->argc < 1)
+		die(2, "%s: no recorded argv[0]: name the executable (--exe PATH)", log);
+	bool exe_given = exe != NULL;
+	if (!exe)
+		exe = h->argv[0];
+	struct rp_sym *sym;
+	if (rp_sym_open(exe, &sym, err, sizeof err) != 0)
+		die(2, "%s%s", err, exe_given ? "" : " (the recorded argv[0]; name the executable with --exe PATH)");
+	uint8_t id[RP_LOG_BUILD_ID_MAX];
+	size_t idlen = rp_sym_build_id(sym, id, sizeof id);
+	bool checked = idlen && h->build_id_len;
+	if (checked && (idlen != h->build_id_len || memcmp(id, h->build_id, idlen))) {
+		fprintf(stderr, "%s: %s did not record %s (build-id ", prog, exe, log);
+		for (size_t i = 0; i < idlen; i++)
+			fprintf(stderr, "%02x", id[i]);
+		fprintf(stderr, ", the log's ");
+		for (size_t i = 0; i < h->build_id_len; i++)
+			fprintf(stderr, "%02x", h->build_id[i]);
+		fprintf(stderr, ")\n");
+		exit(2);
+	}
+
+	enum rp_log_status st;
+	read_all(r, &st);
+	count_all();
+	struct layout lay;
+	read_layout(log, &lay);
+	uint64_t rec_bytes = lay.block_bytes - 24 * lay.blocks;
+	double secs = nstamps >= 2 ? (double)(stamp_last - stamp_first) / 1e9 : 0;
+
+	if (json) {
+		printf("{\"log\":");
+		jstr(log);
+		printf(",\"version\":%u,\"executable\":", h->version);
+		jstr(exe);
+		printf(",\"build_id\":\"");
+		hex(h->build_id, h->build_id_len);
+		printf("\",\"build_id_checked\":%s,\"chaos\":%s,\"seed\":%llu,\"quantum_ns\":%llu,\"argv\":[",
+		       checked ? "true" : "false", h->flags & RP_LOG_F_CHAOS ? "true" : "false",
+		       (unsigned long long)h->seed, (unsigned long long)h->quantum_ns);
+		for (int i = 0; i < h->argc; i++) {
+			printf(i ? "," : "");
+			jstr(h->argv[i]);
+		}
+		printf("]");
+		if (!summary) {
+			printf(",\"records\":[");
+			for (size_t i = 0; i < nrecs; i++)
+				print_record(i, sym);
+			printf("]");
+		}
+		printf(",\n\"threads\":[");
+		for (size_t i = 0; i < ntstats; i++)
+			printf("%s{\"tid\":%u,\"records\":%llu,\"preempt\":%llu,\"timeout\":%llu,"
+			       "\"input\":%llu,\"thread_end\":%llu}", i ? "," : "", tstats[i].tid,
+			       (unsigned long long)tstats[i].n[0], (unsigned long long)tstats[i].n[1],
+			       (unsigned long long)tstats[i].n[2], (unsigned long long)tstats[i].n[3],
+			       (unsigned long long)tstats[i].n[4]);
+		printf("],\n\"totals\":{\"records\":%llu,\"preempt\":%llu,\"timeout\":%llu,\"input\":%llu,"
+		       "\"thread_end\":%llu,\"end\":%llu},\n", (unsigned long long)kind_total[0],
+		       (unsigned long long)kind_total[1], (unsigned long long)kind_total[2],
+		       (unsigned long long)kind_total[3], (unsigned long long)kind_total[4],
+		       (unsigned long long)kind_total[5]);
+		printf("\"bytes\":{\"file\":%llu,\"header\":%llu,\"blocks\":%llu,\"records\":%llu,"
+		       "\"per_record\":%.3f},\n", (unsigned long long)lay.file,
+		       (unsigned long long)lay.header, (unsigned long long)lay.blocks,
+		       (unsigned long long)rec_bytes, nrecs ? (double)rec_bytes / (double)nrecs : 0.0);
+		printf("\"seconds\":%.6f,\"preempts_per_second\":", secs);
+		if (secs > 0)
+			printf("%.1f", (double)kind_total[1] / secs);
+		else
+			printf("null");
+		printf(",\"status\":\"%s\",\"message\":",
+		       st == RP_LOG_DONE ? "complete" : st == RP_LOG_TRUNCATED ? "truncated" : "corrupt");
+		jstr(rp_log_error(r));
+		printf("}\n");
+	} else {
+		printf("log %s: version %u, recorded by %s (build-id ", log, h->version, exe);
+		hex(h->build_id, h->build_id_len);
+		printf(checked ? ", matches)\n" : ", not checked: one side has none)\n");
+		printf("argv:");
+		for (int i = 0; i < h->argc; i++)
+			printf(" %s", h->argv[i]);
+		printf("\nquantum %llu ns%s", (unsigned long long)h->quantum_ns,
+		       h->flags & RP_LOG_F_CHAOS ? ", chaos scheduler" : "");
+		if (h->flags & RP_LOG_F_CHAOS)
+			printf(" (seed %llu)", (unsigned long long)h->seed);
+		printf("\n");
+		if (!summary) {
+			printf("records:\n");
+			for (size_t i = 0; i < nrecs; i++)
+				print_record(i, sym);
+		}
+		printf("threads:\n");
+		for (size_t i = 0; i < ntstats; i++)
+			printf("  thread %u: %llu records: %llu preempt, %llu timeout, %llu input, "
+			       "%llu thread_end\n", tstats[i].tid, (unsigned long long)tstats[i].n[0],
+			       (unsigned long long)tstats[i].n[1], (unsigned long long)tstats[i].n[2],
+			       (unsigned long long)tstats[i].n[3], (unsigned long long)tstats[i].n[4]);
+		printf("records: %llu (%llu preempt, %llu timeout, %llu input, %llu thread_end, %llu end)\n",
+		       (unsigned long long)kind_total[0], (unsigned long long)kind_total[1],
+		       (unsigned long long)kind_total[2], (unsigned long long)kind_total[3],
+		       (unsigned long long)kind_total[4], (unsigned long long)kind_total[5]);
+		printf("bytes: %llu in the file: header %llu, %llu blocks, %llu of records: %.3f per record\n",
+		       (unsigned long long)lay.file, (unsigned long long)lay.header,
+		       (unsigned long long)lay.blocks, (unsigned long long)rec_bytes,
+		       nrecs ? (double)rec_bytes / (double)nrecs : 0.0);
+		if (secs > 0)
+			printf("time: %.3f s from the first to the last timestamp, %.1f preemptions per second\n",
+			       secs, (double)kind_total[1] / secs);
+		else
+			printf("time: unknown (fewer than two timestamp records), preemptions per second unknown\n");
+		printf("end: %s\n", rp_log_error(r));
+	}
+	rp_sym_close(sym);
+	if (st != RP_LOG_DONE) {
+		fprintf(stderr, "%s: %s\n", prog, rp_log_error(r));
+		return 1;
+	}
+	rp_log_close_reader(r);
+	return 0;
+}

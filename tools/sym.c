@@ -1,0 +1,154 @@
+/* sym.c: symbolize the log's PCs with libbfd: the nearest function symbol at or
+ * below the PC gives name+offset, the DWARF line table (bfd_find_nearest_line) gives
+ * file:line. Only the executable: the log's PCs are in instrumented code, which is
+ * all in it. */
+#define PACKAGE "replay-dump" /* bfd.h insists on a config.h-style package name */
+#include <bfd.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+#include "sym.h"
+
+struct func {
+	uint64_t addr;
+	const char *name;
+};
+
+struct rp_sym {
+	bfd *abfd;
+	asymbol **syms; /* for bfd_find_nearest_line */
+	struct func *funcs; /* code symbols by address */
+	size_t nfuncs;
+};
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static long read_symbols(bfd *abfd, asymbol ***out, bool dynamic)
+{
+	long n = dynamic ? bfd_get_dynamic_symtab_upper_bound(abfd) : bfd_get_symtab_upper_bound(abfd);
+	if (n <= 0)
+		return 0;
+	asymbol **s = malloc((size_t)n);
+	if (!s)
+		return 0;
+	long k = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, s) : bfd_canonicalize_symtab(abfd, s);
+	if (k <= 0) {
+		free(s);
+		return 0;
+	}
+	*out = s;
+	return k;
+}
+
+int rp_sym_open(const char *path, struct rp_sym **out, char *err, size_t errlen)
+{
+	static bool inited;
+	if (!inited) {
+		bfd_init();
+		inited = true;
+	}
+	bfd *abfd = bfd_openr(path, NULL);
+	if (!abfd) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, bfd_errmsg(bfd_get_error()));
+		return -1;
+	}
+	if (!bfd_check_format(abfd, bfd_object)) {
+		snprintf(err, errlen, "%s: not an executable (%s)", path, bfd_errmsg(bfd_get_error()));
+		bfd_close(abfd);
+		return -1;
+	}
+	struct rp_sym *s = calloc(1, sizeof *s);
+	if (!s) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		bfd_close(abfd);
+		return -1;
+	}
+	s->abfd = abfd;
+	long n = read_symbols(abfd, &s->syms, false);
+	if (n == 0) /* stripped: the dynamic symbols are better than nothing */
+		n = read_symbols(abfd, &s->syms, true);
+	s->funcs = calloc((size_t)n + 1, sizeof *s->funcs);
+	for (long i = 0; s->funcs && i < n; i++) {
+		asymbol *y = s->syms[i];
+		if (!y->section || !(bfd_section_flags(y->section) & SEC_CODE) || !y->name[0] ||
+		    (y->flags & (BSF_SECTION_SYM | BSF_FILE | BSF_DEBUGGING)))
+			continue;
+		s->funcs[s->nfuncs++] = (struct func){bfd_asymbol_value(y), y->name};
+	}
+	if (s->funcs)
+		qsort(s->funcs, s->nfuncs, sizeof *s->funcs, by_addr);
+	*out = s;
+	return 0;
+}
+
+size_t rp_sym_build_id(struct rp_sym *s, uint8_t *buf, size_t max)
+{
+	asection *sec = bfd_get_section_by_name(s->abfd, ".note.gnu.build-id");
+	if (!sec)
+		return 0;
+	size_t size = bfd_section_size(sec);
+	uint8_t note[512];
+	if (size < 16 || size > sizeof note || !bfd_get_section_contents(s->abfd, sec, note, 0, size))
+		return 0;
+	/* One ELF note: namesz, descsz, type (3 = NT_GNU_BUILD_ID), "GNU\0", desc. */
+	uint32_t namesz, descsz, type;
+	memcpy(&namesz, note, 4);
+	memcpy(&descsz, note + 4, 4);
+	memcpy(&type, note + 8, 4);
+	size_t desc = 12 + ((namesz + 3) & ~3u);
+	if (type != 3 || namesz != 4 || memcmp(note + 12, "GNU", 4) || desc + descsz > size ||
+	    descsz > max)
+		return 0;
+	memcpy(buf, note + desc, descsz);
+	return descsz;
+}
+
+void rp_sym_lookup(struct rp_sym *s, uint64_t pc, struct rp_sym_loc *loc)
+{
+	memset(loc, 0, sizeof *loc);
+	/* The last symbol at or below pc. Several at one address: any is fine. */
+	size_t lo = 0, hi = s->nfuncs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->funcs[mid].addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0) {
+		loc->func = s->funcs[lo - 1].name;
+		loc->off = pc - s->funcs[lo - 1].addr;
+	}
+	for (asection *sec = s->abfd->sections; sec; sec = sec->next) {
+		uint64_t vma = bfd_section_vma(sec);
+		if (!(bfd_section_flags(sec) & SEC_CODE) || pc < vma || pc >= vma + bfd_section_size(sec))
+			continue;
+		const char *file = NULL, *func = NULL;
+		unsigned line = 0;
+		if (bfd_find_nearest_line(s->abfd, sec, s->syms, pc - vma, &file, &func, &line) &&
+		    file && line) {
+			loc->file = file;
+			loc->line = line;
+		}
+		if (!loc->func && func)
+			loc->func = func;
+		break;
+	}
+}
+
+void rp_sym_close(struct rp_sym *s)
+{
+	if (!s)
+		return;
+	bfd_close(s->abfd);
+	free(s->syms);
+	free(s->funcs);
+	free(s);
+}
