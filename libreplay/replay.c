@@ -518,6 +518,7 @@ static void on_fatal(int sig, siginfo_t *si, void *ucv)
 {
 	stop_timer();
 	finish(RP_LOG_SIGNALED, sig, ucv);
+	rp_crash(sig, si, ucv);
 	/* SA_RESETHAND gave the default action back: die of the same signal. */
 	raise(sig);
 }
@@ -698,6 +699,7 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 		start_replaying(argc, argv);
 	on_exit(on_exit_handler, NULL);
 	pthread_atfork(NULL, NULL, child_after_fork);
+	rp_crash_init();
 	for (size_t k = 0; k < sizeof fatal_signals / sizeof fatal_signals[0]; k++)
 		install(fatal_signals[k], on_fatal, SA_RESETHAND | SA_NODEFER);
 }

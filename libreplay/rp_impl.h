@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <ucontext.h>
 
 #include "green.h"
@@ -82,6 +83,12 @@ void rp_trace_flush(void); /* async-signal-safe */
 /* The last line (why: "end", or the crash's signal name; uc: the crash's context, or
  * NULL), then flush and stop; async-signal-safe. */
 void rp_trace_end(const char *why, const ucontext_t *uc);
+
+/* crash.c: the crash report (load libunwind first, at session start). rp_crash ends
+ * the schedule trace and prints the report; async-signal-safe. */
+void rp_crash_init(void);
+void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc);
+void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc);
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

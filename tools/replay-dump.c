@@ -427,7 +427,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)lay.blocks, (unsigned long long)rec_bytes,
 		       nrecs ? (double)rec_bytes / (double)nrecs : 0.0);
 		if (secs > 0)
-			printf("time: %.3f s from the first to the last timestamp, %.1f preemptions per second\n",
+			printf("time: %.6f s from the first to the last timestamp, %.1f preemptions per second\n",
 			       secs, (double)kind_total[1] / secs);
 		else
 			printf("time: unknown (fewer than two timestamp records), preemptions per second unknown\n");
