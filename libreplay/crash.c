@@ -253,7 +253,9 @@ void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc)
 	put(" died of SIG");
 	put(abbrev ? abbrev : "?");
 	put(" (si_code ");
-	put_num((uint64_t)(int64_t)si->si_code, 10);
+	if (si->si_code < 0)
+		put("-");
+	put_num(si->si_code < 0 ? (uint64_t)-(int64_t)si->si_code : (uint64_t)si->si_code, 10);
 	const char *cn = code_name(sig, si->si_code);
 	if (*cn) {
 		put(" ");

@@ -18,8 +18,7 @@
 #define PLOT_W 1200 /* px of the time axis */
 #define LEFT 80
 #define TOP 56
-#define BUCKET 2 /* px per aggregation bucket */
-#define NBUCKETS (PLOT_W / BUCKET + 1)
+#define NBUCKETS (PLOT_W / 2 + 1) /* aggregation buckets: 2 px, 4 px when dense */
 
 enum mark { M_PREEMPT, M_YIELD, M_EXIT, M_JOIN, M_MUTEX, M_COND, M_SEM, M_BARRIER, M_RDLOCK,
 	    M_WRLOCK, M_SLEEP, M_QUEUE, M_OTHER, NMARKS };
@@ -38,7 +37,7 @@ static const struct {
 	[M_WRLOCK] = {"blocked:wrlock", "blocked on an rwlock (write)", "#bcbd22"},
 	[M_SLEEP] = {"blocked:sleep", "blocked in a sleep", "#17becf"},
 	[M_QUEUE] = {"blocked:queue", "blocked on a wait queue", "#7f7f7f"},
-	[M_OTHER] = {"", "blocked, or the end", "#444444"},
+	[M_OTHER] = {"blocked:other", "blocked (other)", "#444444"},
 };
 
 static enum mark mark_of(const char *reason)
@@ -49,11 +48,6 @@ static enum mark mark_of(const char *reason)
 		if (!strcmp(reason, marks[m].word))
 			return (enum mark)m;
 	return M_OTHER;
-}
-
-static bool blocking(enum mark m)
-{
-	return m >= M_JOIN;
 }
 
 struct seg {
@@ -89,6 +83,7 @@ static void *grow(void *p, size_t n)
 
 static FILE *o;
 static double x0, x1, lane_h;
+static int bucket = 2;
 static const char *unit;
 
 static double px(double x)
@@ -108,13 +103,13 @@ static void bar(unsigned tid, unsigned lane, double a, double b, double busy, si
 	if (r - l < 1)
 		r = l + 1;
 	fprintf(o, "<rect class=\"run\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#4c78a8\"",
-		l, lane_y(lane) + lane_h * 0.3, r - l, lane_h * 0.4);
+		l, lane_y(lane) + lane_h * 0.25, r - l, lane_h * 0.35);
 	if (n == 1)
-		fprintf(o, "><title>thread %u ran %s %.0f to %.0f, then: %s</title></rect>\n", tid, unit,
+		fprintf(o, "><title>t%u ran @%s %.0f-%.0f, then: %s</title></rect>\n", tid, unit,
 			a, b, marks[why].label);
 	else
-		fprintf(o, " fill-opacity=\"%.2f\"><title>thread %u: %zu runs in %s %.0f to %.0f, running "
-			"%.0f%% of it</title></rect>\n", busy < 0.25 ? 0.25 : busy, tid, n, unit, a, b,
+		fprintf(o, " fill-opacity=\"%.2f\"><title>t%u: %zu runs @%s %.0f-%.0f, running "
+			"%.0f%%</title></rect>\n", busy < 0.25 ? 0.25 : busy, tid, n, unit, a, b,
 			100 * busy);
 }
 
@@ -193,6 +188,8 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 		x1 = x0 + 1;
 	unit = wall ? "ms" : "clock";
 	lane_h = nl <= 40 ? 22 : nl <= 200 ? 8 : 3;
+	if (nsegs > 4 * PLOT_W)
+		bucket = 4;
 	double height = lane_y((unsigned)nl) + 90;
 
 	o = out ? fopen(out, "w") : stdout;
@@ -241,10 +238,10 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 		enum mark bwhy = M_OTHER;
 		for (; i < nsegs && segs[i].lane == lane; i++) {
 			struct seg *s = &segs[i];
-			int b = (int)((px(s->b) - LEFT) / BUCKET);
+			int b = (int)((px(s->b) - LEFT) / bucket);
 			mk[b < 0 ? 0 : b >= NBUCKETS ? NBUCKETS - 1 : b][s->why]++;
 			bool wide = px(s->b) - px(s->a) >= 1.5;
-			if (bn && (wide || px(s->a) >= px(ba) + BUCKET)) {
+			if (bn && (wide || px(s->a) >= px(ba) + bucket)) {
 				bar(tid, lane, ba, bb, busy / (px(bb) - px(ba) > 1 ? px(bb) - px(ba) : 1), bn, bwhy);
 				bn = 0;
 			}
@@ -263,25 +260,40 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 		}
 		if (bn)
 			bar(tid, lane, ba, bb, busy / (px(bb) - px(ba) > 1 ? px(bb) - px(ba) : 1), bn, bwhy);
-		/* marks */
-		for (int b = 0; b < NBUCKETS; b++)
-			for (int m = 0; m < NMARKS; m++) {
-				if (!mk[b][m])
+		/* marks: per bucket, one for preemptions, yields, exits, and one for all the
+		 * blocking switches (coloured by the most frequent wait kind) */
+		for (int b = 0; b < NBUCKETS; b++) {
+			unsigned nblk = 0, top = M_OTHER;
+			for (int m = M_JOIN; m < NMARKS; m++) {
+				nblk += mk[b][m];
+				if (mk[b][m] > mk[b][top])
+					top = (unsigned)m;
+			}
+			double mx = LEFT + b * bucket, at = x0 + (mx - LEFT) / PLOT_W * (x1 - x0);
+			for (int m = 0; m <= M_JOIN; m++) {
+				unsigned n = m == M_JOIN ? nblk : mk[b][m];
+				if (!n)
 					continue;
-				double mx = LEFT + b * BUCKET, my = y, mh = lane_h * 0.3;
+				/* top: preemptions; middle: the runs; below: yields, then blocking */
+				double my = y, mh = lane_h * 0.25;
+				const char *cls = m == M_PREEMPT ? "preempt" : m == M_YIELD ? "yield"
+						: m == M_EXIT ? "exit" : "block";
 				if (m == M_EXIT)
 					mh = lane_h;
 				else if (m == M_YIELD)
-					my = y + lane_h * 0.35;
-				else if (blocking((enum mark)m))
-					my = y + lane_h * 0.7;
-				fprintf(o, "<rect class=\"sw %s\" data-n=\"%u\" x=\"%.1f\" y=\"%.1f\" width=\"%d\" "
-					   "height=\"%.1f\" fill=\"%s\"><title>thread %u: %u &#215; %s near %s %.0f"
-					   "</title></rect>\n", m == M_PREEMPT ? "preempt" : m == M_YIELD ? "yield"
-					   : m == M_EXIT ? "exit" : "block", mk[b][m], mx, my, BUCKET, mh,
-					marks[m].colour, tid, mk[b][m], marks[m].label, unit,
-					x0 + (mx - LEFT) / PLOT_W * (x1 - x0));
+					my = y + lane_h * 0.6, mh = lane_h * 0.15;
+				else if (m == M_JOIN)
+					my = y + lane_h * 0.75;
+				fprintf(o, "<rect class=\"sw %s\" data-n=\"%u\" x=\"%.1f\" y=\"%.1f\" "
+					   "width=\"%d\" height=\"%.1f\" fill=\"%s\"><title>t%u @%s %.0f: %u %s",
+					cls, n, mx, my, bucket, mh, marks[m == M_JOIN ? top : (unsigned)m].colour,
+					tid, unit, at, n, m == M_JOIN ? "blocking" : marks[m].label);
+				for (int k = M_JOIN; m == M_JOIN && k < NMARKS; k++)
+					if (mk[b][k])
+						fprintf(o, ", %s %u", marks[k].word + 8, mk[b][k]);
+				fprintf(o, "</title></rect>\n");
 			}
+		}
 		fprintf(o, "</g>\n");
 	}
 

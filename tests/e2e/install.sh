@@ -3,7 +3,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 P="$WORK/prefix"
 check "make install" make -s -C "$ROOT" install PREFIX="$P"
-for f in bin/sicc bin/sicpp libexec/libreplay/as lib/libreplay.a include/libreplay.h lib/pkgconfig/libreplay.pc; do
+for f in bin/sicc bin/sicpp bin/replay-dump libexec/libreplay/as lib/libreplay.a include/libreplay.h lib/pkgconfig/libreplay.pc; do
 	check "installed $f" test -e "$P/$f"
 done
 check "installed sicc builds" "$P/bin/sicc" -O2 -o "$WORK/app" "$ROOT/tests/e2e/callbacks_libc.c"

@@ -1,0 +1,65 @@
+/* A crash with every kind of thread around it: one blocked on a mutex, one waiting on
+ * a condition variable, one computing (preempted), one joining; then a thread faults
+ * (a NULL store, or abort() with the argument "abort") at a fixed point of its own
+ * work, so every recording crashes, in the same function. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER, m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
+static volatile long sink;
+static int *volatile nowhere;
+static int use_abort;
+
+static void *waits_on_mutex(void *arg)
+{
+	pthread_mutex_lock(&held); /* main holds it for ever */
+	return NULL;
+}
+
+static void *waits_on_cond(void *arg)
+{
+	pthread_mutex_lock(&m);
+	pthread_cond_wait(&never, &m);
+	return NULL;
+}
+
+static void *spins(void *arg)
+{
+	for (;;)
+		sink++;
+	return NULL;
+}
+
+static void __attribute__((noinline)) fault_here(void)
+{
+	if (use_abort)
+		abort();
+	*nowhere = 1;
+}
+
+static void *faults(void *arg)
+{
+	for (long i = 0; i < 20000000; i++)
+		sink += i;
+	fault_here();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	use_abort = argc > 1 && !strcmp(argv[1], "abort");
+	setvbuf(stdout, NULL, _IONBF, 0);
+	printf("start\n");
+	pthread_mutex_lock(&held);
+	pthread_t t[4];
+	pthread_create(&t[0], NULL, waits_on_mutex, NULL);
+	pthread_create(&t[1], NULL, waits_on_cond, NULL);
+	pthread_create(&t[2], NULL, spins, NULL);
+	pthread_create(&t[3], NULL, faults, NULL);
+	pthread_join(t[3], NULL);
+	printf("not reached\n");
+	return 0;
+}

@@ -1,0 +1,147 @@
+#!/bin/bash
+# The debugging tools on real recordings: replay-dump (symbols, totals, --json, bad
+# input), the schedule trace and its timeline (10 threads, every switch marked, the
+# recording's trace equal to its replay's), and crash reports (recorded, replayed).
+. "$(dirname "$0")/../lib/common.sh"
+unset LIBREPLAY_OPTS
+DUMP="$ROOT/build/bin/replay-dump"
+P="$ROOT/tests/tools/progs"
+cd "$WORK" || exit 1
+
+build() { "$SICC" -O2 -g -o "$WORK/$1" "$2" >"$WORK/$1.build" 2>&1 || fail "$1: build: $(head -c 300 "$WORK/$1.build")"; }
+build racy_counter "$ROOT/examples/racy_counter.c"
+build ten_threads "$P/ten_threads.c"
+build crash_report "$P/crash_report.c"
+
+# ---- replay-dump on a real recording ------------------------------------------------
+./racy_counter --record rc.bin --quantum 200us >rc.out 2>&1
+"$DUMP" rc.bin >rc.txt 2>rc.err
+check "replay-dump: a complete log exits 0" test $? -eq 0 -a ! -s rc.err
+check "replay-dump: preemptions are symbolized to the program's function and line" \
+	grep -Eq 'PREEMPT +count [0-9]+ +pc 0x[0-9a-f]+ +add\+0x[0-9a-f]+ \(.*racy_counter\.c:[0-9]+\)' rc.txt
+# per-thread totals + the END record = the record count; the kinds add up too
+totals() { # FILE: "records kinds_sum threads_sum end"
+	python3 - "$1" <<'EOF'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r'^records: (\d+) \((\d+) preempt, (\d+) timeout, (\d+) input, (\d+) thread_end, (\d+) end\)', t, re.M)
+per = [int(x) for x in re.findall(r'^  thread \d+: (\d+) records', t, re.M)]
+listed = len(re.findall(r'^ +\d+  ', t, re.M))
+n = [int(x) for x in m.groups()]
+print(n[0], sum(n[1:]), sum(per) + n[5], listed)
+EOF
+}
+read -r n kinds threads listed < <(totals rc.txt)
+check "replay-dump: per-thread totals + END = the $n records = the records listed" \
+	test "$n" -gt 10 -a "$kinds" = "$n" -a "$threads" = "$n" -a "$listed" = "$n"
+check "replay-dump: preemptions per second from the log's timestamps" \
+	grep -Eq '^time: [0-9.]+ s from the first to the last timestamp, [1-9][0-9.]* preemptions per second' rc.txt
+"$DUMP" --json rc.bin >rc.json
+check "replay-dump --json parses and agrees with the text form" python3 - rc.json rc.txt <<'EOF'
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+t = open(sys.argv[2]).read()
+tot = j["totals"]
+assert tot["records"] == len(j["records"]), "records listed"
+assert tot["records"] == sum(x["records"] for x in j["threads"]) + tot["end"], "per thread"
+m = re.search(r'^records: (\d+) \((\d+) preempt, (\d+) timeout, (\d+) input, (\d+) thread_end, (\d+) end\)', t, re.M)
+assert [int(x) for x in m.groups()] == [tot[k] for k in ("records", "preempt", "timeout", "input", "thread_end", "end")]
+for th in j["threads"]:
+    assert re.search(r'^  thread %d: %d records: %d preempt' % (th["tid"], th["records"], th["preempt"]), t, re.M), th
+pre = [r for r in j["records"] if r["kind"] == "PREEMPT"]
+assert pre and all(r["func"] == "add" and r["file"].endswith("racy_counter.c") for r in pre), "symbols"
+assert j["status"] == "complete" and j["preempts_per_second"] > 0
+EOF
+check "replay-dump: the executable as a second argument, from elsewhere" \
+	bash -c "cd / && '$DUMP' --summary '$WORK/rc.bin' '$WORK/racy_counter' | grep -q 'build-id .*matches'"
+
+# ---- bad input: one line, non-zero ---------------------------------------------------
+one_line_error() { # NAME WANT_RC PATTERN COMMAND...
+	local name=$1 want=$2 pattern=$3; shift 3
+	"$@" >err.out 2>err.err
+	local rc=$?
+	if [ $rc -ne "$want" ]; then fail "$name: exit $rc, want $want"
+	elif [ "$(grep -c . err.err)" -ne 1 ]; then fail "$name: not one line: $(head -c 300 err.err)"
+	elif ! grep -Eq -e "$pattern" err.err; then fail "$name: '$(cat err.err)' lacks /$pattern/"
+	else pass "$name"; fi
+}
+size=$(stat -c %s rc.bin)
+cp rc.bin bad.bin
+printf '\xff\xff\xff\xff' | dd of=bad.bin bs=1 seek=$((size - 12)) conv=notrunc 2>/dev/null
+one_line_error "replay-dump: a damaged block" 1 "corrupt" "$DUMP" bad.bin racy_counter
+head -c 4096 /dev/urandom >random.bin
+one_line_error "replay-dump: not a log" 2 "random\.bin" "$DUMP" random.bin racy_counter
+one_line_error "replay-dump: the wrong executable" 2 "did not record .*build-id" "$DUMP" rc.bin ten_threads
+one_line_error "replay-dump: the recorded argv[0] not found" 2 "--exe" bash -c "cd / && '$DUMP' '$WORK/rc.bin'"
+one_line_error "replay-dump: not an executable" 2 "not an executable" "$DUMP" rc.bin rc.txt
+one_line_error "replay-dump: unknown flag" 2 "unknown flag" "$DUMP" --frobnicate rc.bin
+
+# ---- the schedule trace and the timeline -----------------------------------------------
+./ten_threads --record ten.bin --quantum 100us --trace-schedule ten.rec.trace >ten.rec.out 2>&1
+./ten_threads --replay ten.bin --trace-schedule ten.rep.trace >ten.rep.out 2>&1
+# (a log of several blocks: the whole ones before the cut are printed)
+head -c $(($(stat -c %s ten.bin) - 5)) ten.bin >cut.bin
+one_line_error "replay-dump: a log cut short prints its records, then says so" 1 "ends early" "$DUMP" cut.bin ten_threads
+check "replay-dump: ... the records of its whole blocks" grep -q PREEMPT err.out
+check "trace: the replay traces the recording's schedule (all but the times)" \
+	cmp <(cut -d' ' -f1,2,4- ten.rec.trace) <(cut -d' ' -f1,2,4- ten.rep.trace)
+switches=$(awk '!/^#/ && $4 != 0' ten.rep.trace | wc -l)
+preempts=$(grep -c ' preempt$' ten.rep.trace)
+logged=$("$DUMP" --json --summary ten.bin | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["preempt"])')
+check "trace: $preempts preemption switches = the log's $logged PREEMPT records" test "$preempts" -eq "$logged" -a "$logged" -gt 0
+check "trace: mutex, condvar, join, yield and exit switches are there" bash -c \
+	"for r in blocked:mutex blocked:cond blocked:join yield exit end; do grep -q \" \$r\$\" ten.rep.trace || exit 1; done"
+"$DUMP" --timeline ten.rep.trace -o ten.svg
+lanes=$(grep -c '<g class="lane"' ten.svg)
+marks=$(grep -o 'class="sw [a-z]*" data-n="[0-9]*"' ten.svg | awk -F'"' '{s += $4} END {print s}')
+pmarks=$(grep -o 'class="sw preempt" data-n="[0-9]*"' ten.svg | awk -F'"' '{s += $4} END {print s}')
+check "timeline: 10 lanes for 10 threads" test "$lanes" -eq 10
+check "timeline: its marks stand for the trace's $switches switches" test "$marks" -eq "$switches" -a "$switches" -ge 10000
+check "timeline: and its preemption marks for the $preempts preemptions" test "$pmarks" -eq "$preempts"
+elements=$(grep -c '<rect' ten.svg)
+check "timeline: $switches switches aggregate into $elements shapes (< 12000)" test "$elements" -lt 12000
+check "timeline: a well-formed, self-contained SVG" python3 -c "
+import sys, xml.etree.ElementTree as E
+t = open('ten.svg').read(); E.fromstring(t)
+assert 'http://www.w3.org/2000/svg' in t and 'href' not in t and '<script' not in t"
+one_line_error "timeline: not a trace" 2 "not a schedule trace" "$DUMP" --timeline rc.txt
+
+# ---- crash reports ----------------------------------------------------------------------
+# report FILE: the report's lines only (the program's own output is elsewhere)
+report() { grep -E '^(libreplay: thread|  #)' "$1"; }
+crash_case() { # NAME ARG SIGNAL STATUS
+	local c=$1 arg=$2 sig=$3 want=$4
+	./crash_report --record "$c.bin" --quantum 200us $arg >"$c.rec.out" 2>"$c.rec.err"
+	local rc=$?
+	./crash_report --replay "$c.bin" >"$c.rep.out" 2>"$c.rep.err"
+	local rc2=$?
+	report "$c.rec.err" >"$c.rec.report"
+	report "$c.rep.err" >"$c.rep.report"
+	check "crash ($sig): the recording dies of $sig (status $want)" test $rc -eq "$want"
+	local faulted
+	faulted=$(sed -n "s/^libreplay: thread \([0-9]*\) died of $sig .*/\1/p" "$c.rec.report")
+	check "crash ($sig): the report names the faulting thread" test -n "$faulted"
+	check "crash ($sig): its backtrace shows fault_here, called by faults" bash -c \
+		"grep -A5 '^libreplay: thread $faulted (faulted)' '$c.rec.report' | grep -q 'fault_here' &&
+		 grep -A6 '^libreplay: thread $faulted (faulted)' '$c.rec.report' | grep -q 'faults+'"
+	check "crash ($sig): every thread is in the report, with the program's functions" bash -c "
+		test \$(grep -c '^libreplay: thread [0-9]* (' '$c.rec.report') -eq 5 &&
+		grep -A12 '(blocked on mutex)' '$c.rec.report' | grep -q waits_on_mutex &&
+		grep -A12 '(blocked on condvar)' '$c.rec.report' | grep -q waits_on_cond &&
+		grep -A12 '(blocked on join)' '$c.rec.report' | grep -q __sic_main &&
+		grep -A3 '(preempted)\|(runnable)' '$c.rec.report' | grep -q 'spins+'"
+	check "crash ($sig): the replay dies of it too" test $rc2 -eq "$want"
+	check "crash ($sig): and prints the same report" cmp "$c.rec.report" "$c.rep.report"
+	check "crash ($sig): replay-dump shows the END record's signal" \
+		bash -c "'$DUMP' '$c.bin' crash_report | grep -q 'END .*killed by signal .*($sig)'"
+}
+crash_case segv "" SIGSEGV 139
+crash_case abort abort SIGABRT 134
+# Under gdb, the genuine fault stops gdb at the faulting instruction, before our handler.
+timeout 120 gdb -batch -nx -ex 'handle SIGPROF SIG41 nostop noprint pass' -ex run -ex bt \
+	--args ./crash_report --replay segv.bin >gdb.out 2>&1
+check "crash under gdb: gdb stops at the fault, in fault_here, before the report" bash -c \
+	"grep -q 'Program received signal SIGSEGV' gdb.out && grep -A1 'Program received signal SIGSEGV' gdb.out | grep -q fault_here && ! grep -q 'died of' gdb.out"
+./crash_report --replay segv.bin --trace-schedule crash.trace >/dev/null 2>&1
+check "trace: a crash ends the trace with the signal" bash -c "tail -n 1 crash.trace | grep -q ' SIGSEGV$'"
+summary
