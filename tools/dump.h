@@ -10,8 +10,15 @@
  * tool does not know (other engineers add them) as their bytes in hex. */
 void rp_dump_input(unsigned kind, const uint8_t *data, size_t len, char *out, size_t outlen);
 
-/* timeline.c: draw a schedule trace as SVG into out (NULL: stdout). Returns the exit
- * status; errors are one line on stderr. */
-int rp_timeline(const char *trace, const char *out, bool wall);
+/* timeline.c: draw a schedule trace as SVG into out (NULL: stdout), x being the
+ * logical clock, wall time or the switch number. Returns the exit status; errors are
+ * one line on stderr. */
+enum rp_xaxis { RP_X_CLOCK, RP_X_TIME, RP_X_SWITCH };
+struct rp_sym;
+struct rp_log_record;
+/* With the log the trace came from (sym, recs: else NULL): preemptions get the
+ * function and line they struck at. */
+int rp_timeline(const char *trace, const char *out, enum rp_xaxis xaxis, struct rp_sym *sym,
+		const struct rp_log_record *recs, size_t nrecs);
 
 #endif

@@ -1,7 +1,7 @@
 /* replay-dump: what a replay log holds, readable (docs/tools.md).
  *
  *   replay-dump [--json] [--summary] [--exe PATH] LOG [EXE]
- *   replay-dump --timeline TRACE [-o OUT.svg] [--time]
+ *   replay-dump --timeline TRACE [-o OUT.svg] [--time | --by-switch] [LOG [EXE]]
  *
  * The header, every record (PREEMPT PCs as function+offset and file:line, from the
  * executable through libbfd), per-thread totals, bytes per record and preemptions per
@@ -43,14 +43,15 @@ static void usage(int rc)
 {
 	fprintf(rc ? stderr : stdout,
 		"usage: %s [--json] [--summary] [--exe PATH] LOG [EXE]\n"
-		"       %s --timeline TRACE [-o OUT.svg] [--time]\n"
+		"       %s --timeline TRACE [-o OUT.svg] [--time | --by-switch] [LOG [EXE]]\n"
 		"  LOG          a replay log (./app --record LOG)\n"
 		"  EXE, --exe   the executable that recorded it (default: the recorded argv[0])\n"
 		"  --json       the same, as one JSON object\n"
 		"  --summary    header and totals only, no records\n"
 		"  --timeline   draw a schedule trace (./app --replay LOG --trace-schedule TRACE)\n"
 		"               as an SVG (-o, default stdout); x = the logical clock (counts),\n"
-		"               or wall time with --time\n",
+		"               wall time with --time, the switch number with --by-switch;\n"
+		"               with LOG, preemptions are labelled with where they struck\n",
 		prog, prog);
 	exit(rc);
 }
@@ -285,7 +286,8 @@ static void print_record(size_t i, struct rp_sym *sym)
 int main(int argc, char **argv)
 {
 	const char *log = NULL, *exe = NULL, *timeline = NULL, *out = NULL;
-	bool summary = false, wall = false;
+	bool summary = false;
+	enum rp_xaxis xaxis = RP_X_CLOCK;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--json"))
@@ -293,7 +295,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--summary"))
 			summary = true;
 		else if (!strcmp(a, "--time"))
-			wall = true;
+			xaxis = RP_X_TIME;
+		else if (!strcmp(a, "--by-switch"))
+			xaxis = RP_X_SWITCH;
 		else if (!strcmp(a, "--exe") || !strcmp(a, "--timeline") || !strcmp(a, "-o")) {
 			if (i + 1 >= argc)
 				die(2, "%s needs a value", a);
@@ -302,15 +306,15 @@ int main(int argc, char **argv)
 			usage(0);
 		else if (a[0] == '-' && a[1])
 			die(2, "unknown flag '%s' (see --help)", a);
-		else if (!log && !timeline)
+		else if (!log)
 			log = a;
-		else if (!exe && !timeline)
+		else if (!exe)
 			exe = a;
 		else
 			die(2, "too many arguments (see --help)");
 	}
-	if (timeline)
-		return rp_timeline(timeline, out, wall);
+	if (timeline && !log)
+		return rp_timeline(timeline, out, xaxis, NULL, NULL, 0);
 	if (!log)
 		usage(2);
 
@@ -343,6 +347,8 @@ int main(int argc, char **argv)
 
 	enum rp_log_status st;
 	read_all(r, &st);
+	if (timeline) /* the k-th preemption of the trace is the log's k-th PREEMPT */
+		return rp_timeline(timeline, out, xaxis, sym, recs, nrecs);
 	count_all();
 	struct layout lay;
 	read_layout(log, &lay);

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "dump.h"
+#include "log.h"
+#include "sym.h"
 
 #define PLOT_W 1200 /* px of the time axis */
 #define LEFT 80
@@ -55,6 +57,7 @@ struct seg {
 	double a, b; /* x while the thread ran */
 	enum mark why;
 	size_t order;
+	long note; /* a preemption's PREEMPT record in the log, or -1 */
 };
 
 static int by_lane(const void *p, const void *q)
@@ -113,7 +116,23 @@ static void bar(unsigned tid, unsigned lane, double a, double b, double busy, si
 			100 * busy);
 }
 
-int rp_timeline(const char *trace, const char *out, bool wall)
+/* Where a PREEMPT record's thread was: "teller+0x8c (heisenbug.c:15)". */
+static const char *where(struct rp_sym *sym, const struct rp_log_record *r)
+{
+	static char buf[300];
+	struct rp_sym_loc loc;
+	rp_sym_lookup(sym, r->pc, &loc);
+	int n = snprintf(buf, sizeof buf, "%s+%#llx", loc.func ? loc.func : "??",
+			 (unsigned long long)loc.off);
+	if (loc.file && n > 0 && (size_t)n < sizeof buf) {
+		const char *base = strrchr(loc.file, '/');
+		snprintf(buf + n, sizeof buf - (size_t)n, " (%s:%u)", base ? base + 1 : loc.file, loc.line);
+	}
+	return buf;
+}
+
+int rp_timeline(const char *trace, const char *out, enum rp_xaxis xaxis, struct rp_sym *sym,
+		const struct rp_log_record *recs, size_t nrecs)
 {
 	FILE *in = fopen(trace, "r");
 	if (!in) {
@@ -126,6 +145,7 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 	size_t ntids = 0;
 	double start = 0, last = 0;
 	bool first = true;
+	size_t next_note = 0; /* the log's next record to look at for a PREEMPT */
 	char line[512];
 	while (fgets(line, sizeof line, in)) {
 		lineno++;
@@ -140,17 +160,29 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 			fclose(in);
 			return 2;
 		}
-		double x = wall ? (double)ns / 1e6 : (double)clk;
+		double x = xaxis == RP_X_TIME ? (double)ns / 1e6 : xaxis == RP_X_SWITCH ? (double)seq : (double)clk;
 		if (first)
 			start = x;
 		first = false;
 		last = x;
+		long note = -1;
+		if (recs && !strcmp(reason, "preempt")) {
+			while (next_note < nrecs && recs[next_note].kind != RP_LOG_PREEMPT)
+				next_note++;
+			if (next_note == nrecs || recs[next_note].tid != from) {
+				fprintf(stderr, "replay-dump: %s:%zu: thread %u's preemption is not the log's "
+						"next (the trace is not of this log)\n", trace, lineno, from);
+				fclose(in);
+				return 2;
+			}
+			note = (long)next_note++;
+		}
 		if (from != 0) {
 			if (nsegs == cap) {
 				cap = cap ? 2 * cap : 4096;
 				segs = grow(segs, cap * sizeof *segs);
 			}
-			segs[nsegs] = (struct seg){from, start, x, mark_of(reason), nsegs};
+			segs[nsegs] = (struct seg){from, start, x, mark_of(reason), nsegs, note};
 			nsegs++;
 			nswitches++;
 			count[mark_of(reason)]++;
@@ -186,10 +218,12 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 			x0 = segs[i].a;
 	if (x1 <= x0)
 		x1 = x0 + 1;
-	unit = wall ? "ms" : "clock";
-	lane_h = nl <= 40 ? 22 : nl <= 200 ? 8 : 3;
+	unit = xaxis == RP_X_TIME ? "ms" : xaxis == RP_X_SWITCH ? "switch" : "clock";
+	bool labels = recs && count[M_PREEMPT] <= 40; /* few: write where each struck */
+	lane_h = labels ? 34 : nl <= 40 ? 22 : nl <= 200 ? 8 : 3;
 	if (nsegs > 4 * PLOT_W)
 		bucket = 4;
+	int mark_w = nsegs < 300 ? 3 : bucket; /* wider marks when there are few */
 	double height = lane_y((unsigned)nl) + 90;
 
 	o = out ? fopen(out, "w") : stdout;
@@ -207,8 +241,9 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 		   "(%zu preemptions, %zu blocking, %zu yields, %zu exits)</text>\n",
 		LEFT, nl, nswitches, count[M_PREEMPT], nblock, count[M_YIELD], count[M_EXIT]);
 	fprintf(o, "<text x=\"%d\" y=\"36\" fill=\"#555\">x: %s</text>\n", LEFT,
-		wall ? "wall-clock time of the traced run, ms"
-		     : "logical clock: instructions counted in all threads so far (the same in a recording and its replays)");
+		xaxis == RP_X_TIME ? "wall-clock time of the traced run, ms"
+		: xaxis == RP_X_SWITCH ? "switch number: every run of a thread gets the same width"
+		: "logical clock: instructions counted in all threads so far (the same in a recording and its replays)");
 
 	/* axis */
 	double axis_y = lane_y((unsigned)nl) + 4;
@@ -218,10 +253,11 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 		double x = x0 + (x1 - x0) * k / 6, p = px(x);
 		fprintf(o, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#ddd\"/>"
 			   "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.*f</text>\n",
-			p, TOP - 4.0, p, axis_y, p, axis_y + 16, wall ? 2 : 0, x);
+			p, TOP - 4.0, p, axis_y, p, axis_y + 16, xaxis == RP_X_TIME ? 2 : xaxis == RP_X_SWITCH, x);
 	}
 
 	static unsigned mk[NBUCKETS][NMARKS];
+	static long mknote[NBUCKETS];
 	size_t i = 0;
 	for (unsigned lane = 0; lane < nl; lane++) {
 		unsigned tid = tids[lane];
@@ -232,6 +268,7 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 		fprintf(o, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"#f4f4f4\"/>\n",
 			LEFT, y, PLOT_W, lane_h);
 		memset(mk, 0, sizeof mk);
+		memset(mknote, 0xff, sizeof mknote);
 		/* runs: wide ones alone, narrow ones merged per bucket */
 		double ba = 0, bb = 0, busy = 0;
 		size_t bn = 0;
@@ -239,7 +276,10 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 		for (; i < nsegs && segs[i].lane == lane; i++) {
 			struct seg *s = &segs[i];
 			int b = (int)((px(s->b) - LEFT) / bucket);
-			mk[b < 0 ? 0 : b >= NBUCKETS ? NBUCKETS - 1 : b][s->why]++;
+			b = b < 0 ? 0 : b >= NBUCKETS ? NBUCKETS - 1 : b;
+			mk[b][s->why]++;
+			if (s->note >= 0)
+				mknote[b] = s->note;
 			bool wide = px(s->b) - px(s->a) >= 1.5;
 			if (bn && (wide || px(s->a) >= px(ba) + bucket)) {
 				bar(tid, lane, ba, bb, busy / (px(bb) - px(ba) > 1 ? px(bb) - px(ba) : 1), bn, bwhy);
@@ -286,12 +326,18 @@ int rp_timeline(const char *trace, const char *out, bool wall)
 					my = y + lane_h * 0.75;
 				fprintf(o, "<rect class=\"sw %s\" data-n=\"%u\" x=\"%.1f\" y=\"%.1f\" "
 					   "width=\"%d\" height=\"%.1f\" fill=\"%s\"><title>t%u @%s %.0f: %u %s",
-					cls, n, mx, my, bucket, mh, marks[m == M_JOIN ? top : (unsigned)m].colour,
+					cls, n, mx, my, mark_w, mh, marks[m == M_JOIN ? top : (unsigned)m].colour,
 					tid, unit, at, n, m == M_JOIN ? "blocking" : marks[m].label);
 				for (int k = M_JOIN; m == M_JOIN && k < NMARKS; k++)
 					if (mk[b][k])
 						fprintf(o, ", %s %u", marks[k].word + 8, mk[b][k]);
+				bool at = m == M_PREEMPT && n == 1 && mknote[b] >= 0;
+				if (at)
+					fprintf(o, " at %s", where(sym, &recs[mknote[b]]));
 				fprintf(o, "</title></rect>\n");
+				if (at && labels)
+					fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">%s</text>\n",
+						mx + mark_w + 2, y + 8, marks[M_PREEMPT].colour, where(sym, &recs[mknote[b]]));
 			}
 		}
 		fprintf(o, "</g>\n");

@@ -104,6 +104,10 @@ check "timeline: a well-formed, self-contained SVG" python3 -c "
 import sys, xml.etree.ElementTree as E
 t = open('ten.svg').read(); E.fromstring(t)
 assert 'http://www.w3.org/2000/svg' in t and 'href' not in t and '<script' not in t"
+"$DUMP" --timeline ten.rep.trace -o ten.log.svg ten.bin ten_threads
+check "timeline with the log: preemptions say where they struck" \
+	grep -Eq '<title>t[0-9]+ @clock [0-9]+: 1 preemption at (worker|compute)\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+\)' ten.log.svg
+one_line_error "timeline: a trace of another log" 2 "not the log's next" "$DUMP" --timeline ten.rep.trace rc.bin racy_counter
 one_line_error "timeline: not a trace" 2 "not a schedule trace" "$DUMP" --timeline rc.txt
 
 # ---- crash reports ----------------------------------------------------------------------
