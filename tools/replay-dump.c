@@ -403,7 +403,10 @@ int main(int argc, char **argv)
 		printf("}\n");
 	} else {
 		printf("log %s: version %u, recorded by %s (build-id ", log, h->version, exe);
-		hex(h->build_id, h->build_id_len);
+		if (h->build_id_len)
+			hex(h->build_id, h->build_id_len);
+		else
+			printf("none");
 		printf(checked ? ", matches)\n" : ", not checked: one side has none)\n");
 		printf("argv:");
 		for (int i = 0; i < h->argc; i++)

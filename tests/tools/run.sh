@@ -55,6 +55,15 @@ EOF
 check "replay-dump: the executable as a second argument, from elsewhere" \
 	bash -c "cd / && '$DUMP' --summary '$WORK/rc.bin' '$WORK/racy_counter' | grep -q 'build-id .*matches'"
 
+# INPUT kinds replay-dump does not know (others add them) print as kind, length, hex.
+gcc -O2 -I"$ROOT/libreplay" -o write_log "$P/write_log.c" "$ROOT/build/obj/libreplay/log.o" \
+	"$ROOT/build/obj/libreplay/rp_alloc.o" && ./write_log odd.bin
+"$DUMP" odd.bin >odd.txt 2>&1
+check "replay-dump: unknown INPUT kinds as kind, length and hex bytes" bash -c \
+	"grep -Eq 't1 +INPUT +kind 17 +3 bytes +0102ff$' odd.txt && grep -Eq 't2 +INPUT +kind 29 +0 bytes +\(empty\)$' odd.txt &&
+	 grep -Eq 'kind 4 +8 bytes +time = 1234567890$' odd.txt && grep -Eq 'kind 4 +3 bytes +0102ff$' odd.txt &&
+	 grep -q 'not checked' odd.txt"
+
 # ---- bad input: one line, non-zero ---------------------------------------------------
 one_line_error() { # NAME WANT_RC PATTERN COMMAND...
 	local name=$1 want=$2 pattern=$3; shift 3
@@ -104,6 +113,11 @@ check "timeline: a well-formed, self-contained SVG" python3 -c "
 import sys, xml.etree.ElementTree as E
 t = open('ten.svg').read(); E.fromstring(t)
 assert 'http://www.w3.org/2000/svg' in t and 'href' not in t and '<script' not in t"
+for x in --time --by-switch; do
+	"$DUMP" --timeline ten.rep.trace $x -o ten$x.svg
+	n=$(grep -o 'class="sw [a-z]*" data-n="[0-9]*"' ten$x.svg | awk -F'"' '{s += $4} END {print s}')
+	check "timeline $x: the marks stand for the $switches switches too" test "$n" -eq "$switches"
+done
 "$DUMP" --timeline ten.rep.trace -o ten.log.svg ten.bin ten_threads
 check "timeline with the log: preemptions say where they struck" \
 	grep -Eq '<title>t[0-9]+ @clock [0-9]+: 1 preemption at (worker|compute)\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+\)' ten.log.svg

@@ -1,0 +1,27 @@
+/* Writes a log by hand (built with gcc against libreplay/log.c): INPUT records of a
+ * kind replay-dump does not know, and one of a known kind with the wrong size, so the
+ * test can see how they print. Usage: write_log FILE */
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+
+int main(int argc, char **argv)
+{
+	struct rp_log_writer *w;
+	struct rp_log_header h;
+	char err[RP_LOG_ERRLEN];
+	memset(&h, 0, sizeof h); /* no build-id: replay-dump cannot check, and says so */
+	h.argc = argc;
+	h.argv = (const char *const *)argv;
+	if (argc < 2 || rp_log_create(argv[1], &h, &w, err, sizeof err) != 0)
+		return 1;
+	static const unsigned char odd[] = {0x01, 0x02, 0xff};
+	long long t = 1234567890;
+	struct rp_log_final f = {1, 42};
+	if (rp_log_input(w, 1, 17, odd, sizeof odd) || rp_log_input(w, 2, 29, "", 0) ||
+	    rp_log_input(w, 1, 4, &t, sizeof t) || rp_log_input(w, 1, 4, odd, sizeof odd) ||
+	    rp_log_end(w, 0, 0, &f, 1) || rp_log_close(w))
+		return 1;
+	return 0;
+}
