@@ -14,8 +14,8 @@
  *     program's interrupted instruction, the same in a recording and its replay;
  *   - one switched out in a blocking call: sched_thread_info's sp and resume pc,
  *     where the CFI of sched_switch_resume unwinds it.
- * libunwind gives function names and offsets; the `exe+0x...` offsets resolve to
- * file:line with addr2line -e EXE.
+ * libunwind gives function names and offsets; each frame also gets its object and the
+ * offset in it (`exe+0x...` resolves to file:line with addr2line -e EXE).
  *
  * The process is dying, but the handler still avoids malloc and stdio: it formats
  * into a static buffer and writes with write(2). */
@@ -38,30 +38,48 @@ static int (*u_init_local)(unw_cursor_t *, unw_context_t *);
 static int (*u_step)(unw_cursor_t *);
 static int (*u_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
 static int (*u_get_proc_name)(unw_cursor_t *, char *, size_t, unw_word_t *);
-static uintptr_t exe_base, exe_lo, exe_hi; /* the executable: load base, mapped range */
+/* The objects loaded when the session started (the executable first), so a frame
+ * can be named by object and offset without calling the loader from the handler. */
+#define MAX_OBJECTS 32
+static struct object {
+	uintptr_t base, lo, hi;
+	char name[48];
+} objects[MAX_OBJECTS];
+static int nobjects;
 
-static int exe_range(struct dl_phdr_info *info, size_t size, void *data)
+static int note_object(struct dl_phdr_info *info, size_t size, void *data)
 {
-	exe_base = info->dlpi_addr; /* offsets from it, as the log's PCs */
-	exe_lo = UINTPTR_MAX;
+	if (nobjects == MAX_OBJECTS)
+		return 1;
+	struct object *o = &objects[nobjects];
+	o->base = info->dlpi_addr;
+	o->lo = UINTPTR_MAX;
+	o->hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
 		if (p->p_type != PT_LOAD)
 			continue;
 		uintptr_t lo = info->dlpi_addr + p->p_vaddr, hi = lo + p->p_memsz;
-		if (lo < exe_lo)
-			exe_lo = lo;
-		if (hi > exe_hi)
-			exe_hi = hi;
+		if (lo < o->lo)
+			o->lo = lo;
+		if (hi > o->hi)
+			o->hi = hi;
 	}
-	return 1; /* the first object is the executable */
+	/* the executable's offsets are from its load base, as the log's PCs */
+	const char *name = nobjects == 0 ? "exe" : strrchr(info->dlpi_name, '/');
+	name = name ? name + (name[0] == '/') : info->dlpi_name;
+	if (o->hi && name[0]) {
+		strncpy(o->name, name, sizeof o->name - 1);
+		nobjects++;
+	}
+	return 0;
 }
 
 void rp_crash_init(void)
 {
-	dl_iterate_phdr(exe_range, NULL);
 	/* The same in a recording and its replay, so the address layout stays equal. */
 	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	dl_iterate_phdr(note_object, NULL);
 	if (!h)
 		return;
 	u_init_local2 = (int (*)(unw_cursor_t *, unw_context_t *, int))dlsym(h, "_ULx86_64_init_local2");
@@ -162,15 +180,18 @@ static void frame(int n, unw_cursor_t *c)
 	} else {
 		put("??");
 	}
-	if (ip >= exe_lo && ip < exe_hi) {
-		put(" (exe+");
-		put_num(ip - exe_base, 16);
-		put(")");
+	int k = 0;
+	while (k < nobjects && !(ip >= objects[k].lo && ip < objects[k].hi))
+		k++;
+	put(" (");
+	if (k < nobjects) {
+		put(objects[k].name);
+		put("+");
+		put_num(ip - objects[k].base, 16);
 	} else {
-		put(" (");
 		put_num(ip, 16);
-		put(")");
 	}
+	put(")");
 	put("\n");
 }
 
