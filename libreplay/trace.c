@@ -1,10 +1,12 @@
 /* trace.c: --trace-schedule FILE: every switch between green threads, one text line
  * each, for replay-dump --timeline (docs/tools.md):
  *
- *   seq clock ns from to reason
+ *   seq clock ns from to from_count to_count reason
  *
  * clock: the counts the program's threads executed so far, summed (the logical clock:
  * the same in a recording and its replays); ns: monotonic time since the trace began;
+ * from_count, to_count: the two threads' own counts (a preemption's from_count is its
+ * PREEMPT record's count);
  * reason: why `from` stopped: preempt, yield, exit, blocked:<wait kind> (mutex, cond,
  * join, sleep, ...), or host (the scheduler's own context, thread 0, handing over).
  * The last line has `to` 0 and reason end (exit) or the crash's signal (SIGSEGV...).
@@ -90,6 +92,8 @@ void rp_trace_switch(struct sched_thread *prev, struct sched_thread *next, uint6
 	put_u(mono_ns() - t0, ' ');
 	put_u((uint64_t)prev->id, ' ');
 	put_u((uint64_t)next->id, ' ');
+	put_u(prev_count, ' ');
+	put_u(next_count, ' ');
 	if (prev->id == 0)
 		put("host\n");
 	else if (preempted)
@@ -122,12 +126,15 @@ void rp_trace_end(const char *why, const ucontext_t *uc)
 	uint64_t counter = __sic_home;
 	if (uc && rp_sic_pc_instrumented((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]))
 		counter = (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	uint64_t count = rp_cur->offset - counter;
 	if (rp_cur->tid != 0)
-		clock_sum += rp_cur->offset - counter - cur_start;
+		clock_sum += count - cur_start;
 	put_u(++seq, ' ');
 	put_u(clock_sum, ' ');
 	put_u(mono_ns() - t0, ' ');
 	put_u((uint64_t)rp_cur->tid, ' ');
+	put("0 ");
+	put_u(count, ' ');
 	put("0 ");
 	put(why);
 	put("\n");
@@ -163,7 +170,7 @@ void rp_trace_open(const char *path)
 	else
 		close(fd);
 	t0 = mono_ns();
-	put("# libreplay schedule trace 1: seq clock ns from to reason\n");
+	put("# libreplay schedule trace 1: seq clock ns from to from_count to_count reason\n");
 	rp_trace_on = true;
 	on_exit(at_exit, NULL);
 	pthread_atfork(NULL, NULL, child_after_fork);

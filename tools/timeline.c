@@ -151,10 +151,11 @@ int rp_timeline(const char *trace, const char *out, enum rp_xaxis xaxis, struct 
 		lineno++;
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		unsigned long long seq, clk, ns;
+		unsigned long long seq, clk, ns, from_count, to_count;
 		unsigned from, to;
 		char reason[64];
-		if (sscanf(line, "%llu %llu %llu %u %u %63s", &seq, &clk, &ns, &from, &to, reason) != 6) {
+		if (sscanf(line, "%llu %llu %llu %u %u %llu %llu %63s", &seq, &clk, &ns, &from, &to,
+			   &from_count, &to_count, reason) != 8) {
 			fprintf(stderr, "replay-dump: %s:%zu: not a schedule trace line "
 					"(from --trace-schedule)\n", trace, lineno);
 			fclose(in);
@@ -169,9 +170,11 @@ int rp_timeline(const char *trace, const char *out, enum rp_xaxis xaxis, struct 
 		if (recs && !strcmp(reason, "preempt")) {
 			while (next_note < nrecs && recs[next_note].kind != RP_LOG_PREEMPT)
 				next_note++;
-			if (next_note == nrecs || recs[next_note].tid != from) {
-				fprintf(stderr, "replay-dump: %s:%zu: thread %u's preemption is not the log's "
-						"next (the trace is not of this log)\n", trace, lineno, from);
+			if (next_note == nrecs || recs[next_note].tid != from ||
+			    recs[next_note].count != from_count) {
+				fprintf(stderr, "replay-dump: %s:%zu: thread %u's preemption at count %llu is "
+						"not the log's next (the trace is not of this log)\n", trace,
+					lineno, from, from_count);
 				fclose(in);
 				return 2;
 			}

@@ -118,7 +118,9 @@ for x in --time --by-switch; do
 	n=$(grep -o 'class="sw [a-z]*" data-n="[0-9]*"' ten$x.svg | awk -F'"' '{s += $4} END {print s}')
 	check "timeline $x: the marks stand for the $switches switches too" test "$n" -eq "$switches"
 done
-"$DUMP" --timeline ten.rep.trace -o ten.log.svg ten.bin ten_threads
+"$DUMP" --timeline ten.rep.trace -o ten.log.svg ten.bin ten_threads 2>ten.log.err || rm -f ten.log.svg
+check "trace: each preemption is the log's next PREEMPT, at its count (checked by the timeline)" \
+	test -s ten.log.svg
 check "timeline with the log: preemptions say where they struck" \
 	grep -Eq '<title>t[0-9]+ @clock [0-9]+: 1 preemption at (worker|compute)\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+\)' ten.log.svg
 one_line_error "timeline: a trace of another log" 2 "not the log's next" "$DUMP" --timeline ten.rep.trace rc.bin racy_counter
