@@ -5,7 +5,8 @@
 # draw the trace with replay-dump --timeline, once by switch number (every run the same
 # width: the story is readable) and once on the logical clock (widths are the work done:
 # the auditor's spinning dwarfs the tellers). The log labels each preemption with where
-# it struck. Usage: examples/heisenbug-timeline.sh [OUT_DIR]
+# it struck. Usage: examples/heisenbug-timeline.sh [OUT_DIR]. Runs differ: docs/tools.md
+# tells the story of the committed picture, so a new one needs its text updated.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$(realpath -m "${1:-$ROOT/docs}")
