@@ -30,8 +30,8 @@ LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/include/libreplay.h \
          $(BIN)/replay-dump
-# replay-dump (tools/): reads logs with libreplay/log.c, symbolizes with libbfd.
-DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/*.c)) $(BUILD)/obj/libreplay/log.o \
+# replay-dump (libreplay/tools/): reads logs with libreplay/log.c, symbolizes with libbfd.
+DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(BUILD)/obj/libreplay/log.o \
             $(BUILD)/obj/libreplay/rp_alloc.o
 
 .PHONY: all check unit e2e bench install deps clean demo csmith
@@ -41,9 +41,9 @@ $(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h sched/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched -c $< -o $@
 
-$(BUILD)/obj/tools/%.o: tools/%.c $(wildcard tools/*.h) libreplay/log.h libreplay/replay.h
+$(BUILD)/obj/libreplay/tools/%.o: libreplay/tools/%.c $(wildcard libreplay/tools/*.h) libreplay/log.h libreplay/replay.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itools -Ilibreplay -Isched -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Ilibreplay/tools -Ilibreplay -Isched -c $< -o $@
 
 $(BIN)/replay-dump: $(DUMP_OBJ)
 	@mkdir -p $(dir $@)

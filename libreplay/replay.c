@@ -289,8 +289,8 @@ static void start_timer(uint64_t ns)
 }
 
 /* A TIMESTAMP at the start, at the first preemption after each RP_STAMP_INTERVAL_NS
- * and at the end: what tools need for rates (10.7 bytes each, so ~110 bytes a second). */
-#define RP_STAMP_INTERVAL_NS 100000000ull
+ * and at the end: what tools need for rates (10.7 bytes each, so ~11 bytes a second). */
+#define RP_STAMP_INTERVAL_NS 1000000000ull
 static uint64_t last_stamp_ns;
 
 static void log_timestamp(uint64_t now)

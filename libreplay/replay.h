@@ -22,7 +22,7 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 #define RP_INPUT_CLOCK_GETTIME 2 /* the program's clock_gettime: clock, result, time */
 #define RP_INPUT_GETTIMEOFDAY 3
 #define RP_INPUT_TIME 4
-/* The runtime's monotonic clock, ns (u64), about every 100 ms of a recording, for
+/* The runtime's monotonic clock, ns (u64), about every second of a recording, for
  * tools (replay-dump's preemptions per second); replay skips these records. */
 #define RP_INPUT_TIMESTAMP 30
 
