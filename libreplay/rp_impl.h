@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <poll.h>
 #include <ucontext.h>
 
 #include "green.h"
@@ -72,6 +73,32 @@ uint64_t rp_replay_overflow(void);
 void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
 /* A thread exits: during replay, check the log did not expect more of it. */
 void rp_replay_thread_exit(struct rp_thread *t);
+
+/* What a thread blocked on descriptors waits for (sched_wait_event's obj): any of
+ * fds ready. It lives on the waiting thread's stack. */
+struct rp_io_wait {
+	struct pollfd *fds;
+	unsigned long nfds;
+};
+/* io_wait.c: the scheduler hooks for threads waiting on descriptors (struct rp_io_wait). */
+bool rp_io_event_ready(struct sched_thread *t, const void *obj);
+void rp_io_idle(uint64_t deadline_ns, clockid_t clk);
+
+/* A system call made directly, whatever wrapper the program's symbols lead to (the
+ * pthread layer defines read, poll, syscall...): returns the result or -errno, and
+ * leaves errno alone. Async-signal-safe. */
+static inline long rp_raw_syscall(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

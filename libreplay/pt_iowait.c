@@ -1,0 +1,109 @@
+/* pt_iowait.c: how a blocking system call blocks only its green thread.
+ *
+ * The call is first made without blocking (RWF_NOWAIT, MSG_DONTWAIT, or a zero-timeout
+ * poll before a call that then cannot block); the user's file status flags are never
+ * changed. If it would block on a descriptor opened blocking, the thread parks in the
+ * scheduler (sched_wait_event) waiting for the descriptor; other threads run, and when
+ * all wait the runtime polls the union of their descriptors (io_wait.c).
+ *
+ * Determinism. Both time-dependent answers are inputs of the replay:
+ *   - "this try would block": logged as RP_INPUT_IO_BLOCK holding the thread's try
+ *     number (io_seq); replaying, a logged block parks the thread without trying, and
+ *     an unlogged one makes the call, waiting in the kernel if its data (which came
+ *     from outside the process) is not there yet;
+ *   - "the parked thread's descriptor is ready now": io_wait.c.
+ * Data passed between green threads is produced by the replayed program itself, so
+ * the real calls return the same bytes; data from outside must be the same again
+ * (docs/io.md). */
+#include "pt_impl.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "replay.h"
+
+bool pt_io_green(void)
+{
+	return sched_thread_id(sched_current()) != 0 && !pt_in_scheduler();
+}
+
+long pt_io_ret(long r)
+{
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+enum pt_fd_kind pt_fd_kind(int fd)
+{
+	struct stat st;
+	if (rp_raw_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0)
+		return PT_FD_OTHER;
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+		return PT_FD_STREAM;
+	return S_ISCHR(st.st_mode) ? PT_FD_CHAR : PT_FD_OTHER;
+}
+
+bool pt_fd_nonblocking(int fd)
+{
+	long fl = rp_raw_syscall(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
+/* Park until any of fds is ready, deadline passes or pthread_cancel: 0, ETIMEDOUT. */
+static int park(struct pt_thread *self, struct pollfd *fds, unsigned long nfds,
+		const struct timespec *deadline)
+{
+	struct rp_io_wait w = {fds, nfds};
+	pt_wait_begin(self, PT_WAIT_IO);
+	int err = sched_wait_event(&w, deadline, CLOCK_MONOTONIC);
+	pt_wait_end(self, err == PT_EINTERRUPTED);
+	return err == ETIMEDOUT ? ETIMEDOUT : 0;
+}
+
+/* Replaying a call that did not block when recorded, whose data has not come yet: it
+ * comes from outside the process, so wait for it in the kernel. Say so once if that
+ * takes long (a replay that diverged could wait here for ever). */
+static void kernel_wait(struct pollfd *fds, unsigned long nfds)
+{
+	static bool told;
+	struct timespec ten = {10, 0};
+	while (rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, (long)&ten, 0, 8, 0) == 0 && !told) {
+		told = true;
+		fprintf(stderr, "libreplay: replay: thread %d has waited 10 s for descriptor %d, "
+				"ready when recorded (its data comes from outside the process)\n",
+			sched_thread_id(sched_current()), fds[0].fd);
+	}
+}
+
+long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
+		bool dontwait, int nbfd, long (*try)(void *), void *arg)
+{
+	struct pt_thread *self = pt_self();
+	for (;;) {
+		uint64_t seq = ++self->io_seq;
+		if (rp_input_replay_if(RP_INPUT_IO_BLOCK, &seq, sizeof seq)) {
+			if (park(self, fds, nfds, deadline))
+				return -ETIMEDOUT;
+			continue;
+		}
+		long r = try(arg);
+		if (r != -EAGAIN || dontwait || (nbfd >= 0 && pt_fd_nonblocking(nbfd)))
+			return r;
+		if (rp_replay_decides()) {
+			/* Not blocked when recorded: the same try number, until it goes through. */
+			do {
+				kernel_wait(fds, nfds);
+				r = try(arg);
+			} while (r == -EAGAIN);
+			return r;
+		}
+		rp_input_record(RP_INPUT_IO_BLOCK, &seq, sizeof seq);
+		if (park(self, fds, nfds, deadline))
+			return -ETIMEDOUT;
+	}
+}
