@@ -108,6 +108,13 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 	__sic_side_end = next->side_end;
 }
 
+/* No switch, but the replay may have consumed records (a deadline, a descriptor found
+ * ready) that change where t's counter must stop next: set it up as for a switch. */
+static void on_resume(struct sched_thread *st)
+{
+	on_switch(st, st);
+}
+
 int rp_thread_create(struct sched_thread **out, const struct sched_thread_attr *attr,
 		     void *(*fn)(void *), void *arg)
 {
@@ -160,4 +167,5 @@ void rp_threads_init(struct sched_hooks *h)
 	h->on_thread_create = on_thread_create;
 	h->on_thread_exit = on_thread_exit;
 	h->on_switch = on_switch;
+	h->on_resume = on_resume;
 }

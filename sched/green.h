@@ -139,6 +139,10 @@ struct sched_hooks {
 	/* Notifications; NULL (the default) means nothing to do. */
 	/* Before every switch, on prev's stack. prev or next may be the host (id 0). */
 	void (*on_switch)(struct sched_thread *prev, struct sched_thread *next);
+	/* A scheduling point (block, yield, preempt) ended with no switch: t, the current
+	 * thread, goes on. The hooks it asked may have changed what t must be set up
+	 * with (a replay's next record for it), as on_switch would have. */
+	void (*on_resume)(struct sched_thread *t);
 	/* In the creator, once t exists and before it can run. */
 	void (*on_thread_create)(struct sched_thread *t);
 	/* In t, on its own stack, before its start function. */
@@ -202,11 +206,12 @@ int sched_thread_id(const struct sched_thread *t);
 /* Preemption, for libreplay's timer signal handler: the current thread goes to the
  * tail of the run queue and the next runnable thread runs (a scheduling point:
  * deadlines are checked first). Async-signal-safe as far as sched goes: no malloc,
- * no stdio, no system call; it calls only the timeout_expired/now_ns and on_switch
- * hooks, which must then be async-signal-safe too. The thread it switches to goes
- * on with its own code (it was suspended in a sched_* call or by an earlier
- * preemption), as freely as if the interrupted one had blocked: that is safe as long
- * as the interrupted code was not inside libc, which libreplay's PC check ensures.
+ * no stdio, no system call; it calls only the timeout_expired/now_ns, event_ready,
+ * on_switch and on_resume hooks, which must then be async-signal-safe too. The
+ * thread it switches to goes on with its own code (it was suspended in a sched_*
+ * call or by an earlier preemption), as freely as if the interrupted one had
+ * blocked: that is safe as long as the interrupted code was not inside libc, which
+ * libreplay's PC check ensures.
  * Returns false, doing nothing, if the scheduler itself was interrupted (a sched_*
  * call or a hook is under way) or outside a run. Returns true once the thread runs
  * again (at once if no other thread was runnable). It does not touch the signal
@@ -219,7 +224,8 @@ bool sched_preempt(void);
  * variable wait after taking its mutex back). ESRCH if t is not blocked. */
 int sched_interrupt(struct sched_thread *t, int status);
 #define SCHED_HAS_INTERRUPT 1
-/* Would sched_preempt switch threads or ask about a deadline? (Async-signal-safe.) */
+/* Would sched_preempt switch threads or ask about a deadline or an event?
+ * (Async-signal-safe.) */
 bool sched_preempt_useful(void);
 
 /* ---- debugging: every thread of the run ---------------------------------------- */

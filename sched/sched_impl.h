@@ -190,6 +190,13 @@ static inline void sched_expire(void)
 		sched_poll_events();
 }
 
+/* A scheduling point ends without a switch: the current thread goes on. */
+static inline void sched_go_on(void)
+{
+	if (sched_g.hooks.on_resume)
+		sched_g.hooks.on_resume(sched_g.cur);
+}
+
 /* After a switch, in the thread that resumed: free the detached threads that exited. */
 static inline void sched_reap(void)
 {

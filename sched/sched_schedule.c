@@ -96,6 +96,7 @@ void sched_schedule(void)
 	}
 	if (next == cur) {
 		cur->state = SCHED_RUNNING;
+		sched_go_on();
 		return;
 	}
 	sched_switch_to(next);
