@@ -1,5 +1,6 @@
 /* pt_io.c: read, write, readv, writev on pipes, FIFOs, sockets and character devices
- * block only the calling green thread (pt_iowait.c). Regular files and the like go
+ * block only the calling green thread (pt_iowait.c). Pipes and sockets are tried with
+ * RWF_NOWAIT (or, where the kernel refuses it, as terminals are: poll first). Regular files and the like go
  * straight to the kernel. All four are cancellation points.
  *
  * A blocking write writes everything, as the kernel's does: the rest of a partial
@@ -22,7 +23,10 @@ struct rw {
 static long try_read(void *arg)
 {
 	const struct rw *a = arg;
-	if (a->kind == PT_FD_CHAR) {
+	long r = -EOPNOTSUPP;
+	if (a->kind != PT_FD_CHAR)
+		r = rp_raw_syscall(SYS_preadv2, a->fd, (long)a->iov, a->iovcnt, -1, -1, RWF_NOWAIT);
+	if (r == -EOPNOTSUPP) {
 		/* No RWF_NOWAIT on a terminal: ready first, then the read cannot block. */
 		struct pollfd p = {a->fd, POLLIN, 0};
 		struct timespec zero = {0, 0};
@@ -31,13 +35,26 @@ static long try_read(void *arg)
 			return n ? n : -EAGAIN;
 		return rp_raw_syscall(SYS_readv, a->fd, (long)a->iov, a->iovcnt, 0, 0, 0);
 	}
-	return rp_raw_syscall(SYS_preadv2, a->fd, (long)a->iov, a->iovcnt, -1, -1, RWF_NOWAIT);
+	return r;
 }
 
 static long try_write(void *arg)
 {
 	const struct rw *a = arg;
-	return rp_raw_syscall(SYS_pwritev2, a->fd, (long)a->iov, a->iovcnt, -1, -1, RWF_NOWAIT);
+	long r = rp_raw_syscall(SYS_pwritev2, a->fd, (long)a->iov, a->iovcnt, -1, -1, RWF_NOWAIT);
+	if (r != -EOPNOTSUPP)
+		return r;
+	/* A kernel without RWF_NOWAIT for pipes: when poll says writable, a pipe has a
+	 * free page and a socket room for PIPE_BUF bytes, so that much cannot block. */
+	struct pollfd p = {a->fd, POLLOUT, 0};
+	struct timespec zero = {0, 0};
+	long n = rp_raw_syscall(SYS_ppoll, (long)&p, 1, (long)&zero, 0, 8, 0);
+	if (n <= 0)
+		return n ? n : -EAGAIN;
+	struct iovec first = a->iov[0];
+	if (first.iov_len > PIPE_BUF)
+		first.iov_len = PIPE_BUF;
+	return rp_raw_syscall(SYS_writev, a->fd, (long)&first, 1, 0, 0, 0);
 }
 
 ssize_t readv(int fd, const struct iovec *iov, int iovcnt)

@@ -24,9 +24,23 @@
 
 #include "replay.h"
 
+/* A child of fork() runs unscheduled (docs/replay.md): its calls go to the kernel,
+ * so that a park cannot run the copies of the parent's other threads. */
+static bool forked;
+
+static void child(void)
+{
+	forked = true;
+}
+
+__attribute__((constructor)) static void watch_fork(void)
+{
+	pthread_atfork(NULL, NULL, child);
+}
+
 bool pt_io_green(void)
 {
-	return sched_thread_id(sched_current()) != 0 && !pt_in_scheduler();
+	return !forked && sched_thread_id(sched_current()) != 0 && !pt_in_scheduler();
 }
 
 long pt_io_ret(long r)
