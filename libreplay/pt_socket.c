@@ -34,8 +34,7 @@ static long try_sendmsg(void *arg)
 	return rp_raw_syscall(SYS_sendmsg, a->fd, (long)a->m, a->flags | MSG_DONTWAIT, 0, 0, 0);
 }
 
-/* Stream sockets loop until iov is done (sending always, receiving with MSG_WAITALL);
- * a datagram goes in one piece either way. */
+/* Stream sockets loop until iov is done (sending always, receiving with MSG_WAITALL). */
 static bool is_stream(int fd)
 {
 	int type = 0;
@@ -63,7 +62,7 @@ static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 	mm.msg_iov = left;
 	struct msg a = {fd, &mm, flags & ~MSG_WAITALL};
 	struct pollfd p = {fd, sending ? POLLOUT : POLLIN, 0};
-	bool all = (sending || (flags & MSG_WAITALL)) && is_stream(fd);
+	bool all = sending || (flags & MSG_WAITALL);
 	for (;;) {
 		long r = pt_io_call(&p, 1, NULL, flags & MSG_DONTWAIT, fd,
 				    sending ? try_sendmsg : try_recvmsg, &a);
@@ -76,9 +75,10 @@ static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 			um->msg_namelen = mm.msg_namelen;
 			um->msg_controllen = mm.msg_controllen;
 		}
-		/* The end of a stream (r == 0) or of the data; or non-blocking: one call. */
+		/* The end of a stream (r == 0) or of the data; non-blocking, or not a stream
+		 * (a datagram goes in one piece): one call. */
 		if (!all || r == 0 || done >= total || (flags & MSG_DONTWAIT) ||
-		    pt_fd_nonblocking(fd))
+		    pt_fd_nonblocking(fd) || !is_stream(fd))
 			return (ssize_t)done;
 		int cnt = (int)mm.msg_iovlen;
 		struct iovec *v = mm.msg_iov;
