@@ -178,10 +178,18 @@ int accept(int fd, struct sockaddr *addr, socklen_t *len)
 	return accept4(fd, addr, len, 0);
 }
 
+struct conn {
+	int fd;
+	bool done; /* the connect itself succeeded */
+};
+
 /* After a connect in progress: -EAGAIN until it is done, then its result. */
 static long try_connected(void *arg)
 {
-	int fd = *(const int *)arg;
+	const struct conn *c = arg;
+	if (c->done)
+		return 0;
+	int fd = c->fd;
 	struct pollfd p = {fd, POLLOUT, 0};
 	struct timespec zero = {0, 0};
 	long n = rp_raw_syscall(SYS_ppoll, (long)&p, 1, (long)&zero, 0, 8, 0);
@@ -213,8 +221,11 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		r = rp_raw_syscall(SYS_connect, fd, (long)addr, len, 0, 0, 0);
 		rp_raw_syscall(SYS_fcntl, fd, F_SETFL, fl, 0, 0, 0);
 	}
-	if (r != -EINPROGRESS)
+	if (r != 0 && r != -EINPROGRESS)
 		return (int)pt_io_ret(r);
+	/* Whether the handshake finished within the call depends on time: either way the
+	 * wait below is one try, so the replay counts the same tries (pt_iowait.c). */
+	struct conn c = {fd, r == 0};
 	struct pollfd p = {fd, POLLOUT, 0};
-	return (int)pt_io_ret(pt_io_call(&p, 1, NULL, false, -1, try_connected, &fd));
+	return (int)pt_io_ret(pt_io_call(&p, 1, NULL, false, -1, try_connected, &c));
 }
