@@ -54,7 +54,7 @@ int main(void)
 	addr.sin_family = AF_INET;
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	socklen_t len = sizeof addr;
-	if (ls < 0 || bind(ls, (struct sockaddr *)&addr, sizeof addr) || listen(ls, 1) ||
+	if (ls < 0 || bind(ls, (struct sockaddr *)&addr, sizeof addr) || listen(ls, CLIENTS) ||
 	    getsockname(ls, (struct sockaddr *)&addr, &len)) {
 		perror("loopback");
 		return 2;
