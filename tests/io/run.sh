@@ -2,8 +2,8 @@
 # Blocking system calls between green threads (docs/io.md). Each NAME.c here passes
 # data between threads through pipes, sockets, poll/select or raw futexes and prints
 # the same whatever the interleaving. It is built with gcc -pthread (glibc's kernel
-# threads) and with sicc; the sicc build is recorded with the default slices and with
-# --chaos (several seeds), and every recording must print what glibc's build printed
+# threads) and with sicc; the sicc build is recorded with the default slices, with
+# 50 us slices and with --chaos (several seeds), and every recording must print what glibc's build printed
 # and replay to exactly its own output and exit status (the replay itself checks the
 # final per-thread counts against the log and exits 86 if they differ).
 # outside_input.c reads stdin fed by the shell after a delay: its output depends on
@@ -49,9 +49,13 @@ for name in "${names[@]}"; do
 		continue
 	fi
 	bad=""
-	for how in default $SEEDS; do
+	for how in default 50us $SEEDS; do
 		flags="--record $exe.$how.bin"
-		[ $how = default ] || flags="$flags --chaos=$how"
+		case $how in
+		default) ;;
+		50us) flags="$flags --quantum 50us" ;;
+		*) flags="$flags --chaos=$how" ;;
+		esac
 		(cd "$WORK" && run "$exe.$how" "$exe" $flags)
 		if ! same "$exe.want" "$exe.$how"; then
 			bad="$bad recording $how: $(why "$exe.want" "$exe.$how");"
@@ -61,7 +65,7 @@ for name in "${names[@]}"; do
 		same "$exe.$how" "$exe.$how.rep" ||
 			bad="$bad replay $how: $(why "$exe.$how" "$exe.$how.rep");"
 	done
-	[ -z "$bad" ] && pass "$name: as with glibc, recorded (default, --chaos $SEEDS) and replayed" ||
+	[ -z "$bad" ] && pass "$name: as with glibc, recorded (default, 50us slices, --chaos $SEEDS) and replayed" ||
 		fail "$name:$bad"
 done
 
