@@ -3,9 +3,10 @@
 # data between threads through pipes, sockets, poll/select or raw futexes and prints
 # the same whatever the interleaving. It is built with gcc -pthread (glibc's kernel
 # threads) and with sicc; the sicc build is recorded with the default slices, with
-# 50 us slices and with --chaos (several seeds), and every recording must print what glibc's build printed
-# and replay to exactly its own output and exit status (the replay itself checks the
-# final per-thread counts against the log and exits 86 if they differ).
+# 50 us slices and with --chaos (several seeds), and every recording must print what
+# glibc's build printed and replay to exactly its own output and exit status (the
+# replay itself checks the final per-thread counts against the log and exits 86 if
+# they differ).
 # outside_input.c reads stdin fed by the shell after a delay: its output depends on
 # timing, so it is compared only with its own replays, fed early, on time and late.
 #
