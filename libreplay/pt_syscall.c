@@ -7,6 +7,7 @@
 
 #include <poll.h>
 #include <stdarg.h>
+#include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -59,6 +60,17 @@ long syscall(long nr, ...)
 		return ppoll(p0, (nfds_t)a[1], p2, p3);
 	case SYS_select:
 		return select(fd, p1, p2, p3, (void *)a[4]);
+	case SYS_pselect6: {
+		const struct {
+			const sigset_t *ss;
+			size_t len;
+		} *data = (void *)a[5];
+		return pselect(fd, p1, p2, p3, (void *)a[4], data ? data->ss : NULL);
+	}
+	case SYS_epoll_wait:
+		return epoll_wait(fd, p1, (int)a[2], (int)a[3]);
+	case SYS_epoll_pwait:
+		return epoll_pwait(fd, p1, (int)a[2], (int)a[3], (void *)a[4]);
 	case SYS_nanosleep:
 		return nanosleep(p0, p1);
 	case SYS_clock_nanosleep: {

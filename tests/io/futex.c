@@ -53,13 +53,14 @@ static void *adder(void *arg)
 	return NULL;
 }
 
-static uint32_t flag;
+static uint32_t flag, left;
 
 static void *waiter(void *arg)
 {
 	/* The shared (non-private) form, as between processes: here between threads. */
 	while (__atomic_load_n(&flag, __ATOMIC_ACQUIRE) == 0)
 		futex(&flag, FUTEX_WAIT, 0, NULL);
+	__atomic_store_n(&left, 1, __ATOMIC_RELEASE);
 	return (void *)(long)__atomic_load_n(&flag, __ATOMIC_ACQUIRE);
 }
 
@@ -74,13 +75,20 @@ int main(void)
 
 	pthread_t w;
 	pthread_create(&w, NULL, waiter, NULL);
-	struct timespec nap = {0, 10000000};
-	nanosleep(&nap, NULL); /* the waiter is asleep in FUTEX_WAIT by now */
+	struct timespec nap = {0, 1000000};
+	nanosleep(&nap, NULL); /* the waiter is probably asleep in FUTEX_WAIT by now */
 	__atomic_store_n(&flag, 42, __ATOMIC_RELEASE);
-	long woken = futex(&flag, FUTEX_WAKE, 1, NULL);
+	/* Whether it was asleep yet depends on timing with kernel threads: wake until it
+	 * has left; it can be woken at most once. */
+	long woken = 0;
+	while (!__atomic_load_n(&left, __ATOMIC_ACQUIRE)) {
+		woken += futex(&flag, FUTEX_WAKE, 1, NULL);
+		nanosleep(&nap, NULL);
+	}
 	void *got;
 	pthread_join(w, &got);
-	printf("handshake: woke %ld, waiter saw %ld\n", woken, (long)got);
+	printf("handshake: waiter saw %ld, woken at most once: %s\n", (long)got,
+	       woken <= 1 ? "yes" : "NO");
 
 	uint32_t word = 5;
 	errno = 0;
