@@ -1,6 +1,7 @@
 /* pt_syscall.c: syscall(), so that a program's raw system calls reach the green-thread
- * versions: SYS_futex goes to pt_futex.c; the blocking calls of pt_io.c, pt_socket.c
- * and pt_poll.c and the sleeps to those functions; everything else to the kernel.
+ * versions: SYS_futex goes to pt_futex.c; the blocking calls of pt_io.c, pt_socket.c,
+ * pt_poll.c and pt_epoll.c and the sleeps to those functions; everything else to
+ * the kernel.
  * The runtime's own syscall() calls pass through here too, to the kernel, and so does
  * every call made outside a running green thread. */
 #include "pt_impl.h"
