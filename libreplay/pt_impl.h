@@ -219,7 +219,8 @@ bool pt_fd_nonblocking(int fd) PT_HIDDEN;
  * returns its result or -errno (-EAGAIN: it would block). Until it does something
  * else, the green thread parks waiting for any of fds (other threads run), unless
  * dontwait or nbfd (>= 0) is a descriptor opened O_NONBLOCK: then -EAGAIN is the
- * answer. deadline (CLOCK_MONOTONIC, or NULL): -ETIMEDOUT once it passes. A
+ * answer. deadline (CLOCK_MONOTONIC, or NULL): -ETIMEDOUT once it passes; with none,
+ * nbfd's SO_RCVTIMEO/SO_SNDTIMEO (by fds[0]'s events) gives -EAGAIN when it passes. A
  * cancellation point: pthread_cancel ends the park. Whether a try would block is
  * recorded (RP_INPUT_IO_BLOCK) and replayed; so is the park's end (io_wait.c). */
 long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,

@@ -19,6 +19,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -94,30 +95,59 @@ static void kernel_wait(struct pollfd *fds, unsigned long nfds)
 	}
 }
 
+/* A socket's SO_RCVTIMEO (waiting for POLLIN) or SO_SNDTIMEO: false if none (or not
+ * a socket), else the deadline it sets from now, on the recorded clock. */
+static bool socket_timeout(int fd, short events, struct timespec *dl)
+{
+	struct timeval tv = {0, 0};
+	socklen_t len = sizeof tv;
+	int opt = events & POLLOUT ? SO_SNDTIMEO : SO_RCVTIMEO;
+	if (rp_raw_syscall(SYS_getsockopt, fd, SOL_SOCKET, opt, (long)&tv, (long)&len, 0) != 0 ||
+	    (tv.tv_sec == 0 && tv.tv_usec == 0))
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, dl);
+	dl->tv_sec += tv.tv_sec;
+	dl->tv_nsec += tv.tv_usec * 1000;
+	if (dl->tv_nsec >= 1000000000) {
+		dl->tv_nsec -= 1000000000;
+		dl->tv_sec++;
+	}
+	return true;
+}
+
 long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
 		bool dontwait, int nbfd, long (*try)(void *), void *arg)
 {
 	struct pt_thread *self = pt_self();
+	/* A socket's own timeout starts at the first park: the replay parks at the same
+	 * points (a logged block), so it reads the recorded clock at the same moment. */
+	bool asked = deadline || nbfd < 0, sock_timeout = false;
+	struct timespec sockdl;
 	for (;;) {
 		uint64_t seq = ++self->io_seq;
-		if (rp_input_replay_if(RP_INPUT_IO_BLOCK, &seq, sizeof seq)) {
-			if (park(self, fds, nfds, deadline))
-				return -ETIMEDOUT;
-			continue;
+		bool block = rp_input_replay_if(RP_INPUT_IO_BLOCK, &seq, sizeof seq);
+		if (!block) {
+			long r = try(arg);
+			if (r != -EAGAIN || dontwait || (nbfd >= 0 && pt_fd_nonblocking(nbfd)))
+				return r;
+			if (rp_replay_decides()) {
+				/* Not blocked when recorded: the same try number, until it goes
+				 * through. */
+				do {
+					kernel_wait(fds, nfds);
+					r = try(arg);
+				} while (r == -EAGAIN);
+				return r;
+			}
+			rp_input_record(RP_INPUT_IO_BLOCK, &seq, sizeof seq);
 		}
-		long r = try(arg);
-		if (r != -EAGAIN || dontwait || (nbfd >= 0 && pt_fd_nonblocking(nbfd)))
-			return r;
-		if (rp_replay_decides()) {
-			/* Not blocked when recorded: the same try number, until it goes through. */
-			do {
-				kernel_wait(fds, nfds);
-				r = try(arg);
-			} while (r == -EAGAIN);
-			return r;
+		if (!asked) {
+			asked = true;
+			if ((sock_timeout = socket_timeout(nbfd, fds[0].events, &sockdl)))
+				deadline = &sockdl;
 		}
-		rp_input_record(RP_INPUT_IO_BLOCK, &seq, sizeof seq);
+		/* The kernel's answer to a socket timeout is EAGAIN. */
 		if (park(self, fds, nfds, deadline))
-			return -ETIMEDOUT;
+			return sock_timeout ? -EAGAIN : -ETIMEDOUT;
 	}
 }

@@ -1,6 +1,6 @@
 /* Errors and non-blocking descriptors keep the kernel's answers: EBADF, EPIPE,
- * EAGAIN on an O_NONBLOCK pipe and with MSG_DONTWAIT (nothing parks), POLLNVAL,
- * end of file, a futex operation on a bad timeout. */
+ * EAGAIN on an O_NONBLOCK pipe and with MSG_DONTWAIT (nothing parks), EAGAIN when a
+ * socket's SO_RCVTIMEO passes, POLLNVAL, end of file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 static const char *en(int e)
@@ -57,6 +58,11 @@ static void *in_a_thread(void *arg)
 	SHOW(recv(sv[1], &c, 1, MSG_DONTWAIT));
 	int s = socket(AF_UNIX, SOCK_STREAM, 0);
 	SHOW(recv(s, &c, 1, 0));
+	/* A receive timeout: EAGAIN once it passes. */
+	struct timeval tv = {0, 30000};
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	SHOW(recv(sv[0], &c, 1, 0));
+	SHOW(read(sv[0], &c, 1));
 	struct pollfd bad = {999, POLLIN, 0};
 	SHOW(poll(&bad, 1, 100));
 	printf("revents POLLNVAL: %s\n", bad.revents & POLLNVAL ? "yes" : "no");
