@@ -22,9 +22,11 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 #define RP_INPUT_CLOCK_GETTIME 2 /* the program's clock_gettime: clock, result, time */
 #define RP_INPUT_GETTIMEOFDAY 3
 #define RP_INPUT_TIME 4
-/* 20..29: blocking system calls (io_wait.c, pt_io.c). */
-#define RP_INPUT_IO_READY 20 /* tid's awaited descriptor event happened: the question's position (u64) */
-#define RP_INPUT_IO_BLOCK 21 /* the current thread's call would have blocked: it parks (no bytes) */
+/* 20..29: blocking system calls (docs/io.md). */
+#define RP_INPUT_IO_READY 20 /* tid's awaited descriptor was found ready: the question's
+			      * position (u64), numbered with the TIMEOUT questions */
+#define RP_INPUT_IO_BLOCK 21 /* tid's call would have blocked and it parks: which of its
+			      * tries (u64, pt_thread.io_seq) */
 
 struct rp_options {
 	enum rp_mode mode;

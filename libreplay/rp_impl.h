@@ -2,10 +2,10 @@
 #ifndef RP_IMPL_H
 #define RP_IMPL_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <poll.h>
 #include <ucontext.h>
 
 #include "green.h"
