@@ -1,6 +1,7 @@
 /* pt_cancel.c: deferred cancellation. pthread_cancel marks the thread; it acts on
  * the request at the next cancellation point it reaches (pthread_testcancel,
- * pthread_join, pthread_cond_*wait, sem_*wait, the sleep family), or, if it is
+ * pthread_join, pthread_cond_*wait, sem_*wait, the sleep family, the blocking
+ * system calls of pt_io.c, pt_socket.c, pt_poll.c and pt_epoll.c), or, if it is
  * blocked in one, when pthread_cancel wakes it there (sched_interrupt); from a condvar
  * wait it takes the mutex back and exits with it held.
  * PTHREAD_CANCEL_ASYNCHRONOUS is accepted and acted on like deferred, except that a
@@ -24,6 +25,7 @@ static void wake(struct sched_thread *t, struct pt_thread *pt)
 		[PT_WAIT_JOIN] = SCHED_WAIT_JOIN,
 		[PT_WAIT_SEM] = SCHED_WAIT_SEM,
 		[PT_WAIT_SLEEP] = SCHED_WAIT_SLEEP,
+		[PT_WAIT_IO] = SCHED_WAIT_EVENT,
 	};
 	struct sched_thread_info info;
 	sched_thread_info(t, &info);

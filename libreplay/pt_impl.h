@@ -36,7 +36,7 @@ static inline struct sched_thread *pt_sched(pthread_t t)
 /* ---- per-thread state ------------------------------------------------------------- */
 
 /* The cancellation point a thread is blocked in (pthread_cancel wakes it there). */
-enum pt_wait { PT_WAIT_NONE, PT_WAIT_COND, PT_WAIT_JOIN, PT_WAIT_SEM, PT_WAIT_SLEEP };
+enum pt_wait { PT_WAIT_NONE, PT_WAIT_COND, PT_WAIT_JOIN, PT_WAIT_SEM, PT_WAIT_SLEEP, PT_WAIT_IO };
 
 /* What a sched wait returns when pthread_cancel interrupted it (sched_interrupt). */
 #define PT_EINTERRUPTED ECANCELED
@@ -58,6 +58,7 @@ struct pt_thread {
 	bool cancel_async;    /* PTHREAD_CANCEL_ASYNCHRONOUS (acted on like deferred) */
 	bool cancel_pending;
 	enum pt_wait waiting;
+	uint64_t io_seq; /* blocking-capable calls tried (pt_iowait.c): names the next */
 
 	void *(*fn)(void *);
 	void *arg;
@@ -201,6 +202,34 @@ static inline struct pt_attr *pt_attr(pthread_attr_t *a)
 
 /* pt_attr.c: what pthread_create uses when given no attributes. */
 extern struct pt_attr pt_default_attr PT_HIDDEN;
+
+/* ---- blocking system calls (pt_iowait.c) ---------------------------------------------- */
+
+/* Is the caller a running green thread (not the host before or after the run, not
+ * the scheduler idling)? Only then may a call park; otherwise it goes to the kernel. */
+bool pt_io_green(void) PT_HIDDEN;
+/* A raw system call's result as the C library returns it: -1 with errno, or r. */
+long pt_io_ret(long r) PT_HIDDEN;
+/* What a descriptor is: calls on PT_FD_OTHER (regular files, directories, block
+ * devices, bad descriptors) go straight to the kernel. */
+enum pt_fd_kind { PT_FD_OTHER, PT_FD_STREAM /* pipe, FIFO, socket */, PT_FD_CHAR };
+enum pt_fd_kind pt_fd_kind(int fd) PT_HIDDEN;
+bool pt_fd_nonblocking(int fd) PT_HIDDEN;
+/* The core of every blocking call. try(arg) makes the call without blocking and
+ * returns its result or -errno (-EAGAIN: it would block). Until it does something
+ * else, the green thread parks waiting for any of fds (other threads run), unless
+ * dontwait or nbfd (>= 0) is a descriptor opened O_NONBLOCK: then -EAGAIN is the
+ * answer. deadline (CLOCK_MONOTONIC, or NULL): -ETIMEDOUT once it passes; with none,
+ * nbfd's SO_RCVTIMEO/SO_SNDTIMEO (by fds[0]'s events) gives -EAGAIN when it passes. A
+ * cancellation point: pthread_cancel ends the park. Whether a try would block is
+ * recorded (RP_INPUT_IO_BLOCK) and replayed; so is the park's end (io_wait.c). */
+long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
+		bool dontwait, int nbfd, long (*try)(void *), void *arg) PT_HIDDEN;
+/* pt_poll.c: poll's core (select uses it): rel NULL waits for ever. */
+int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel) PT_HIDDEN;
+/* pt_futex.c: the futex system call between green threads: result or -errno. */
+long pt_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
+	      uint32_t *uaddr2, uint32_t val3) PT_HIDDEN;
 
 /* ---- misc ---------------------------------------------------------------------------- */
 

@@ -436,6 +436,57 @@ void rp_input_record(uint8_t kind, const void *buf, size_t len)
 		rp_log_input(writer, (uint32_t)rp_cur->tid, kind, buf, len);
 }
 
+bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len)
+{
+	if (run_free())
+		return false;
+	const struct rp_log_record *r = peek();
+	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind ||
+	    r->tid != (uint32_t)rp_cur->tid || r->len != len || memcmp(r->data, buf, len))
+		return false;
+	next_rec++;
+	return true;
+}
+
+bool rp_replay_decides(void)
+{
+	return !run_free();
+}
+
+bool rp_sched_question(struct sched_thread *t, uint8_t kind, bool (*ask)(const void *),
+		       const void *obj)
+{
+	uint64_t pos = questions++;
+	if (!run_free()) {
+		const struct rp_log_record *r = peek();
+		uint64_t p;
+		if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind || r->len != sizeof p)
+			return false;
+		memcpy(&p, r->data, sizeof p);
+		if (p != pos)
+			return false;
+		if (r->tid != (uint32_t)t->id)
+			diverge("record %zu: thread %u's event happened, here thread %d's is asked",
+				next_rec + 1, r->tid, t->id);
+		next_rec++;
+		return true;
+	}
+	bool yes = ask(obj);
+	if (yes && writer) {
+		rp_log_input(writer, (uint32_t)t->id, kind, &pos, sizeof pos);
+		rp_log_maybe_flush(writer, mono_ns());
+	}
+	return yes;
+}
+
+void rp_replay_idle_check(uint8_t kind)
+{
+	const struct rp_log_record *r = run_free() ? NULL : peek();
+	if (r && r->kind != RP_LOG_TIMEOUT && !(r->kind == RP_LOG_INPUT && r->input_kind == kind))
+		diverge("record %zu: every thread waits, but the recording went on (next: thread %u)",
+			next_rec + 1, r->tid);
+}
+
 /* Replay: a thread that exits with its next preemption still ahead of it, or every
  * thread blocked while the log goes on, has left the recorded path. */
 void rp_replay_thread_exit(struct rp_thread *t)
@@ -691,6 +742,8 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	h->timeout_expired = hook_timeout_expired;
 	h->idle = hook_idle;
 	h->deadlock = hook_deadlock;
+	h->event_ready = rp_io_event_ready;
+	h->idle_events = rp_io_idle;
 	if (rp_opts.mode == RP_MODE_OFF)
 		return;
 	if (rp_opts.mode == RP_MODE_RECORD)

@@ -22,6 +22,11 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 #define RP_INPUT_CLOCK_GETTIME 2 /* the program's clock_gettime: clock, result, time */
 #define RP_INPUT_GETTIMEOFDAY 3
 #define RP_INPUT_TIME 4
+/* 20..29: blocking system calls (docs/io.md). */
+#define RP_INPUT_IO_READY 20 /* tid's awaited descriptor was found ready: the question's
+			      * position (u64), numbered with the TIMEOUT questions */
+#define RP_INPUT_IO_BLOCK 21 /* tid's call would have blocked and it parks: which of its
+			      * tries (u64, pt_thread.io_seq) */
 /* The runtime's monotonic clock, ns (u64), about every second of a recording, for
  * tools (replay-dump's preemptions per second); replay skips these records. */
 #define RP_INPUT_TIMESTAMP 30
@@ -46,5 +51,20 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h);
  * rp_input_record logs what the real call gave. */
 bool rp_input_replay(uint8_t kind, void *buf, size_t len);
 void rp_input_record(uint8_t kind, const void *buf, size_t len);
+/* Replaying: is the next record an INPUT of kind for the current thread, holding
+ * exactly buf? If so it is consumed and true returned: a decision logged only when
+ * it happened, buf naming where (so that an earlier point cannot take it). */
+bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len);
+/* Replaying, and not past the end of a log cut short: the log decides. */
+bool rp_replay_decides(void);
+/* A time-dependent question about thread t at a scheduling point (has the event it
+ * waits for happened?), numbered with the deadline questions. Replaying: the logged
+ * answer. Otherwise ask(obj); recording logs a yes as an INPUT of kind holding the
+ * question's position. */
+bool rp_sched_question(struct sched_thread *t, uint8_t kind, bool (*ask)(const void *),
+		       const void *obj);
+/* Replaying with every thread waiting: the next record must end a wait (a TIMEOUT or an
+ * INPUT of kind), else the replay has diverged. */
+void rp_replay_idle_check(uint8_t kind);
 
 #endif

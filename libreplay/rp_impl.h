@@ -2,6 +2,7 @@
 #ifndef RP_IMPL_H
 #define RP_IMPL_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,6 +90,31 @@ void rp_trace_end(const char *why, const ucontext_t *uc);
 void rp_crash_init(void);
 void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc);
 void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc);
+/* What a thread blocked on descriptors waits for (sched_wait_event's obj): any of
+ * fds ready. It lives on the waiting thread's stack. */
+struct rp_io_wait {
+	struct pollfd *fds;
+	unsigned long nfds;
+};
+/* io_wait.c: the scheduler hooks for threads waiting on descriptors (struct rp_io_wait). */
+bool rp_io_event_ready(struct sched_thread *t, const void *obj);
+void rp_io_idle(uint64_t deadline_ns, clockid_t clk);
+
+/* A system call made directly, whatever wrapper the program's symbols lead to (the
+ * pthread layer defines read, poll, syscall...): returns the result or -errno, and
+ * leaves errno alone. Async-signal-safe. */
+static inline long rp_raw_syscall(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

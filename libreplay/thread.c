@@ -102,7 +102,7 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 		 * keep it equal to the counter just loaded in its signal frame. */
 		next->home = *rp_thread_counter(next);
 	}
-	if (rp_trace_on)
+	if (rp_trace_on && prev_st != next_st) /* on_resume: not a switch */
 		rp_trace_switch(prev_st, next_st, prev->offset - *rp_thread_counter(prev),
 				next->offset - *rp_thread_counter(next), prev->uc != NULL);
 	next->uc = NULL; /* the frame is consumed when it resumes */
@@ -110,6 +110,13 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 	__sic_side_base = next->side_base;
 	__sic_side_top = next->side_top;
 	__sic_side_end = next->side_end;
+}
+
+/* No switch, but the replay may have consumed records (a deadline, a descriptor found
+ * ready) that change where t's counter must stop next: set it up as for a switch. */
+static void on_resume(struct sched_thread *st)
+{
+	on_switch(st, st);
 }
 
 int rp_thread_create(struct sched_thread **out, const struct sched_thread_attr *attr,
@@ -166,4 +173,5 @@ void rp_threads_init(struct sched_hooks *h)
 	h->on_thread_create = on_thread_create;
 	h->on_thread_exit = on_thread_exit;
 	h->on_switch = on_switch;
+	h->on_resume = on_resume;
 }

@@ -54,6 +54,7 @@ enum sched_wait_kind {
 	SCHED_WAIT_WRLOCK,  /* struct sched_rwlock, for writing */
 	SCHED_WAIT_SLEEP,   /* nothing: only a deadline */
 	SCHED_WAIT_QUEUE,   /* struct sched_waitq, through sched_block() */
+	SCHED_WAIT_EVENT,   /* the caller's description, through sched_wait_event() */
 };
 const char *sched_wait_kind_name(enum sched_wait_kind kind);
 
@@ -106,7 +107,9 @@ struct sched_thread {
  * Time is an input: every time-dependent decision goes through now_ns (turning a
  * relative sleep into a deadline) and timeout_expired (has this deadline passed?).
  * A replay layer that records and replays both answers replays every decision.
- * now_ns is also asked which deadline to hand to idle; that choice decides nothing. */
+ * now_ns is also asked which deadline to hand to idle; that choice decides nothing.
+ * Events outside the scheduler (a descriptor becoming ready) are the third input:
+ * event_ready, asked like timeout_expired. */
 struct sched_hooks {
 	/* The time on clk (CLOCK_MONOTONIC or CLOCK_REALTIME), in ns. Default:
 	 * clock_gettime. */
@@ -123,10 +126,23 @@ struct sched_hooks {
 	 * abandoned and sched_run_main returns SCHED_RUN_ABORTED (outside a run, the
 	 * host's wait returns EDEADLK instead). */
 	void (*deadlock)(void);
+	/* Has the event t waits for (obj, from sched_wait_event) happened? Asked at every
+	 * scheduling point, after the deadlines, once for each event waiter in the order
+	 * they began to wait; "yes" wakes t. Default: no (sched cannot know). */
+	bool (*event_ready)(struct sched_thread *t, const void *obj);
+	/* No thread can run, some wait for events: wait until one may have happened or
+	 * until deadline_ns on clk (UINT64_MAX: the waiters have no deadline), then the
+	 * deadlines and events are asked again. A spurious return only costs a round of
+	 * questions. Default: idle until the deadline, or 1 ms without one. */
+	void (*idle_events)(uint64_t deadline_ns, clockid_t clk);
 
 	/* Notifications; NULL (the default) means nothing to do. */
 	/* Before every switch, on prev's stack. prev or next may be the host (id 0). */
 	void (*on_switch)(struct sched_thread *prev, struct sched_thread *next);
+	/* A scheduling point (block, yield, preempt) ended with no switch: t, the current
+	 * thread, goes on. The hooks it asked may have changed what t must be set up
+	 * with (a replay's next record for it), as on_switch would have. */
+	void (*on_resume)(struct sched_thread *t);
 	/* In the creator, once t exists and before it can run. */
 	void (*on_thread_create)(struct sched_thread *t);
 	/* In t, on its own stack, before its start function. */
@@ -190,11 +206,12 @@ int sched_thread_id(const struct sched_thread *t);
 /* Preemption, for libreplay's timer signal handler: the current thread goes to the
  * tail of the run queue and the next runnable thread runs (a scheduling point:
  * deadlines are checked first). Async-signal-safe as far as sched goes: no malloc,
- * no stdio, no system call; it calls only the timeout_expired/now_ns and on_switch
- * hooks, which must then be async-signal-safe too. The thread it switches to goes
- * on with its own code (it was suspended in a sched_* call or by an earlier
- * preemption), as freely as if the interrupted one had blocked: that is safe as long
- * as the interrupted code was not inside libc, which libreplay's PC check ensures.
+ * no stdio, no system call; it calls only the timeout_expired/now_ns, event_ready,
+ * on_switch and on_resume hooks, which must then be async-signal-safe too. The
+ * thread it switches to goes on with its own code (it was suspended in a sched_*
+ * call or by an earlier preemption), as freely as if the interrupted one had
+ * blocked: that is safe as long as the interrupted code was not inside libc, which
+ * libreplay's PC check ensures.
  * Returns false, doing nothing, if the scheduler itself was interrupted (a sched_*
  * call or a hook is under way) or outside a run. Returns true once the thread runs
  * again (at once if no other thread was runnable). It does not touch the signal
@@ -207,7 +224,8 @@ bool sched_preempt(void);
  * variable wait after taking its mutex back). ESRCH if t is not blocked. */
 int sched_interrupt(struct sched_thread *t, int status);
 #define SCHED_HAS_INTERRUPT 1
-/* Would sched_preempt switch threads or ask about a deadline? (Async-signal-safe.) */
+/* Would sched_preempt switch threads or ask about a deadline or an event?
+ * (Async-signal-safe.) */
 bool sched_preempt_useful(void);
 
 /* ---- debugging: every thread of the run ---------------------------------------- */
@@ -248,6 +266,12 @@ int sched_block(struct sched_waitq *q, const struct timespec *deadline, clockid_
 struct sched_thread *sched_wake_one(struct sched_waitq *q);
 /* Make all waiters runnable, in queue order; returns how many. */
 int sched_wake_all(struct sched_waitq *q);
+
+/* Wait for something outside the scheduler (a descriptor's readiness, say), which
+ * obj describes to the event_ready hook: blocks until that hook says yes (0), the
+ * deadline passes (ETIMEDOUT) or sched_interrupt. obj must stay valid meanwhile.
+ * While every thread waits, idle_events lets time pass: no deadlock is reported. */
+int sched_wait_event(const void *obj, const struct timespec *deadline, clockid_t clk);
 
 /* Sleep for a relative duration on CLOCK_MONOTONIC (EINVAL if it is invalid). */
 int sched_sleep(const struct timespec *duration);

@@ -11,6 +11,7 @@ const char *sched_wait_kind_name(enum sched_wait_kind kind)
 		[SCHED_WAIT_SEM] = "semaphore",      [SCHED_WAIT_BARRIER] = "barrier",
 		[SCHED_WAIT_RDLOCK] = "rwlock (read)", [SCHED_WAIT_WRLOCK] = "rwlock (write)",
 		[SCHED_WAIT_SLEEP] = "sleep",        [SCHED_WAIT_QUEUE] = "wait queue",
+		[SCHED_WAIT_EVENT] = "event",
 	};
 	if ((unsigned)kind < sizeof names / sizeof names[0] && names[kind])
 		return names[kind];

@@ -27,6 +27,21 @@ void sched_default_idle(uint64_t deadline_ns, clockid_t clk)
 	clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL);
 }
 
+bool sched_default_event_ready(struct sched_thread *t, const void *obj)
+{
+	return false;
+}
+
+void sched_default_idle_events(uint64_t deadline_ns, clockid_t clk)
+{
+	if (deadline_ns != UINT64_MAX) {
+		sched_default_idle(deadline_ns, clk);
+		return;
+	}
+	struct timespec ms = {0, 1000000};
+	nanosleep(&ms, NULL);
+}
+
 void sched_default_deadlock(void)
 {
 	sched_report_deadlock(stderr);
@@ -46,6 +61,10 @@ void sched_set_hooks(const struct sched_hooks *hooks)
 		h.idle = sched_default_idle;
 	if (!h.deadlock)
 		h.deadlock = sched_default_deadlock;
+	if (!h.event_ready)
+		h.event_ready = sched_default_event_ready;
+	if (!h.idle_events)
+		h.idle_events = sched_default_idle_events;
 	sched_g.hooks = h;
 }
 

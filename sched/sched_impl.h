@@ -33,6 +33,7 @@ struct sched_globals {
 
 	struct sched_thread *rq_head, *rq_tail; /* run queue: FIFO through rq_next */
 	struct sched_thread *timers[SCHED_NSLOTS];
+	struct sched_waitq events; /* threads in sched_wait_event, in waiting order */
 	struct sched_thread *all_head, *all_tail; /* every thread of the run, by id */
 	struct sched_thread *dead; /* exited detached threads to free, through rq_next */
 	struct sched_thread *abandoned; /* kept by teardown, through all_next */
@@ -174,12 +175,26 @@ bool sched_default_timeout_expired(struct sched_thread *t, uint64_t deadline_ns,
 				   clockid_t clk) SCHED_HIDDEN;
 void sched_default_idle(uint64_t deadline_ns, clockid_t clk) SCHED_HIDDEN;
 void sched_default_deadlock(void) SCHED_HIDDEN;
+bool sched_default_event_ready(struct sched_thread *t, const void *obj) SCHED_HIDDEN;
+void sched_default_idle_events(uint64_t deadline_ns, clockid_t clk) SCHED_HIDDEN;
+/* sched_wait_event.c: ask event_ready about every event waiter. */
+void sched_poll_events(void) SCHED_HIDDEN;
 
-/* At every scheduling point: make the threads whose deadline passed runnable. */
+/* At every scheduling point: make the threads whose deadline passed, then those
+ * whose event happened, runnable (always in this order: the replay relies on it). */
 static inline void sched_expire(void)
 {
 	if (sched_g.timers[SCHED_SLOT_MONOTONIC] || sched_g.timers[SCHED_SLOT_REALTIME])
 		sched_expire_timers();
+	if (sched_g.events.head)
+		sched_poll_events();
+}
+
+/* A scheduling point ends without a switch: the current thread goes on. */
+static inline void sched_go_on(void)
+{
+	if (sched_g.hooks.on_resume)
+		sched_g.hooks.on_resume(sched_g.cur);
 }
 
 /* After a switch, in the thread that resumed: free the detached threads that exited. */

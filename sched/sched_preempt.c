@@ -1,6 +1,7 @@
 /* sched_preempt.c: the time slice is over (called from libreplay's signal handler).
  * Like sched_thread_yield, but async-signal-safe: no reaping (free), no stdio; the
- * hooks it calls (timeout_expired, on_switch) must be safe there too. */
+ * hooks it calls (timeout_expired, event_ready, on_switch, on_resume) must be safe
+ * there too. */
 #include "sched_impl.h"
 
 bool sched_preempt(void)
@@ -14,6 +15,8 @@ bool sched_preempt(void)
 	if (sched_g.rq_head) {
 		rq_push(sched_g.cur);
 		sched_switch_to(rq_pop());
+	} else {
+		sched_go_on();
 	}
 	sched_leave();
 	return true;

@@ -28,6 +28,9 @@ static void teardown(void)
 {
 	struct sched_thread *t, *next;
 	sched_reap();
+	/* The event list is ours, not a static object's: nobody can wake them later. */
+	while (sched_g.events.head)
+		wq_remove(sched_g.events.head);
 	for (t = sched_g.all_head; t; t = next) {
 		next = t->all_next;
 		if (t->state == SCHED_BLOCKED && t->waitq) {

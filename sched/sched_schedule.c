@@ -26,18 +26,28 @@ static uint64_t time_left(const struct sched_thread *t, clockid_t clk)
 	return t->deadline_ns > now ? t->deadline_ns - now : 0;
 }
 
-/* Nothing can run, some thread waits for a deadline: let time pass until the
- * earliest. With deadlines on both clocks, now_ns says which comes first. */
-static void idle(void)
+/* The earliest deadline: with deadlines on both clocks, now_ns says which comes first.
+ * NULL if no thread waits for one. */
+static struct sched_thread *earliest(void)
 {
 	struct sched_thread *m = sched_g.timers[SCHED_SLOT_MONOTONIC];
 	struct sched_thread *r = sched_g.timers[SCHED_SLOT_REALTIME];
 	if (m && r && time_left(r, CLOCK_REALTIME) < time_left(m, CLOCK_MONOTONIC))
-		m = NULL;
-	if (m)
-		sched_g.hooks.idle(m->deadline_ns, CLOCK_MONOTONIC);
-	else
-		sched_g.hooks.idle(r->deadline_ns, CLOCK_REALTIME);
+		return r;
+	return m ? m : r;
+}
+
+/* Nothing can run: let time pass until the earliest deadline or, when threads wait
+ * for events, until one may have happened. False: nothing to wait for. */
+static bool idle(void)
+{
+	struct sched_thread *t = earliest();
+	clockid_t clk = t ? sched_slot_clock(t->tm_slot) : CLOCK_MONOTONIC;
+	if (sched_g.events.head)
+		sched_g.hooks.idle_events(t ? t->deadline_ns : UINT64_MAX, clk);
+	else if (t)
+		sched_g.hooks.idle(t->deadline_ns, clk);
+	return t || sched_g.events.head;
 }
 
 /* Switch from the current thread, already queued wherever it belongs, to next. */
@@ -73,10 +83,8 @@ void sched_schedule(void)
 		sched_expire();
 		if ((next = rq_pop()))
 			break;
-		if (sched_g.timers[SCHED_SLOT_MONOTONIC] || sched_g.timers[SCHED_SLOT_REALTIME]) {
-			idle();
+		if (idle())
 			continue;
-		}
 		sched_g.hooks.deadlock();
 		if (sched_g.running)
 			sched_finish(SCHED_RUN_ABORTED);
@@ -88,6 +96,7 @@ void sched_schedule(void)
 	}
 	if (next == cur) {
 		cur->state = SCHED_RUNNING;
+		sched_go_on();
 		return;
 	}
 	sched_switch_to(next);

@@ -10,6 +10,8 @@ struct sched_globals sched_g = {
 		.timeout_expired = sched_default_timeout_expired,
 		.idle = sched_default_idle,
 		.deadlock = sched_default_deadlock,
+		.event_ready = sched_default_event_ready,
+		.idle_events = sched_default_idle_events,
 	},
 	.next_id = 1,
 };

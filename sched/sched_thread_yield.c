@@ -9,6 +9,8 @@ void sched_thread_yield(void)
 		rq_push(sched_g.cur);
 		sched_switch_to(rq_pop());
 		sched_reap();
+	} else {
+		sched_go_on();
 	}
 	sched_leave();
 }

@@ -1,0 +1,100 @@
+#!/bin/bash
+# Blocking system calls between green threads (docs/io.md). Each NAME.c here passes
+# data between threads through pipes, sockets, poll/select or raw futexes and prints
+# the same whatever the interleaving. It is built with gcc -pthread (glibc's kernel
+# threads) and with sicc; the sicc build is recorded with the default slices, with
+# 50 us slices and with --chaos (several seeds), and every recording must print what
+# glibc's build printed and replay to exactly its own output and exit status (the
+# replay itself checks the final per-thread counts against the log and exits 86 if
+# they differ).
+# outside_input.c reads stdin fed by the shell after a delay: its output depends on
+# timing, so it is compared only with its own replays, fed early, on time and late.
+#
+#   tests/io/run.sh [NAME...]      (default: every *.c here but outside_input)
+. "$(dirname "$0")/../lib/common.sh"
+unset LIBREPLAY_OPTS
+cd "$ROOT/tests/io"
+SEEDS=${IO_SEEDS:-"101 202 303"}
+TIMEOUT=60
+
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+	for src in *.c; do [ "$src" = outside_input.c ] || names+=("${src%.c}"); done
+fi
+
+# run OUT CMD...: OUT gets stdout, OUT.err stderr, OUT.rc the exit status.
+run() {
+	local out=$1
+	shift
+	timeout $TIMEOUT "$@" >"$out" 2>"$out.err"
+	echo $? >"$out.rc"
+}
+
+# same A B: stdout and exit status match.
+same() { cmp -s "$1" "$2" && cmp -s "$1.rc" "$2.rc"; }
+why() {
+	echo "exit $(cat "$1.rc") vs $(cat "$2.rc"); $(diff "$1" "$2" | head -n 4 | tr '\n' ' ')" \
+		"stderr: $(tail -n 2 "$2.err" | tr '\n' ' ')"
+}
+
+for name in "${names[@]}"; do
+	exe=$WORK/$name
+	if ! gcc -O2 -g -w -pthread -o "$exe.plain" "$name.c" >"$WORK/build.log" 2>&1 ||
+		! "$SICC" -O2 -g -w -o "$exe" "$name.c" >>"$WORK/build.log" 2>&1; then
+		fail "$name: build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"
+		continue
+	fi
+	run "$exe.want" "$exe.plain"
+	if [ "$(cat "$exe.want.rc")" != 0 ]; then
+		fail "$name: the glibc build exits $(cat "$exe.want.rc")"
+		continue
+	fi
+	bad=""
+	for how in default 50us $SEEDS; do
+		flags="--record $exe.$how.bin"
+		case $how in
+		default) ;;
+		50us) flags="$flags --quantum 50us" ;;
+		*) flags="$flags --chaos=$how" ;;
+		esac
+		(cd "$WORK" && run "$exe.$how" "$exe" $flags)
+		if ! same "$exe.want" "$exe.$how"; then
+			bad="$bad recording $how: $(why "$exe.want" "$exe.$how");"
+			continue
+		fi
+		(cd "$WORK" && run "$exe.$how.rep" "$exe" --replay "$exe.$how.bin")
+		same "$exe.$how" "$exe.$how.rep" ||
+			bad="$bad replay $how: $(why "$exe.$how" "$exe.$how.rep");"
+	done
+	[ -z "$bad" ] && pass "$name: as with glibc, recorded (default, 50us slices, --chaos $SEEDS) and replayed" ||
+		fail "$name:$bad"
+done
+
+# Readiness from outside: the line arrives 0.2 s late while the worker runs. Replays
+# get it on time, at once (the replay must still wait for the logged moment) and late
+# (the replay waits in the kernel for it).
+if [ $# -eq 0 ]; then
+	exe=$WORK/outside_input
+	if "$SICC" -O2 -g -w -o "$exe" outside_input.c >"$WORK/build.log" 2>&1; then
+		for seed in 0 $SEEDS; do
+			chaos=""
+			[ $seed = 0 ] || chaos="--chaos=$seed"
+			(sleep 0.2; echo "hello from outside") | run "$exe.$seed" "$exe" --record "$exe.$seed.bin" $chaos
+			if ! grep -q "^read: hello from outside" "$exe.$seed" || [ "$(cat "$exe.$seed.rc")" != 0 ]; then
+				fail "outside_input $seed: recording: $(why "$exe.$seed" "$exe.$seed")"
+				continue
+			fi
+			bad=""
+			for feed in "sleep 0.2" "true" "sleep 0.6"; do
+				(eval "$feed"; echo "hello from outside") |
+					run "$exe.$seed.rep" "$exe" --replay "$exe.$seed.bin"
+				same "$exe.$seed" "$exe.$seed.rep" || bad="$bad fed after '$feed': $(why "$exe.$seed" "$exe.$seed.rep");"
+			done
+			[ -z "$bad" ] && pass "outside_input ${chaos:-default}: $(tail -n 1 "$exe.$seed"), replayed with the line on time, early and late" ||
+				fail "outside_input $seed:$bad"
+		done
+	else
+		fail "outside_input: build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"
+	fi
+fi
+summary
