@@ -101,7 +101,7 @@ static void flush_out(void)
 {
 	size_t off = 0;
 	while (off < used) {
-		ssize_t n = write(2, out + off, used - off);
+		ssize_t n = rp_sys_write(2, out + off, used - off);
 		if (n <= 0)
 			break;
 		off += (size_t)n;

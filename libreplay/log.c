@@ -3,6 +3,7 @@
  * section: CRC-32, bit streams, the per-block model, header, writer, reader. */
 #include "log.h"
 #include "rp_alloc.h"
+#include "rp_syscall.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -606,7 +607,7 @@ static uint8_t *payload(struct rp_log_writer *w)
 static int write_all(int fd, const uint8_t *p, size_t n)
 {
 	while (n) {
-		ssize_t k = write(fd, p, n);
+		ssize_t k = rp_sys_write(fd, p, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
@@ -1045,7 +1046,7 @@ static ssize_t read_full(int fd, void *buf, size_t n)
 {
 	size_t got = 0;
 	while (got < n) {
-		ssize_t k = read(fd, (uint8_t *)buf + got, n - got);
+		ssize_t k = rp_sys_read(fd, (uint8_t *)buf + got, n - got);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)

@@ -69,12 +69,23 @@ static int high_fd(int fd)
 	return h;
 }
 
+/* perf_event_open(2) for this thread, any CPU: a descriptor, or -1 with errno set. */
+static int perf_event_open(struct perf_event_attr *a)
+{
+	long fd = rp_raw_syscall(SYS_perf_event_open, (long)a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
+	if (fd < 0) {
+		errno = (int)-fd;
+		return -1;
+	}
+	return (int)fd;
+}
+
 /* The runtime's own clock reads, in ns: the system call, not the program's (recorded)
  * clock_gettime of pt_time.c; async-signal-safe. */
 static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
-	if (syscall(SYS_clock_gettime, clk, &ts) != 0)
+	if (rp_raw_syscall(SYS_clock_gettime, clk, (long)&ts, 0, 0, 0, 0) != 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
@@ -109,7 +120,8 @@ static _Noreturn void diverge(const char *fmt, ...)
 	if (n > (int)sizeof buf - 1)
 		n = sizeof buf - 1;
 	static const char pre[] = "libreplay: replay diverged: ";
-	if (write(2, pre, sizeof pre - 1) < 0 || write(2, buf, n) < 0 || write(2, "\n", 1) < 0)
+	if (rp_sys_write(2, pre, sizeof pre - 1) < 0 || rp_sys_write(2, buf, n) < 0 ||
+	    rp_sys_write(2, "\n", 1) < 0)
 		_exit(RP_EXIT_DIVERGED);
 	_exit(RP_EXIT_DIVERGED);
 }
@@ -130,7 +142,7 @@ static const struct rp_log_record *peek(void)
 		char msg[RP_LOG_ERRLEN + 64];
 		int n = snprintf(msg, sizeof msg, "libreplay: %s; running on without a schedule\n",
 				 log_end_msg);
-		if (n > 0 && write(2, msg, (size_t)n) < 0)
+		if (n > 0 && rp_sys_write(2, msg, (size_t)n) < 0)
 			_exit(RP_EXIT_DIVERGED);
 	}
 	return NULL;
@@ -263,7 +275,7 @@ static void stop_timer(void)
 
 static int route_signal(int fd, int sig)
 {
-	struct f_owner_ex owner = {F_OWNER_TID, (pid_t)syscall(SYS_gettid)};
+	struct f_owner_ex owner = {F_OWNER_TID, (pid_t)rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0)};
 	return fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, sig) != 0 ||
 	       fcntl(fd, F_SETOWN_EX, &owner) != 0 ? -1 : 0;
 }
@@ -279,7 +291,7 @@ static void start_timer(uint64_t ns)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
-	tick_fd = high_fd((int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+	tick_fd = high_fd(perf_event_open(&a));
 	if (tick_fd >= 0 && route_signal(tick_fd, SIGPROF) != 0) {
 		close(tick_fd);
 		tick_fd = -1;
@@ -410,7 +422,7 @@ static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 		return; /* the log says when the deadline passed */
 	struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
 	/* The system call itself: clock_nanosleep is the pthread layer's, for threads. */
-	while (syscall(SYS_clock_nanosleep, clk, TIMER_ABSTIME, &ts, NULL) == -1 && errno == EINTR)
+	while (rp_raw_syscall(SYS_clock_nanosleep, clk, TIMER_ABSTIME, (long)&ts, 0, 0, 0) == -EINTR)
 		;
 }
 
@@ -624,7 +636,7 @@ static int open_breakpoint(void)
 	struct perf_event_attr a;
 	bp_attr(&a, (uintptr_t)&open_breakpoint);
 	a.disabled = 1;
-	int fd = high_fd((int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+	int fd = high_fd(perf_event_open(&a));
 	if (fd < 0) {
 		fprintf(stderr, "libreplay: replay needs a hardware breakpoint (perf_event_open: %s; "
 				"see /proc/sys/kernel/perf_event_paranoid)\n", strerror(errno));

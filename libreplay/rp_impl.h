@@ -12,6 +12,7 @@
 #include "green.h"
 #include "libreplay.h"
 #include "log.h"
+#include "rp_syscall.h"
 
 /* The counter's start in normal runs: counting down from 2^62 never reaches zero, and
  * a foreign library's r15 is very unlikely to equal such a value. */
@@ -100,21 +101,6 @@ struct rp_io_wait {
 bool rp_io_event_ready(struct sched_thread *t, const void *obj);
 void rp_io_idle(uint64_t deadline_ns, clockid_t clk);
 
-/* A system call made directly, whatever wrapper the program's symbols lead to (the
- * pthread layer defines read, poll, syscall...): returns the result or -errno, and
- * leaves errno alone. Async-signal-safe. */
-static inline long rp_raw_syscall(long nr, long a, long b, long c, long d, long e, long f)
-{
-	long ret;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

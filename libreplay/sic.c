@@ -32,7 +32,7 @@ _Noreturn void rp_fatal(const char *fmt, ...)
 		n = sizeof buf - 2;
 	buf[n++] = '\n';
 	/* write(2): this may run inside a signal handler or with stdio in any state */
-	if (write(2, "libreplay: ", 11) < 0 || write(2, buf, n) < 0)
+	if (rp_sys_write(2, "libreplay: ", 11) < 0 || rp_sys_write(2, buf, n) < 0)
 		_exit(127);
 	abort();
 }

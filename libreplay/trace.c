@@ -34,7 +34,7 @@ static uint64_t seq, clock_sum, cur_start, t0;
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
-	if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) != 0)
+	if (rp_raw_syscall(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0, 0, 0, 0) != 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
@@ -44,7 +44,7 @@ void rp_trace_flush(void)
 	int saved = errno;
 	size_t off = 0;
 	while (trace_fd >= 0 && off < used) {
-		ssize_t n = write(trace_fd, buf + off, used - off);
+		ssize_t n = rp_sys_write(trace_fd, buf + off, used - off);
 		if (n <= 0 && errno != EINTR)
 			break;
 		if (n > 0)

@@ -1,0 +1,51 @@
+/* rp_syscall.h: system calls the runtime makes itself, straight to the kernel.
+ *
+ * The pthread layer defines read, write, poll, syscall... (they park a green thread);
+ * the runtime's own I/O (the log, diagnostics, the schedule trace, crash reports) must
+ * not go through them: it may run in a signal handler, with the scheduler busy, or in a
+ * thread with a cancellation pending. */
+#ifndef RP_SYSCALL_H
+#define RP_SYSCALL_H
+
+#include <errno.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+
+/* A system call made directly, whatever wrapper the program's symbols lead to (the
+ * pthread layer defines read, poll, syscall...): returns the result or -errno, and
+ * leaves errno alone. Async-signal-safe. */
+static inline long rp_raw_syscall(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* write(2) and read(2) made directly: the result, or -1 with errno set. */
+static inline ssize_t rp_sys_write(int fd, const void *buf, size_t n)
+{
+	long r = rp_raw_syscall(SYS_write, fd, (long)buf, (long)n, 0, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static inline ssize_t rp_sys_read(int fd, void *buf, size_t n)
+{
+	long r = rp_raw_syscall(SYS_read, fd, (long)buf, (long)n, 0, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+#endif
