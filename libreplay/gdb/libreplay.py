@@ -6,6 +6,7 @@
 #   rthread apply N|all CMD    run CMD on green thread N (or on each), then come back
 #   replay status              position in the log: record n of N, next preemption
 #   replay stop-at T C         stop when green thread T reaches count C
+#   $rcount(T)                 green thread T's count (for breakpoint conditions)
 #
 # It reads the runtime's state through the DWARF of libreplay.a (compiled with -g, so
 # in every program linked with it) and writes only rp_debug (libreplay/debug.c). It
@@ -113,6 +114,23 @@ def user_frame(frame=None):
     return None
 
 
+def at_entry_check(frame):
+    """Is frame at a function's entry check (cmp $TOKEN, %r15; jne foreign)? There
+    %r15 is still the caller's: the count is in __sic_home."""
+    blk = gdb.block_for_pc(frame.pc())
+    while blk is not None and blk.function is None:
+        blk = blk.superblock
+    if blk is None:
+        return False
+    insns = frame.architecture().disassemble(blk.start, count=2)
+    return "0xffffffff9e5ac0de" in insns[0]["asm"] and \
+        frame.pc() <= insns[-1]["addr"]
+
+
+def counter_in_r15(frame):
+    return frame.pc() != 0 and instrumented(frame.pc()) and not at_entry_check(frame)
+
+
 def running_counter():
     """The running thread's counter, from the real registers (not switched)."""
     f = gdb.newest_frame()
@@ -123,7 +141,9 @@ def running_counter():
             break  # inside a stub, not in __sic_overflow: the runtime published it
         if f.pc() and instrumented(f.pc()):
             r15 = u64(f.read_register("r15"))
-            return u64(glob("__sic_home")) if r15 == SIC_TOKEN else r15
+            if r15 == SIC_TOKEN or not counter_in_r15(f):
+                break
+            return r15
         f = f.older()
     return u64(glob("__sic_home"))  # in the runtime, libc, or before main: published
 
@@ -451,12 +471,13 @@ def reload_running(count):
     f = gdb.newest_frame()
     cur = glob("rp_cur")
     offset = u64(cur["offset"])
-    if f.pc() and instrumented(f.pc()):
+    if counter_in_r15(f) and u64(f.read_register("r15")) != SIC_TOKEN:
         counter = u64(f.read_register("r15"))
         where = "$r15"
     else:
         uf = user_frame()
-        if uf is not None and (is_stub(uf) or u64(uf.read_register("r15")) != SIC_TOKEN):
+        if uf is not None and (is_stub(uf) or (uf.level() > 0 and
+                               u64(uf.read_register("r15")) != SIC_TOKEN)):
             return  # inside the overflow path: the runtime reloads it from rp_debug
         counter = u64(glob("__sic_home"))
         where = "__sic_home"
@@ -504,7 +525,8 @@ def stub_return(frame):
 
 class ReturnBreakpoint(gdb.Breakpoint):
     def __init__(self, pc, tid, count):
-        super().__init__("*0x%x" % pc, internal=True, temporary=False)
+        # temporary: gdb deletes it once stop() says yes
+        super().__init__("*0x%x" % pc, internal=True, temporary=True)
         self.silent = True
         self.tid, self.count = tid, count
         StopAt.back = self
@@ -512,7 +534,6 @@ class ReturnBreakpoint(gdb.Breakpoint):
     def stop(self):
         if int(glob("rp_cur")["tid"]) != self.tid:
             return False
-        gdb.post_event(self.delete)
         StopAt.back = None
         return True
 
@@ -540,6 +561,21 @@ def on_cont(event):
         View.tid, View.saved = None, None
 
 
+class Rcount(gdb.Function):
+    """$rcount(N): green thread N's SIC count, e.g. break bump if $rcount(2) > 5000."""
+
+    def __init__(self):
+        super().__init__("rcount")
+
+    def invoke(self, tid):
+        cur = current_ext()
+        for st in green_threads():
+            if int(st["id"]) == int(tid):
+                c = count_of(st, cur)
+                return gdb.Value(-1 if c is None else c).cast(gdb.lookup_type("long"))
+        return gdb.Value(-1).cast(gdb.lookup_type("long"))
+
+
 # ---- loading -------------------------------------------------------------------------
 
 def setup_signals():
@@ -547,14 +583,11 @@ def setup_signals():
         gdb.execute("handle %s nostop noprint pass" % sig, to_string=True)
 
 
-_done = False
-
-
 def register():
-    global _done
-    if _done:
+    # Once per gdb session, however often it is sourced (wrapper and gdbinit both).
+    if getattr(gdb, "libreplay_loaded", False):
         return
-    _done = True
+    gdb.libreplay_loaded = True
     setup_signals()
     RestoreCmd()
     InfoRthreads()
@@ -563,6 +596,7 @@ def register():
     Replay()
     ReplayStatus()
     ReplayStopAt()
+    Rcount()
     gdb.events.stop.connect(on_stop)
     gdb.events.exited.connect(on_exit)
     gdb.events.cont.connect(on_cont)
