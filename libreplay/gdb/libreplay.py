@@ -239,13 +239,13 @@ def add_hooks():
     View.hooks_added = True
     for cmd in RESUMING:
         try:
-            if "User command" in gdb.execute("help user-defined", to_string=True) and \
-                    gdb.execute("show user hook-" + cmd, to_string=True).strip():
-                gdb.write("libreplay: hook-%s is yours: restore with `rthread` before "
-                          "`%s` when looking at a green thread\n" % (cmd, cmd))
-                continue
+            mine = gdb.execute("show user hook-" + cmd, to_string=True)
         except gdb.error:
-            pass
+            mine = ""  # not defined
+        if mine.strip() and "libreplay-restore" not in mine:
+            gdb.write("libreplay: hook-%s is yours: type `rthread` before `%s` when "
+                      "looking at a green thread\n" % (cmd, cmd))
+            continue
         gdb.execute("define hook-%s\nlibreplay-restore\nend" % cmd, to_string=True)
 
 

@@ -84,7 +84,7 @@ else
 		-ex "python while gdb.parse_and_eval('\$rcount($1)') < $2: gdb.execute('continue')" \
 		-ex 'print $pc' -ex "print \$rcount($1)" -ex 'replay status' -ex delete -ex continue
 	expect "a breakpoint on the armed trap's pc stops there at the logged count" trap.out \
-		"^Breakpoint [0-9]+, ($3 in )?work" "^\\\$[0-9]+ = \\(void \\(\\*\\)\\(\\)\\) $3 " "^\\\$[0-9]+ = $2\$"
+		"^Breakpoint [0-9]+, ($3 in )?(work|bump) " "^\\\$[0-9]+ = \\(void \\(\\*\\)\\(\\)\\) $3 " "^\\\$[0-9]+ = $2\$"
 	same_output x trap.out && grep -q "record 2 of" trap.out &&
 		pass "the replay takes the trap after the user's breakpoint and ends as recorded" ||
 		fail "trap address: $(grep -v '^\[' trap.out | tail -n 4 | tr '\n' ' ')"
