@@ -72,6 +72,32 @@ expect "replay stop-at 3 50000: stops in the program with count exactly 50000" s
 same_output x stop.out && pass "after two stop-at stops the program ends as recorded" ||
 	fail "stop-at: output differs: $(tail -n 3 stop.out | tr '\n' ' ')"
 
+# Stop-at on the running thread, asked at its entry check in work (where %r15 is
+# still its caller's) and again in bump: its live counter is reloaded.
+rgdb run.out -ex 'break work' -ex run -ex delete -ex 'set $want = $rcount(2) + 777' \
+	-ex 'eval "replay stop-at 2 %d", $want' -ex continue -ex 'print $rcount(2) - $want' \
+	-ex 'break bump' -ex continue -ex delete -ex 'set $want = $rcount(2) + 123456' \
+	-ex 'eval "replay stop-at 2 %d", $want' -ex continue -ex 'print $rcount(2) - $want' -ex continue
+expect "replay stop-at on the running thread stops at exactly its count" run.out \
+	'^replay: green thread 2 reached count [0-9]+' '^\$1 = 0$' '^\$2 = 0$'
+same_output x run.out && pass "stop-at on the running thread keeps the replay exact" ||
+	fail "stop-at on the running thread: $(grep -v '^\[' run.out | tail -n 3 | tr '\n' ' ')"
+
+# rthread apply: a command on each green thread, back to the running one after.
+rgdb apply.out -ex 'break racy.c:14' -ex run -ex 'continue 4000' -ex 'rthread apply all bt 1' \
+	-ex 'info rthreads' -ex delete -ex continue
+expect "rthread apply all bt 1" apply.out '^Green thread 1:' '^Green thread 4:' '^#0 +bump \(id=1\)' \
+	'^\* 2 +running'
+same_output x apply.out || fail "rthread apply: output differs"
+
+# Recording under gdb: the time slice signal is silent too, and the log replays.
+timeout 300 gdb -batch -nx -iex "source $ROOT/build/share/libreplay/gdb/libreplay.py" -ex run \
+	--args ./racy --record undergdb.bin --quantum 100us >undergdb.out 2>&1
+./racy --replay undergdb.bin >undergdb.rep 2>&1
+if grep -q "Program received signal" undergdb.out; then fail "recording under gdb: a signal stopped gdb"
+elif ! grep -qxF "$(cat undergdb.rep)" undergdb.out; then fail "recording under gdb: replay printed $(cat undergdb.rep)"
+else pass "recording under gdb is silent and replays to the same output"; fi
+
 # A user breakpoint exactly where the replay's trap is armed: stop at the count
 # before a logged preemption, break on its pc, continue to it.
 rgdb st.out -ex 'break work' -ex run -ex 'replay status'
@@ -84,7 +110,7 @@ else
 		-ex "python while gdb.parse_and_eval('\$rcount($1)') < $2: gdb.execute('continue')" \
 		-ex 'print $pc' -ex "print \$rcount($1)" -ex 'replay status' -ex delete -ex continue
 	expect "a breakpoint on the armed trap's pc stops there at the logged count" trap.out \
-		"^Breakpoint [0-9]+, ($3 in )?(work|bump) " "^\\\$[0-9]+ = \\(void \\(\\*\\)\\(\\)\\) $3 " "^\\\$[0-9]+ = $2\$"
+		"^Breakpoint [0-9]+, (0x0*${3#0x} in )?(work|bump) " "^\\\$[0-9]+ = \\(void \\(\\*\\)\\(\\)\\) $3 " "^\\\$[0-9]+ = $2\$"
 	same_output x trap.out && grep -q "record 2 of" trap.out &&
 		pass "the replay takes the trap after the user's breakpoint and ends as recorded" ||
 		fail "trap address: $(grep -v '^\[' trap.out | tail -n 4 | tr '\n' ' ')"
@@ -104,7 +130,7 @@ elif ! cmp -s <(grep -E '^(Old|New) value' w1.out) <(grep -E '^(Old|New) value' 
 else pass "watchpoint: the same values in two sessions; the program ends as recorded"; fi
 
 # A genuine SIGSEGV stops gdb at the faulting line, during replay.
-(./segv --record segv.bin --quantum 100us) >/dev/null 2>&1
+(./segv --record segv.bin --quantum 100us >/dev/null 2>&1; true) 2>/dev/null
 timeout 300 "$RGDB" ./segv segv.bin -batch -nx -ex run -ex 'bt 1' -ex 'info rthreads' >segv.out 2>&1
 expect "a SIGSEGV in the program stops gdb at the faulting line" segv.out \
 	'^Program received signal SIGSEGV' '^#0 .* in work \(arg=0x0\) at .*segv\.c:16' \
