@@ -24,7 +24,7 @@ import gdb
 SIGNALS = ("SIGPROF", "SIG41")
 # A caller in instrumented code passes this in %r15 (sic_rt.S, RP_SIC_TOKEN).
 SIC_TOKEN = (-0x61A53F22) & (2**64 - 1)
-REG_R15, REG_RIP = 7, 16  # indexes in ucontext's gregs (<sys/ucontext.h>)
+REG_R15 = 7  # index in ucontext's gregs (<sys/ucontext.h>)
 STATES = ["runnable", "running", "blocked", "exited", "abandoned"]
 # Commands that resume the program: each gets a hook that puts the registers back.
 RESUMING = ["run", "start", "starti", "continue", "next", "step", "stepi", "nexti",
@@ -196,7 +196,7 @@ def set_regs(rsp, rip):
     gdb.execute("set $pc = %d" % rip, to_string=True)
 
 
-def restore(quiet=True):
+def restore():
     if View.tid is None:
         return
     rsp, rip = View.saved
@@ -385,9 +385,6 @@ def pc_desc(pc):
     return s
 
 
-KINDS = {1: "preemption", 2: "timeout", 3: "input", 4: "thread end", 5: "end"}
-
-
 class ReplayStatus(gdb.Command):
     """Where the replay is: record n of N, the next preemption, a pending stop-at."""
 
@@ -397,9 +394,9 @@ class ReplayStatus(gdb.Command):
     def invoke(self, arg, from_tty):
         need_live()
         opts = glob("rp_opts")
-        mode = str(opts["mode"])
         if not bool(glob("rp_replaying")):
-            gdb.write("not replaying (%s)\n" % mode.replace("RP_MODE_", "").lower())
+            mode = str(opts["mode"]).replace("RP_MODE_", "").lower()
+            gdb.write("not replaying (mode: %s)\n" % mode)
             return
         recs = static("recs", "replay.c")
         n, nxt = int(static("nrecs", "replay.c")), int(static("next_rec", "replay.c"))
@@ -408,7 +405,7 @@ class ReplayStatus(gdb.Command):
         gdb.write("replaying %s: %d of %d records done\n" % (path, nxt, n))
         for i in range(nxt, min(n, nxt + 100000)):
             r = recs[i]
-            if int(r["kind"]) == 1:
+            if str(r["kind"]) == "RP_LOG_PREEMPT":
                 gdb.write("next preemption: record %d of %d: thread %d at count %d, pc %s\n" %
                           (i + 1, n, int(r["tid"]), u64(r["count"]), pc_desc(base + u64(r["pc"]))))
                 break
@@ -509,7 +506,7 @@ class StopBreakpoint(gdb.Breakpoint):
         StopAt.tid, StopAt.count = int(dbg["hit_tid"]), u64(dbg["hit_count"])
         if target is None:
             return True  # shown here by on_stop
-        ReturnBreakpoint(target, StopAt.tid, StopAt.count)
+        ReturnBreakpoint(target, StopAt.tid)
         return False
 
 
@@ -524,11 +521,13 @@ def stub_return(frame):
 
 
 class ReturnBreakpoint(gdb.Breakpoint):
-    def __init__(self, pc, tid, count):
+    """Where thread tid goes back into the program at the requested count."""
+
+    def __init__(self, pc, tid):
         # temporary: gdb deletes it once stop() says yes
         super().__init__("*0x%x" % pc, internal=True, temporary=True)
         self.silent = True
-        self.tid, self.count = tid, count
+        self.tid = tid
         StopAt.back = self
 
     def stop(self):
@@ -550,6 +549,9 @@ def on_stop(event):
 
 def on_exit(event):
     View.tid, View.saved = None, None
+    if StopAt.back is not None and StopAt.back.is_valid():
+        StopAt.back.delete()  # not for the next run
+    StopAt.back = None
 
 
 def on_cont(event):
@@ -562,7 +564,8 @@ def on_cont(event):
 
 
 class Rcount(gdb.Function):
-    """$rcount(N): green thread N's SIC count, e.g. break bump if $rcount(2) > 5000."""
+    """$rcount(N): green thread N's SIC count (-1: no such thread), e.g.
+break bump if $rcount(2) > 5000."""
 
     def __init__(self):
         super().__init__("rcount")
