@@ -538,6 +538,14 @@ class ReturnBreakpoint(gdb.Breakpoint):
 
 
 def on_stop(event):
+    if type(event) is gdb.StopEvent and live():
+        f = gdb.newest_frame()
+        if is_stub(f):
+            # next/step reached a counting point whose counter ran out (a logged
+            # preemption is near): gdb stops here, where no line is.
+            gdb.write("libreplay: in the instruction counter's stub of %s; next or step "
+                      "goes on\n" % where(f))
+        return
     bps = getattr(event, "breakpoints", None) or []
     if any(b is StopAt.back or isinstance(b, ReturnBreakpoint) for b in bps) or \
             (StopAt.bp is not None and StopAt.bp in bps):

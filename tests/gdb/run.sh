@@ -116,6 +116,21 @@ else
 		fail "trap address: $(grep -v '^\[' trap.out | tail -n 4 | tr '\n' ' ')"
 fi
 
+# next, step and finish across a logged preemption: stop a few counts before it,
+# step over it (the replay goes on: a record is consumed), into bump and out again;
+# the program ends as recorded.
+if [ -n "$pre" ]; then
+	set -- $pre
+	rgdb step.out -ex 'break work' -ex run -ex delete -ex "replay stop-at $1 $(($2 - 4))" -ex continue \
+		-ex next -ex next -ex next -ex next -ex next -ex next -ex next -ex next -ex 'replay status' \
+		-ex 'break racy.c:22' -ex continue -ex delete -ex step -ex step -ex finish -ex next -ex continue
+	expect "next across a preemption, step into bump, finish" step.out \
+		'^replaying racy.bin: [1-9][0-9]* of [0-9]+ records done' '^bump \(id=[0-9]\) at .*racy\.c:13$' \
+		'^14	' '^(0x[0-9a-f]+ in )?work \(arg=0x[0-9]\) at .*racy\.c:22$'
+	same_output x step.out && pass "the program ends as recorded after stepping" ||
+		fail "stepping: $(grep -v '^\[' step.out | tail -n 3 | tr '\n' ' ')"
+fi
+
 # A hardware watchpoint on the shared variable, next to the replay's breakpoint.
 wsession=(-ex 'break bump' -ex run -ex delete -ex 'watch total' -ex continue -ex continue -ex continue
 	-ex 'replay stop-at 2 300000' -ex continue -ex continue -ex delete -ex continue -ex continue)
