@@ -546,6 +546,10 @@ def on_stop(event):
             gdb.write("libreplay: in the instruction counter's stub of %s; next or step "
                       "goes on\n" % where(f))
         return
+    if isinstance(event, gdb.SignalEvent) and live() and in_crash_handler():
+        gdb.write("libreplay: the crash handler has finished the log and raised %s again; "
+                  "continue ends the program\n" % event.stop_signal)
+        return
     bps = getattr(event, "breakpoints", None) or []
     if any(b is StopAt.back or isinstance(b, ReturnBreakpoint) for b in bps) or \
             (StopAt.bp is not None and StopAt.bp in bps):
@@ -553,6 +557,18 @@ def on_stop(event):
         f = user_frame() or gdb.newest_frame()
         f.select()
         gdb.execute("frame")
+
+
+def in_crash_handler():
+    """Is this stop the runtime's crash handler (on_fatal in replay.c) raising the
+    signal again? Its last act is a tail call to raise, so the stack reads: libc's
+    raise, then the signal frame. It is installed while recording or replaying."""
+    f = gdb.newest_frame()
+    while f is not None and (f.name() or "").lstrip("_").replace("GI_", "") in \
+            ("pthread_kill_implementation", "pthread_kill_internal", "pthread_kill", "raise"):
+        f = f.older()
+    return f is not None and f.level() > 0 and f.type() == gdb.SIGTRAMP_FRAME and \
+        str(glob("rp_opts")["mode"]) != "RP_MODE_OFF"
 
 
 def on_exit(event):

@@ -146,10 +146,15 @@ else pass "watchpoint: the same values in two sessions; the program ends as reco
 
 # A genuine SIGSEGV stops gdb at the faulting line, during replay.
 (./segv --record segv.bin --quantum 100us >/dev/null 2>&1; true) 2>/dev/null
-timeout 300 "$RGDB" ./segv segv.bin -batch -nx -ex run -ex 'bt 1' -ex 'info rthreads' >segv.out 2>&1
+timeout 300 "$RGDB" ./segv segv.bin -batch -nx -ex run -ex 'bt 1' -ex 'info rthreads' \
+	-ex continue -ex continue >segv.out 2>&1
 expect "a SIGSEGV in the program stops gdb at the faulting line" segv.out \
 	'^Program received signal SIGSEGV' '^#0 .* in work \(arg=0x0\) at .*segv\.c:16' \
 	'^\* 2 +running +[0-9]+ +work at .*segv\.c:16'
+
+expect "after the fault, the crash handler's own raise is named, then the program dies" segv.out \
+	'^libreplay: the crash handler has finished the log and raised SIGSEGV again' \
+	'^Program terminated with signal SIGSEGV'
 
 # Zero setup: the hook `make install` puts in gdb's gdbinit.d loads the extension
 # for a program linked with libreplay, and does nothing for other programs.
