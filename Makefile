@@ -28,11 +28,15 @@ UNIT_LINK     := $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o %/pt_%.o,$(
 BIN   := $(BUILD)/bin
 LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
+GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/include/libreplay.h \
-         $(BIN)/replay-dump
+         $(BIN)/replay-dump $(BIN)/replay-gdb $(GDBEXT)
 # replay-dump (libreplay/tools/): reads logs with libreplay/log.c, symbolizes with libbfd.
 DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(BUILD)/obj/libreplay/log.o \
             $(BUILD)/obj/libreplay/rp_alloc.o
+# gdb reads every file in this directory at start-up (Debian's gdb); only a system
+# PREFIX installs there by default (GDBINIT_DIR= to skip, or another directory).
+GDBINIT_DIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/gdb/gdbinit.d)
 
 .PHONY: all check unit e2e bench install deps clean demo csmith
 all: $(TOOLS)
@@ -74,6 +78,15 @@ $(BUILD)/include/libreplay.h: libreplay/libreplay.h
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# gdb: the extension and the wrapper that loads it (docs/gdb.md).
+$(BIN)/replay-gdb: libreplay/gdb/replay-gdb
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod 755 $@
+
+$(GDBEXT): libreplay/gdb/libreplay.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
 # ---- tests ---------------------------------------------------------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -107,6 +120,20 @@ install: all
 	install -m 644 libreplay/libreplay.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libreplay/libreplay.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libreplay.pc
+	install -d $(DESTDIR)$(PREFIX)/share/libreplay/gdb
+	install -m 755 $(BIN)/replay-gdb $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(GDBEXT) $(DESTDIR)$(PREFIX)/share/libreplay/gdb/
+	sed -e 's|@DATADIR@|$(PREFIX)/share|g' libreplay/gdb/gdbinit.py.in \
+	  > $(DESTDIR)$(PREFIX)/share/libreplay/gdb/gdbinit.py
+	@if [ -n "$(GDBINIT_DIR)" ]; then \
+	  install -d $(DESTDIR)$(GDBINIT_DIR) && \
+	  install -m 644 $(DESTDIR)$(PREFIX)/share/libreplay/gdb/gdbinit.py \
+	    $(DESTDIR)$(GDBINIT_DIR)/libreplay.py && \
+	  echo "install: gdb loads libreplay's extension ($(GDBINIT_DIR)/libreplay.py)"; \
+	else \
+	  echo "install: for gdb, use replay-gdb, or add to ~/.config/gdb/gdbinit:" \
+	    "source $(PREFIX)/share/libreplay/gdb/gdbinit.py"; \
+	fi
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \

@@ -203,6 +203,7 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 			left = r->count - now;
 		}
 	}
+	left = rp_debug_clip(t->tid, now, left);
 	*counter = left;
 	t->offset = now + left;
 }
@@ -210,6 +211,7 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 uint64_t rp_replay_overflow(void)
 {
 	uint64_t zero = 0;
+	rp_debug_check(rp_cur->tid, rp_cur->offset);
 	rp_replay_arm(rp_cur, &zero);
 	return zero;
 }

@@ -101,6 +101,21 @@ struct rp_io_wait {
 bool rp_io_event_ready(struct sched_thread *t, const void *obj);
 void rp_io_idle(uint64_t deadline_ns, clockid_t clk);
 
+/* debug.c: the debugger's requests (docs/gdb.md). */
+#define RP_DEBUG_VERSION 1
+struct rp_debug {
+	int version;
+	int stop_tid;        /* debugger: stop when this thread (0: none) ... */
+	uint64_t stop_count; /* ... reaches this count */
+	int hit_tid;         /* runtime: the last stop taken */
+	uint64_t hit_count;
+};
+extern volatile struct rp_debug rp_debug;
+/* Counts left before t's counter next reaches zero: no further than a requested stop. */
+uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left);
+/* The running thread's counter reached zero at count now: stop there if asked. */
+void rp_debug_check(int tid, uint64_t now);
+void rp_debug_stopped(void);
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -134,6 +134,14 @@ static void track_sections(struct analysis *an)
 
 /* ---- symbols and references --------------------------------------------- */
 
+/* DWARF names code labels (.LFB, .LVL, .LBB ...) to describe the code: that takes no
+ * address a program could jump to or call, and must not keep a function's entry
+ * check out of the function's DWARF range (gdb could not step into it). */
+static bool in_debug_section(const struct analysis *an, int i)
+{
+	return an->sect[i] >= 0 && !strncmp(an->sect_name[an->sect[i]], ".debug", 6);
+}
+
 static bool is_ident_start(int c)
 {
 	return isalpha(c) || c == '_' || c == '.';
@@ -651,7 +659,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			else if (!strcmp(d, ".globl") || !strcmp(d, ".global") || !strcmp(d, ".weak"))
 				for (int k = 0; k < s->nops; k++)
 					sym_get(an, s->ops[k])->global = true;
-			else if (is_data_directive(d)) {
+			else if (is_data_directive(d) && !in_debug_section(an, i)) {
 				if ((!strcmp(d, ".set") || !strcmp(d, ".equ")) && s->nops == 2)
 					for_each_ident(s->ops[1], mark_addr_taken, an);
 				else

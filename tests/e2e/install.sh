@@ -3,9 +3,12 @@
 . "$(dirname "$0")/../lib/common.sh"
 P="$WORK/prefix"
 check "make install" make -s -C "$ROOT" install PREFIX="$P"
-for f in bin/sicc bin/sicpp bin/replay-dump libexec/libreplay/as lib/libreplay.a include/libreplay.h lib/pkgconfig/libreplay.pc; do
+for f in bin/sicc bin/sicpp bin/replay-dump bin/replay-gdb libexec/libreplay/as lib/libreplay.a include/libreplay.h \
+	lib/pkgconfig/libreplay.pc share/libreplay/gdb/libreplay.py share/libreplay/gdb/gdbinit.py; do
 	check "installed $f" test -e "$P/$f"
 done
+check "a user PREFIX leaves gdb's gdbinit.d alone and says what to do" bash -c \
+	"make -s -C '$ROOT' install PREFIX='$P' | grep -q 'source $P/share/libreplay/gdb/gdbinit.py'"
 check "installed sicc builds" "$P/bin/sicc" -O2 -o "$WORK/app" "$ROOT/tests/e2e/callbacks_libc.c"
 check "installed build is instrumented" bash -c "readelf -S '$WORK/app' | grep -q note.libreplay"
 check "installed build runs" "$WORK/app"

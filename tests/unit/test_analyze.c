@@ -539,6 +539,34 @@ static void entry_check_without_cfi_goes_after_label(void **state)
 	unit_free(&u);
 }
 
+/* gcc -g labels the function's start for DWARF (.LVL0, .LFB0, named in .debug_info):
+ * those are no jump targets, so the check still goes inside the function's DWARF
+ * range, after .cfi_startproc (gdb steps into the function and unwinds there). */
+static void entry_check_passes_debug_labels(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.globl\tf\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      ".LVL0:\n"
+		      ".LFB0:\n"
+		      "\t.loc 1 3 1 view -0\n"
+		      "\t.cfi_startproc\n"
+		      "\taddl\t$1, %edi\n"
+		      "\tret\n"
+		      "\t.cfi_endproc\n"
+		      "\t.size\tf, .-f\n"
+		      "\t.section\t.debug_info,\"\",@progbits\n"
+		      "\t.quad\t.LFB0\n"
+		      "\t.quad\t.LVL0\n");
+	assert_int_equal(u.rc, 0);
+	int cfi = stmt_at(&u.f, ".cfi_startproc");
+	for (int i = 0; i < u.f.n; i++)
+		assert_int_equal(u.an.plan[i].entry_check, i == cfi);
+	unit_free(&u);
+}
+
 static void address_taken_static_gets_entry_check(void **state)
 {
 	struct unit u;
@@ -1144,6 +1172,7 @@ int main(void)
 		cmocka_unit_test(global_function_entry_check_after_endbr64),
 		cmocka_unit_test(entry_check_before_loop_at_function_start),
 		cmocka_unit_test(entry_check_without_cfi_goes_after_label),
+		cmocka_unit_test(entry_check_passes_debug_labels),
 		cmocka_unit_test(address_taken_static_gets_entry_check),
 		cmocka_unit_test(entry_check_when_body_starts_with_inline_asm),
 		cmocka_unit_test(static_function_no_entry_check),

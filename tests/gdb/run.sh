@@ -1,0 +1,177 @@
+#!/bin/bash
+# gdb on a replay, rr style: each test is a short gdb session over `gdb -batch -nx`
+# with libreplay's extension loaded the way users get it (replay-gdb, or the
+# installed gdbinit hook), sending commands and checking what gdb printed. The
+# program's output under gdb must equal the recording's.
+. "$(dirname "$0")/../lib/common.sh"
+unset LIBREPLAY_OPTS
+P="$ROOT/tests/gdb/progs"
+RGDB="$ROOT/build/bin/replay-gdb"
+cd "$WORK" || exit 1
+
+"$SICC" -O1 -g -o racy "$P/racy.c" && "$SICC" -O1 -g -o segv "$P/segv.c" ||
+	{ fail "build"; summary; exit 1; }
+./racy --record racy.bin --quantum 100us >racy.rec 2>&1
+# rgdb OUT GDB-ARGS...: replay racy.bin under gdb, transcript in OUT.
+rgdb() { local out=$1; shift; timeout 600 "$RGDB" ./racy racy.bin -batch -nx "$@" >"$out" 2>&1; }
+# same_output NAME OUT: the program's line in the transcript is the recording's.
+same_output() { grep -qxF "$(cat racy.rec)" "$2" && grep -q "exited normally" "$2"; }
+# expect NAME OUT PATTERN...: every extended regex matches a line of OUT.
+expect() {
+	local name=$1 out=$2; shift 2
+	for p in "$@"; do
+		grep -Eq -- "$p" "$out" || { fail "$name: no /$p/ in: $(grep -v '^\[' "$out" | tail -n 4 | tr '\n' ' ')"; return 1; }
+	done
+	pass "$name"
+}
+
+# Our signals stay silent: no stop, no "Program received signal", and gdb's
+# settings say so.
+rgdb quiet.out -ex 'info signals SIGPROF' -ex 'info signals SIG41' -ex run
+if grep -q "Program received signal" quiet.out; then fail "replay signals: gdb reported one"
+else expect "replay runs under gdb silently" quiet.out '^SIGPROF[[:space:]]+No[[:space:]]+No[[:space:]]+Yes' '^SIG41[[:space:]]+No[[:space:]]+No[[:space:]]+Yes' \
+	"^$(cat racy.rec)\$" 'exited normally'; fi
+
+# A breakpoint in the racy function, several continues: every stop sees the same
+# state in two sessions, and the program ends as recorded.
+session=(-ex 'break racy.c:14' -ex run)
+for n in 1 2 3 4; do session+=(-ex 'continue 3000' -ex 'print total' -ex 'print $rcount(2) + $rcount(3) + $rcount(4)'); done
+session+=(-ex delete -ex continue)
+rgdb brk1.out "${session[@]}"
+rgdb brk2.out "${session[@]}"
+if ! same_output x brk1.out; then fail "breakpoint in bump: output differs: $(tail -n 3 brk1.out | tr '\n' ' ')"
+elif [ "$(grep -c '^\$' brk1.out)" -ne 8 ]; then fail "breakpoint in bump: $(grep -c '^\$' brk1.out) values printed, want 8"
+elif ! cmp -s <(grep -E '^(\$|Breakpoint)' brk1.out) <(grep -E '^(\$|Breakpoint)' brk2.out); then
+	fail "breakpoint in bump: two sessions saw different values"
+else pass "breakpoint in bump, 4 x continue 3000: identical stops in two sessions, recorded output"; fi
+
+# info rthreads, and bt/info locals on another green thread; continue while looking
+# at it (the real registers must come back first).
+rgdb rth.out -ex 'break racy.c:14' -ex run -ex 'continue 5000' -ex 'info rthreads' \
+	-ex 'rthread 1' -ex bt -ex 'info locals' -ex 'info rthreads' -ex continue -ex 'rthread 1' \
+	-ex 'rthread' -ex delete -ex continue
+expect "info rthreads lists every green thread" rth.out \
+	'^  Id +State +Count +Where' '^  1 +blocked \(join\) +[0-9]+ +main at .*racy\.c:3[0-9]' \
+	'^\* [234] +running +[0-9]+ +bump at .*racy\.c:14' '^  [234] +runnable +[0-9]+ '
+expect "rthread 1: bt and info locals on main's stack" rth.out \
+	'^\[looking at green thread 1\]' '^#[0-9]+ +0x[0-9a-f]+ in main \(\) at .*racy\.c:3[0-9]' \
+	'^t = \{' '^> 1 +blocked'
+same_output x rth.out && [ "$(grep -c '^Breakpoint 1, bump' rth.out)" -eq 3 ] &&
+	pass "continue while looking at green thread 1 resumes the real thread" ||
+	fail "continue while switched: $(grep -v '^\[' rth.out | tail -n 3 | tr '\n' ' ')"
+
+# Stop at (thread, count): thread 3 has not started yet when it is asked.
+rgdb stop.out -ex 'break work' -ex run -ex delete -ex 'replay stop-at 3 50000' -ex 'replay status' \
+	-ex continue -ex 'print $rcount(3)' -ex 'info rthreads' -ex 'replay stop-at 3 10' \
+	-ex 'replay stop-at 3 60001' -ex next -ex continue -ex 'print $rcount(3)' -ex continue
+expect "replay stop-at 3 50000: stops in the program with count exactly 50000" stop.out \
+	'^stop requested: thread 3 at count 50000' '^replay: green thread 3 reached count 50000' \
+	'^#0 .* in work \(arg=.*\) at .*racy\.c:[0-9]+' '^\$1 = 50000$' '^\* 3 +running +50000 +work at' \
+	'Green thread 3 is at count 50000 already' '^replay: green thread 3 reached count 60001' \
+	'^\$2 = 60001$'
+same_output x stop.out && pass "after two stop-at stops the program ends as recorded" ||
+	fail "stop-at: output differs: $(tail -n 3 stop.out | tr '\n' ' ')"
+
+# Stop-at on the running thread, asked at its entry check in work (where %r15 is
+# still its caller's) and again in bump: its live counter is reloaded.
+rgdb run.out -ex 'break work' -ex run -ex delete -ex 'set $want = $rcount(2) + 777' \
+	-ex 'eval "replay stop-at 2 %d", $want' -ex continue -ex 'print $rcount(2) - $want' \
+	-ex 'break bump' -ex continue -ex delete -ex 'set $want = $rcount(2) + 123456' \
+	-ex 'eval "replay stop-at 2 %d", $want' -ex continue -ex 'print $rcount(2) - $want' -ex continue
+expect "replay stop-at on the running thread stops at exactly its count" run.out \
+	'^replay: green thread 2 reached count [0-9]+' '^\$1 = 0$' '^\$2 = 0$'
+same_output x run.out && pass "stop-at on the running thread keeps the replay exact" ||
+	fail "stop-at on the running thread: $(grep -v '^\[' run.out | tail -n 3 | tr '\n' ' ')"
+
+# rthread apply: a command on each green thread, back to the running one after.
+rgdb apply.out -ex 'break racy.c:14' -ex run -ex 'continue 4000' -ex 'rthread apply all bt 1' \
+	-ex 'info rthreads' -ex delete -ex continue
+expect "rthread apply all bt 1" apply.out '^Green thread 1:' '^Green thread 4:' '^#0 +bump \(id=1\)' \
+	'^\* 2 +running'
+same_output x apply.out || fail "rthread apply: output differs"
+
+# Recording under gdb: the time slice signal is silent too, and the log replays.
+timeout 300 gdb -batch -nx -iex "source $ROOT/build/share/libreplay/gdb/libreplay.py" -ex run \
+	--args ./racy --record undergdb.bin --quantum 100us >undergdb.out 2>&1
+./racy --replay undergdb.bin >undergdb.rep 2>&1
+if grep -q "Program received signal" undergdb.out; then fail "recording under gdb: a signal stopped gdb"
+elif ! grep -qxF "$(cat undergdb.rep)" undergdb.out; then fail "recording under gdb: replay printed $(cat undergdb.rep)"
+else pass "recording under gdb is silent and replays to the same output"; fi
+
+# A user breakpoint exactly where the replay's trap is armed: stop at the count
+# before a logged preemption, break on its pc, continue to it.
+rgdb st.out -ex 'break work' -ex run -ex 'replay status'
+pre=$(sed -n 's/^next preemption: record [0-9]* of [0-9]*: thread \([0-9]*\) at count \([0-9]*\), pc \(0x[0-9a-f]*\).*/\1 \2 \3/p' st.out)
+if [ -z "$pre" ]; then fail "trap address: replay status named no preemption: $(tail -n 3 st.out | tr '\n' ' ')"
+else
+	set -- $pre
+	rgdb trap.out -ex 'break work' -ex run -ex delete -ex "replay stop-at $1 $(($2 - 1))" -ex continue \
+		-ex "break *$3" -ex continue \
+		-ex "python while gdb.parse_and_eval('\$rcount($1)') < $2: gdb.execute('continue')" \
+		-ex 'print $pc' -ex "print \$rcount($1)" -ex 'replay status' -ex delete -ex continue
+	expect "a breakpoint on the armed trap's pc stops there at the logged count" trap.out \
+		"^Breakpoint [0-9]+, (0x0*${3#0x} in )?(work|bump) " "^\\\$[0-9]+ = \\(void \\(\\*\\)\\(\\)\\) $3 " "^\\\$[0-9]+ = $2\$"
+	same_output x trap.out && grep -q "record 2 of" trap.out &&
+		pass "the replay takes the trap after the user's breakpoint and ends as recorded" ||
+		fail "trap address: $(grep -v '^\[' trap.out | tail -n 4 | tr '\n' ' ')"
+fi
+
+# next, step and finish across a logged preemption: stop a few counts before it,
+# step over it (the replay goes on: a record is consumed), into bump and out again;
+# the program ends as recorded.
+if [ -n "$pre" ]; then
+	set -- $pre
+	rgdb step.out -ex 'break work' -ex run -ex delete -ex "replay stop-at $1 $(($2 - 4))" -ex continue \
+		-ex next -ex next -ex next -ex next -ex next -ex next -ex next -ex next -ex 'replay status' \
+		-ex 'break racy.c:22' -ex continue -ex delete -ex step -ex step -ex finish -ex next -ex continue
+	expect "next across a preemption, step into bump, finish" step.out \
+		'^replaying racy.bin: [1-9][0-9]* of [0-9]+ records done' '^bump \(id=[0-9]\) at .*racy\.c:13$' \
+		'^14	' '^(0x[0-9a-f]+ in )?work \(arg=0x[0-9]\) at .*racy\.c:22$'
+	same_output x step.out && pass "the program ends as recorded after stepping" ||
+		fail "stepping: $(grep -v '^\[' step.out | tail -n 3 | tr '\n' ' ')"
+fi
+
+# A hardware watchpoint on the shared variable, next to the replay's breakpoint.
+wsession=(-ex 'break bump' -ex run -ex delete -ex 'watch total' -ex continue -ex continue -ex continue
+	-ex 'replay stop-at 2 300000' -ex continue -ex continue -ex delete -ex continue -ex continue)
+rgdb w1.out "${wsession[@]}"
+rgdb w2.out "${wsession[@]}"
+expect "watch total: hardware watchpoint stops with old and new values" w1.out \
+	'^Hardware watchpoint [0-9]+: total' '^Old value = [0-9]+' '^New value = [0-9]+' \
+	'^replay: green thread 2 reached count 300000'
+if ! same_output x w1.out; then fail "watchpoint: output differs: $(tail -n 3 w1.out | tr '\n' ' ')"
+elif ! cmp -s <(grep -E '^(Old|New) value' w1.out) <(grep -E '^(Old|New) value' w2.out); then
+	fail "watchpoint: two sessions saw different values"
+else pass "watchpoint: the same values in two sessions; the program ends as recorded"; fi
+
+# A genuine SIGSEGV stops gdb at the faulting line, during replay.
+(./segv --record segv.bin --quantum 100us >/dev/null 2>&1; true) 2>/dev/null
+timeout 300 "$RGDB" ./segv segv.bin -batch -nx -ex run -ex 'bt 1' -ex 'info rthreads' \
+	-ex continue -ex continue >segv.out 2>&1
+expect "a SIGSEGV in the program stops gdb at the faulting line" segv.out \
+	'^Program received signal SIGSEGV' '^#0 .* in work \(arg=0x0\) at .*segv\.c:16' \
+	'^\* 2 +running +[0-9]+ +work at .*segv\.c:16'
+
+expect "after the fault, the crash handler's own raise is named, then the program dies" segv.out \
+	'^libreplay: the crash handler has finished the log and raised SIGSEGV again' \
+	'^Program terminated with signal SIGSEGV'
+
+# Zero setup: the hook `make install` puts in gdb's gdbinit.d loads the extension
+# for a program linked with libreplay, and does nothing for other programs.
+make -s -C "$ROOT" install PREFIX="$WORK/prefix" GDBINIT_DIR="$WORK/gdbinit.d" >install.out 2>&1
+hook="$WORK/gdbinit.d/libreplay.py"
+if [ ! -f "$hook" ]; then fail "install: no gdbinit.d hook: $(tail -n 2 install.out)"
+else
+	timeout 300 gdb -batch -nx -iex "source $hook" -ex run -ex 'info rthreads' \
+		--args ./racy --replay racy.bin >zero.out 2>&1
+	if grep -q "Program received signal" zero.out; then fail "gdbinit.d hook: a replay signal stopped gdb"
+	else expect "gdbinit.d hook: plain gdb replays silently" zero.out "^$(cat racy.rec)\$" 'exited normally'; fi
+	timeout 60 gdb -batch -nx -iex "source $hook" -ex 'info signals SIG41' -ex 'info rthreads' \
+		--args /bin/true >other.out 2>&1
+	expect "gdbinit.d hook: other programs are left alone" other.out '^SIG41[[:space:]]+Yes[[:space:]]+Yes[[:space:]]+Yes' \
+		'Undefined info command: "rthreads"'
+	timeout 60 "$WORK/prefix/bin/replay-gdb" ./racy racy.bin -batch -nx -ex run >inst.out 2>&1
+	same_output x inst.out && pass "installed replay-gdb replays" || fail "installed replay-gdb: $(tail -n 2 inst.out)"
+fi
+check "replay-gdb without a log: usage, exit 2" bash -c "'$RGDB' ./racy; [ \$? -eq 2 ]"
+summary
