@@ -68,7 +68,7 @@ struct sched_thread {
 	/* private below this line */
 	enum sched_state state;
 	void *sp; /* saved stack pointer while switched out */
-	int saved_errno;
+	void *tp; /* its thread pointer (fs base): its TLS and glibc TCB, sched_tls.c */
 	int wake_status; /* what the current or last wait returns: 0, ETIMEDOUT, ... */
 
 	void *(*start)(void *);

@@ -15,15 +15,23 @@ int sched_new_thread(struct sched_thread **out, const struct sched_thread_attr *
 	struct sched_thread *t = calloc(1, sizeof *t);
 	if (!t)
 		return EAGAIN;
+	bool main = sched_g.next_id == 1; /* keeps the process's TLS */
+	int err = 0;
 	if (attr->stack_addr) {
+		/* glibc too takes the TLS area out of a caller's stack */
 		t->stack_lo = attr->stack_addr;
 		t->stack_hi = (char *)attr->stack_addr + size;
 	} else {
-		int err = sched_stack_alloc(t, size);
-		if (err) {
-			free(t);
-			return err;
-		}
+		err = sched_stack_alloc(t, size, main ? 0 : sched_tls_reserve());
+	}
+	if (!err && main)
+		t->tp = sched_g.host.tp;
+	else if (!err)
+		err = sched_tls_alloc(t, t->map_base ? (char *)t->map_base + t->map_len : t->stack_hi);
+	if (err) {
+		sched_stack_free(t);
+		free(t);
+		return err;
 	}
 	t->id = sched_g.next_id++;
 	t->start = start;
@@ -77,7 +85,7 @@ void sched_free_thread(struct sched_thread *t)
  * brought us here (sched_schedule's tail), then run. */
 _Noreturn void sched_thread_main(struct sched_thread *self)
 {
-	errno = 0;
+	errno = 0; /* its own (thread 1's: the host's, saved by sched_run_main) */
 	sched_reap();
 	if (sched_g.hooks.on_thread_start)
 		sched_g.hooks.on_thread_start(self);

@@ -6,6 +6,9 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <asm/prctl.h>
 
 #include "green.h"
 
@@ -27,6 +30,7 @@ struct sched_globals {
 	 * the thread it resumes leaves one): sched_preempt must not interrupt it. */
 	volatile sig_atomic_t busy;
 	bool running; /* inside sched_run_main */
+	bool fsgsbase; /* wrfsbase works (AT_HWCAP2 has HWCAP2_FSGSBASE) */
 	struct sched_thread *cur;
 	struct sched_thread host; /* the context that called sched_run_main: id 0 */
 	struct sched_hooks hooks; /* defaults filled in */
@@ -134,6 +138,16 @@ extern const char sched_trampoline_entry[] SCHED_HIDDEN;
 /* The PC a switched-out thread resumes at. */
 extern const char sched_switch_resume[] SCHED_HIDDEN;
 
+/* Load a thread pointer: every TLS access from here on is that thread's. No
+ * compiler may move memory accesses across it (they may be TLS accesses). */
+static inline void sched_set_tp(void *tp)
+{
+	if (__builtin_expect(sched_g.fsgsbase, 1))
+		__asm__ volatile("wrfsbase %0" : : "r"(tp) : "memory");
+	else
+		syscall(SYS_arch_prctl, ARCH_SET_FS, tp);
+}
+
 /* ---- internal functions (all called busy) ------------------------------------- */
 /* sched_schedule.c */
 void sched_expire_timers(void) SCHED_HIDDEN;
@@ -151,8 +165,17 @@ int sched_deadline(const struct timespec *ts, clockid_t clk, int *slot,
 clockid_t sched_slot_clock(int slot) SCHED_HIDDEN;
 void sched_timer_insert(struct sched_thread *t, int slot, uint64_t ns) SCHED_HIDDEN;
 void sched_timer_remove(struct sched_thread *t) SCHED_HIDDEN;
+/* sched_tls.c: t's own TLS and TCB ending at top: above the stack we mapped, or at
+ * the top of a caller's stack (then stack_hi comes down below it). Returns 0,
+ * EAGAIN (after one line on stderr if glibc's layout is not the one measured) or
+ * EINVAL (a caller's stack too small). sched_tls_free: its DTV and what hangs off
+ * it (the area goes with the stack). */
+int sched_tls_alloc(struct sched_thread *t, char *top) SCHED_HIDDEN;
+/* Bytes (whole pages) to map above a stack for that area. */
+size_t sched_tls_reserve(void) SCHED_HIDDEN;
+void sched_tls_free(struct sched_thread *t) SCHED_HIDDEN;
 /* sched_stack.c */
-int sched_stack_alloc(struct sched_thread *t, size_t size) SCHED_HIDDEN;
+int sched_stack_alloc(struct sched_thread *t, size_t size, size_t extra) SCHED_HIDDEN;
 void sched_stack_free(struct sched_thread *t) SCHED_HIDDEN;
 void sched_stack_cache_drop(void) SCHED_HIDDEN;
 /* sched_create.c */

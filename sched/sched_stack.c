@@ -1,5 +1,6 @@
 /* sched_stack.c: thread stacks: mapped with a PROT_NONE guard page below, and a
- * few default-size ones kept for reuse (LIFO, so reuse is deterministic). */
+ * few default-size ones kept for reuse (LIFO, so reuse is deterministic). A thread's
+ * TLS area comes on top of the size asked (`extra`, see sched_tls.c). */
 #include "sched_impl.h"
 
 #include <sys/mman.h>
@@ -13,16 +14,17 @@ static size_t page_size(void)
 	return size;
 }
 
+/* The mapping of a default-size stack of a thread that gets its own TLS. */
 static size_t cached_len(void)
 {
-	return SCHED_DEFAULT_STACK_SIZE + page_size();
+	return SCHED_DEFAULT_STACK_SIZE + sched_tls_reserve() + page_size();
 }
 
-int sched_stack_alloc(struct sched_thread *t, size_t size)
+int sched_stack_alloc(struct sched_thread *t, size_t size, size_t extra)
 {
 	size_t page = page_size();
 	size = (size + page - 1) & ~(page - 1);
-	size_t len = size + page;
+	size_t len = size + extra + page;
 	char *base;
 	if (len == cached_len() && sched_g.ncached > 0) {
 		base = sched_g.stack_cache[--sched_g.ncached];
@@ -39,12 +41,13 @@ int sched_stack_alloc(struct sched_thread *t, size_t size)
 	t->map_base = base;
 	t->map_len = len;
 	t->stack_lo = base + page;
-	t->stack_hi = base + len;
+	t->stack_hi = base + page + size; /* the extra bytes above it are not stack */
 	return 0;
 }
 
 void sched_stack_free(struct sched_thread *t)
 {
+	sched_tls_free(t); /* its TLS area is at the top of the stack */
 	if (!t->map_base)
 		return;
 	if (t->map_len == cached_len() &&

@@ -1,0 +1,175 @@
+/* sched_tls.c: each thread's own static TLS and TCB, laid out as glibc lays out a
+ * new pthread's (x86-64, TLS variant II): the thread pointer (the fs base) points at
+ * the TCB, glibc's struct pthread, whose first words are tcbhead_t (self pointer,
+ * DTV, self again, ..., stack guard at 0x28, pointer guard at 0x30); each module's
+ * static TLS block sits below it, at the same offset in every thread. As glibc does,
+ * the area sits at the top of the thread's stack mapping (above the size asked for)
+ * or of a caller's stack: no allocation, gone with the stack.
+ *
+ * What a new thread's area holds:
+ * - the TCB: a copy of thread 1's (same stack and pointer guards, so canaries and
+ *   mangled pointers stay valid across threads; same kernel tid), with its self
+ *   pointers and DTV its own, and rseq's cpu_id marked unregistered (the kernel
+ *   keeps thread 1's up to date only: sched_getcpu then asks the vDSO);
+ * - the C library's block: a copy of thread 1's live one (malloc's tcache and arena,
+ *   the locale, the ctype tables that glibc sets up when a real thread starts; libc
+ *   is never preempted in the middle of them, so sharing them is what one kernel
+ *   thread did before), errno then zeroed by sched_thread_main;
+ * - every other module's block (the program's, other libraries'): fresh from its
+ *   PT_TLS image (.tdata copied, .tbss zeroed), as a new pthread sees it;
+ * - a DTV of its own (glibc's malloc: glibc may grow it with realloc) whose entries
+ *   for static modules point into the area; the others are left unallocated, for
+ *   __tls_get_addr to fill (and free() at the thread's end).
+ * glibc does not export sizeof(struct pthread): sched/probe/tcb_size.c measures it
+ * at build time, and it is used only with the glibc it was measured on. */
+#include "sched_impl.h"
+#include "sched_tcb.h" /* generated: SCHED_TCB_SIZE, SCHED_TCB_GLIBC */
+
+#include <dlfcn.h>
+#include <gnu/libc-version.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/rseq.h>
+
+/* glibc's dtv_t: entry -1 holds the length, 0 the generation, i module i's block. */
+union dtv {
+	size_t counter;
+	struct {
+		void *val;
+		void *to_free;
+	} pointer;
+};
+#define DTV_UNALLOCATED ((void *)-1l)
+
+struct tcb_head { /* tcbhead_t's first words */
+	void *tcb;
+	union dtv *dtv;
+	void *self;
+};
+
+/* At least this much stack is left below the area (glibc: MINIMAL_REST_STACK). */
+#define REST_MIN 2048
+
+static struct {
+	int state;    /* 0: not checked yet, 1: usable, -1: not (said once) */
+	size_t below; /* static TLS bytes below the thread pointer */
+	size_t align; /* the thread pointer's alignment */
+} lay;
+
+static int unusable(const char *why)
+{
+	fprintf(stderr, "sched: cannot give threads their own TLS: %s\n", why);
+	lay.state = -1;
+	return -1;
+}
+
+/* Check, once, that glibc's static TLS is laid out as this file assumes. */
+static int layout(void)
+{
+	if (lay.state)
+		return lay.state;
+	void (*info)(size_t *, size_t *) = (void (*)(size_t *, size_t *))dlsym(
+		RTLD_DEFAULT, "_dl_get_tls_static_info");
+	size_t size = 0, align = 0;
+	if (strcmp(gnu_get_libc_version(), SCHED_TCB_GLIBC))
+		return unusable("libreplay measured glibc " SCHED_TCB_GLIBC "'s struct pthread, "
+				"this is another glibc: rebuild libreplay");
+	if (!info)
+		return unusable("ld.so has no _dl_get_tls_static_info");
+	info(&size, &align);
+	if (!align || (align & (align - 1)) || size <= SCHED_TCB_SIZE ||
+	    (size - SCHED_TCB_SIZE) % align || (uintptr_t)sched_g.host.tp % align)
+		return unusable("unexpected static TLS layout");
+	lay.below = size - SCHED_TCB_SIZE;
+	lay.align = align;
+	lay.state = 1;
+	return 1;
+}
+
+struct fill {
+	char *tp, *lo; /* the new thread's */
+	union dtv *dtv;
+	size_t dtv_len;
+};
+
+/* For each module with TLS: its block in the new area, and its DTV entry. */
+static int fill_block(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct fill *f = arg;
+	const ElfW(Phdr) *tls = NULL;
+	for (int k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_TLS)
+			tls = &info->dlpi_phdr[k];
+	/* dlpi_tls_data is the calling thread's block: NULL while not allocated in it. */
+	char *mine = info->dlpi_tls_data;
+	if (!tls || !info->dlpi_tls_modid || !mine)
+		return 0;
+	ptrdiff_t off = (char *)__builtin_thread_pointer() - mine;
+	if (off <= 0 || (size_t)off > lay.below || (size_t)off < tls->p_memsz)
+		return 0; /* dynamic TLS (a dlopened library): __tls_get_addr's business */
+	char *block = f->tp - off;
+	if (info->dlpi_tls_modid < f->dtv_len)
+		f->dtv[info->dlpi_tls_modid].pointer.val = block;
+	if ((char *)&errno >= mine && (char *)&errno < mine + tls->p_memsz)
+		memcpy(block, (char *)sched_g.host.tp - off, tls->p_memsz); /* the C library */
+	else
+		memcpy(block, (char *)info->dlpi_addr + tls->p_vaddr, tls->p_filesz);
+	return 0;
+}
+
+size_t sched_tls_reserve(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (layout() < 0)
+		return 0;
+	return (lay.below + SCHED_TCB_SIZE + lay.align - 1 + page - 1) & ~(page - 1);
+}
+
+int sched_tls_alloc(struct sched_thread *t, char *top)
+{
+	if (layout() < 0)
+		return EAGAIN;
+	uintptr_t tp = ((uintptr_t)top - SCHED_TCB_SIZE) & ~(lay.align - 1);
+	char *lo = (char *)tp - lay.below;
+	if (lo < (char *)t->stack_lo + REST_MIN)
+		return EINVAL; /* a caller's stack too small for it */
+
+	const struct tcb_head *orig = sched_g.host.tp;
+	size_t len = orig->dtv[-1].counter;
+	union dtv *dtv = calloc(len + 2, sizeof *dtv);
+	if (!dtv)
+		return EAGAIN;
+	dtv[0].counter = len;
+	dtv++;
+	dtv[0].counter = orig->dtv[0].counter; /* generation: as up to date as thread 1's */
+	for (size_t i = 1; i <= len; i++)
+		dtv[i].pointer.val = DTV_UNALLOCATED;
+
+	memcpy((void *)tp, orig, SCHED_TCB_SIZE);
+	struct tcb_head *head = (struct tcb_head *)tp;
+	head->tcb = head->self = head;
+	head->dtv = dtv;
+	if (__rseq_offset >= 0 && (size_t)__rseq_offset + 8 <= SCHED_TCB_SIZE)
+		*(int32_t *)(tp + __rseq_offset + 4) = -1; /* cpu_id: RSEQ_CPU_ID_UNINITIALIZED */
+
+	memset(lo, 0, lay.below);
+	struct fill f = {(char *)tp, lo, dtv, len + 1};
+	dl_iterate_phdr(fill_block, &f);
+	t->tp = (void *)tp;
+	if (lo < (char *)t->stack_hi)
+		t->stack_hi = lo; /* a caller's stack: ours ends below the area */
+	return 0;
+}
+
+void sched_tls_free(struct sched_thread *t)
+{
+	if (!t->tp || t->tp == sched_g.host.tp)
+		return;
+	/* Its current DTV: glibc may have grown it. */
+	union dtv *dtv = ((struct tcb_head *)t->tp)->dtv;
+	for (size_t i = 1; i <= dtv[-1].counter; i++)
+		free(dtv[i].pointer.to_free);
+	free(dtv - 1);
+	t->tp = NULL;
+}
