@@ -8,9 +8,10 @@
  *
  * What a new thread's area holds:
  * - the TCB: a copy of thread 1's (same stack and pointer guards, so canaries and
- *   mangled pointers stay valid across threads; same kernel tid), with its self
- *   pointers and DTV its own, and rseq's cpu_id marked unregistered (the kernel
- *   keeps thread 1's up to date only: sched_getcpu then asks the vDSO);
+ *   mangled pointers stay valid across threads; same kernel tid), with its TLS base
+ *   (fs:0) and DTV its own, its THREAD_SELF (fs:0x10) still thread 1's (below), and
+ *   rseq's cpu_id marked unregistered (the kernel keeps thread 1's up to date only:
+ *   sched_getcpu then asks the vDSO);
  * - the C library's block: a copy of thread 1's live one (malloc's tcache and arena,
  *   the locale, the ctype tables that glibc sets up when a real thread starts; libc
  *   is never preempted in the middle of them, so sharing them is what one kernel
@@ -148,8 +149,13 @@ int sched_tls_alloc(struct sched_thread *t, char *top)
 
 	memcpy((void *)tp, orig, SCHED_TCB_SIZE);
 	struct tcb_head *head = (struct tcb_head *)tp;
-	head->tcb = head->self = head;
+	head->tcb = head; /* the TLS base: fs:0 */
 	head->dtv = dtv;
+	/* THREAD_SELF stays thread 1's: glibc's recursive locks (stdio's, flockfile)
+	 * compare owners by it. Were each green thread its own, one that took a stdio
+	 * lock and was switched out would leave the next to futex-wait for ever on the
+	 * only kernel thread; this way glibc sees one thread, as before. */
+	head->self = (void *)orig;
 	if (__rseq_offset >= 0 && (size_t)__rseq_offset + 8 <= SCHED_TCB_SIZE)
 		*(int32_t *)(tp + __rseq_offset + 4) = -1; /* cpu_id: RSEQ_CPU_ID_UNINITIALIZED */
 
