@@ -75,7 +75,7 @@ static int layout(void)
 	size_t size = 0, align = 0;
 	if (strcmp(gnu_get_libc_version(), SCHED_TCB_GLIBC))
 		return unusable("libreplay measured glibc " SCHED_TCB_GLIBC "'s struct pthread, "
-				"this is another glibc: rebuild libreplay");
+				"this is another glibc: rebuild libreplay (make clean all)");
 	if (!info)
 		return unusable("ld.so has no _dl_get_tls_static_info");
 	info(&size, &align);
