@@ -69,6 +69,7 @@ struct sched_thread {
 	enum sched_state state;
 	void *sp; /* saved stack pointer while switched out */
 	void *tp; /* its thread pointer (fs base): its TLS and glibc TCB, sched_tls.c */
+	uint16_t fs_sel; /* an LDT selector whose base is tp, or 0 */
 	int wake_status; /* what the current or last wait returns: 0, ETIMEDOUT, ... */
 
 	void *(*start)(void *);

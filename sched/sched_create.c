@@ -15,19 +15,17 @@ int sched_new_thread(struct sched_thread **out, const struct sched_thread_attr *
 	struct sched_thread *t = calloc(1, sizeof *t);
 	if (!t)
 		return EAGAIN;
-	bool main = sched_g.next_id == 1; /* keeps the process's TLS */
 	int err = 0;
 	if (attr->stack_addr) {
-		/* glibc too takes the TLS area out of a caller's stack */
 		t->stack_lo = attr->stack_addr;
 		t->stack_hi = (char *)attr->stack_addr + size;
 	} else {
-		err = sched_stack_alloc(t, size, main ? 0 : sched_tls_reserve());
+		err = sched_stack_alloc(t, size);
 	}
-	if (!err && main)
-		t->tp = sched_g.host.tp;
+	if (!err && sched_g.next_id == 1)
+		t->tp = sched_g.host.tp; /* thread 1, main: keeps the process's TLS */
 	else if (!err)
-		err = sched_tls_alloc(t, t->map_base ? (char *)t->map_base + t->map_len : t->stack_hi);
+		err = sched_tls_alloc(t);
 	if (err) {
 		sched_stack_free(t);
 		free(t);

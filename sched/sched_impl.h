@@ -31,6 +31,7 @@ struct sched_globals {
 	volatile sig_atomic_t busy;
 	bool running; /* inside sched_run_main */
 	bool fsgsbase; /* wrfsbase works (AT_HWCAP2 has HWCAP2_FSGSBASE) */
+	bool no_ldt;   /* no LDT entries for TLS: modify_ldt refused (or a test said so) */
 	struct sched_thread *cur;
 	struct sched_thread host; /* the context that called sched_run_main: id 0 */
 	struct sched_hooks hooks; /* defaults filled in */
@@ -138,14 +139,24 @@ extern const char sched_trampoline_entry[] SCHED_HIDDEN;
 /* The PC a switched-out thread resumes at. */
 extern const char sched_switch_resume[] SCHED_HIDDEN;
 
-/* Load a thread pointer: every TLS access from here on is that thread's. No
- * compiler may move memory accesses across it (they may be TLS accesses). */
-static inline void sched_set_tp(void *tp)
+/* Load next's thread pointer in place of prev's: every TLS access from here on is
+ * next's (no compiler may move memory accesses across: they may be TLS accesses).
+ * A thread with an LDT entry (fs_sel) gets it by loading the selector, which sets the
+ * fs base from the entry and costs next to nothing; writing the fs base (wrfsbase)
+ * costs ~13 ns here, arch_prctl a system call. Before writing it, the selector goes
+ * back to 0: a stale LDT selector must not stay loaded (see sched_tls.c). */
+static inline void sched_load_tp(const struct sched_thread *prev, const struct sched_thread *next)
 {
+	if (next->fs_sel) {
+		__asm__ volatile("mov %0, %%fs" : : "r"((uint32_t)next->fs_sel) : "memory");
+		return;
+	}
+	if (prev->fs_sel)
+		__asm__ volatile("mov %0, %%fs" : : "r"(0u) : "memory");
 	if (__builtin_expect(sched_g.fsgsbase, 1))
-		__asm__ volatile("wrfsbase %0" : : "r"(tp) : "memory");
+		__asm__ volatile("wrfsbase %0" : : "r"(next->tp) : "memory");
 	else
-		syscall(SYS_arch_prctl, ARCH_SET_FS, tp);
+		syscall(SYS_arch_prctl, ARCH_SET_FS, next->tp);
 }
 
 /* ---- internal functions (all called busy) ------------------------------------- */
@@ -165,17 +176,14 @@ int sched_deadline(const struct timespec *ts, clockid_t clk, int *slot,
 clockid_t sched_slot_clock(int slot) SCHED_HIDDEN;
 void sched_timer_insert(struct sched_thread *t, int slot, uint64_t ns) SCHED_HIDDEN;
 void sched_timer_remove(struct sched_thread *t) SCHED_HIDDEN;
-/* sched_tls.c: t's own TLS and TCB ending at top: above the stack we mapped, or at
- * the top of a caller's stack (then stack_hi comes down below it). Returns 0,
- * EAGAIN (after one line on stderr if glibc's layout is not the one measured) or
- * EINVAL (a caller's stack too small). sched_tls_free: its DTV and what hangs off
- * it (the area goes with the stack). */
-int sched_tls_alloc(struct sched_thread *t, char *top) SCHED_HIDDEN;
-/* Bytes (whole pages) to map above a stack for that area. */
-size_t sched_tls_reserve(void) SCHED_HIDDEN;
+/* sched_tls.c: t's own TLS and TCB (t->tp, t->fs_sel); 0, or EAGAIN (after one
+ * line on stderr if glibc's layout is not the one measured). sched_tls_free: the
+ * area, its DTV and what hangs off that, its LDT entry. */
+int sched_tls_alloc(struct sched_thread *t) SCHED_HIDDEN;
 void sched_tls_free(struct sched_thread *t) SCHED_HIDDEN;
+void sched_tls_cache_drop(void) SCHED_HIDDEN;
 /* sched_stack.c */
-int sched_stack_alloc(struct sched_thread *t, size_t size, size_t extra) SCHED_HIDDEN;
+int sched_stack_alloc(struct sched_thread *t, size_t size) SCHED_HIDDEN;
 void sched_stack_free(struct sched_thread *t) SCHED_HIDDEN;
 void sched_stack_cache_drop(void) SCHED_HIDDEN;
 /* sched_create.c */

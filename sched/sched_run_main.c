@@ -54,6 +54,7 @@ static void teardown(void)
 	sched_g.live = 0;
 	sched_g.next_id = 1;
 	sched_stack_cache_drop();
+	sched_tls_cache_drop();
 }
 
 int sched_run_main(int (*main_fn)(int, char **, char **), int argc, char **argv,

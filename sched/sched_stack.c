@@ -1,6 +1,5 @@
 /* sched_stack.c: thread stacks: mapped with a PROT_NONE guard page below, and a
- * few default-size ones kept for reuse (LIFO, so reuse is deterministic). A thread's
- * TLS area comes on top of the size asked (`extra`, see sched_tls.c). */
+ * few default-size ones kept for reuse (LIFO, so reuse is deterministic). */
 #include "sched_impl.h"
 
 #include <sys/mman.h>
@@ -14,17 +13,16 @@ static size_t page_size(void)
 	return size;
 }
 
-/* The mapping of a default-size stack of a thread that gets its own TLS. */
 static size_t cached_len(void)
 {
-	return SCHED_DEFAULT_STACK_SIZE + sched_tls_reserve() + page_size();
+	return SCHED_DEFAULT_STACK_SIZE + page_size();
 }
 
-int sched_stack_alloc(struct sched_thread *t, size_t size, size_t extra)
+int sched_stack_alloc(struct sched_thread *t, size_t size)
 {
 	size_t page = page_size();
 	size = (size + page - 1) & ~(page - 1);
-	size_t len = size + extra + page;
+	size_t len = size + page;
 	char *base;
 	if (len == cached_len() && sched_g.ncached > 0) {
 		base = sched_g.stack_cache[--sched_g.ncached];
@@ -41,13 +39,13 @@ int sched_stack_alloc(struct sched_thread *t, size_t size, size_t extra)
 	t->map_base = base;
 	t->map_len = len;
 	t->stack_lo = base + page;
-	t->stack_hi = base + page + size; /* the extra bytes above it are not stack */
+	t->stack_hi = base + len;
 	return 0;
 }
 
 void sched_stack_free(struct sched_thread *t)
 {
-	sched_tls_free(t); /* its TLS area is at the top of the stack */
+	sched_tls_free(t); /* a thread's TLS goes wherever its stack goes */
 	if (!t->map_base)
 		return;
 	if (t->map_len == cached_len() &&

@@ -322,7 +322,7 @@ static uintptr_t stack_guard(void)
 }
 
 static uintptr_t main_guard;
-static bool tls_by_syscall;
+static int tls_mode; /* 0: LDT selectors, 1: wrfsbase, 2: arch_prctl */
 
 static void *owns_tls(void *arg)
 {
@@ -354,8 +354,8 @@ static void *reads_peer(void *arg)
 TEST_MAIN(tls_main)
 {
 	main_guard = stack_guard();
-	if (tls_by_syscall) /* the arch_prctl path, for CPUs without FSGSBASE */
-		sched_g.fsgsbase = false;
+	sched_g.no_ldt = tls_mode > 0;   /* as when the kernel refuses modify_ldt */
+	sched_g.fsgsbase &= tls_mode < 2; /* as on a CPU without FSGSBASE */
 	tls_init = 1000;
 	struct sched_thread *t[4];
 	for (int i = 1; i < 4; i++)
@@ -369,15 +369,20 @@ TEST_MAIN(tls_main)
 		CHECK_EQ(sched_join(t[i], &ret), 0);
 		CHECK(ret != &tls_init);
 	}
-	/* on a caller's stack, the area is taken from its top */
+	/* a caller's stack is left whole; the area is below 4 GiB with an LDT entry */
 	static char given[65536] __attribute__((aligned(64)));
 	struct sched_thread_attr attr = {.stack_size = sizeof given, .stack_addr = given};
 	struct sched_thread_info info;
 	CHECK_EQ(sched_create(&t[0], &attr, owns_tls, (void *)(intptr_t)4), 0);
 	sched_thread_info(t[0], &info);
-	CHECK(info.stack_lo == (void *)given);
-	CHECK((char *)info.stack_hi < given + sizeof given - 2048);
-	CHECK(t[0]->tp > info.stack_hi && (char *)t[0]->tp < given + sizeof given);
+	CHECK(info.stack_lo == (void *)given && info.stack_hi == (void *)(given + sizeof given));
+	CHECK(info.tp == t[0]->tp);
+	if (tls_mode) {
+		CHECK_EQ(t[0]->fs_sel, 0);
+	} else {
+		CHECK((uintptr_t)t[0]->tp < UINT32_MAX);
+		CHECK(t[0]->fs_sel != 0);
+	}
 	join(t[0]);
 	CHECK_EQ(tls_init, 1000);
 	return 0;
@@ -388,9 +393,10 @@ static void tls_per_thread(void **state)
 	tls_init = 5;
 	assert_int_equal(run(tls_main, NULL), 0);
 	assert_int_equal(tls_init, 1000); /* the host and thread 1 share the process's TLS */
-	tls_by_syscall = true;
-	assert_int_equal(run(tls_main, NULL), 0);
-	tls_by_syscall = false;
+	for (tls_mode = 1; tls_mode <= 2; tls_mode++)
+		assert_int_equal(run(tls_main, NULL), 0);
+	tls_mode = 0;
+	sched_g.no_ldt = false;
 }
 
 /* ---- MXCSR and the x87 control word belong to each thread too --------------------- */
