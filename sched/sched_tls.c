@@ -11,8 +11,8 @@
  * 1's TLS is glibc's, above 4 GiB: switching to it writes the base. Without an LDT
  * (modify_ldt refused, 8192 entries in use, no memory below 4 GiB) a thread gets
  * selector 0 and the base is written for it too. The kernel keeps both the selector
- * and the base of a task across its own context switches. Areas, entries and the
- * small cache of freed areas are reused LIFO, so the layout is the same every run.
+ * and the base of a task across its own context switches. Areas and entries are
+ * reused LIFO, so the layout is the same every run.
  *
  * What a new thread's area holds:
  * - the TCB: a copy of thread 1's (same stack and pointer guards, so canaries and
@@ -68,9 +68,11 @@ static struct {
 	uint16_t ldt_next;            /* LDT entries never used yet start here */
 	uint16_t ldt_free[LDT_ENTRIES]; /* freed entries, LIFO */
 	int nldt_free;
-	void *cache[16]; /* freed areas, LIFO */
-	int ncached;
+	void *free_areas; /* LIFO, linked through each area's first word (unused) */
+	void *slabs;      /* the mappings they come from, linked through their first page */
 } lay;
+
+#define SLAB_AREAS 64 /* areas per mapping: one mmap per 64 threads */
 
 static int unusable(const char *why)
 {
@@ -102,35 +104,53 @@ static int layout(void)
 	lay.page = page;
 	lay.below = size - SCHED_TCB_SIZE;
 	lay.align = align;
-	lay.len = (size + align - 1 + page - 1) & ~(page - 1);
+	/* room for the alignment, and for the free-list link below the TLS */
+	lay.len = (size + align - 1 + sizeof(void *) + page - 1) & ~(page - 1);
 	lay.state = 1;
 	return 1;
 }
 
-/* An area below 4 GiB if there is room, else anywhere; NULL if none. */
+/* An area below 4 GiB if there is room, else anywhere; NULL if none. Areas come
+ * SLAB_AREAS at a time and are kept until the run ends (sched_tls_cache_drop). */
 static char *area_alloc(void)
 {
-	if (lay.ncached > 0)
-		return lay.cache[--lay.ncached];
-	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-	void *p = sched_g.no_ldt ? MAP_FAILED : mmap(NULL, lay.len, PROT_READ | PROT_WRITE, flags | MAP_32BIT, -1, 0);
-	if (p == MAP_FAILED)
-		p = mmap(NULL, lay.len, PROT_READ | PROT_WRITE, flags, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	if (!lay.free_areas) {
+		size_t len = lay.page + SLAB_AREAS * lay.len;
+		int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+		char *slab = sched_g.no_ldt ? MAP_FAILED
+					    : mmap(NULL, len, PROT_READ | PROT_WRITE, flags | MAP_32BIT, -1, 0);
+		if (slab == MAP_FAILED)
+			slab = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+		if (slab == MAP_FAILED)
+			return NULL;
+		*(void **)slab = lay.slabs;
+		lay.slabs = slab;
+		for (int i = SLAB_AREAS - 1; i >= 0; i--) { /* the lowest first */
+			char *area = slab + lay.page + i * lay.len;
+			*(void **)area = lay.free_areas;
+			lay.free_areas = area;
+		}
+	}
+	char *area = lay.free_areas;
+	lay.free_areas = *(void **)area;
+	return area;
 }
 
-static void area_free(void *area)
+static void area_free(char *area)
 {
-	if (lay.ncached < (int)(sizeof lay.cache / sizeof lay.cache[0]))
-		lay.cache[lay.ncached++] = area;
-	else
-		munmap(area, lay.len);
+	*(void **)area = lay.free_areas;
+	lay.free_areas = area;
 }
 
+/* The run is over: no thread uses an area. */
 void sched_tls_cache_drop(void)
 {
-	while (lay.ncached > 0)
-		munmap(lay.cache[--lay.ncached], lay.len);
+	while (lay.slabs) {
+		void *slab = lay.slabs;
+		lay.slabs = *(void **)slab;
+		munmap(slab, lay.page + SLAB_AREAS * lay.len);
+	}
+	lay.free_areas = NULL;
 }
 
 /* Point an LDT entry at tp: its selector, or 0 (no LDT, none free, tp too high). */
@@ -274,7 +294,7 @@ void sched_tls_free(struct sched_thread *t)
 	ldt_release(t->fs_sel);
 	/* tp + TCB is within `align` (<= a page) of the area's page-aligned end */
 	uintptr_t end = ((uintptr_t)t->tp + SCHED_TCB_SIZE + lay.page - 1) & ~(uintptr_t)(lay.page - 1);
-	area_free((void *)(end - lay.len));
+	area_free((char *)(end - lay.len));
 	t->tp = NULL;
 	t->fs_sel = 0;
 }
