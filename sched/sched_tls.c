@@ -4,7 +4,7 @@
  * DTV, self again, ..., stack guard at 0x28, pointer guard at 0x30); each module's
  * static TLS block sits below it, at the same offset in every thread.
  *
- * Switching it must be cheap: writing the fs base (wrfsbase) takes ~13 ns of a
+ * Switching it must be cheap: writing the fs base (wrfsbase) adds ~13 ns to a
  * ~12 ns switch on our machines, loading an fs selector next to nothing. So each
  * area is mapped below 4 GiB (MAP_32BIT) and gets an LDT entry (modify_ldt) whose
  * base is its thread pointer; the switch loads that selector (sched_load_tp). Thread
