@@ -139,24 +139,22 @@ extern const char sched_trampoline_entry[] SCHED_HIDDEN;
 /* The PC a switched-out thread resumes at. */
 extern const char sched_switch_resume[] SCHED_HIDDEN;
 
-/* Load next's thread pointer in place of prev's: every TLS access from here on is
+/* Load next's thread pointer: every TLS access from here on is
  * next's (no compiler may move memory accesses across: they may be TLS accesses).
  * A thread with an LDT entry (fs_sel) gets it by loading the selector, which sets the
  * fs base from the entry and costs next to nothing; writing the fs base (wrfsbase)
- * costs ~13 ns here, arch_prctl a system call. Before writing it, the selector goes
- * back to 0: a stale LDT selector must not stay loaded (see sched_tls.c). */
-static inline void sched_load_tp(const struct sched_thread *prev, const struct sched_thread *next)
+ * costs ~13 ns here, arch_prctl a system call. wrfsbase leaves prev's selector
+ * loaded: harmless, the kernel saves and restores a task's base after its selector.
+ * (Loading selector 0 first would open a window where Intel CPUs have base 0 and a
+ * signal handler's first TLS access faults.) */
+static inline void sched_load_tp(const struct sched_thread *next)
 {
-	if (next->fs_sel) {
+	if (next->fs_sel)
 		__asm__ volatile("mov %0, %%fs" : : "r"((uint32_t)next->fs_sel) : "memory");
-		return;
-	}
-	if (prev->fs_sel)
-		__asm__ volatile("mov %0, %%fs" : : "r"(0u) : "memory");
-	if (__builtin_expect(sched_g.fsgsbase, 1))
+	else if (__builtin_expect(sched_g.fsgsbase, 1))
 		__asm__ volatile("wrfsbase %0" : : "r"(next->tp) : "memory");
 	else
-		syscall(SYS_arch_prctl, ARCH_SET_FS, next->tp);
+		syscall(SYS_arch_prctl, ARCH_SET_FS, next->tp); /* selector 0 too */
 }
 
 /* ---- internal functions (all called busy) ------------------------------------- */

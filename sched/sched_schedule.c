@@ -52,7 +52,7 @@ void sched_switch_to(struct sched_thread *next)
 	 * kernel neither saves nor restores the fs base for a signal frame, so a thread
 	 * switched out inside a handler gets its own back here too. */
 	if (next->tp != prev->tp)
-		sched_load_tp(prev, next);
+		sched_load_tp(next);
 	sched_switch(&prev->sp, next->sp);
 	/* prev runs again: whoever switched here made it current and loaded its tp */
 }

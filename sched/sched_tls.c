@@ -195,9 +195,9 @@ static bool ldt_works(uint16_t sel, void *tp)
 		return checked > 0;
 	struct sched_thread *cur = sched_g.cur, probe = {.tp = tp, .fs_sel = sel};
 	/* a signal handler in between sees the new thread's TLS, a copy: harmless */
-	sched_load_tp(cur, &probe);
+	sched_load_tp(&probe);
 	__asm__ volatile("movq %%fs:0, %0" : "=r"(seen) : : "memory");
-	sched_load_tp(&probe, cur);
+	sched_load_tp(cur);
 	checked = seen == tp ? 1 : -1;
 	if (checked < 0)
 		sched_g.no_ldt = true;
