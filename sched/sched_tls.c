@@ -65,6 +65,7 @@ static struct {
 	size_t align; /* the thread pointer's alignment */
 	size_t len;   /* bytes mapped for one area */
 	size_t page;
+	size_t per_slab; /* areas per mapping */
 	uint16_t ldt_next;            /* LDT entries never used yet start here */
 	uint16_t ldt_free[LDT_ENTRIES]; /* freed entries, LIFO */
 	int nldt_free;
@@ -72,7 +73,10 @@ static struct {
 	void *slabs;      /* the mappings they come from, linked through their first page */
 } lay;
 
-#define SLAB_AREAS 64 /* areas per mapping: one mmap per 64 threads */
+/* Areas per mapping: one mmap per 64 threads, fewer if the TLS is big (the room
+ * below 4 GiB is 1 GiB). */
+#define SLAB_AREAS 64
+#define SLAB_BYTES (4u << 20)
 
 static int unusable(const char *why)
 {
@@ -106,16 +110,18 @@ static int layout(void)
 	lay.align = align;
 	/* room for the alignment, and for the free-list link below the TLS */
 	lay.len = (size + align - 1 + sizeof(void *) + page - 1) & ~(page - 1);
+	lay.per_slab = SLAB_BYTES / lay.len;
+	lay.per_slab = lay.per_slab < 1 ? 1 : lay.per_slab > SLAB_AREAS ? SLAB_AREAS : lay.per_slab;
 	lay.state = 1;
 	return 1;
 }
 
 /* An area below 4 GiB if there is room, else anywhere; NULL if none. Areas come
- * SLAB_AREAS at a time and are kept until the run ends (sched_tls_cache_drop). */
+ * per_slab at a time and are kept until the run ends (sched_tls_cache_drop). */
 static char *area_alloc(void)
 {
 	if (!lay.free_areas) {
-		size_t len = lay.page + SLAB_AREAS * lay.len;
+		size_t len = lay.page + lay.per_slab * lay.len;
 		int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 		char *slab = sched_g.no_ldt ? MAP_FAILED
 					    : mmap(NULL, len, PROT_READ | PROT_WRITE, flags | MAP_32BIT, -1, 0);
@@ -125,7 +131,7 @@ static char *area_alloc(void)
 			return NULL;
 		*(void **)slab = lay.slabs;
 		lay.slabs = slab;
-		for (int i = SLAB_AREAS - 1; i >= 0; i--) { /* the lowest first */
+		for (size_t i = lay.per_slab; i-- > 0;) { /* the lowest first */
 			char *area = slab + lay.page + i * lay.len;
 			*(void **)area = lay.free_areas;
 			lay.free_areas = area;
@@ -148,7 +154,7 @@ void sched_tls_cache_drop(void)
 	while (lay.slabs) {
 		void *slab = lay.slabs;
 		lay.slabs = *(void **)slab;
-		munmap(slab, lay.page + SLAB_AREAS * lay.len);
+		munmap(slab, lay.page + lay.per_slab * lay.len);
 	}
 	lay.free_areas = NULL;
 }
