@@ -351,6 +351,17 @@ static void *reads_peer(void *arg)
 	return (void *)(intptr_t)*tls_peer;
 }
 
+/* glibc's stdio locks see one thread (THREAD_SELF is shared): a lock taken by
+ * another green thread is not in the way (were it, the futex wait would hang). */
+static void *locks_held_stream(void *arg)
+{
+	FILE *f = arg;
+	int free_for_us = ftrylockfile(f) == 0;
+	if (free_for_us)
+		funlockfile(f);
+	return (void *)(intptr_t)free_for_us;
+}
+
 TEST_MAIN(tls_main)
 {
 	main_guard = stack_guard();
@@ -385,6 +396,13 @@ TEST_MAIN(tls_main)
 	}
 	join(t[0]);
 	CHECK_EQ(tls_init, 1000);
+
+	FILE *f = fopen("/dev/null", "w");
+	CHECK(f != NULL);
+	flockfile(f);
+	CHECK_EQ(join(spawn(locks_held_stream, f)), 1);
+	funlockfile(f);
+	fclose(f);
 	return 0;
 }
 
