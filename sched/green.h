@@ -231,8 +231,8 @@ struct sched_thread_info {
 	void *sp;
 	uintptr_t pc;
 	void *stack_lo, *stack_hi; /* usable stack; the guard page is just below lo */
-	/* Its thread pointer (the fs base while it runs): a debugger sets $fs_base to it
-	 * to show that thread's __thread variables. Thread 1's is the process's. */
+	/* Its thread pointer (the fs base while it runs): its TLS and glibc TCB are
+	 * there. Thread 1's is the process's own. */
 	void *tp;
 };
 void sched_thread_info(const struct sched_thread *t, struct sched_thread_info *out);
