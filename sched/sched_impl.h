@@ -177,6 +177,7 @@ void sched_timer_remove(struct sched_thread *t) SCHED_HIDDEN;
 /* sched_tls.c: t's own TLS and TCB (t->tp, t->fs_sel); 0, or EAGAIN (after one
  * line on stderr if glibc's layout is not the one measured). sched_tls_free: the
  * area, its DTV and what hangs off that, its LDT entry. */
+void sched_tls_init(void) SCHED_HIDDEN; /* checks glibc's layout, silently */
 int sched_tls_alloc(struct sched_thread *t) SCHED_HIDDEN;
 void sched_tls_free(struct sched_thread *t) SCHED_HIDDEN;
 void sched_tls_cache_drop(void) SCHED_HIDDEN;

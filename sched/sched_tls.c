@@ -23,7 +23,8 @@
  * - the C library's block: a copy of thread 1's live one (malloc's tcache and arena,
  *   the locale, the ctype tables that glibc sets up when a real thread starts; libc
  *   is never preempted in the middle of them, so sharing them is what one kernel
- *   thread did before), errno then zeroed by sched_thread_main;
+ *   thread did before), but dlerror's result and h_errno start empty, and errno is
+ *   zeroed by sched_thread_main;
  * - every other module's block (the program's, other libraries'): fresh from its
  *   PT_TLS image (.tdata copied, .tbss zeroed), as a new pthread sees it;
  * - a DTV of its own (glibc's malloc: glibc may grow it with realloc) whose entries
@@ -71,6 +72,8 @@ static struct {
 	int nldt_free;
 	void *free_areas; /* LIFO, linked through each area's first word (unused) */
 	void *slabs;      /* the mappings they come from, linked through their first page */
+	const char *why;  /* state -1: why */
+	ptrdiff_t dlerror_off, h_errno_off; /* in libc's block, see libc_block */
 } lay;
 
 /* Areas per mapping: one mmap per 64 threads, fewer if the TLS is big (the room
@@ -80,9 +83,29 @@ static struct {
 
 static int unusable(const char *why)
 {
-	fprintf(stderr, "sched: cannot give threads their own TLS: %s\n", why);
+	lay.why = why;
 	lay.state = -1;
 	return -1;
+}
+
+/* Where the C library's TLS variables a new thread must not share sit in its
+ * block (-1: unknown). */
+static int libc_block(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char *mine = info->dlpi_tls_data;
+	for (int k = 0; mine && k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *tls = &info->dlpi_phdr[k];
+		if (tls->p_type != PT_TLS || (char *)&errno < mine ||
+		    (char *)&errno >= mine + tls->p_memsz)
+			continue;
+		char *dlerr = dlsym(RTLD_DEFAULT, "__libc_dlerror_result");
+		char *herr = dlsym(RTLD_DEFAULT, "__h_errno");
+		if (dlerr >= mine && dlerr + sizeof(void *) <= mine + tls->p_memsz)
+			lay.dlerror_off = dlerr - mine;
+		if (herr >= mine && herr + sizeof(int) <= mine + tls->p_memsz)
+			lay.h_errno_off = herr - mine;
+	}
+	return 0;
 }
 
 /* Check, once, that glibc's static TLS is laid out as this file assumes. */
@@ -90,6 +113,8 @@ static int layout(void)
 {
 	if (lay.state)
 		return lay.state;
+	lay.dlerror_off = lay.h_errno_off = -1;
+	dl_iterate_phdr(libc_block, NULL);
 	void (*info)(size_t *, size_t *) = (void (*)(size_t *, size_t *))dlsym(
 		RTLD_DEFAULT, "_dl_get_tls_static_info");
 	size_t size = 0, align = 0;
@@ -234,17 +259,36 @@ static int fill_block(struct dl_phdr_info *info, size_t size, void *arg)
 	char *block = f->tp - off;
 	if (info->dlpi_tls_modid < f->dtv_len)
 		f->dtv[info->dlpi_tls_modid].pointer.val = block;
-	if ((char *)&errno >= mine && (char *)&errno < mine + tls->p_memsz)
+	if ((char *)&errno >= mine && (char *)&errno < mine + tls->p_memsz) {
 		memcpy(block, (char *)sched_g.host.tp - off, tls->p_memsz); /* the C library */
-	else
+		/* but what a new thread must not share: dlerror's result, which dlerror
+		 * frees (two threads holding it would free it twice), and h_errno */
+		if (lay.dlerror_off >= 0)
+			memset(block + lay.dlerror_off, 0, sizeof(void *));
+		if (lay.h_errno_off >= 0)
+			memset(block + lay.h_errno_off, 0, sizeof(int));
+	} else {
 		memcpy(block, (char *)info->dlpi_addr + tls->p_vaddr, tls->p_filesz);
+	}
 	return 0;
+}
+
+/* At the start of a run, before the program's main: dlsym, which the checks use,
+ * clears a pending dlerror, and the program cannot have one yet. */
+void sched_tls_init(void)
+{
+	layout();
 }
 
 int sched_tls_alloc(struct sched_thread *t)
 {
-	if (layout() < 0)
+	if (layout() < 0) {
+		static bool said;
+		if (!said)
+			fprintf(stderr, "sched: cannot give threads their own TLS: %s\n", lay.why);
+		said = true;
 		return EAGAIN;
+	}
 	char *area = area_alloc();
 	if (!area)
 		return EAGAIN;

@@ -3,11 +3,13 @@
  * values, whatever its creator did to its own (a thread created by a thread too),
  * keeps its own across switches and preemptions, and a pointer to a thread's
  * variable, handed to another thread, reads and writes the owner's. Functions with
- * stack buffers switch threads in their middle, under the stack protector.
+ * stack buffers switch threads in their middle, under the stack protector. The C
+ * library's per-thread state too: errno, and dlerror's pending error.
  * CFLAGS: -fstack-protector-strong
  */
 #include "pt_test.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 
 #define NT 4      /* workers 1..NT; worker 1 also creates worker NT + 1 */
@@ -31,11 +33,11 @@ static int *ti_of[NT + 2];   /* each worker's &ti, &tz and &tpt */
 static int *tz_of[NT + 2];
 static struct point *pt_of[NT + 2];
 
-enum { FRESH, KEPT, ERRNO, PEEK, POKE, GUARD, SPIN, CHILD, NCHECK };
+enum { FRESH, KEPT, ERRNO, PEEK, POKE, GUARD, SPIN, CHILD, DLERROR, NCHECK };
 static const char *what[NCHECK] = {"starts fresh", "keeps its values", "keeps its errno",
 				   "reads a neighbour's through a pointer",
 				   "sees a neighbour's write", "guarded frames", "spins",
-				   "its child starts fresh"};
+				   "its child starts fresh", "has its own dlerror"};
 static int ok[NT + 2][NCHECK];
 
 static int fresh(void)
@@ -104,6 +106,10 @@ static void *worker(void *arg)
 {
 	int id = (int)(long)arg;
 	ok[id][FRESH] = fresh();
+	/* main's failed dlopen is main's; ours, after a switch, is ours */
+	ok[id][DLERROR] = dlerror() == NULL;
+	if (id == 2)
+		dlopen("/nonexistent/tls-test.so", RTLD_NOW);
 	make_mine(id);
 	ti_of[id] = &ti;
 	tz_of[id] = &tz;
@@ -125,6 +131,7 @@ static void *worker(void *arg)
 	*tz_of[n] = n + 1000;
 	ok[id][GUARD] = guarded(id);
 	ok[id][POKE] = tz == id + 1000;
+	ok[id][DLERROR] &= (dlerror() != NULL) == (id == 2) && dlerror() == NULL;
 
 	if (id == 1) {
 		pthread_t c;
@@ -149,6 +156,7 @@ int main(void)
 	int main_fresh = fresh();
 	make_mine(0);
 	errno = EDOM;
+	dlopen("/nonexistent/tls-main.so", RTLD_NOW); /* an error pending for main */
 	pthread_barrier_init(&bar, NULL, NT);
 	pthread_t t[NT + 1];
 	for (long i = 1; i <= NT; i++)
@@ -159,6 +167,7 @@ int main(void)
 	CHECK("main starts fresh", main_fresh);
 	CHECK("main keeps its values", still_mine(0, 0));
 	CHECK("main keeps its errno", errno == EDOM);
+	CHECK("main keeps its dlerror", dlerror() != NULL);
 	for (int id = 1; id <= NT; id++)
 		for (int k = 0; k < NCHECK; k++)
 			printf("thread %d %s: %s\n", id, what[k], ok[id][k] ? "yes" : "NO");
