@@ -43,7 +43,7 @@ all: $(TOOLS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h sched/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched -I$(BUILD)/gen -c $< -o $@
 
 $(BUILD)/obj/libreplay/tools/%.o: libreplay/tools/%.c $(wildcard libreplay/tools/*.h) libreplay/log.h libreplay/replay.h
 	@mkdir -p $(dir $@)
@@ -56,6 +56,13 @@ $(BIN)/replay-dump: $(DUMP_OBJ)
 $(BUILD)/obj/%.o: %.S sicpp/rewrite.h
 	@mkdir -p $(dir $@)
 	$(CC) -g -c $< -o $@
+
+# sizeof(glibc's struct pthread), measured by running a probe (sched/sched_tls.c).
+$(BUILD)/gen/sched_tcb.h: sched/probe/tcb_size.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -pthread $< -o $(BUILD)/gen/tcb_size
+	$(BUILD)/gen/tcb_size > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/sched/sched_tls.o: $(BUILD)/gen/sched_tcb.h
 
 $(BIN)/sicpp: $(BUILD)/obj/sicpp/sicpp.o $(SICPP_LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -369,6 +369,22 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 
 /* ---- scheduler hooks: time ------------------------------------------------------------ */
 
+/* The running thread's counter was armed, when it was switched in, for the record
+ * that came next then. A record consumed since (an input, a deadline) may leave its
+ * preemption next, and it may go on without a switch that would arm it again: arm
+ * it now. Its counter is in the signal frame during a preemption (sched_preempt
+ * asks about deadlines), else published in __sic_home (a call from the program). */
+static void rearm_running(void)
+{
+	if (rp_preempt_uc) {
+		uint64_t *counter = (uint64_t *)&rp_preempt_uc->uc_mcontext.gregs[REG_R15];
+		rp_replay_arm(rp_cur, counter);
+		__sic_home = *counter;
+	} else {
+		rp_replay_arm(rp_cur, &__sic_home);
+	}
+}
+
 /* Replaying, past the end of a log cut short: the program runs on unscheduled. */
 static bool run_free(void)
 {
@@ -386,6 +402,7 @@ static uint64_t hook_now(clockid_t clk)
 				next_rec + 1, rp_cur->tid);
 		memcpy(&v, r->data, sizeof v);
 		next_rec++;
+		rearm_running();
 		return v;
 	}
 	v = clock_ns(clk);
@@ -406,6 +423,7 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 				diverge("record %zu: thread %u's deadline expired, here thread %d's is asked",
 					next_rec + 1, r->tid, t->id);
 			next_rec++;
+			rearm_running();
 			return true;
 		}
 		return false;
@@ -441,6 +459,7 @@ bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 			next_rec + 1, rp_cur->tid, kind, r ? "did something else" : "had ended");
 	memcpy(buf, r->data, len);
 	next_rec++;
+	rearm_running();
 	return true;
 }
 

@@ -69,7 +69,8 @@ struct sched_thread {
 	/* private below this line */
 	enum sched_state state;
 	void *sp; /* saved stack pointer while switched out */
-	int saved_errno;
+	void *tp; /* its thread pointer (fs base): its TLS and glibc TCB, sched_tls.c */
+	uint16_t fs_sel; /* an LDT selector whose base is tp, or 0 */
 	int wake_status; /* what the current or last wait returns: 0, ETIMEDOUT, ... */
 
 	void *(*start)(void *);
@@ -248,6 +249,9 @@ struct sched_thread_info {
 	void *sp;
 	uintptr_t pc;
 	void *stack_lo, *stack_hi; /* usable stack; the guard page is just below lo */
+	/* Its thread pointer (the fs base while it runs): its TLS and glibc TCB are
+	 * there. Thread 1's is the process's own. */
+	void *tp;
 };
 void sched_thread_info(const struct sched_thread *t, struct sched_thread_info *out);
 

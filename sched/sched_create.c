@@ -15,15 +15,21 @@ int sched_new_thread(struct sched_thread **out, const struct sched_thread_attr *
 	struct sched_thread *t = calloc(1, sizeof *t);
 	if (!t)
 		return EAGAIN;
+	int err = 0;
 	if (attr->stack_addr) {
 		t->stack_lo = attr->stack_addr;
 		t->stack_hi = (char *)attr->stack_addr + size;
 	} else {
-		int err = sched_stack_alloc(t, size);
-		if (err) {
-			free(t);
-			return err;
-		}
+		err = sched_stack_alloc(t, size);
+	}
+	if (!err && sched_g.next_id == 1)
+		t->tp = sched_g.host.tp; /* thread 1, main: keeps the process's TLS */
+	else if (!err)
+		err = sched_tls_alloc(t);
+	if (err) {
+		sched_stack_free(t);
+		free(t);
+		return err;
 	}
 	t->id = sched_g.next_id++;
 	t->start = start;
@@ -77,7 +83,7 @@ void sched_free_thread(struct sched_thread *t)
  * brought us here (sched_schedule's tail), then run. */
 _Noreturn void sched_thread_main(struct sched_thread *self)
 {
-	errno = 0;
+	errno = 0; /* its own (thread 1's: the host's, saved by sched_run_main) */
 	sched_reap();
 	if (sched_g.hooks.on_thread_start)
 		sched_g.hooks.on_thread_start(self);

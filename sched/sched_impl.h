@@ -6,6 +6,9 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <asm/prctl.h>
 
 #include "green.h"
 
@@ -27,6 +30,8 @@ struct sched_globals {
 	 * the thread it resumes leaves one): sched_preempt must not interrupt it. */
 	volatile sig_atomic_t busy;
 	bool running; /* inside sched_run_main */
+	bool fsgsbase; /* wrfsbase works (AT_HWCAP2 has HWCAP2_FSGSBASE) */
+	bool no_ldt;   /* no LDT entries for TLS: modify_ldt refused (or a test said so) */
 	struct sched_thread *cur;
 	struct sched_thread host; /* the context that called sched_run_main: id 0 */
 	struct sched_hooks hooks; /* defaults filled in */
@@ -135,6 +140,24 @@ extern const char sched_trampoline_entry[] SCHED_HIDDEN;
 /* The PC a switched-out thread resumes at. */
 extern const char sched_switch_resume[] SCHED_HIDDEN;
 
+/* Load next's thread pointer: every TLS access from here on is
+ * next's (no compiler may move memory accesses across: they may be TLS accesses).
+ * A thread with an LDT entry (fs_sel) gets it by loading the selector, which sets the
+ * fs base from the entry and costs next to nothing; writing the fs base (wrfsbase)
+ * costs ~13 ns here, arch_prctl a system call. wrfsbase leaves prev's selector
+ * loaded: harmless, the kernel saves and restores a task's base after its selector.
+ * (Loading selector 0 first would open a window where Intel CPUs have base 0 and a
+ * signal handler's first TLS access faults.) */
+static inline void sched_load_tp(const struct sched_thread *next)
+{
+	if (next->fs_sel)
+		__asm__ volatile("mov %0, %%fs" : : "r"((uint32_t)next->fs_sel) : "memory");
+	else if (__builtin_expect(sched_g.fsgsbase, 1))
+		__asm__ volatile("wrfsbase %0" : : "r"(next->tp) : "memory");
+	else
+		syscall(SYS_arch_prctl, ARCH_SET_FS, next->tp); /* selector 0 too */
+}
+
 /* ---- internal functions (all called busy) ------------------------------------- */
 /* sched_schedule.c */
 void sched_expire_timers(void) SCHED_HIDDEN;
@@ -152,6 +175,13 @@ int sched_deadline(const struct timespec *ts, clockid_t clk, int *slot,
 clockid_t sched_slot_clock(int slot) SCHED_HIDDEN;
 void sched_timer_insert(struct sched_thread *t, int slot, uint64_t ns) SCHED_HIDDEN;
 void sched_timer_remove(struct sched_thread *t) SCHED_HIDDEN;
+/* sched_tls.c: t's own TLS and TCB (t->tp, t->fs_sel); 0, or EAGAIN (after one
+ * line on stderr if glibc's layout is not the one measured). sched_tls_free: the
+ * area, its DTV and what hangs off that, its LDT entry. */
+void sched_tls_init(void) SCHED_HIDDEN; /* checks glibc's layout, silently */
+int sched_tls_alloc(struct sched_thread *t) SCHED_HIDDEN;
+void sched_tls_free(struct sched_thread *t) SCHED_HIDDEN;
+void sched_tls_cache_drop(void) SCHED_HIDDEN;
 /* sched_stack.c */
 int sched_stack_alloc(struct sched_thread *t, size_t size) SCHED_HIDDEN;
 void sched_stack_free(struct sched_thread *t) SCHED_HIDDEN;

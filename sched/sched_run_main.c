@@ -2,6 +2,11 @@
 #include "sched_impl.h"
 
 #include <stdlib.h>
+#include <sys/auxv.h>
+
+#ifndef HWCAP2_FSGSBASE
+#define HWCAP2_FSGSBASE (1 << 1)
+#endif
 
 static void *main_start(void *unused)
 {
@@ -52,6 +57,7 @@ static void teardown(void)
 	sched_g.live = 0;
 	sched_g.next_id = 1;
 	sched_stack_cache_drop();
+	sched_tls_cache_drop();
 }
 
 int sched_run_main(int (*main_fn)(int, char **, char **), int argc, char **argv,
@@ -64,6 +70,10 @@ int sched_run_main(int (*main_fn)(int, char **, char **), int argc, char **argv,
 		return SCHED_RUN_ABORTED;
 	}
 	sched_enter();
+	int host_errno = errno; /* thread 1 uses the host's TLS, errno included */
+	sched_g.host.tp = __builtin_thread_pointer();
+	sched_g.fsgsbase = getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE;
+	sched_tls_init();
 	sched_g.running = true;
 	sched_g.main_fn = main_fn;
 	sched_g.argc = argc;
@@ -83,5 +93,6 @@ int sched_run_main(int (*main_fn)(int, char **, char **), int argc, char **argv,
 	teardown();
 	sched_g.running = false;
 	sched_leave();
+	errno = host_errno;
 	return sched_g.status;
 }

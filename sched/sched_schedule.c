@@ -56,12 +56,15 @@ void sched_switch_to(struct sched_thread *next)
 	struct sched_thread *prev = sched_g.cur;
 	if (sched_g.hooks.on_switch)
 		sched_g.hooks.on_switch(prev, next);
-	prev->saved_errno = errno;
 	sched_g.cur = next;
 	next->state = SCHED_RUNNING;
+	/* Its TLS (errno too) from here on; only thread 1 and the host share one. The
+	 * kernel neither saves nor restores the fs base for a signal frame, so a thread
+	 * switched out inside a handler gets its own back here too. */
+	if (next->tp != prev->tp)
+		sched_load_tp(next);
 	sched_switch(&prev->sp, next->sp);
-	/* prev runs again: whoever switched here made it current */
-	errno = prev->saved_errno;
+	/* prev runs again: whoever switched here made it current and loaded its tp */
 }
 
 /* Free the detached threads that exited. Not on sched_preempt's path (free). */

@@ -45,6 +45,7 @@ int sched_stack_alloc(struct sched_thread *t, size_t size)
 
 void sched_stack_free(struct sched_thread *t)
 {
+	sched_tls_free(t); /* a thread's TLS goes wherever its stack goes */
 	if (!t->map_base)
 		return;
 	if (t->map_len == cached_len() &&

@@ -22,5 +22,6 @@ void sched_thread_info(const struct sched_thread *t, struct sched_thread_info *o
 		.pc = suspended ? (uintptr_t)sched_switch_resume : 0,
 		.stack_lo = t->stack_lo,
 		.stack_hi = t->stack_hi,
+		.tp = t->tp,
 	};
 }

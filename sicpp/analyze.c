@@ -222,6 +222,17 @@ const char *branch_target(const struct stmt *s, char *buf, size_t len)
 	return buf;
 }
 
+/* A call that is part of a TLS access sequence (general or local dynamic:
+ * `leaq x@tlsgd(%rip), %rdi ... call __tls_get_addr@PLT`; descriptors:
+ * `call *x@TLSCALL(%rax)`). The linker rewrites these byte patterns, so nothing may
+ * be inserted; nor needs to be: the callee is ld.so's, keeps %r15 (callee-saved) and
+ * returns to the next instruction, so it is no counting point. */
+static bool tls_call(const struct stmt *s, const char *target)
+{
+	return (target && !strcmp(target, "__tls_get_addr")) ||
+	       (s->nops == 1 && strstr(s->ops[0], "@TLSCALL"));
+}
+
 static bool is_data_directive(const char *d)
 {
 	static const char *const data[] = {".quad", ".long", ".int", ".word", ".short",
@@ -729,6 +740,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		struct sym *y = t ? sym_find(an, t) : NULL;
 		switch (s->info.cls) {
 		case IC_CALL:
+			if (tls_call(s, t))
+				break;
 			plan_site_count(an, i);
 			if (local_call(y)) {
 				an->n_calls_local++;

@@ -12,6 +12,7 @@
 #
 # A program whose header comment has a line "XFAIL: why" is a known gap: its failure
 # prints "XFAIL name: why" and is not counted; if it passes, it says so (drop the note).
+# A line "CFLAGS: flags" there adds compiler flags to both of its builds.
 # OPT="-O0" changes the optimisation level of both builds (default -O2).
 . "$(dirname "$0")/../lib/common.sh"
 cd "$ROOT/tests/pthread"
@@ -70,11 +71,14 @@ for name in "${names[@]}"; do
 	src=$name.c
 	exe=$WORK/$name
 	xfail=$(sed -n '1,/\*\//s/^.*XFAIL: *\(.*[^/* ]\)[/* ]*$/\1/p' "$src" | head -n 1)
-	if ! gcc $OPT -g -w -pthread -o "$exe.plain" "$src" >"$WORK/build.log" 2>&1; then
+	cflags=$(sed -n '1,/\*\//s/^.*CFLAGS: *\(.*[^/* ]\)[/* ]*$/\1/p' "$src" | head -n 1)
+	# shellcheck disable=SC2086 # OPT and cflags are lists of words
+	if ! gcc $OPT $cflags -g -w -pthread -o "$exe.plain" "$src" >"$WORK/build.log" 2>&1; then
 		fail "$name: gcc build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"
 		continue
 	fi
-	if ! "$SICC" $OPT -g -w -o "$exe" "$src" >"$WORK/build.log" 2>&1; then
+	# shellcheck disable=SC2086
+	if ! "$SICC" $OPT $cflags -g -w -o "$exe" "$src" >"$WORK/build.log" 2>&1; then
 		fail "$name: sicc build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"
 		continue
 	fi

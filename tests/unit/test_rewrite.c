@@ -565,6 +565,43 @@ static void foreign_call_publishes_the_count(void **state)
 	free(out);
 }
 
+/* The linker rewrites TLS access sequences by their exact bytes: nothing may come
+ * between their instructions. */
+static const char tls_fn[] =
+	"\t.text\n"
+	"\t.globl\tf\n"
+	"\t.type\tf, @function\n"
+	"f:\n"
+	"\t.cfi_startproc\n"
+	"\tsubq\t$8, %rsp\n"
+	"\t.cfi_def_cfa_offset 16\n"
+	"\tdata16\tleaq\tv@tlsgd(%rip), %rdi\n"
+	"\t.value\t0x6666\n"
+	"\trex64\n"
+	"\tcall\t__tls_get_addr@PLT\n"
+	"\tmovl\t(%rax), %edx\n"
+	"\tleaq\tw@TLSDESC(%rip), %rax\n"
+	"\tcall\t*w@TLSCALL(%rax)\n"
+	"\taddq\t$8, %rsp\n"
+	"\t.cfi_def_cfa_offset 8\n"
+	"\tret\n"
+	"\t.cfi_endproc\n"
+	"\t.size\tf, .-f\n";
+
+static void tls_sequences_untouched(void **state)
+{
+	char *out = rewrite_checked(tls_fn);
+	struct lines l = split_lines(out);
+	int call = find(&l, 0, "call __tls_get_addr@PLT");
+	assert_string_equal(l.v[call - 1], "rex64");
+	assert_string_equal(l.v[call + 1], "movl (%rax), %edx");
+	int desc = find(&l, 0, "call *w@TLSCALL(%rax)");
+	assert_string_equal(l.v[desc - 1], "leaq w@TLSDESC(%rip), %rax");
+	assert_string_equal(l.v[desc + 1], "addq $8, %rsp");
+	free_lines(&l);
+	free(out);
+}
+
 static void global_return_publishes_the_count(void **state)
 {
 	char *out = rewrite_checked(global_fn);
@@ -848,6 +885,7 @@ int main(void)
 		cmocka_unit_test(safe_count_sequence),
 		cmocka_unit_test(foreign_entry_check),
 		cmocka_unit_test(foreign_call_publishes_the_count),
+		cmocka_unit_test(tls_sequences_untouched),
 		cmocka_unit_test(global_return_publishes_the_count),
 		cmocka_unit_test(rep_string_op_marked),
 		cmocka_unit_test(note_and_tables),

@@ -1,5 +1,6 @@
 /* test_sched_threads.c: green threads: life cycle, order, errno, stacks, hooks. */
 #include "sched_test.h"
+#include "sched_impl.h" /* sched_g.fsgsbase */
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -298,6 +299,122 @@ static void errno_per_thread(void **state)
 	errno = ENOENT;
 	assert_int_equal(run(errno_main, NULL), 0);
 	assert_int_equal(errno, ENOENT); /* the host's own */
+}
+
+/* ---- __thread variables and glibc's TCB belong to each thread -------------------- */
+static __thread int tls_init = 17;
+static __thread long tls_zero[8];
+static __thread int *tls_peer; /* a pointer to another thread's tls_init */
+
+/* The thread pointer glibc's code sees: fs:0 (the TCB's self pointer). */
+static void *tcb_self(void)
+{
+	void *p;
+	__asm__ volatile("movq %%fs:0, %0" : "=r"(p));
+	return p;
+}
+
+static uintptr_t stack_guard(void)
+{
+	uintptr_t g;
+	__asm__ volatile("movq %%fs:0x28, %0" : "=r"(g));
+	return g;
+}
+
+static uintptr_t main_guard;
+static int tls_mode; /* 0: LDT selectors, 1: wrfsbase, 2: arch_prctl */
+
+static void *owns_tls(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	int zero = 1;
+	for (int i = 0; i < 8; i++)
+		zero &= tls_zero[i] == 0;
+	CHECK_EQ(tls_init, 17); /* fresh from the image, whatever the others did */
+	CHECK(zero);
+	CHECK(tcb_self() == __builtin_thread_pointer());
+	CHECK_EQ(stack_guard(), main_guard);
+	tls_init = id;
+	tls_zero[id] = id;
+	for (int i = 0; i < 3; i++) {
+		sched_thread_yield();
+		CHECK_EQ(tls_init, id);
+		CHECK_EQ(tls_zero[id], id);
+	}
+	return &tls_init; /* its own, read by main after it exited */
+}
+
+static void *reads_peer(void *arg)
+{
+	tls_peer = arg;
+	sched_thread_yield();
+	return (void *)(intptr_t)*tls_peer;
+}
+
+/* glibc's stdio locks see one thread (THREAD_SELF is shared): a lock taken by
+ * another green thread is not in the way (were it, the futex wait would hang). */
+static void *locks_held_stream(void *arg)
+{
+	FILE *f = arg;
+	int free_for_us = ftrylockfile(f) == 0;
+	if (free_for_us)
+		funlockfile(f);
+	return (void *)(intptr_t)free_for_us;
+}
+
+TEST_MAIN(tls_main)
+{
+	main_guard = stack_guard();
+	sched_g.no_ldt = tls_mode > 0;   /* as when the kernel refuses modify_ldt */
+	sched_g.fsgsbase &= tls_mode < 2; /* as on a CPU without FSGSBASE */
+	tls_init = 1000;
+	struct sched_thread *t[4];
+	for (int i = 1; i < 4; i++)
+		t[i] = spawn(owns_tls, (void *)(intptr_t)i);
+	sched_thread_yield();
+	CHECK_EQ(tls_init, 1000);
+	struct sched_thread *r = spawn(reads_peer, &tls_init);
+	CHECK_EQ(join(r), 1000); /* through the pointer: main's, not its own 17 */
+	for (int i = 1; i < 4; i++) {
+		void *ret = NULL;
+		CHECK_EQ(sched_join(t[i], &ret), 0);
+		CHECK(ret != &tls_init);
+	}
+	/* a caller's stack is left whole; the area is below 4 GiB with an LDT entry */
+	static char given[65536] __attribute__((aligned(64)));
+	struct sched_thread_attr attr = {.stack_size = sizeof given, .stack_addr = given};
+	struct sched_thread_info info;
+	CHECK_EQ(sched_create(&t[0], &attr, owns_tls, (void *)(intptr_t)4), 0);
+	sched_thread_info(t[0], &info);
+	CHECK(info.stack_lo == (void *)given && info.stack_hi == (void *)(given + sizeof given));
+	CHECK(info.tp == t[0]->tp);
+	if (tls_mode) {
+		CHECK_EQ(t[0]->fs_sel, 0);
+	} else {
+		CHECK((uintptr_t)t[0]->tp < UINT32_MAX);
+		CHECK(t[0]->fs_sel != 0);
+	}
+	join(t[0]);
+	CHECK_EQ(tls_init, 1000);
+
+	FILE *f = fopen("/dev/null", "w");
+	CHECK(f != NULL);
+	flockfile(f);
+	CHECK_EQ(join(spawn(locks_held_stream, f)), 1);
+	funlockfile(f);
+	fclose(f);
+	return 0;
+}
+
+static void tls_per_thread(void **state)
+{
+	tls_init = 5;
+	assert_int_equal(run(tls_main, NULL), 0);
+	assert_int_equal(tls_init, 1000); /* the host and thread 1 share the process's TLS */
+	for (tls_mode = 1; tls_mode <= 2; tls_mode++)
+		assert_int_equal(run(tls_main, NULL), 0);
+	tls_mode = 0;
+	sched_g.no_ldt = false;
 }
 
 /* ---- MXCSR and the x87 control word belong to each thread too --------------------- */
@@ -778,6 +895,7 @@ int main(void)
 		cmocka_unit_test(yield_interleaving_is_exact),
 		cmocka_unit_test(same_calls_same_switches),
 		cmocka_unit_test(errno_per_thread),
+		cmocka_unit_test(tls_per_thread),
 		cmocka_unit_test(fpu_control_per_thread),
 		cmocka_unit_test(guard_page_below_each_stack),
 		cmocka_unit_test(thread_hooks_in_order),
