@@ -78,6 +78,7 @@ check: all unit
 bench: all
 	bench/run.sh
 	bench/replay.sh
+	bench/apps.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)
