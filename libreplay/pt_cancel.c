@@ -1,6 +1,7 @@
 /* pt_cancel.c: deferred cancellation. pthread_cancel marks the thread; it acts on
  * the request at the next cancellation point it reaches (pthread_testcancel,
- * pthread_join, pthread_cond_*wait, sem_*wait, the sleep family), or, if it is
+ * pthread_join, pthread_cond_*wait, sem_*wait, the sleep family, sigwait and its
+ * kin, sigsuspend, pause), or, if it is
  * blocked in one, when pthread_cancel wakes it there (sched_interrupt); from a condvar
  * wait it takes the mutex back and exits with it held.
  * PTHREAD_CANCEL_ASYNCHRONOUS is accepted and acted on like deferred, except that a

@@ -119,10 +119,14 @@ static int kernel_raise(int sig)
 static int send(pthread_t thread, int sig, int code, union sigval value)
 {
 	struct pt_thread *pt;
+	struct sched_thread *t = pt_sched(thread);
+	/* The caller always has a record (pt_self makes one for a thread the layer
+	 * did not create). */
+	if (t == sched_current() && sig > 0 && sig < _NSIG)
+		pt_self();
 	int err = target(thread, sig, &pt);
 	if (err || sig == 0)
 		return err;
-	struct sched_thread *t = pt_sched(thread);
 	/* The runtime itself (outside the run), or a signal only the kernel can act on
 	 * for the caller: straight to it, as glibc does. */
 	if (sched_thread_id(sched_current()) == 0 || (t == sched_current() && !handled(sig)))
