@@ -337,6 +337,19 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 
 /* ---- scheduler hooks: time ------------------------------------------------------------ */
 
+/* Replay: the running thread consumed a record (an input, a clock read, a deadline
+ * answer) in a call it made. Its counter was loaded when it was switched in, for the
+ * record that was next then; if its own PREEMPT comes next now, the counter must be
+ * loaded for it, or the thread runs past it. The count is published in __sic_home
+ * during the call, and the instrumented caller reloads %r15 from there. Not from a
+ * signal handler (rp_preempt_uc set): the counter is then in the signal frame, and the
+ * switch that follows loads it. */
+static void rearm_caller(void)
+{
+	if (rp_replaying && !rp_preempt_uc && rp_cur->tid != 0)
+		rp_replay_arm(rp_cur, &__sic_home);
+}
+
 /* Replaying, past the end of a log cut short: the program runs on unscheduled. */
 static bool run_free(void)
 {
@@ -354,6 +367,7 @@ static uint64_t hook_now(clockid_t clk)
 				next_rec + 1, rp_cur->tid);
 		memcpy(&v, r->data, sizeof v);
 		next_rec++;
+		rearm_caller();
 		return v;
 	}
 	v = clock_ns(clk);
@@ -374,6 +388,7 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 				diverge("record %zu: thread %u's deadline expired, here thread %d's is asked",
 					next_rec + 1, r->tid, t->id);
 			next_rec++;
+			rearm_caller();
 			return true;
 		}
 		return false;
@@ -409,6 +424,7 @@ bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 			next_rec + 1, rp_cur->tid, kind, r ? "did something else" : "had ended");
 	memcpy(buf, r->data, len);
 	next_rec++;
+	rearm_caller();
 	return true;
 }
 
