@@ -47,6 +47,8 @@ record_replay thousand_threads 4 1
 record_replay crash "$RUNS" 1
 record_replay forks 6 1
 record_replay clocks "$RUNS" 2
+# Time slices that end in the C library preempt at the thread's next counting point.
+record_replay foreign_time "$RUNS" 2
 # Short slices land everywhere, also between publishing a count and a call (a
 # replay once lost track there): a lock-heavy program, many times.
 "$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"
