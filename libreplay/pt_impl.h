@@ -168,11 +168,13 @@ static inline bool pt_cancel_due(const struct pt_thread *self)
 	return self->cancel_pending && !self->cancel_disabled && !self->exiting;
 }
 
-/* At the start of a cancellation point. */
+/* At the start of a cancellation point. Also a signal delivery point: a signal that
+ * arrived while the thread ran would have been handled before it blocks. */
 static inline void pt_testcancel(struct pt_thread *self)
 {
 	if (pt_cancel_due(self))
 		pt_act_cancel(self);
+	pt_signals_check(self);
 }
 
 /* Entering and leaving a blocking cancellation point. `interrupted`: the wait ended

@@ -9,8 +9,9 @@
  * - if the target is blocked in a sleep, sem_wait or a condition variable wait, that
  *   wait ends (EINTR; a spurious wakeup for the condvar) and the handler runs first;
  *   sigwait-style calls and pause take or run it;
- * - otherwise at the target's next delivery point: the end of a blocking call of the
- *   layer, sched_yield, pthread_testcancel, pthread_mutex_lock.
+ * - otherwise at the target's next delivery point: the start and the end of a
+ *   cancellation point, the end of any other blocking call of the layer,
+ *   sched_yield, pthread_testcancel, pthread_mutex_lock.
  *
  * A thread computing without calling the layer does not see it until it calls. */
 #include "pt_impl.h"
