@@ -11,9 +11,10 @@
  *   sigwait-style calls and pause take or run it;
  * - otherwise at the target's next delivery point: the start and the end of a
  *   cancellation point, the end of any other blocking call of the layer,
- *   sched_yield, pthread_testcancel, pthread_mutex_lock.
- *
- * A thread computing without calling the layer does not see it until it calls. */
+ *   sched_yield, pthread_testcancel, pthread_mutex_lock, or when it resumes from a
+ *   preemption (a thread that computes without calling anything: the handler runs
+ *   where the time slice interrupted it, as a kernel's signal would; the replay
+ *   resumes it at the same count and runs it there again). */
 #include "pt_impl.h"
 
 #include <stdlib.h>
@@ -181,4 +182,20 @@ void pt_signals_drop(struct pt_thread *pt)
 		free(q);
 	}
 	pt->sigpending = 0;
+}
+
+void pt_signals_resumed(uint64_t *counter)
+{
+	if (!pt_signals_queued || sched_thread_id(sched_current()) == 0)
+		return;
+	struct pt_thread *self = pt_find(sched_current());
+	if (!self || !(self->sigpending & ~self->sigmask))
+		return;
+	/* The handlers are entered from here as from foreign code: they take the count
+	 * from __sic_home and leave it there when they return. The interrupted code
+	 * may have published its count already (before a call): home stays equal to
+	 * the counter. */
+	__sic_home = *counter;
+	pt_signals_deliver(self);
+	*counter = __sic_home;
 }

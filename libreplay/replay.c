@@ -216,6 +216,19 @@ static void preempt_from_signal(ucontext_t *uc, int sig)
 	unblock(sig);
 	sched_preempt();
 	rp_preempt_uc = NULL; /* consumed by on_switch, or no switch happened */
+	pt_signals_resumed((uint64_t *)&uc->uc_mcontext.gregs[REG_R15]);
+	/* Where it resumes (also when no switch happened, which on_switch does not see):
+	 * a tick there before it moves is no progress, not a second PREEMPT. */
+	struct rp_thread *t = rp_cur;
+	t->resumed_from_signal = true;
+	t->resume_count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	t->resume_pc = pc_of(uc);
+	/* The next preemption may be at this very PC (at a later count, after signal
+	 * handlers, or in a log with a repeated position). The replay's trap that
+	 * stopped the thread here set RF in the frame, which would let the breakpoint
+	 * armed here pass once: clear it. */
+	if (bp_armed_pc && bp_armed_pc == pc_of(uc))
+		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)0x10000;
 }
 
 static uint64_t next_quantum_ns(void)
@@ -380,6 +393,8 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
 	t->resumed_from_signal = true;
 	t->resume_count = count;
 	t->resume_pc = pc;
+	pt_signals_resumed(&fresh);
+	t->resume_count = t->offset - fresh; /* past a handler, if one ran */
 	return fresh;
 }
 

@@ -47,6 +47,10 @@ void rp_threads_init(struct sched_hooks *h);
 size_t rp_thread_finals(struct rp_log_final *out, size_t max, const ucontext_t *uc);
 /* Set before sched_preempt from a signal handler: the interrupted context. */
 extern ucontext_t *rp_preempt_uc;
+/* The pthread layer (pt_sigdeliver.c): the running thread resumes from a preemption
+ * with its counter at *counter: run the handlers of the signals other threads sent it
+ * meanwhile (they count from *counter on), and leave the counter after them there. */
+void pt_signals_resumed(uint64_t *counter);
 
 /* sic_rt.S */
 extern uint64_t __sic_home;
