@@ -111,7 +111,8 @@ static bool handled(int sig)
 static int kernel_raise(int sig)
 {
 	int saved = errno;
-	int err = syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig) ? errno : 0;
+	int err = syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), sig)
+			  ? errno : 0;
 	errno = saved;
 	return err;
 }
@@ -181,13 +182,17 @@ static struct sched_thread *process_target(int sig)
  * choose one (deterministically here). Anything else goes to the kernel. */
 int kill(pid_t pid, int sig)
 {
-	if (pid != getpid() || sig <= 0 || sig >= _NSIG || sched_thread_id(sched_current()) == 0 ||
+	/* getpid() is what the program sees (a replay may give it the recorded pid);
+	 * the kernel wants the real one. */
+	bool self = pid == getpid();
+	pid_t real = self ? (pid_t)syscall(SYS_getpid) : pid;
+	if (!self || sig <= 0 || sig >= _NSIG || sched_thread_id(sched_current()) == 0 ||
 	    pt_in_scheduler())
-		return (int)syscall(SYS_kill, pid, sig);
+		return (int)syscall(SYS_kill, real, sig);
 	struct sched_thread *t = process_target(sig);
 	struct pt_thread *pt = pt_find(t);
 	if (!handled(sig) && !(pt->waiting == PT_WAIT_SIGNAL && (pt->sigwaiting & pt_sigbit(sig))))
-		return (int)syscall(SYS_kill, pid, sig); /* its default action, or ignored */
+		return (int)syscall(SYS_kill, real, sig); /* its default action, or ignored */
 	int err = pt_signal_send(t, pt, sig, SI_USER, (union sigval){0});
 	if (err) {
 		errno = err;
