@@ -12,7 +12,7 @@ CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Wno-unused-parameter
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
 DEB_PKGS   := gcc make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
-              libcsmith-dev pkg-config python3 procps
+              libcsmith-dev pkg-config python3 procps zlib1g-dev
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -110,6 +110,7 @@ check: all unit
 bench: all
 	bench/run.sh
 	bench/replay.sh
+	bench/apps.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)

@@ -11,16 +11,20 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 struct rb_clock {
 	double wall, cpu;
 };
 
+/* By system call: a program built with sicc records its clock_gettime, and its replay
+ * reads the recorded values, which would time the recording again. */
 static inline double rb_read(clockid_t clk)
 {
 	struct timespec ts;
-	clock_gettime(clk, &ts);
+	syscall(SYS_clock_gettime, clk, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 

@@ -1,7 +1,8 @@
 /* pt_cancel.c: deferred cancellation. pthread_cancel marks the thread; it acts on
  * the request at the next cancellation point it reaches (pthread_testcancel,
- * pthread_join, pthread_cond_*wait, sem_*wait, the sleep family, the blocking
- * system calls of pt_io.c, pt_socket.c, pt_poll.c and pt_epoll.c), or, if it is
+ * pthread_join, pthread_cond_*wait, sem_*wait, the sleep family, sigwait and its
+ * kin, sigsuspend, pause, the blocking system calls of pt_io.c, pt_socket.c,
+ * pt_poll.c and pt_epoll.c), or, if it is
  * blocked in one, when pthread_cancel wakes it there (sched_interrupt); from a condvar
  * wait it takes the mutex back and exits with it held.
  * PTHREAD_CANCEL_ASYNCHRONOUS is accepted and acted on like deferred, except that a
@@ -17,23 +18,25 @@ _Noreturn void pt_act_cancel(struct pt_thread *self)
 	pthread_exit(PTHREAD_CANCELED);
 }
 
-/* t is blocked in a cancellation point with cancellation enabled: end its wait. */
-static void wake(struct sched_thread *t, struct pt_thread *pt)
+bool pt_interrupt(struct sched_thread *t, struct pt_thread *pt, int status)
 {
 	static const enum sched_wait_kind kinds[] = {
+		[PT_WAIT_NONE] = SCHED_WAIT_NONE,
 		[PT_WAIT_COND] = SCHED_WAIT_COND,
 		[PT_WAIT_JOIN] = SCHED_WAIT_JOIN,
 		[PT_WAIT_SEM] = SCHED_WAIT_SEM,
 		[PT_WAIT_SLEEP] = SCHED_WAIT_SLEEP,
 		[PT_WAIT_IO] = SCHED_WAIT_EVENT,
+		[PT_WAIT_SIGNAL] = SCHED_WAIT_QUEUE,
 	};
 	struct sched_thread_info info;
 	sched_thread_info(t, &info);
 	/* Not blocked in the call itself (e.g. taking the mutex back after a condvar
 	 * wait): it will see the request when the call returns. */
-	if (info.state != SCHED_BLOCKED || info.wait_kind != kinds[pt->waiting])
-		return;
-	sched_interrupt(t, PT_EINTERRUPTED);
+	if (pt->waiting == PT_WAIT_NONE || info.state != SCHED_BLOCKED ||
+	    info.wait_kind != kinds[pt->waiting])
+		return false;
+	return sched_interrupt(t, status) == 0;
 }
 
 int pthread_cancel(pthread_t thread)
@@ -52,14 +55,15 @@ int pthread_cancel(pthread_t thread)
 			pt_act_cancel(pt);
 		return 0;
 	}
-	if (pt->waiting != PT_WAIT_NONE)
-		wake(t, pt);
+	pt_interrupt(t, pt, PT_EINTERRUPTED);
 	return 0;
 }
 
 void pthread_testcancel(void)
 {
-	pt_testcancel(pt_self());
+	struct pt_thread *self = pt_self();
+	pt_testcancel(self);
+	pt_signals_check(self);
 }
 
 int pthread_setcancelstate(int state, int *oldstate)

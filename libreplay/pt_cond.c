@@ -47,6 +47,8 @@ static int wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *de
 	/* Unless EPERM (not the owner), the mutex is ours again. */
 	int taken = err == EPERM ? 0 : pt_mutex_taken(m, true);
 	pt_wait_end(self, err == PT_EINTERRUPTED);
+	if (err == PT_ESIGNALED)
+		err = 0; /* the handler ran: a spurious wakeup, as POSIX allows */
 	return taken ? taken : err;
 }
 

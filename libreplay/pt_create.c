@@ -30,6 +30,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
 	pt->arg = arg;
 	pt->detached = sa.detached;
 	pt->user_stack = a->stacktop != NULL;
+	pt->sigmask = a->flags & PT_ATTR_SIGMASK ? a->sigmask : self->sigmask;
 	if (a->inheritsched == PTHREAD_EXPLICIT_SCHED) {
 		pt->policy = a->policy;
 		pt->param = a->param;

@@ -36,10 +36,20 @@ static inline struct sched_thread *pt_sched(pthread_t t)
 /* ---- per-thread state ------------------------------------------------------------- */
 
 /* The cancellation point a thread is blocked in (pthread_cancel wakes it there). */
-enum pt_wait { PT_WAIT_NONE, PT_WAIT_COND, PT_WAIT_JOIN, PT_WAIT_SEM, PT_WAIT_SLEEP, PT_WAIT_IO };
+enum pt_wait { PT_WAIT_NONE, PT_WAIT_COND, PT_WAIT_JOIN, PT_WAIT_SEM, PT_WAIT_SLEEP, PT_WAIT_IO,
+	       PT_WAIT_SIGNAL /* sigwait, sigsuspend, pause: on its sigwaitq */ };
 
 /* What a sched wait returns when pthread_cancel interrupted it (sched_interrupt). */
 #define PT_EINTERRUPTED ECANCELED
+
+/* What a sched wait returns when a signal sent to the thread interrupted it. */
+#define PT_ESIGNALED EINTR
+
+/* A signal sent to a thread and not yet delivered (pt_sigdeliver.c). */
+struct pt_sigq {
+	struct pt_sigq *next;
+	siginfo_t info;
+};
 
 struct pt_specific {
 	unsigned seq; /* the key's sequence number when the value was set */
@@ -78,6 +88,15 @@ struct pt_thread {
 	int policy;
 	struct sched_param param;
 	char name[16]; /* "" until pthread_setname_np */
+
+	/* Signals sent to this thread by the program (pthread_kill, pthread_sigqueue,
+	 * raise), delivered by the layer at deterministic points (pt_sigdeliver.c). Bit
+	 * sig - 1 of a mask stands for signal sig. */
+	uint64_t sigmask;             /* blocked (pthread_sigmask) */
+	uint64_t sigpending;          /* the signals on sigq */
+	struct pt_sigq *sigq;         /* oldest first */
+	uint64_t sigwaiting;          /* in PT_WAIT_SIGNAL: the signals that end the wait */
+	struct sched_waitq sigwaitq;  /* where it blocks in sigwait, sigsuspend, pause */
 };
 
 /* The calling thread's record, created on first use for threads the layer did not
@@ -110,6 +129,38 @@ void pt_mutex_releasing(pthread_mutex_t *m) PT_HIDDEN;
  * release them. */
 void pt_robust_release_all(struct pt_thread *self) PT_HIDDEN;
 
+/* pt_cancel.c: end t's blocking wait in a cancellation point (pt->waiting says which)
+ * with status, if it is blocked there right now; false if it is not. */
+bool pt_interrupt(struct sched_thread *t, struct pt_thread *pt, int status) PT_HIDDEN;
+
+/* ---- signals between threads (pt_sigdeliver.c) ---------------------------------------- */
+
+static inline uint64_t pt_sigbit(int sig)
+{
+	return 1ull << (sig - 1);
+}
+
+/* Queue a signal for pt (thread t) and wake or interrupt t if that is due; if t is the
+ * caller, deliver at once what is unblocked. A standard signal already pending is not
+ * queued twice; real-time ones queue. ENOMEM, EAGAIN (too many queued). */
+int pt_signal_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
+		   union sigval value) PT_HIDDEN;
+/* How many signals are queued in all threads (0: no thread has one pending). */
+extern unsigned pt_signals_queued PT_HIDDEN;
+/* Run the handlers of the pending signals self does not block, lowest number first. */
+void pt_signals_deliver(struct pt_thread *self) PT_HIDDEN;
+/* Take the lowest pending signal in set off self's queue; false if none. */
+bool pt_signal_take(struct pt_thread *self, uint64_t set, siginfo_t *info) PT_HIDDEN;
+/* Forget what is still queued (the thread is gone). */
+void pt_signals_drop(struct pt_thread *pt) PT_HIDDEN;
+
+/* A delivery point: the thread runs its pending unblocked signals' handlers here. */
+static inline void pt_signals_check(struct pt_thread *self)
+{
+	if (self->sigpending & ~self->sigmask)
+		pt_signals_deliver(self);
+}
+
 /* ---- cancellation (pt_cancel.c) ----------------------------------------------------- */
 _Noreturn void pt_act_cancel(struct pt_thread *self) PT_HIDDEN;
 
@@ -118,11 +169,13 @@ static inline bool pt_cancel_due(const struct pt_thread *self)
 	return self->cancel_pending && !self->cancel_disabled && !self->exiting;
 }
 
-/* At the start of a cancellation point. */
+/* At the start of a cancellation point. Also a signal delivery point: a signal that
+ * arrived while the thread ran would have been handled before it blocks. */
 static inline void pt_testcancel(struct pt_thread *self)
 {
 	if (pt_cancel_due(self))
 		pt_act_cancel(self);
+	pt_signals_check(self);
 }
 
 /* Entering and leaving a blocking cancellation point. `interrupted`: the wait ended
@@ -137,6 +190,7 @@ static inline void pt_wait_end(struct pt_thread *self, bool interrupted)
 	self->waiting = PT_WAIT_NONE;
 	if (interrupted && pt_cancel_due(self))
 		pt_act_cancel(self);
+	pt_signals_check(self);
 }
 
 /* ---- time --------------------------------------------------------------------------- */

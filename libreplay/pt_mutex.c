@@ -100,7 +100,10 @@ static int lock(pthread_mutex_t *m, const struct timespec *deadline, clockid_t c
 	if (sm(m)->type & PT_MUTEX_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
 	int err = timed ? sched_mutex_timedlock(sm(m), deadline, clk) : sched_mutex_lock(sm(m));
-	return err ? err : pt_mutex_taken(m, sm(m)->count == 1);
+	err = err ? err : pt_mutex_taken(m, sm(m)->count == 1);
+	if (pt_signals_queued) /* a delivery point; the test keeps the common case cheap */
+		pt_signals_check(pt_self());
+	return err;
 }
 
 int pthread_mutex_lock(pthread_mutex_t *m)

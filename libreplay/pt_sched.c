@@ -7,6 +7,7 @@
 int sched_yield(void)
 {
 	sched_thread_yield();
+	pt_signals_check(pt_self());
 	return 0;
 }
 

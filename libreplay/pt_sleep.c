@@ -25,18 +25,34 @@ static int kernel_sleep(clockid_t clk, int flags, const struct timespec *req,
 	return err;
 }
 
-/* relative: on CLOCK_MONOTONIC; absolute: until a deadline on clk. */
-static void green_sleep(const struct timespec *ts, clockid_t clk, bool absolute)
+/* relative: on CLOCK_MONOTONIC; absolute: until a deadline on clk. 0, or EINTR if a
+ * signal sent to the thread ended the sleep (its handler has run; rem, if given for a
+ * relative sleep, gets the time left). */
+static int green_sleep(const struct timespec *ts, clockid_t clk, bool absolute,
+		       struct timespec *rem)
 {
 	struct pt_thread *self = pt_self();
+	struct timespec t0;
+	if (rem && !absolute)
+		clock_gettime(CLOCK_MONOTONIC, &t0); /* recorded: the replay reads the same */
 	pt_testcancel(self);
 	pt_wait_begin(self, PT_WAIT_SLEEP);
-	if (absolute)
-		sched_sleep_until(ts, clk);
-	else
-		sched_sleep(ts);
+	int st = absolute ? sched_sleep_until(ts, clk) : sched_sleep(ts);
 	/* Nothing was consumed: a request that arrived meanwhile acts now. */
 	pt_wait_end(self, true);
+	if (st != PT_ESIGNALED)
+		return 0;
+	if (rem && !absolute) {
+		struct timespec t1;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		int64_t left = (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec -
+			       ((int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + t1.tv_nsec - t0.tv_nsec);
+		if (left < 0)
+			left = 0;
+		rem->tv_sec = left / 1000000000;
+		rem->tv_nsec = left % 1000000000;
+	}
+	return EINTR;
 }
 
 /* An absolute time on a clock sched keeps no deadlines on (BOOTTIME, TAI): the time
@@ -87,8 +103,7 @@ int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct
 		req = &rel;
 		absolute = false;
 	}
-	green_sleep(req, clk, absolute);
-	return 0;
+	return green_sleep(req, clk, absolute, rem);
 }
 
 int nanosleep(const struct timespec *req, struct timespec *rem)
@@ -103,15 +118,21 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
 		errno = EINVAL;
 		return -1;
 	}
-	green_sleep(req, CLOCK_MONOTONIC, false);
+	if (green_sleep(req, CLOCK_MONOTONIC, false, rem)) {
+		errno = EINTR;
+		return -1;
+	}
 	return 0;
 }
 
+/* Interrupted: the seconds left, rounded as glibc rounds them. */
 unsigned sleep(unsigned seconds)
 {
 	struct timespec ts = {.tv_sec = seconds};
-	nanosleep(&ts, NULL);
-	return 0;
+	int saved = errno;
+	int r = nanosleep(&ts, &ts);
+	errno = saved;
+	return r ? (unsigned)ts.tv_sec + (ts.tv_nsec >= 500000000) : 0;
 }
 
 int usleep(useconds_t usec)

@@ -234,6 +234,19 @@ static void preempt_from_signal(ucontext_t *uc, int sig)
 	unblock(sig);
 	sched_preempt();
 	rp_preempt_uc = NULL; /* consumed by on_switch, or no switch happened */
+	pt_signals_resumed((uint64_t *)&uc->uc_mcontext.gregs[REG_R15]);
+	/* Where it resumes (also when no switch happened, which on_switch does not see):
+	 * a tick there before it moves is no progress, not a second PREEMPT. */
+	struct rp_thread *t = rp_cur;
+	t->resumed_from_signal = true;
+	t->resume_count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	t->resume_pc = pc_of(uc);
+	/* The next preemption may be at this very PC (at a later count, after signal
+	 * handlers, or in a log with a repeated position). The replay's trap that
+	 * stopped the thread here set RF in the frame, which would let the breakpoint
+	 * armed here pass once: clear it. */
+	if (bp_armed_pc && bp_armed_pc == pc_of(uc))
+		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)0x10000;
 }
 
 static uint64_t next_quantum_ns(void)
@@ -313,6 +326,29 @@ static void log_timestamp(uint64_t now)
 	rp_log_input(writer, (uint32_t)rp_cur->tid, RP_INPUT_TIMESTAMP, &now, sizeof now);
 }
 
+/* A tick in foreign code (libc, zlib, ...) cannot preempt there: %r15 is not the
+ * counter and the PC is not reproducible. It makes the thread preempt at its next
+ * counting point instead, or a thread that spends its time in a library would never
+ * be preempted: the count it published before the foreign call (__sic_home, which
+ * the instrumented code reloads when the call returns) becomes 1, the offset moves so
+ * that its count stays the same, and the next counting point overflows
+ * (rp_record_overflow). Only outside the executable, and not in a nested tick: code of
+ * ours may be between reading __sic_home and the offset (on_switch), but it calls no
+ * foreign code there. */
+extern const char __executable_start[], etext[];
+
+static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc)
+{
+	if (t->preempt_soon || (pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext) ||
+	    __sic_home <= 1)
+		return;
+	t->offset -= __sic_home - 1;
+	__sic_home = 1;
+	t->preempt_soon = true;
+}
+
+static int tick_depth; /* on_tick's nesting (SA_NODEFER) */
+
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -322,10 +358,14 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	uintptr_t pc = pc_of(uc);
 	struct rp_thread *t = rp_cur;
 	if (!writer || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
+		if (writer && t->tid != 0 && !tick_depth && !rp_sic_pc_instrumented(pc) &&
+		    sched_preempt_useful())
+			preempt_at_next_count(t, pc);
 		deferred_ticks++;
 		errno = saved;
 		return;
 	}
+	tick_depth++;
 	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
 	if (t->resumed_from_signal && count == t->resume_count && pc == t->resume_pc) {
 		deferred_ticks++; /* no progress since it resumed: same (count, pc) twice */
@@ -339,7 +379,55 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 		log_timestamp(now);
 	rp_log_maybe_flush(writer, now);
 	preempt_from_signal(uc, sig);
+	tick_depth--;
 	errno = saved;
+}
+
+/* Where a counting point's stub returns to: after `call __sic_overflow` comes
+ * `leaq 128(%rsp), %rsp` and a jump back (sicpp/rewrite.c). 0 for another form (the
+ * flag-preserving one swaps rcx back first: its resumption is not preemptible). */
+static uintptr_t stub_resume_pc(uintptr_t ret)
+{
+	static const unsigned char leaq[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
+	const unsigned char *p = (const unsigned char *)ret;
+	if (memcmp(p, leaq, sizeof leaq) != 0)
+		return 0;
+	p += sizeof leaq;
+	if (p[0] == 0xe9) {
+		int32_t rel;
+		memcpy(&rel, p + 1, sizeof rel);
+		return (uintptr_t)(p + 5) + (intptr_t)rel;
+	}
+	if (p[0] == 0xeb)
+		return (uintptr_t)(p + 2) + (intptr_t)(int8_t)p[1];
+	return 0;
+}
+
+uint64_t rp_record_overflow(uintptr_t stub_ret)
+{
+	struct rp_thread *t = rp_cur;
+	t->preempt_soon = false;
+	uint64_t count = t->offset; /* the counter is 0 */
+	uint64_t fresh = rp_sic_start_value();
+	t->offset = count + fresh;
+	uintptr_t pc = stub_resume_pc(stub_ret);
+	if (!writer || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful())
+		return fresh;
+	taken_ticks++;
+	rp_log_preempt(writer, (uint32_t)t->tid, count, pc - exe_base);
+	rp_log_maybe_flush(writer, mono_ns());
+	/* Switched out from here, not from a signal: home holds its counter meanwhile. */
+	__sic_home = fresh;
+	tick_depth++;
+	sched_preempt();
+	tick_depth--;
+	/* It resumes before pc: a tick there before it moves must not preempt again. */
+	t->resumed_from_signal = true;
+	t->resume_count = count;
+	t->resume_pc = pc;
+	pt_signals_resumed(&fresh);
+	t->resume_count = t->offset - fresh; /* past a handler, if one ran */
+	return fresh;
 }
 
 /* The replay breakpoint. */
@@ -376,6 +464,8 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
  * asks about deadlines), else published in __sic_home (a call from the program). */
 static void rearm_running(void)
 {
+	if (rp_cur->tid == 0)
+		return; /* the host: no counter */
 	if (rp_preempt_uc) {
 		uint64_t *counter = (uint64_t *)&rp_preempt_uc->uc_mcontext.gregs[REG_R15];
 		rp_replay_arm(rp_cur, counter);

@@ -28,6 +28,8 @@ struct rp_thread {
 	uint64_t *side_base, *side_top, *side_end; /* the foreign-entry side stack */
 	ucontext_t *uc;
 	bool resumed_from_signal; /* and where: a second tick there is no progress */
+	bool preempt_soon;        /* a tick landed in foreign code: preempt at the next
+				   * counting point (replay.c, rp_record_overflow) */
 	uint64_t resume_count;
 	uintptr_t resume_pc;
 	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
@@ -48,6 +50,10 @@ void rp_threads_init(struct sched_hooks *h);
 size_t rp_thread_finals(struct rp_log_final *out, size_t max, const ucontext_t *uc);
 /* Set before sched_preempt from a signal handler: the interrupted context. */
 extern ucontext_t *rp_preempt_uc;
+/* The pthread layer (pt_sigdeliver.c): the running thread resumes from a preemption
+ * with its counter at *counter: run the handlers of the signals other threads sent it
+ * meanwhile (they count from *counter on), and leave the counter after them there. */
+void pt_signals_resumed(uint64_t *counter);
 
 /* sic_rt.S */
 extern uint64_t __sic_home;
@@ -60,7 +66,7 @@ void rp_sic_init(void);
 uint64_t rp_sic_start_value(void);
 /* Side stack for a new thread. */
 #define RP_SIDE_ENTRIES_THREAD 256
-uint64_t rp_sic_overflow_c(void);
+uint64_t rp_sic_overflow_c(uintptr_t stub_ret);
 _Noreturn void rp_sic_side_overflow(void);
 _Noreturn void rp_sic_side_corrupt(void);
 bool rp_sic_pc_instrumented(uintptr_t pc);
@@ -71,6 +77,9 @@ extern uint64_t rp_sic_xsave_size;
 extern bool rp_replaying;
 /* The counter reached zero during replay: arm the trap; returns the new counter. */
 uint64_t rp_replay_overflow(void);
+/* Recording: the counter of a thread marked preempt_soon reached zero in the stub
+ * that returns to stub_ret; returns the new counter. */
+uint64_t rp_record_overflow(uintptr_t stub_ret);
 /* A thread is about to run: during replay, load its counter for its next record. */
 void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
 /* A thread exits: during replay, check the log did not expect more of it. */

@@ -88,10 +88,12 @@ __attribute__((constructor(101))) static void sic_init_early(void)
 	rp_sic_init();
 }
 
-uint64_t rp_sic_overflow_c(void)
+uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 {
 	if (rp_replaying)
 		return rp_replay_overflow();
+	if (rp_cur->preempt_soon)
+		return rp_record_overflow(stub_ret);
 	if (!sic_reload)
 		rp_fatal("the instruction counter ran out (2^62 counts)");
 	rp_cur->offset += sic_reload;

@@ -66,6 +66,7 @@ __sic_overflow:
 	movl	$-1, %edx
 	xsave64	(%rsp)
 	cld
+	movq	8(%rbp), %rdi		/* where in the stub we return to */
 	call	rp_sic_overflow_c	/* returns the new counter */
 	movq	%rax, %r15
 	movl	$-1, %eax

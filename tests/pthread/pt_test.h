@@ -24,6 +24,7 @@ UNUSED static const char *ename(int e)
 	case EAGAIN: return "EAGAIN";
 	case EBUSY: return "EBUSY";
 	case EDEADLK: return "EDEADLK";
+	case EINTR: return "EINTR";
 	case EINVAL: return "EINVAL";
 	case ENOTSUP: return "ENOTSUP";
 	case EOVERFLOW: return "EOVERFLOW";

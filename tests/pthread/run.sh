@@ -3,12 +3,15 @@
 # pthread, semaphore, C11 thread and time calls and prints the same whatever the
 # interleaving. It is built with gcc -pthread (glibc's kernel threads) and with sicc
 # (green threads through libreplay's pthread layer); both builds must print exactly
-# the same on stdout and exit the same way. The sicc build runs twice: with the
-# default time slice, and with 50 us slices so that preemptions land everywhere.
+# the same on stdout and exit the same way. The sicc build runs three times, each
+# recorded: with the default time slice, with 50 us slices so that preemptions land
+# everywhere, and under the chaos scheduler (random slices); each recording is then
+# replayed and must print the same again (and end with the recorded per-thread
+# instruction counts: the replay checks them against the log's END record).
 #
-#   tests/pthread/run.sh [--replay] [NAME...]
-#     --replay  also replay each recorded sicc run: it must print the same again
-#     NAME      only these programs (default: every *.c here)
+#   tests/pthread/run.sh [--no-replay] [NAME...]
+#     --no-replay  only compare with glibc (--replay, the old flag, is the default)
+#     NAME         only these programs (default: every *.c here)
 #
 # A program whose header comment has a line "XFAIL: why" is a known gap: its failure
 # prints "XFAIL name: why" and is not counted; if it passes, it says so (drop the note).
@@ -18,17 +21,18 @@
 cd "$ROOT/tests/pthread"
 SICC=${PTHREAD_SICC:-$SICC} # another build's sicc (its ../lib/libreplay.a comes along)
 
-replay=false
-if [ "${1:-}" = --replay ]; then
-	replay=true
-	shift
-fi
+replay=true
+case "${1:-}" in
+--replay) shift ;;
+--no-replay) replay=false; shift ;;
+esac
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
 	for src in *.c; do names+=("${src%.c}"); done
 fi
 OPT=${OPT:--O2}
 TIMEOUT=60
+CHAOS_SEED=${CHAOS_SEED:-4242}
 nxfail=0
 
 # run TAG EXE OUT [ARGS...]: run with a timeout; OUT gets stdout, OUT.err stderr and
@@ -84,23 +88,19 @@ for name in "${names[@]}"; do
 	fi
 	run plain "$exe.plain" "$exe.want"
 
-	LIBREPLAY_OPTS="--record $exe.log" run sicc "$exe" "$exe.got"
-	if same "$exe.want" "$exe.got"; then ok=true; else ok=false; fi
-	verdict "$name" "$xfail" $ok "$(why "$exe.want" "$exe.got")"
-
-	LIBREPLAY_OPTS="--quantum 50us --record $exe.50us.log" run sicc "$exe" "$exe.50us"
-	if same "$exe.want" "$exe.50us"; then ok=true; else ok=false; fi
-	verdict "$name 50us" "$xfail" $ok "$(why "$exe.want" "$exe.50us")"
-
-	if $replay; then
-		for rec in got 50us; do
-			log=$exe.log
-			[ $rec = 50us ] && log=$exe.50us.log
-			LIBREPLAY_OPTS="" run replay "$exe" "$exe.$rec.replay" --replay "$log"
-			if same "$exe.$rec" "$exe.$rec.replay"; then ok=true; else ok=false; fi
-			verdict "$name replay($rec)" "$xfail" $ok "$(why "$exe.$rec" "$exe.$rec.replay")"
-		done
-	fi
+	# tag, then the flags of the recording
+	for how in "default:" "50us:--quantum 50us" "chaos:--chaos=$CHAOS_SEED"; do
+		tag=${how%%:*} flags=${how#*:}
+		LIBREPLAY_OPTS="$flags --record $exe.$tag.log" run sicc "$exe" "$exe.$tag"
+		if same "$exe.want" "$exe.$tag"; then ok=true; else ok=false; fi
+		label="$name $tag"
+		[ $tag = default ] && label=$name
+		verdict "$label" "$xfail" $ok "$(why "$exe.want" "$exe.$tag")"
+		$replay || continue
+		LIBREPLAY_OPTS="" run replay "$exe" "$exe.$tag.replay" --replay "$exe.$tag.log"
+		if same "$exe.$tag" "$exe.$tag.replay"; then ok=true; else ok=false; fi
+		verdict "$name replay($tag)" "$xfail" $ok "$(why "$exe.$tag" "$exe.$tag.replay")"
+	done
 done
 [ $nxfail -eq 0 ] || echo "($nxfail expected failures)"
 summary

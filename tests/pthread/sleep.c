@@ -65,7 +65,7 @@ static void *sleeper(void *arg)
 {
 	usleep((useconds_t)(long)arg * 1000);
 	pthread_mutex_lock(&lock);
-	order[norder++] = (char)('0' + (long)arg / 10);
+	order[norder++] = (char)('0' + (long)arg / 40);
 	pthread_mutex_unlock(&lock);
 	return NULL;
 }
@@ -91,7 +91,7 @@ int main(void)
 	pthread_join(t, NULL);
 
 	pthread_t s[3];
-	long ms[3] = {60, 20, 40};
+	long ms[3] = {200, 40, 120}; /* 80 ms apart: the order holds on a loaded machine */
 	for (int i = 0; i < 3; i++)
 		pthread_create(&s[i], NULL, sleeper, (void *)ms[i]);
 	for (int i = 0; i < 3; i++)

@@ -50,6 +50,8 @@ record_replay clocks "$RUNS" 2
 record_replay lone_sleeper "$RUNS" 1
 # Each green thread's own TLS (fs base switched by sched): the pthread suite's program.
 P=$ROOT/tests/pthread record_replay tls "$RUNS" 1
+# Time slices that end in the C library preempt at the thread's next counting point.
+record_replay foreign_time "$RUNS" 2
 # Short slices land everywhere, also between publishing a count and a call (a
 # replay once lost track there): a lock-heavy program, many times.
 "$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"
