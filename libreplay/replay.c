@@ -409,6 +409,11 @@ bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 			next_rec + 1, rp_cur->tid, kind, r ? "did something else" : "had ended");
 	memcpy(buf, r->data, len);
 	next_rec++;
+	/* The next record may be this thread's preemption: its counter was loaded for
+	 * the input when it last ran. It is in a call out of instrumented code, so
+	 * its count is the published one, which the call's return reloads. */
+	if (rp_cur->tid != 0)
+		rp_replay_arm(rp_cur, &__sic_home);
 	return true;
 }
 
