@@ -337,6 +337,24 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 
 /* ---- scheduler hooks: time ------------------------------------------------------------ */
 
+/* A record was consumed while the running thread goes on (an input; a deadline
+ * answered at a scheduling point that need not switch): the next record may be its
+ * preemption, and its counter was loaded for the consumed one when it last ran. Its
+ * counter is in the signal frame if a signal stopped it (kept equal to the published
+ * count, as on_trap does), else the published count, which the call's return reloads. */
+static void rearm_current(void)
+{
+	if (!rp_replaying || rp_cur->tid == 0)
+		return;
+	if (rp_preempt_uc) {
+		uint64_t *counter = (uint64_t *)&rp_preempt_uc->uc_mcontext.gregs[REG_R15];
+		rp_replay_arm(rp_cur, counter);
+		__sic_home = *counter;
+	} else {
+		rp_replay_arm(rp_cur, &__sic_home);
+	}
+}
+
 /* Replaying, past the end of a log cut short: the program runs on unscheduled. */
 static bool run_free(void)
 {
@@ -354,6 +372,7 @@ static uint64_t hook_now(clockid_t clk)
 				next_rec + 1, rp_cur->tid);
 		memcpy(&v, r->data, sizeof v);
 		next_rec++;
+		rearm_current();
 		return v;
 	}
 	v = clock_ns(clk);
@@ -374,6 +393,7 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 				diverge("record %zu: thread %u's deadline expired, here thread %d's is asked",
 					next_rec + 1, r->tid, t->id);
 			next_rec++;
+			rearm_current();
 			return true;
 		}
 		return false;
@@ -409,11 +429,7 @@ bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 			next_rec + 1, rp_cur->tid, kind, r ? "did something else" : "had ended");
 	memcpy(buf, r->data, len);
 	next_rec++;
-	/* The next record may be this thread's preemption: its counter was loaded for
-	 * the input when it last ran. It is in a call out of instrumented code, so
-	 * its count is the published one, which the call's return reloads. */
-	if (rp_cur->tid != 0)
-		rp_replay_arm(rp_cur, &__sic_home);
+	rearm_current();
 	return true;
 }
 
