@@ -237,6 +237,15 @@ static uint64_t next_quantum_ns(void)
  * the microsecond. Both raise SIGPROF. */
 static int tick_fd = -1;
 
+/* The runtime's timer and handlers by system call: the program's setitimer and
+ * sigaction (pt_sigaction.c) refuse SIGPROF. */
+extern int __sigaction(int, const struct sigaction *, struct sigaction *);
+
+static void prof_timer(const struct itimerval *it)
+{
+	syscall(SYS_setitimer, ITIMER_PROF, it, NULL);
+}
+
 static void arm_timer(uint64_t ns)
 {
 	if (tick_fd >= 0) {
@@ -246,7 +255,7 @@ static void arm_timer(uint64_t ns)
 	struct itimerval it = {{0, 0}, {(time_t)(ns / 1000000000u), (suseconds_t)(ns % 1000000000u / 1000)}};
 	if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
 		it.it_value.tv_usec = 1;
-	setitimer(ITIMER_PROF, &it, NULL);
+	prof_timer(&it);
 }
 
 static void stop_timer(void)
@@ -254,7 +263,7 @@ static void stop_timer(void)
 	if (tick_fd >= 0)
 		ioctl(tick_fd, PERF_EVENT_IOC_DISABLE, 0);
 	struct itimerval off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_PROF, &off, NULL);
+	prof_timer(&off);
 }
 
 static int route_signal(int fd, int sig)
@@ -533,7 +542,7 @@ static void install(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
 	sa.sa_sigaction = fn;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | flags;
 	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
+	__sigaction(sig, &sa, NULL);
 }
 
 static void start_recording(int argc, char **argv)
@@ -655,6 +664,17 @@ static void start_replaying(int *argc, char ***argv)
 		exit(RP_EXIT_USAGE);
 	}
 	rp_log_close_reader(r);
+	/* A signal from outside reached a handler while recording (pt_sigaction.c): no
+	 * record says where to deliver it, so the replay would diverge. */
+	for (size_t k = 0; k < nrecs; k++)
+		if (recs[k].kind == RP_LOG_INPUT && recs[k].input_kind == RP_INPUT_ASYNC_SIGNAL) {
+			int32_t sig = 0;
+			memcpy(&sig, recs[k].data, recs[k].len >= sizeof sig ? sizeof sig : 0);
+			fprintf(stderr, "libreplay: %s: the recording received signal %d from outside "
+					"the process; replaying such signals is not supported\n",
+				rp_opts.log_path, (int)sig);
+			exit(RP_EXIT_USAGE);
+		}
 
 	bp_fd = open_breakpoint();
 	install(RP_BP_SIGNAL, on_trap, 0);
@@ -669,8 +689,9 @@ static void child_after_fork(void)
 		close(tick_fd);
 	tick_fd = -1;
 	struct itimerval off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_PROF, &off, NULL);
-	signal(SIGPROF, SIG_IGN);
+	prof_timer(&off);
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	__sigaction(SIGPROF, &ign, NULL);
 	writer = NULL; /* the parent's: never flushed or closed from here */
 	if (bp_fd >= 0) {
 		close(bp_fd);

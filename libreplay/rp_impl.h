@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <ucontext.h>
 
 #include "green.h"
@@ -72,6 +73,11 @@ uint64_t rp_replay_overflow(void);
 void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
 /* A thread exits: during replay, check the log did not expect more of it. */
 void rp_replay_thread_exit(struct rp_thread *t);
+
+/* pt_random_dev.c: fd is /dev/random or /dev/urandom (opened through open, openat,
+ * fopen, dup...): the read is recorded or replayed, its result in *ret (bytes, or -1
+ * with errno), and true. Otherwise false: the caller reads. For read() wrappers. */
+bool rp_input_fd_read(int fd, void *buf, size_t n, ssize_t *ret);
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
