@@ -51,6 +51,7 @@ static enum rp_log_status log_end_status;
 static char log_end_msg[RP_LOG_ERRLEN];
 static bool told_log_end;
 static int bp_fd = -1;
+static bool session_started; /* rp_session_start ran: main is about to run */
 static uintptr_t bp_armed_pc;
 #define RP_BP_SIGNAL (SIGRTMIN + 7)
 
@@ -427,9 +428,52 @@ static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 
 /* ---- recorded inputs: what a call returned to the program ------------------------------ */
 
+/* Recorded inputs of constructors, before the session (main.c parses the flags in a
+ * priority-102 constructor; the program's run later). Recording, they are kept here
+ * (tid, kind, len, bytes) and logged first; replaying, the first one reads the log. */
+#define EARLY_MAX 65536u
+static uint8_t early[EARLY_MAX];
+static size_t early_len;
+static void load_log(void);
+
+static bool before_session(enum rp_mode mode)
+{
+	return !session_started && rp_opts.log_path && rp_opts.mode == mode;
+}
+
+static void keep_early(uint32_t tid, uint8_t kind, const void *buf, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+	if (len > EARLY_MAX || early_len + 9 + len > EARLY_MAX) {
+		fprintf(stderr, "libreplay: more than %u bytes of recorded inputs before main "
+				"(in constructors): not supported\n", EARLY_MAX);
+		exit(RP_EXIT_USAGE);
+	}
+	memcpy(early + early_len, &tid, 4);
+	early[early_len + 4] = kind;
+	memcpy(early + early_len + 5, &n, 4);
+	memcpy(early + early_len + 9, buf, len);
+	early_len += 9 + len;
+}
+
+static void log_early(void)
+{
+	for (size_t at = 0; at < early_len;) {
+		uint32_t tid, n;
+		memcpy(&tid, early + at, 4);
+		memcpy(&n, early + at + 5, 4);
+		rp_log_input(writer, tid, early[at + 4], early + at + 9, n);
+		at += 9 + n;
+	}
+	early_len = 0;
+}
+
 bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 {
-	if (run_free())
+	bool early_replay = before_session(RP_MODE_REPLAY);
+	if (early_replay && !recs)
+		load_log();
+	if (!early_replay && run_free())
 		return false;
 	const struct rp_log_record *r = peek();
 	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind || r->len != len ||
@@ -446,6 +490,8 @@ void rp_input_record(uint8_t kind, const void *buf, size_t len)
 {
 	if (writer && !rp_replaying)
 		rp_log_input(writer, (uint32_t)rp_cur->tid, kind, buf, len);
+	else if (before_session(RP_MODE_RECORD))
+		keep_early((uint32_t)rp_cur->tid, kind, buf, len);
 }
 
 /* Replay: a thread that exits with its next preemption still ahead of it, or every
@@ -570,6 +616,7 @@ static void start_recording(int argc, char **argv)
 	/* A block at least every second (or 4 KiB): a SIGKILL loses at most the last
 	 * second of records, and block headers stay a small part of the log. */
 	rp_log_set_flush_interval(writer, RP_LOG_FLUSH_INTERVAL_NS);
+	log_early();
 	chaos_state = rp_opts.seed ? rp_opts.seed : 0x9E3779B97F4A7C15ull;
 	install(SIGPROF, on_tick, 0);
 	start_timer(next_quantum_ns());
@@ -596,7 +643,11 @@ static int open_breakpoint(void)
 	return fd;
 }
 
-static void start_replaying(int *argc, char ***argv)
+/* Replay: open the log, check it is this program's and read every record (no reading
+ * in handlers). Called by the first recorded input of a constructor, or at start. */
+static struct rp_log_reader *log_reader;
+
+static void load_log(void)
 {
 	struct rp_log_reader *r;
 	char err[RP_LOG_ERRLEN];
@@ -609,27 +660,6 @@ static void start_replaying(int *argc, char ***argv)
 		fprintf(stderr, "libreplay: %s\n", err);
 		exit(RP_EXIT_USAGE);
 	}
-	const struct rp_log_header *h = rp_log_header(r);
-	/* The recorded arguments, unless the command line names the same ones. */
-	if (*argc > 1) {
-		bool same = *argc == h->argc;
-		for (int i = 1; same && i < *argc; i++)
-			same = strcmp((*argv)[i], h->argv[i]) == 0;
-		if (!same) {
-			fprintf(stderr, "libreplay: %s: recorded with other arguments (replay takes them "
-					"from the log: give none)\n", rp_opts.log_path);
-			exit(RP_EXIT_USAGE);
-		}
-	}
-	char **av = rp_calloc((size_t)h->argc + 1, sizeof *av);
-	for (int i = 0; av && i < h->argc; i++)
-		av[i] = rp_strdup(h->argv[i]);
-	if (!av)
-		rp_fatal("out of memory");
-	av[0] = (*argv)[0];
-	*argc = h->argc;
-	*argv = av;
-
 	size_t cap = 1024;
 	recs = rp_malloc(cap * sizeof *recs);
 	struct rp_log_record rec;
@@ -663,7 +693,6 @@ static void start_replaying(int *argc, char ***argv)
 		fprintf(stderr, "libreplay: %s\n", log_end_msg);
 		exit(RP_EXIT_USAGE);
 	}
-	rp_log_close_reader(r);
 	/* A signal from outside reached a handler while recording (pt_sigaction.c): no
 	 * record says where to deliver it, so the replay would diverge. */
 	for (size_t k = 0; k < nrecs; k++)
@@ -675,6 +704,35 @@ static void start_replaying(int *argc, char ***argv)
 				rp_opts.log_path, (int)sig);
 			exit(RP_EXIT_USAGE);
 		}
+	log_reader = r;
+}
+
+static void start_replaying(int *argc, char ***argv)
+{
+	if (!log_reader)
+		load_log();
+	struct rp_log_reader *r = log_reader;
+	const struct rp_log_header *h = rp_log_header(r);
+	/* The recorded arguments, unless the command line names the same ones. */
+	if (*argc > 1) {
+		bool same = *argc == h->argc;
+		for (int i = 1; same && i < *argc; i++)
+			same = strcmp((*argv)[i], h->argv[i]) == 0;
+		if (!same) {
+			fprintf(stderr, "libreplay: %s: recorded with other arguments (replay takes them "
+					"from the log: give none)\n", rp_opts.log_path);
+			exit(RP_EXIT_USAGE);
+		}
+	}
+	char **av = rp_calloc((size_t)h->argc + 1, sizeof *av);
+	for (int i = 0; av && i < h->argc; i++)
+		av[i] = rp_strdup(h->argv[i]);
+	if (!av)
+		rp_fatal("out of memory");
+	av[0] = (*argv)[0];
+	*argc = h->argc;
+	*argv = av;
+	rp_log_close_reader(r);
 
 	bp_fd = open_breakpoint();
 	install(RP_BP_SIGNAL, on_trap, 0);
@@ -707,6 +765,7 @@ static void child_after_fork(void)
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 {
 	dl_iterate_phdr(first_object, &exe_base);
+	session_started = true;
 	rp_threads_init(h);
 	h->now_ns = hook_now;
 	h->timeout_expired = hook_timeout_expired;

@@ -48,6 +48,7 @@ record_replay crash "$RUNS" 1
 record_replay forks 6 1
 record_replay clocks "$RUNS" 2
 record_replay coroutines 8 2
+record_replay ctor_inputs 4 4
 # Short slices land everywhere, also between publishing a count and a call (a
 # replay once lost track there): a lock-heavy program, many times.
 "$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"
