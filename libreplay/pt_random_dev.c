@@ -53,14 +53,23 @@ static bool is_random_dev(const struct stat *st)
 	       (minor(st->st_rdev) == 8 || minor(st->st_rdev) == 9);
 }
 
-/* A descriptor just made: remember whether it is a random device. */
-static int note(int fd)
+int rp_input_fd_opened(int fd)
 {
 	struct stat st;
 	int saved = errno;
 	set_tracked(fd, fd >= 0 && fstat(fd, &st) == 0 && is_random_dev(&st));
 	errno = saved;
 	return fd;
+}
+
+void rp_input_fd_copied(int from, int to)
+{
+	set_tracked(to, tracked(from));
+}
+
+void rp_input_fd_closed(int fd)
+{
+	set_tracked(fd, false);
 }
 
 static ssize_t sys_read(void *fd, void *buf, size_t n)
@@ -88,7 +97,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	return note((int)syscall(SYS_openat, dirfd, path, flags, mode));
+	return rp_input_fd_opened((int)syscall(SYS_openat, dirfd, path, flags, mode));
 }
 
 int open(const char *path, int flags, ...)
@@ -97,7 +106,7 @@ int open(const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	return note((int)syscall(SYS_openat, AT_FDCWD, path, flags, mode));
+	return rp_input_fd_opened((int)syscall(SYS_openat, AT_FDCWD, path, flags, mode));
 }
 
 /* x86-64: O_LARGEFILE is implied, the 64 variants are the same calls. */
@@ -113,7 +122,7 @@ int __open64_2(const char *path, int flags) __attribute__((alias("__open_2")));
 
 int close(int fd)
 {
-	set_tracked(fd, false);
+	rp_input_fd_closed(fd);
 	return (int)syscall(SYS_close, fd);
 }
 
@@ -121,7 +130,7 @@ int dup(int fd)
 {
 	int r = (int)syscall(SYS_dup, fd);
 	if (r >= 0)
-		set_tracked(r, tracked(fd));
+		rp_input_fd_copied(fd, r);
 	return r;
 }
 
@@ -129,7 +138,7 @@ int dup3(int fd, int fd2, int flags)
 {
 	int r = (int)syscall(SYS_dup3, fd, fd2, flags);
 	if (r >= 0)
-		set_tracked(r, tracked(fd));
+		rp_input_fd_copied(fd, r);
 	return r;
 }
 

@@ -78,6 +78,12 @@ void rp_replay_thread_exit(struct rp_thread *t);
  * fopen, dup...): the read is recorded or replayed, its result in *ret (bytes, or -1
  * with errno), and true. Otherwise false: the caller reads. For read() wrappers. */
 bool rp_input_fd_read(int fd, void *buf, size_t n, ssize_t *ret);
+/* The bookkeeping behind it, for other wrappers that make, copy or close descriptors
+ * (fcntl F_DUPFD, accept...): fd was just made (returns fd; it is checked by fstat),
+ * copied from another, or closed. */
+int rp_input_fd_opened(int fd);
+void rp_input_fd_copied(int from, int to);
+void rp_input_fd_closed(int fd);
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -174,6 +174,15 @@ done
 [ $repeats -eq 0 ] && pass "inputs: six recordings print different random bytes, clocks and seeds" ||
 	fail "inputs: $repeats outputs or value kinds repeat across recordings"
 
+# Built with _FORTIFY_SOURCE, read() is __read_chk and fread() __fread_chk: recorded too.
+"$SICC" -O2 -g -D_FORTIFY_SOURCE=2 -o "$WORK/inputs_fortified" "$P/inputs.c"
+(cd "$WORK" && ./inputs_fortified --record "$WORK/fortified.bin" --chaos >"$WORK/fortified.rec" 2>&1)
+(cd "$WORK" && ./inputs_fortified --replay "$WORK/fortified.bin" >"$WORK/fortified.rep" 2>&1)
+if nm "$WORK/inputs_fortified" | grep -q ' T __read_chk' && cmp -s "$WORK/fortified.rec" "$WORK/fortified.rep" &&
+	! cmp -s "$WORK/fortified.rec" "$WORK/inputs.chaos.1"
+then pass "inputs built with _FORTIFY_SOURCE=2 replay exactly"
+else fail "inputs with _FORTIFY_SOURCE=2: $(cmp "$WORK/fortified.rec" "$WORK/fortified.rep" 2>&1 | head -c 200)"; fi
+
 # Loud failures: a note on stderr at the call, a non-zero exit, no hang.
 loud() { # NAME PATTERN COMMAND...
 	local name=$1 pattern=$2; shift 2
