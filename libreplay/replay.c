@@ -468,6 +468,19 @@ static void log_early(void)
 	early_len = 0;
 }
 
+/* For divergence messages: which call an INPUT kind records (replay.h). */
+static const char *input_name(uint8_t kind)
+{
+	static const char *const names[] = {
+		"?", "the clock (for a sleep)", "clock_gettime", "gettimeofday", "time", "times",
+		"clock", "getrusage", "timespec_get", "getrandom, arc4random_buf or a random device",
+		"(bytes)", "arc4random", "getpid, getppid or gettid", "sysconf", "sched_getaffinity",
+		"uname", "(a signal from outside)"};
+	if (kind < sizeof names / sizeof names[0])
+		return names[kind];
+	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
+}
+
 bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 {
 	bool early_replay = before_session(RP_MODE_REPLAY);
@@ -478,8 +491,11 @@ bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 	const struct rp_log_record *r = peek();
 	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind || r->len != len ||
 	    r->tid != (uint32_t)rp_cur->tid)
-		diverge("record %zu: thread %d made a recorded call (kind %u), the recording %s",
-			next_rec + 1, rp_cur->tid, kind, r ? "did something else" : "had ended");
+		diverge("record %zu: thread %d called %s, where the recording %s%s", next_rec + 1,
+			rp_cur->tid, input_name(kind), !r ? "had ended" :
+			r->kind != RP_LOG_INPUT ? "did something else" :
+			r->tid != (uint32_t)rp_cur->tid ? "had another thread call " : "called ",
+			r && r->kind == RP_LOG_INPUT ? input_name(r->input_kind) : "");
 	memcpy(buf, r->data, len);
 	next_rec++;
 	rearm_current();

@@ -49,6 +49,7 @@ record_replay forks 6 1
 record_replay clocks "$RUNS" 2
 record_replay coroutines 8 2
 record_replay ctor_inputs 4 4
+record_replay spawn_threads 4 2
 # Short slices land everywhere, also between publishing a count and a call (a
 # replay once lost track there): a lock-heavy program, many times.
 "$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"
@@ -131,7 +132,12 @@ else
 	else pass "SIGKILLed recording replays ($common of $rec_lines lines identical) up to its end and says so"; fi
 fi
 
-# Bad logs and flags: one line naming the problem, a non-zero exit, no crash.
+# A replay that takes another path to a recorded call says which calls differ.
+build env_input
+(cd "$WORK" && ./env_input --record "$WORK/env.bin" >/dev/null 2>&1)
+s="$WORK/env_diverge.sh"
+printf '#!/bin/sh\nINPUTS_OTHER_PATH=1 exec ./env_input --replay "$1"\n' >"$s" && chmod +x "$s"
+, a non-zero exit, no crash.
 one_line_error() { # NAME PATTERN COMMAND...
 	local name=$1 pattern=$2; shift 2
 	(cd "$WORK" && "$@") >"$WORK/err.out" 2>"$WORK/err.err"
@@ -156,6 +162,12 @@ one_line_error "bad quantum" "quantum" ./racy_counter --quantum=abc
 one_line_error "quantum too small" "quantum" ./racy_counter --quantum=1us
 one_line_error "--replay without a file" "needs a value" ./racy_counter --replay
 one_line_error "replay with other arguments" "other arguments" ./racy_counter --replay "$good" extra
+(cd "$WORK" && "$s" "$WORK/env.bin" >"$WORK/env.out" 2>"$WORK/env.err")
+rc=$?
+if [ $rc -eq 86 ] && [ "$(grep -c . "$WORK/env.err")" -eq 1 ] &&
+	grep -q "thread 1 called time, where the recording called getpid" "$WORK/env.err"
+then pass "a different recorded call diverges on one line, naming both calls"
+else fail "different recorded call: exit $rc: $(head -c 300 "$WORK/env.err")"; fi
 # Recorded inputs (docs/inputs.md): clocks, CPU times, getrandom, /dev/urandom by
 # read() and fread(), arc4random, ids, processor counts, from three threads. Each
 # recording replays byte for byte (also with fixed slices), and the recordings'
