@@ -10,6 +10,11 @@
  * input; a replay of that log refuses to start (replay.c) instead of diverging.
  * SIGPROF and SIGRTMIN+7 are the runtime's (time slice, replay breakpoint): a
  * program's handler for them, or setitimer(ITIMER_PROF), fails with EINVAL and a note.
+ * A handler may be preempted like any instrumented code, so it must run on its
+ * thread's stack: the alternate stack (sigaltstack) is one per kernel thread, and a
+ * second green thread's signal would reuse it under the first one's frames.
+ * SA_ONSTACK is dropped, with a note, except for faults (a stack overflow handler
+ * needs it, and the program is ending).
  * signal() and sigaction() are covered; sigset/bsd_signal/sysv_signal are not. */
 #include "pt_inputs.h"
 
@@ -127,6 +132,13 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	if (handler) {
 		mine = *act;
 		mine.sa_flags |= SA_SIGINFO;
+		if (mine.sa_flags & SA_ONSTACK) {
+			mine.sa_flags &= ~SA_ONSTACK;
+			const char *name = sigabbrev_np(sig);
+			fprintf(stderr, "libreplay: sigaction(SIG%s, SA_ONSTACK): the handler runs on "
+					"its thread's stack (green threads share one alternate stack)\n",
+				name ? name : "?");
+		}
 		mine.sa_sigaction = trampoline;
 		give = &mine;
 		if (!at_exit)

@@ -215,6 +215,8 @@ else fail "fork with a live thread: replay exit $rc: $(head -c 200 "$WORK/ft.rep
 loud "vfork with a live thread: a note, exit 1" 'fork\(\) with 2 live threads' ./fork_threads --record "$WORK/vf.bin" vfork
 loud "a SIGPROF handler: EINVAL and a note" 'handler for SIGPROF: .*recorder' ./sigprof --record "$WORK/sp.bin"
 check "setitimer(ITIMER_PROF): EINVAL and a note" grep -q 'setitimer(ITIMER_PROF): .*time slice' "$WORK/loud.err"
+check "SA_ONSTACK is dropped with a note" grep -q 'sigaction(SIGUSR2, SA_ONSTACK): .*thread.s stack' "$WORK/loud.err"
+check "... and the handler runs" bash -c "! grep -q 'did not' '$WORK/loud.out'"
 check "without a session, SIGPROF is the program's" bash -c "cd '$WORK' && ./sigprof --no-record"
 
 # Signals the program sends itself replay; one from outside is said at delivery while
