@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,7 +144,8 @@ void rp_options_parse(int *argc, char **argv)
 		break;
 	}
 	if (rp_opts.chaos && !rp_opts.seed)
-		rp_opts.seed = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+		/* System calls: the program's time and getpid are recorded inputs. */
+		rp_opts.seed = ((uint64_t)syscall(SYS_time, NULL) << 20) ^ (uint64_t)syscall(SYS_getpid);
 	/* Take what we used off argv. */
 	int k = 1;
 	for (int j = i; j < *argc; j++)

@@ -291,6 +291,8 @@ long pt_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
  * blocked or exited), rather than a running green thread? Then sleeping functions
  * go to the kernel. */
 bool pt_in_scheduler(void) PT_HIDDEN;
+/* pt_ids.c: the real id a recorded one (getpid, getppid, gettid) stands for. */
+pid_t pt_real_id(pid_t p);
 
 /* glibc no longer declares the old cleanup interface it still exports. */
 void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf, void (*routine)(void *),

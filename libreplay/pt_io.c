@@ -1,7 +1,8 @@
 /* pt_io.c: read, write, readv, writev on pipes, FIFOs, sockets and character devices
  * block only the calling green thread (pt_iowait.c). Pipes and sockets are tried with
  * RWF_NOWAIT (or, where the kernel refuses it, as terminals are: poll first). Regular files and the like go
- * straight to the kernel. All four are cancellation points.
+ * straight to the kernel; a read of /dev/random or /dev/urandom is a recorded input
+ * (pt_random_dev.c). All four are cancellation points.
  *
  * A blocking write writes everything, as the kernel's does: the rest of a partial
  * write (RWF_NOWAIT stops when the pipe is full) waits for room. A write of at most
@@ -72,8 +73,22 @@ ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 
 ssize_t read(int fd, void *buf, size_t count)
 {
+	ssize_t r;
+	if (rp_input_fd_read(fd, buf, count, &r)) /* /dev/urandom: a recorded input */
+		return r;
 	struct iovec v = {buf, count};
 	return readv(fd, &v, 1);
+}
+
+/* _FORTIFY_SOURCE's checked read: the same, after the buffer check glibc makes
+ * (glibc's own would read without us). */
+extern void __chk_fail(void) __attribute__((noreturn));
+
+ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen)
+{
+	if (count > buflen)
+		__chk_fail();
+	return read(fd, buf, count);
 }
 
 /* Drop the first n bytes from iov[0..*cnt), in place. */

@@ -115,7 +115,7 @@ static void default_action(int sig)
 	sigemptyset(&one);
 	sigaddset(&one, sig);
 	sigprocmask(SIG_UNBLOCK, &one, NULL);
-	syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), sig);
+	rp_syscall(SYS_tgkill, (pid_t)rp_syscall(SYS_getpid), (pid_t)rp_syscall(SYS_gettid), sig);
 }
 
 static uint64_t mask_bits(const sigset_t *set)

@@ -79,9 +79,9 @@ int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 int sigpending(sigset_t *set)
 {
 	if (sched_thread_id(sched_current()) == 0)
-		return (int)syscall(SYS_rt_sigpending, set, _NSIG / 8);
+		return (int)rp_syscall(SYS_rt_sigpending, set, _NSIG / 8);
 	sigset_t kernel;
-	if (syscall(SYS_rt_sigpending, &kernel, _NSIG / 8))
+	if (rp_syscall(SYS_rt_sigpending, &kernel, _NSIG / 8))
 		return -1;
 	set_of(pt_self()->sigpending | bits_of(&kernel), set);
 	return 0;
@@ -111,7 +111,7 @@ static bool handled(int sig)
 static int kernel_raise(int sig)
 {
 	int saved = errno;
-	int err = syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), sig)
+	int err = rp_syscall(SYS_tgkill, (pid_t)rp_syscall(SYS_getpid), (pid_t)rp_syscall(SYS_gettid), sig)
 			  ? errno : 0;
 	errno = saved;
 	return err;
@@ -182,17 +182,17 @@ static struct sched_thread *process_target(int sig)
  * choose one (deterministically here). Anything else goes to the kernel. */
 int kill(pid_t pid, int sig)
 {
-	/* getpid() is what the program sees (a replay may give it the recorded pid);
-	 * the kernel wants the real one. */
-	bool self = pid == getpid();
-	pid_t real = self ? (pid_t)syscall(SYS_getpid) : pid;
+	/* getpid() gives the program the recorded pid in a replay (pt_ids.c); the kernel
+	 * wants the real one. */
+	pid_t real = pid < -1 ? -pt_real_id(-pid) : pt_real_id(pid);
+	bool self = real == (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	if (!self || sig <= 0 || sig >= _NSIG || sched_thread_id(sched_current()) == 0 ||
 	    pt_in_scheduler())
-		return (int)syscall(SYS_kill, real, sig);
+		return (int)rp_syscall(SYS_kill, real, sig);
 	struct sched_thread *t = process_target(sig);
 	struct pt_thread *pt = pt_find(t);
 	if (!handled(sig) && !(pt->waiting == PT_WAIT_SIGNAL && (pt->sigwaiting & pt_sigbit(sig))))
-		return (int)syscall(SYS_kill, real, sig); /* its default action, or ignored */
+		return (int)rp_syscall(SYS_kill, real, sig); /* its default action, or ignored */
 	int err = pt_signal_send(t, pt, sig, SI_USER, (union sigval){0});
 	if (err) {
 		errno = err;
@@ -243,7 +243,7 @@ static bool take(struct pt_thread *self, const sigset_t *set, siginfo_t *info)
 		return true;
 	static const struct timespec now = {0, 0};
 	int saved = errno;
-	int sig = (int)syscall(SYS_rt_sigtimedwait, set, info, &now, _NSIG / 8);
+	int sig = (int)rp_syscall(SYS_rt_sigtimedwait, set, info, &now, _NSIG / 8);
 	errno = saved;
 	return sig > 0;
 }
@@ -256,7 +256,7 @@ int sigtimedwait(const sigset_t *restrict set, siginfo_t *restrict info,
 	if (!info)
 		info = &local;
 	if (sched_thread_id(sched_current()) == 0)
-		return (int)syscall(SYS_rt_sigtimedwait, set, info, timeout, _NSIG / 8);
+		return (int)rp_syscall(SYS_rt_sigtimedwait, set, info, timeout, _NSIG / 8);
 	if (timeout && (!pt_nsec_ok(timeout) || timeout->tv_sec < 0)) {
 		errno = EINVAL;
 		return -1;
@@ -305,7 +305,7 @@ int sigsuspend(const sigset_t *mask)
 	sigset_t copy = *mask;
 	keep_runtime_signals(&copy);
 	if (alone())
-		return (int)syscall(SYS_rt_sigsuspend, &copy, _NSIG / 8);
+		return (int)rp_syscall(SYS_rt_sigsuspend, &copy, _NSIG / 8);
 	struct pt_thread *self = pt_self();
 	uint64_t saved = self->sigmask;
 	self->sigmask = bits_of(&copy) & ~unblockable;

@@ -20,7 +20,7 @@ static int kernel_sleep(clockid_t clk, int flags, const struct timespec *req,
 			struct timespec *rem)
 {
 	int saved = errno;
-	int err = syscall(SYS_clock_nanosleep, clk, flags, req, rem) ? errno : 0;
+	int err = rp_syscall(SYS_clock_nanosleep, clk, flags, req, rem) ? errno : 0;
 	errno = saved;
 	return err;
 }

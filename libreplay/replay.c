@@ -51,6 +51,7 @@ static enum rp_log_status log_end_status;
 static char log_end_msg[RP_LOG_ERRLEN];
 static bool told_log_end;
 static int bp_fd = -1;
+static bool session_started; /* rp_session_start ran: main is about to run */
 static uintptr_t bp_armed_pc;
 #define RP_BP_SIGNAL (SIGRTMIN + 7)
 
@@ -268,6 +269,15 @@ static uint64_t next_quantum_ns(void)
  * the microsecond. Both raise SIGPROF. */
 static int tick_fd = -1;
 
+/* The runtime's timer and handlers by system call: the program's setitimer and
+ * sigaction (pt_sigaction.c) refuse SIGPROF. */
+extern int __sigaction(int, const struct sigaction *, struct sigaction *);
+
+static void prof_timer(const struct itimerval *it)
+{
+	syscall(SYS_setitimer, ITIMER_PROF, it, NULL);
+}
+
 static void arm_timer(uint64_t ns)
 {
 	if (tick_fd >= 0) {
@@ -277,7 +287,7 @@ static void arm_timer(uint64_t ns)
 	struct itimerval it = {{0, 0}, {(time_t)(ns / 1000000000u), (suseconds_t)(ns % 1000000000u / 1000)}};
 	if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
 		it.it_value.tv_usec = 1;
-	setitimer(ITIMER_PROF, &it, NULL);
+	prof_timer(&it);
 }
 
 static void stop_timer(void)
@@ -285,7 +295,7 @@ static void stop_timer(void)
 	if (tick_fd >= 0)
 		ioctl(tick_fd, PERF_EVENT_IOC_DISABLE, 0);
 	struct itimerval off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_PROF, &off, NULL);
+	prof_timer(&off);
 }
 
 static int route_signal(int fd, int sig)
@@ -464,8 +474,8 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
  * asks about deadlines), else published in __sic_home (a call from the program). */
 static void rearm_running(void)
 {
-	if (rp_cur->tid == 0)
-		return; /* the host: no counter */
+	if (!rp_replaying || rp_cur->tid == 0)
+		return; /* the host has no counter */
 	if (rp_preempt_uc) {
 		uint64_t *counter = (uint64_t *)&rp_preempt_uc->uc_mcontext.gregs[REG_R15];
 		rp_replay_arm(rp_cur, counter);
@@ -538,15 +548,74 @@ static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 
 /* ---- recorded inputs: what a call returned to the program ------------------------------ */
 
+/* Recorded inputs of constructors, before the session (main.c parses the flags in a
+ * priority-102 constructor; the program's run later). Recording, they are kept here
+ * (tid, kind, len, bytes) and logged first; replaying, the first one reads the log. */
+#define EARLY_MAX 65536u
+static uint8_t early[EARLY_MAX];
+static size_t early_len;
+static void load_log(void);
+
+static bool before_session(enum rp_mode mode)
+{
+	return !session_started && rp_opts.log_path && rp_opts.mode == mode;
+}
+
+static void keep_early(uint32_t tid, uint8_t kind, const void *buf, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+	if (len > EARLY_MAX || early_len + 9 + len > EARLY_MAX) {
+		fprintf(stderr, "libreplay: more than %u bytes of recorded inputs before main "
+				"(in constructors): not supported\n", EARLY_MAX);
+		exit(RP_EXIT_USAGE);
+	}
+	memcpy(early + early_len, &tid, 4);
+	early[early_len + 4] = kind;
+	memcpy(early + early_len + 5, &n, 4);
+	memcpy(early + early_len + 9, buf, len);
+	early_len += 9 + len;
+}
+
+static void log_early(void)
+{
+	for (size_t at = 0; at < early_len;) {
+		uint32_t tid, n;
+		memcpy(&tid, early + at, 4);
+		memcpy(&n, early + at + 5, 4);
+		rp_log_input(writer, tid, early[at + 4], early + at + 9, n);
+		at += 9 + n;
+	}
+	early_len = 0;
+}
+
+/* For divergence messages: which call an INPUT kind records (replay.h). */
+static const char *input_name(uint8_t kind)
+{
+	static const char *const names[] = {
+		"?", "the clock (for a sleep)", "clock_gettime", "gettimeofday", "time", "times",
+		"clock", "getrusage", "timespec_get", "getrandom, arc4random_buf or a random device",
+		"(bytes)", "arc4random", "getpid, getppid or gettid", "sysconf", "sched_getaffinity",
+		"uname", "(a signal from outside)"};
+	if (kind < sizeof names / sizeof names[0])
+		return names[kind];
+	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
+}
+
 bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 {
-	if (run_free())
+	bool early_replay = before_session(RP_MODE_REPLAY);
+	if (early_replay && !recs)
+		load_log();
+	if (!early_replay && run_free())
 		return false;
 	const struct rp_log_record *r = peek();
 	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind || r->len != len ||
 	    r->tid != (uint32_t)rp_cur->tid)
-		diverge("record %zu: thread %d made a recorded call (kind %u), the recording %s",
-			next_rec + 1, rp_cur->tid, kind, r ? "did something else" : "had ended");
+		diverge("record %zu: thread %d called %s, where the recording %s%s", next_rec + 1,
+			rp_cur->tid, input_name(kind), !r ? "had ended" :
+			r->kind != RP_LOG_INPUT ? "did something else" :
+			r->tid != (uint32_t)rp_cur->tid ? "had another thread call " : "called ",
+			r && r->kind == RP_LOG_INPUT ? input_name(r->input_kind) : "");
 	memcpy(buf, r->data, len);
 	next_rec++;
 	rearm_running();
@@ -557,6 +626,8 @@ void rp_input_record(uint8_t kind, const void *buf, size_t len)
 {
 	if (writer && !rp_replaying)
 		rp_log_input(writer, (uint32_t)rp_cur->tid, kind, buf, len);
+	else if (before_session(RP_MODE_RECORD))
+		keep_early((uint32_t)rp_cur->tid, kind, buf, len);
 }
 
 bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len)
@@ -706,7 +777,7 @@ static void install(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
 	sa.sa_sigaction = fn;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | flags;
 	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
+	__sigaction(sig, &sa, NULL);
 }
 
 static void start_recording(int argc, char **argv)
@@ -734,6 +805,7 @@ static void start_recording(int argc, char **argv)
 	/* A block at least every second (or 4 KiB): a SIGKILL loses at most the last
 	 * second of records, and block headers stay a small part of the log. */
 	rp_log_set_flush_interval(writer, RP_LOG_FLUSH_INTERVAL_NS);
+	log_early();
 	chaos_state = rp_opts.seed ? rp_opts.seed : 0x9E3779B97F4A7C15ull;
 	log_timestamp(mono_ns());
 	install(SIGPROF, on_tick, 0);
@@ -761,7 +833,11 @@ static int open_breakpoint(void)
 	return fd;
 }
 
-static void start_replaying(int *argc, char ***argv)
+/* Replay: open the log, check it is this program's and read every record (no reading
+ * in handlers). Called by the first recorded input of a constructor, or at start. */
+static struct rp_log_reader *log_reader;
+
+static void load_log(void)
 {
 	struct rp_log_reader *r;
 	char err[RP_LOG_ERRLEN];
@@ -774,27 +850,6 @@ static void start_replaying(int *argc, char ***argv)
 		fprintf(stderr, "libreplay: %s\n", err);
 		exit(RP_EXIT_USAGE);
 	}
-	const struct rp_log_header *h = rp_log_header(r);
-	/* The recorded arguments, unless the command line names the same ones. */
-	if (*argc > 1) {
-		bool same = *argc == h->argc;
-		for (int i = 1; same && i < *argc; i++)
-			same = strcmp((*argv)[i], h->argv[i]) == 0;
-		if (!same) {
-			fprintf(stderr, "libreplay: %s: recorded with other arguments (replay takes them "
-					"from the log: give none)\n", rp_opts.log_path);
-			exit(RP_EXIT_USAGE);
-		}
-	}
-	char **av = rp_calloc((size_t)h->argc + 1, sizeof *av);
-	for (int i = 0; av && i < h->argc; i++)
-		av[i] = rp_strdup(h->argv[i]);
-	if (!av)
-		rp_fatal("out of memory");
-	av[0] = (*argv)[0];
-	*argc = h->argc;
-	*argv = av;
-
 	size_t cap = 1024;
 	recs = rp_malloc(cap * sizeof *recs);
 	struct rp_log_record rec;
@@ -828,6 +883,45 @@ static void start_replaying(int *argc, char ***argv)
 		fprintf(stderr, "libreplay: %s\n", log_end_msg);
 		exit(RP_EXIT_USAGE);
 	}
+	/* A signal from outside reached a handler while recording (pt_sigaction.c): no
+	 * record says where to deliver it, so the replay would diverge. */
+	for (size_t k = 0; k < nrecs; k++)
+		if (recs[k].kind == RP_LOG_INPUT && recs[k].input_kind == RP_INPUT_ASYNC_SIGNAL) {
+			int32_t sig = 0;
+			memcpy(&sig, recs[k].data, recs[k].len >= sizeof sig ? sizeof sig : 0);
+			fprintf(stderr, "libreplay: %s: the recording received signal %d from outside "
+					"the process; replaying such signals is not supported\n",
+				rp_opts.log_path, (int)sig);
+			exit(RP_EXIT_USAGE);
+		}
+	log_reader = r;
+}
+
+static void start_replaying(int *argc, char ***argv)
+{
+	if (!log_reader)
+		load_log();
+	struct rp_log_reader *r = log_reader;
+	const struct rp_log_header *h = rp_log_header(r);
+	/* The recorded arguments, unless the command line names the same ones. */
+	if (*argc > 1) {
+		bool same = *argc == h->argc;
+		for (int i = 1; same && i < *argc; i++)
+			same = strcmp((*argv)[i], h->argv[i]) == 0;
+		if (!same) {
+			fprintf(stderr, "libreplay: %s: recorded with other arguments (replay takes them "
+					"from the log: give none)\n", rp_opts.log_path);
+			exit(RP_EXIT_USAGE);
+		}
+	}
+	char **av = rp_calloc((size_t)h->argc + 1, sizeof *av);
+	for (int i = 0; av && i < h->argc; i++)
+		av[i] = rp_strdup(h->argv[i]);
+	if (!av)
+		rp_fatal("out of memory");
+	av[0] = (*argv)[0];
+	*argc = h->argc;
+	*argv = av;
 	rp_log_close_reader(r);
 
 	bp_fd = open_breakpoint();
@@ -843,8 +937,9 @@ static void child_after_fork(void)
 		close(tick_fd);
 	tick_fd = -1;
 	struct itimerval off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_PROF, &off, NULL);
-	signal(SIGPROF, SIG_IGN);
+	prof_timer(&off);
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	__sigaction(SIGPROF, &ign, NULL);
 	writer = NULL; /* the parent's: never flushed or closed from here */
 	if (bp_fd >= 0) {
 		close(bp_fd);
@@ -860,6 +955,7 @@ static void child_after_fork(void)
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 {
 	dl_iterate_phdr(first_object, &exe_base);
+	session_started = true;
 	rp_threads_init(h);
 	h->now_ns = hook_now;
 	h->timeout_expired = hook_timeout_expired;

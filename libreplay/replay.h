@@ -22,6 +22,19 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 #define RP_INPUT_CLOCK_GETTIME 2 /* the program's clock_gettime: clock, result, time */
 #define RP_INPUT_GETTIMEOFDAY 3
 #define RP_INPUT_TIME 4
+/* 5..19: the other recorded inputs (docs/inputs.md, libreplay/pt_inputs.h). */
+#define RP_INPUT_TIMES 5        /* times(): return value and struct tms */
+#define RP_INPUT_CLOCK 6        /* clock() */
+#define RP_INPUT_GETRUSAGE 7    /* getrusage(): who, result, struct rusage */
+#define RP_INPUT_TIMESPEC_GET 8 /* timespec_get(): base, result, time */
+#define RP_INPUT_CHUNK 9        /* a call that fills a buffer: which call, result, errno */
+#define RP_INPUT_BYTES 10       /* ... then the bytes it gave (after a CHUNK > 0) */
+#define RP_INPUT_ARC4RANDOM 11  /* arc4random(), arc4random_uniform(): the value */
+#define RP_INPUT_ID 12          /* getpid/getppid/gettid: which, value */
+#define RP_INPUT_SYSCONF 13     /* processor and memory counts: name, value */
+#define RP_INPUT_AFFINITY 14    /* sched_getaffinity(): result, mask */
+#define RP_INPUT_UNAME 15       /* uname(): result, struct utsname */
+#define RP_INPUT_ASYNC_SIGNAL 16 /* a signal from outside reached a handler: replay refuses */
 /* 20..29: blocking system calls (docs/io.md). */
 #define RP_INPUT_IO_READY 20 /* tid's awaited descriptor was found ready: the question's
 			      * position (u64), numbered with the TIMEOUT questions */

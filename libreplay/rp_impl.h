@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
+#include <sys/types.h>
 #include <ucontext.h>
 
 #include "green.h"
@@ -125,6 +126,16 @@ uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left);
 /* The running thread's counter reached zero at count now: stop there if asked. */
 void rp_debug_check(int tid, uint64_t now);
 void rp_debug_stopped(void);
+/* pt_random_dev.c: fd is /dev/random or /dev/urandom (opened through open, openat,
+ * fopen, dup...): the read is recorded or replayed, its result in *ret (bytes, or -1
+ * with errno), and true. Otherwise false: the caller reads. For read() wrappers. */
+bool rp_input_fd_read(int fd, void *buf, size_t n, ssize_t *ret);
+/* The bookkeeping behind it, for other wrappers that make, copy or close descriptors
+ * (fcntl F_DUPFD, accept...): fd was just made (returns fd; it is checked by fstat),
+ * copied from another, or closed. */
+int rp_input_fd_opened(int fd);
+void rp_input_fd_copied(int from, int to);
+void rp_input_fd_closed(int fd);
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -48,4 +48,8 @@ static inline ssize_t rp_sys_read(int fd, void *buf, size_t n)
 	return r;
 }
 
+/* syscall(2) made directly (the program's syscall() is the pthread layer's
+ * dispatcher): the result, or -1 with errno set. Up to six arguments. */
+long rp_syscall(long nr, ...);
+
 #endif

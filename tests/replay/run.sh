@@ -52,6 +52,9 @@ record_replay lone_sleeper "$RUNS" 1
 P=$ROOT/tests/pthread record_replay tls "$RUNS" 1
 # Time slices that end in the C library preempt at the thread's next counting point.
 record_replay foreign_time "$RUNS" 2
+record_replay coroutines 8 2
+record_replay ctor_inputs 4 4
+record_replay spawn_threads 4 2
 # Short slices land everywhere, also between publishing a count and a call (a
 # replay once lost track there): a lock-heavy program, many times.
 "$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"
@@ -134,7 +137,12 @@ else
 	else pass "SIGKILLed recording replays ($common of $rec_lines lines identical) up to its end and says so"; fi
 fi
 
-# Bad logs and flags: one line naming the problem, a non-zero exit, no crash.
+# A replay that takes another path to a recorded call says which calls differ.
+build env_input
+(cd "$WORK" && ./env_input --record "$WORK/env.bin" >/dev/null 2>&1)
+s="$WORK/env_diverge.sh"
+printf '#!/bin/sh\nINPUTS_OTHER_PATH=1 exec ./env_input --replay "$1"\n' >"$s" && chmod +x "$s"
+, a non-zero exit, no crash.
 one_line_error() { # NAME PATTERN COMMAND...
 	local name=$1 pattern=$2; shift 2
 	(cd "$WORK" && "$@") >"$WORK/err.out" 2>"$WORK/err.err"
@@ -159,6 +167,88 @@ one_line_error "bad quantum" "quantum" ./racy_counter --quantum=abc
 one_line_error "quantum too small" "quantum" ./racy_counter --quantum=1us
 one_line_error "--replay without a file" "needs a value" ./racy_counter --replay
 one_line_error "replay with other arguments" "other arguments" ./racy_counter --replay "$good" extra
+(cd "$WORK" && "$s" "$WORK/env.bin" >"$WORK/env.out" 2>"$WORK/env.err")
+rc=$?
+if [ $rc -eq 86 ] && [ "$(grep -c . "$WORK/env.err")" -eq 1 ] &&
+	grep -q "thread 1 called time, where the recording called getpid" "$WORK/env.err"
+then pass "a different recorded call diverges on one line, naming both calls"
+else fail "different recorded call: exit $rc: $(head -c 300 "$WORK/env.err")"; fi
+# Recorded inputs (docs/inputs.md): clocks, CPU times, getrandom, /dev/urandom by
+# read() and fread(), arc4random, ids, processor counts, from three threads. Each
+# recording replays byte for byte (also with fixed slices), and the recordings'
+# values all differ: they really come from the log.
+record_replay inputs 6 1
+for i in 1 2 3 4 5 6; do cp "$WORK/inputs.$i.bin.rec.out" "$WORK/inputs.chaos.$i"; done
+record_replay inputs 3 1 "--quantum 100us"
+repeats=0
+for i in 2 3 4 5 6; do
+	cmp -s "$WORK/inputs.chaos.1" "$WORK/inputs.chaos.$i" && repeats=$((repeats + 1))
+done
+for what in "urandom read" "urandom fread" getrandom "seeded from the clock" " MONOTONIC "; do
+	n=$(cat "$WORK"/inputs.chaos.* | grep -F "$what" | sort | uniq -d | wc -l)
+	[ "$n" -eq 0 ] || { repeats=$((repeats + 1)); echo "repeated: $what"; }
+done
+[ $repeats -eq 0 ] && pass "inputs: six recordings print different random bytes, clocks and seeds" ||
+	fail "inputs: $repeats outputs or value kinds repeat across recordings"
+
+# Built with _FORTIFY_SOURCE, read() is __read_chk and fread() __fread_chk: recorded too.
+"$SICC" -O2 -g -D_FORTIFY_SOURCE=2 -o "$WORK/inputs_fortified" "$P/inputs.c"
+(cd "$WORK" && ./inputs_fortified --record "$WORK/fortified.bin" --chaos >"$WORK/fortified.rec" 2>&1)
+(cd "$WORK" && ./inputs_fortified --replay "$WORK/fortified.bin" >"$WORK/fortified.rep" 2>&1)
+if nm "$WORK/inputs_fortified" | grep -q ' T __read_chk' && cmp -s "$WORK/fortified.rec" "$WORK/fortified.rep" &&
+	! cmp -s "$WORK/fortified.rec" "$WORK/inputs.chaos.1"
+then pass "inputs built with _FORTIFY_SOURCE=2 replay exactly"
+else fail "inputs with _FORTIFY_SOURCE=2: $(cmp "$WORK/fortified.rec" "$WORK/fortified.rep" 2>&1 | head -c 200)"; fi
+
+# Loud failures: a note on stderr at the call, a non-zero exit, no hang.
+loud() { # NAME PATTERN COMMAND...
+	local name=$1 pattern=$2; shift 2
+	(cd "$WORK" && timeout 60 "$@" >"$WORK/loud.out" 2>"$WORK/loud.err")
+	local rc=$?
+	if [ $rc -eq 0 ] || [ $rc -ge 124 ]; then fail "$name: exit $rc"
+	elif ! grep -Eq "$pattern" "$WORK/loud.err"; then fail "$name: no note /$pattern/: $(head -c 300 "$WORK/loud.err")"
+	else pass "$name"; fi
+}
+build fork_threads && build sigprof && build outside_signal
+loud "fork with a live thread: a note, ENOSYS, exit 1" 'fork\(\) with 2 live threads' ./fork_threads --record "$WORK/ft.bin"
+cp "$WORK/loud.out" "$WORK/ft.rec"
+(cd "$WORK" && timeout 60 ./fork_threads --replay "$WORK/ft.bin" >"$WORK/ft.rep" 2>/dev/null)
+rc=$?
+if [ $rc -eq 1 ] && cmp -s "$WORK/ft.rec" "$WORK/ft.rep" && grep -q "after join: child exited 7" "$WORK/ft.rep"
+then pass "fork with a live thread: the refusal replays, a fork after the join works"
+else fail "fork with a live thread: replay exit $rc: $(head -c 200 "$WORK/ft.rep")"; fi
+loud "vfork with a live thread: a note, exit 1" 'fork\(\) with 2 live threads' ./fork_threads --record "$WORK/vf.bin" vfork
+loud "a SIGPROF handler: EINVAL and a note" 'handler for SIGPROF: .*recorder' ./sigprof --record "$WORK/sp.bin"
+check "setitimer(ITIMER_PROF): EINVAL and a note" grep -q 'setitimer(ITIMER_PROF): .*time slice' "$WORK/loud.err"
+check "SA_ONSTACK is dropped with a note" grep -q 'sigaction(SIGUSR2, SA_ONSTACK): .*thread.s stack' "$WORK/loud.err"
+check "... and the handler runs" bash -c "! grep -q 'did not' '$WORK/loud.out'"
+check "without a session, SIGPROF is the program's" bash -c "cd '$WORK' && ./sigprof --no-record"
+
+# Signals the program sends itself replay; one from outside is said at delivery while
+# recording, and the replay refuses that log on one line.
+(cd "$WORK" && ./outside_signal --record "$WORK/usr1.bin" >"$WORK/usr1.out" 2>"$WORK/usr1.err") &
+pid=$!
+for i in $(seq 1 400); do grep -q ready "$WORK/usr1.out" 2>/dev/null && break; sleep 0.05; done
+kill -USR1 "$(sed -n 's/^ready //p' "$WORK/usr1.out")" 2>/dev/null
+wait $pid
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q "self-sent: raise 10 kill 10" "$WORK/usr1.out" || ! grep -q "got signal 10" "$WORK/usr1.out"; then
+	fail "SIGUSR1 from outside: exit $rc: $(tr '\n' ' ' <"$WORK/usr1.out")"
+elif ! grep -q "signal 10 (SIGUSR1) from outside the process.*will not replay" "$WORK/usr1.err"; then
+	fail "SIGUSR1 from outside: no note: $(head -c 300 "$WORK/usr1.err")"
+else pass "SIGUSR1 from outside: the recording says at delivery that it will not replay"; fi
+one_line_error "SIGUSR1 from outside: the replay refuses" "received signal 10 from outside" ./outside_signal --replay "$WORK/usr1.bin"
+(cd "$WORK" && timeout 60 ./outside_signal --record "$WORK/alrm.bin" alarm >"$WORK/alrm.out" 2>"$WORK/alrm.err")
+grep -q "signal 14 (SIGALRM) from a timer" "$WORK/alrm.err" && grep -q "got signal 14" "$WORK/alrm.out" &&
+	pass "alarm(): SIGALRM is noted at delivery" || fail "alarm(): $(head -c 300 "$WORK/alrm.err")"
+one_line_error "alarm(): the replay refuses" "received signal 14 from outside" ./outside_signal --replay "$WORK/alrm.bin"
+# Only self-sent signals (raise, kill(getpid()): the replay maps the recorded pid to
+# its own): no note, and the replay prints the same.
+(cd "$WORK" && ./outside_signal --record "$WORK/self.bin" self >"$WORK/self.rec" 2>"$WORK/self.err")
+(cd "$WORK" && ./outside_signal --replay "$WORK/self.bin" >"$WORK/self.rep" 2>&1)
+if grep -q "self-sent: raise 10 kill 10" "$WORK/self.rec" && cmp -s "$WORK/self.rec" "$WORK/self.rep" && ! [ -s "$WORK/self.err" ]
+then pass "signals the program sends itself replay, without a note"
+else fail "self-sent signals: $(tr '\n' ' ' <"$WORK/self.rep") $(head -c 200 "$WORK/self.err")"; fi
 check "--replay-help lists the flags" bash -c "cd '$WORK' && ./racy_counter --replay-help | grep -q -- '--chaos'"
 check "flags are stripped before main" bash -c "cd '$WORK' && ./racy_counter --no-record -- >/dev/null"
 summary
