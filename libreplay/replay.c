@@ -342,15 +342,19 @@ static void log_timestamp(uint64_t now)
  * be preempted: the count it published before the foreign call (__sic_home, which
  * the instrumented code reloads when the call returns) becomes 1, the offset moves so
  * that its count stays the same, and the next counting point overflows
- * (rp_record_overflow). Only outside the executable, and not in a nested tick: code of
- * ours may be between reading __sic_home and the offset (on_switch), but it calls no
- * foreign code there. */
+ * (rp_record_overflow). Only outside the executable, not in a nested tick, and not
+ * while the scheduler runs. */
 extern const char __executable_start[], etext[];
 
 static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc)
 {
 	if (t->preempt_soon || (pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext) ||
 	    __sic_home <= 1)
+		return;
+	/* Foreign code the scheduler called (munmap of a dead thread's stack, say) may run
+	 * half way through a switch: rp_cur and __sic_home are the next thread's already,
+	 * whose counter may be in a signal frame, not in __sic_home. */
+	if (sched_busy())
 		return;
 	t->offset -= __sic_home - 1;
 	__sic_home = 1;
@@ -601,8 +605,15 @@ static const char *input_name(uint8_t kind)
 	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
 }
 
+/* Set once the program is dying of a signal: the crash handler's own calls (libunwind
+ * reads getpid, for one) are not the program's, so they are neither recorded nor
+ * replayed. */
+static volatile sig_atomic_t dying;
+
 bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 {
+	if (dying)
+		return false;
 	bool early_replay = before_session(RP_MODE_REPLAY);
 	if (early_replay && !recs)
 		load_log();
@@ -624,6 +635,8 @@ bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 
 void rp_input_record(uint8_t kind, const void *buf, size_t len)
 {
+	if (dying)
+		return;
 	if (writer && !rp_replaying)
 		rp_log_input(writer, (uint32_t)rp_cur->tid, kind, buf, len);
 	else if (before_session(RP_MODE_RECORD))
@@ -759,13 +772,23 @@ static void on_exit_handler(int status, void *arg)
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
+/* Die of sig, now that SA_RESETHAND has given it its default action back: the exit
+ * status is the same signal. Not raise(), which is the pthread layer's (pt_signal.c);
+ * gdb's extension knows this function by name. */
+__attribute__((noinline)) void rp_crash_reraise(int sig)
+{
+	long pid = rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	long tid = rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	rp_raw_syscall(SYS_tgkill, pid, tid, sig, 0, 0, 0);
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *ucv)
 {
+	dying = 1;
 	stop_timer();
 	finish(RP_LOG_SIGNALED, sig, ucv);
 	rp_crash(sig, si, ucv);
-	/* SA_RESETHAND gave the default action back: die of the same signal. */
-	raise(sig);
+	rp_crash_reraise(sig);
 }
 
 /* ---- starting a session ----------------------------------------------------------------- */

@@ -101,6 +101,8 @@ void rp_trace_end(const char *why, const ucontext_t *uc);
 void rp_crash_init(void);
 void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc);
 void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc);
+/* replay.c: the crash handler's last act: die of sig (its default action is back). */
+void rp_crash_reraise(int sig);
 /* What a thread blocked on descriptors waits for (sched_wait_event's obj): any of
  * fds ready. It lives on the waiting thread's stack. */
 struct rp_io_wait {

@@ -228,6 +228,9 @@ int sched_interrupt(struct sched_thread *t, int status);
 /* Would sched_preempt switch threads or ask about a deadline or an event?
  * (Async-signal-safe.) */
 bool sched_preempt_useful(void);
+/* Is the scheduler's own code running (a sched_* call or a hook, possibly half way
+ * through a switch)? Then sched_preempt refuses. (Async-signal-safe.) */
+bool sched_busy(void);
 
 /* ---- debugging: every thread of the run ---------------------------------------- */
 

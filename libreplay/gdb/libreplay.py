@@ -561,11 +561,11 @@ def on_stop(event):
 
 def in_crash_handler():
     """Is this stop the runtime's crash handler (on_fatal in replay.c) raising the
-    signal again? Its last act is a tail call to raise, so the stack reads: libc's
-    raise, then the signal frame. It is installed while recording or replaying."""
+    signal again? Its last act is rp_crash_reraise, so the stack reads: that (and
+    its inlined system call), maybe on_fatal, then the signal frame. It is
+    installed while recording or replaying."""
     f = gdb.newest_frame()
-    while f is not None and (f.name() or "").lstrip("_").replace("GI_", "") in \
-            ("pthread_kill_implementation", "pthread_kill_internal", "pthread_kill", "raise"):
+    while f is not None and (f.name() or "") in ("rp_raw_syscall", "rp_crash_reraise", "on_fatal"):
         f = f.older()
     return f is not None and f.level() > 0 and f.type() == gdb.SIGTRAMP_FRAME and \
         str(glob("rp_opts")["mode"]) != "RP_MODE_OFF"
