@@ -3,9 +3,10 @@
 # prints PASS/FAIL lines and "N passed, M failed"; this adds them up.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-total_pass=0 total_fail=0 failed_suites=""
+total_pass=0 total_fail=0 failed_suites="" times=""
 for suite in tests/e2e/run.sh tests/invariant/run.sh tests/replay/run.sh tests/pthread/run.sh tests/apps/run.sh tests/io/run.sh tests/gdb/run.sh tests/tools/run.sh tests/csmith/run.sh; do
 	echo "=== $suite"
+	start=$SECONDS
 	out=$(mktemp)
 	bash "$ROOT/$suite" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
@@ -15,9 +16,10 @@ for suite in tests/e2e/run.sh tests/invariant/run.sh tests/replay/run.sh tests/p
 		failed_suites="$failed_suites $suite(no summary)"; total_fail=$((total_fail + 1)); continue
 	fi
 	total_pass=$((total_pass + ${counts% *})); total_fail=$((total_fail + ${counts#* }))
+	times="$times ${suite#tests/}:$((SECONDS - start))s"
 	[ "$rc" -eq 0 ] || failed_suites="$failed_suites $suite"
 done
-echo "=== all suites"
+echo "=== all suites (seconds:$times)"
 [ -z "$failed_suites" ] || echo "failed:$failed_suites"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ] && [ -z "$failed_suites" ]
