@@ -1,7 +1,8 @@
 /* pt_syscall.c: syscall(), so that a program's raw system calls reach the green-thread
  * versions: SYS_futex goes to pt_futex.c; the blocking calls of pt_io.c, pt_socket.c,
- * pt_poll.c and pt_epoll.c and the sleeps to those functions; everything else to
- * the kernel.
+ * pt_poll.c and pt_epoll.c and the sleeps to those functions; the recorded inputs
+ * (getrandom, getpid, getppid, gettid, clock_gettime, gettimeofday, time, times,
+ * uname) to theirs; everything else to the kernel.
  * The runtime's own syscall() calls pass through here too, to the kernel, and so does
  * every call made outside a running green thread. */
 #include "pt_impl.h"
@@ -9,10 +10,15 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/times.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 long syscall(long nr, ...)
@@ -80,6 +86,25 @@ long syscall(long nr, ...)
 	}
 	case SYS_sched_yield:
 		return sched_yield();
+	/* Recorded inputs (docs/inputs.md): the replay returns what the recording got. */
+	case SYS_getrandom:
+		return getrandom(p0, (size_t)a[1], (unsigned)a[2]);
+	case SYS_getpid:
+		return getpid();
+	case SYS_getppid:
+		return getppid();
+	case SYS_gettid:
+		return gettid();
+	case SYS_clock_gettime:
+		return clock_gettime((clockid_t)a[0], p1);
+	case SYS_gettimeofday:
+		return gettimeofday(p0, p1);
+	case SYS_time:
+		return time(p0);
+	case SYS_times:
+		return times(p0);
+	case SYS_uname:
+		return uname(p0);
 	default:
 		return pt_io_ret(rp_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
 	}

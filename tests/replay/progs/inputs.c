@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/times.h>
@@ -67,6 +68,14 @@ static void *worker(void *arg)
 		       arc4random(), arc4random_uniform(1000));
 		printf("t%ld pid %d ppid %d tid %d nprocs %d\n", id, (int)getpid(), (int)getppid(),
 		       (int)gettid(), get_nprocs());
+		/* The same through syscall(): raw system calls reach the recorded versions. */
+		struct timespec raw_ts;
+		if (syscall(SYS_getrandom, b, 8, 0) != 8 ||
+		    syscall(SYS_clock_gettime, CLOCK_REALTIME, &raw_ts) != 0)
+			return (void *)1;
+		printf("t%ld syscall getrandom %016llx pid %ld tid %ld realtime %ld.%09ld\n", id,
+		       hex8(b), syscall(SYS_getpid), syscall(SYS_gettid), (long)raw_ts.tv_sec,
+		       raw_ts.tv_nsec);
 		volatile long x = 0;
 		for (long i = 0; i < 20000 * (id + 1); i++)
 			x += i;
