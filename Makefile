@@ -23,7 +23,7 @@ SCHED_SRC     := $(wildcard sched/*.c)
 SCHED_ASM     := $(wildcard sched/*.S)
 SCHED_OBJ     := $(SCHED_SRC:%.c=$(BUILD)/obj/%.o) $(SCHED_ASM:%.S=$(BUILD)/obj/%.o)
 # What unit tests link against: everything but the programs' mains.
-UNIT_LINK     := $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o %/pt_%.o,$(RT_OBJ))
+UNIT_LINK     := $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o,$(RT_OBJ))
 
 BIN   := $(BUILD)/bin
 LIB   := $(BUILD)/lib
