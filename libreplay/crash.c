@@ -287,6 +287,17 @@ void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc)
 		put_num((uint64_t)(uintptr_t)si->si_addr, 16);
 	}
 	put(")\n");
+	if (sig == SIGSEGV && cur->id != 0) {
+		/* sched maps a guard page just below every stack it maps. */
+		struct sched_thread_info info;
+		sched_thread_info(cur, &info);
+		uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)info.stack_lo;
+		if (a < lo && lo - a <= (uintptr_t)sysconf(_SC_PAGESIZE)) {
+			put("libreplay: the address is in the guard page below thread ");
+			put_num((uint64_t)cur->id, 10);
+			put("'s stack: a stack overflow\n");
+		}
+	}
 	if (!u_init_local)
 		put("libreplay: no backtraces: libunwind.so.8 is not installed (Debian: libunwind8)\n");
 	thread_head(cur->id, "faulted", "");

@@ -771,6 +771,7 @@ static void on_exit_handler(int status, void *arg)
 }
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+#define RP_CRASH_STACK_SIZE (256u << 10) /* the crash report's libunwind needs some */
 
 /* Die of sig, now that SA_RESETHAND has given it its default action back: the exit
  * status is the same signal. Not raise(), which is the pthread layer's (pt_signal.c);
@@ -995,6 +996,14 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	on_exit(on_exit_handler, NULL);
 	pthread_atfork(NULL, NULL, child_after_fork);
 	rp_crash_init();
+	/* A stack overflow faults with no stack left to run a handler on: the fatal
+	 * handlers run on a stack of their own, so the log still gets its END and the
+	 * report is printed. (Only they: a preemption must stay on its thread's stack.) */
+	static stack_t alt;
+	alt.ss_size = RP_CRASH_STACK_SIZE;
+	alt.ss_sp = rp_malloc(alt.ss_size);
+	int onstack = alt.ss_sp && rp_raw_syscall(SYS_sigaltstack, (long)&alt, 0, 0, 0, 0, 0) == 0
+			      ? SA_ONSTACK : 0;
 	for (size_t k = 0; k < sizeof fatal_signals / sizeof fatal_signals[0]; k++)
-		install(fatal_signals[k], on_fatal, SA_RESETHAND | SA_NODEFER);
+		install(fatal_signals[k], on_fatal, SA_RESETHAND | SA_NODEFER | onstack);
 }

@@ -157,6 +157,21 @@ crash_case() { # NAME ARG SIGNAL STATUS
 }
 crash_case segv "" SIGSEGV 139
 crash_case abort abort SIGABRT 134
+# A stack overflow: no stack is left for a handler, so the fatal handlers have their own.
+./crash_report --record ov.bin --quantum 200us overflow >ov.rec.out 2>ov.rec.err
+rc=$?
+./crash_report --replay ov.bin >ov.rep.out 2>ov.rep.err
+rc2=$?
+report ov.rec.err >ov.rec.report
+report ov.rep.err >ov.rep.report
+check "stack overflow: the recording dies of SIGSEGV (status 139)" test $rc -eq 139
+check "stack overflow: the report says so and shows recurse, called by fault_here" bash -c \
+	"grep -q \"guard page below thread [0-9]*'s stack: a stack overflow\" ov.rec.err &&
+	 grep -A3 '(faulted)' ov.rec.report | grep -q 'recurse+'"
+check "stack overflow: the log is complete, its END says SIGSEGV" \
+	bash -c "'$DUMP' ov.bin crash_report | grep -q 'END .*killed by signal .*(SIGSEGV)'"
+check "stack overflow: the replay dies of it too, with the same report" \
+	bash -c "test $rc2 -eq 139 && cmp -s ov.rec.report ov.rep.report"
 # Under gdb, the genuine fault stops gdb at the faulting instruction, before our handler.
 timeout 120 gdb -batch -nx -ex 'handle SIGPROF SIG41 nostop noprint pass' -ex run -ex bt \
 	--args ./crash_report --replay segv.bin >gdb.out 2>&1

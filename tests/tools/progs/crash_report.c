@@ -1,7 +1,8 @@
 /* A crash with every kind of thread around it: one blocked on a mutex, one waiting on
  * a condition variable, one computing (preempted), one joining; then a thread faults
- * (a NULL store, or abort() with the argument "abort") at a fixed point of its own
- * work, so every recording crashes, in the same function. */
+ * (a NULL store, abort() with the argument "abort", or a stack overflow with
+ * "overflow") at a fixed point of its own work, so every recording crashes, in the
+ * same function. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@ static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER, m = PTHREAD_MUTEX_INITI
 static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
 static volatile long sink;
 static int *volatile nowhere;
-static int use_abort;
+static int use_abort, use_overflow;
 
 static void *waits_on_mutex(void *arg)
 {
@@ -33,8 +34,17 @@ static void *spins(void *arg)
 	return NULL;
 }
 
+static long __attribute__((noinline)) recurse(long n)
+{
+	volatile char pad[512];
+	pad[0] = (char)n;
+	return sink < 0 ? n : recurse(n + 1) + pad[0]; /* sink never goes below 0 */
+}
+
 static void __attribute__((noinline)) fault_here(void)
 {
+	if (use_overflow)
+		sink += recurse(0);
 	if (use_abort)
 		abort();
 	*nowhere = 1;
@@ -51,6 +61,7 @@ static void *faults(void *arg)
 int main(int argc, char **argv)
 {
 	use_abort = argc > 1 && !strcmp(argv[1], "abort");
+	use_overflow = argc > 1 && !strcmp(argv[1], "overflow");
 	setvbuf(stdout, NULL, _IONBF, 0);
 	printf("start\n");
 	pthread_mutex_lock(&held);
