@@ -246,7 +246,79 @@ def add_hooks():
             gdb.write("libreplay: hook-%s is yours: type `rthread` before `%s` when "
                       "looking at a green thread\n" % (cmd, cmd))
             continue
-        gdb.execute("define hook-%s\nlibreplay-restore\nend" % cmd, to_string=True)
+        gdb.execute("define hook-%s\nlibreplay-restore %s\nend" % (cmd, cmd), to_string=True)
+
+
+# ---- stepping over a preemption ----------------------------------------------------
+# gdb steps through an inlined function's lines with single steps; a signal that
+# arrives then (the replay's breakpoint, the recording's time slice) is delivered with
+# the step, and the step ends on the first line of our signal handler. Stepping
+# commands get a post-hook that lets the handler run to its end (the other green
+# threads run meanwhile: finish stops when this thread's signal frame returns) and
+# steps again, so `next` and `step` go on in the program as they would without us.
+STEPPING = ["next", "step"]
+PREEMPT_HANDLERS = ("on_trap", "on_tick")
+
+
+def in_preempt_handler():
+    f = gdb.newest_frame()
+    if (f.name() or "") not in PREEMPT_HANDLERS:
+        return False
+    older = f.older()
+    return older is not None and older.type() == gdb.SIGTRAMP_FRAME
+
+
+class Stepping:
+    cmd = None  # "next" or "step" while one is under way (set by its pre-hook)
+
+
+NOISE = ("Single stepping until exit", "which has no line number information", "Run till exit")
+
+
+class StepFixup(gdb.Command):
+    """Used by the hookpost- of next and step: if the step ended in the runtime's
+preemption handler, or in a counter stub, go on until it ends in the program."""
+
+    def __init__(self):
+        super().__init__("libreplay-step-fixup", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        cmd = arg.strip() or "next"
+        Stepping.cmd = None
+        for _ in range(16):
+            if not live():
+                return
+            if in_preempt_handler():
+                tid = int(glob("rp_cur")["tid"])
+                out = gdb.execute("finish", to_string=True)
+                if not live():  # it ended while others ran: say how
+                    gdb.write("".join(line + "\n" for line in out.splitlines()
+                                      if not line.startswith(NOISE)))
+                    return
+                if gdb.newest_frame().type() != gdb.SIGTRAMP_FRAME or \
+                        int(glob("rp_cur")["tid"]) != tid:
+                    # something else stopped the program first (a breakpoint)
+                    gdb.write("libreplay: stopped while green thread %d was preempted:\n" % tid)
+                    gdb.execute("frame")
+                    return
+            elif not is_stub(gdb.newest_frame()):
+                return
+            # On from the signal frame or the stub, as the user's command would have.
+            out = gdb.execute(cmd, to_string=True)
+            gdb.write("".join(line + "\n" for line in out.splitlines()
+                              if not line.startswith(NOISE)))
+
+
+def add_step_hooks():
+    for cmd in STEPPING:
+        try:
+            mine = gdb.execute("show user hookpost-" + cmd, to_string=True)
+        except gdb.error:
+            mine = ""
+        if mine.strip() and "libreplay-step-fixup" not in mine:
+            continue  # the user's own: leave it
+        gdb.execute("define hookpost-%s\nlibreplay-step-fixup %s\nend" % (cmd, cmd),
+                    to_string=True)
 
 
 class RestoreCmd(gdb.Command):
@@ -256,6 +328,7 @@ class RestoreCmd(gdb.Command):
         super().__init__("libreplay-restore", gdb.COMMAND_RUNNING)
 
     def invoke(self, arg, from_tty):
+        Stepping.cmd = arg.strip() if arg.strip() in STEPPING else None
         restore()
 
 
@@ -540,9 +613,10 @@ class ReturnBreakpoint(gdb.Breakpoint):
 def on_stop(event):
     if type(event) is gdb.StopEvent and live():
         f = gdb.newest_frame()
-        if is_stub(f):
-            # next/step reached a counting point whose counter ran out (a logged
-            # preemption is near): gdb stops here, where no line is.
+        if is_stub(f) and Stepping.cmd is None:
+            # stepi/until... reached a counting point whose counter ran out (a logged
+            # preemption is near): gdb stops here, where no line is. (After next and
+            # step, libreplay-step-fixup goes on.)
             gdb.write("libreplay: in the instruction counter's stub of %s; next or step "
                       "goes on\n" % where(f))
         return
@@ -617,6 +691,9 @@ def register():
     gdb.libreplay_loaded = True
     setup_signals()
     RestoreCmd()
+    StepFixup()
+    add_hooks()
+    add_step_hooks()
     InfoRthreads()
     Rthread()
     RthreadApply()

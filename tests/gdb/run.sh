@@ -9,7 +9,8 @@ P="$ROOT/tests/gdb/progs"
 RGDB="$ROOT/build/bin/replay-gdb"
 cd "$WORK" || exit 1
 
-"$SICC" -O1 -g -o racy "$P/racy.c" && "$SICC" -O1 -g -o segv "$P/segv.c" ||
+"$SICC" -O1 -g -o racy "$P/racy.c" && "$SICC" -O1 -g -o segv "$P/segv.c" &&
+	"$SICC" -O1 -g -o inlined "$P/inlined.c" ||
 	{ fail "build"; summary; exit 1; }
 ./racy --record racy.bin --quantum 100us >racy.rec 2>&1
 # rgdb OUT GDB-ARGS...: replay racy.bin under gdb, transcript in OUT.
@@ -31,6 +32,34 @@ rgdb quiet.out -ex 'info signals SIGPROF' -ex 'info signals SIG41' -ex run
 if grep -q "Program received signal" quiet.out; then fail "replay signals: gdb reported one"
 else expect "replay runs under gdb silently" quiet.out '^SIGPROF[[:space:]]+No[[:space:]]+No[[:space:]]+Yes' '^SIG41[[:space:]]+No[[:space:]]+No[[:space:]]+Yes' \
 	"^$(cat racy.rec)\$" 'exited normally'; fi
+
+# next over a preemption inside an inlined function: gdb single-steps there, so the
+# step can end in the counter's stub (no line there) or, when the replay's breakpoint
+# signal arrives during the step, in our handler (gdb's own stop line shows it); the
+# extension's hookpost goes on and the step ends in the program. Stop a count
+# before a logged preemption of thread 2 in work, then next until it is consumed.
+./inlined --record inl.bin --quantum 100us >inl.rec 2>&1
+inl=$("$ROOT/build/bin/replay-dump" --json inl.bin inlined | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["records"]:
+    if r.get("kind") == "PREEMPT" and r.get("tid") == 2:
+        print(r["count"]); break')
+if [ -z "$inl" ]; then fail "next in an inlined function: no preemption of thread 2 in the log"
+else
+	inl_session=(-ex 'break work' -ex run -ex delete -ex "replay stop-at 2 $((inl - 1))" -ex continue)
+	for n in 1 2 3 4 5 6; do inl_session+=(-ex next); done
+	inl_session+=(-ex 'info line *$pc' -ex 'print $rcount(2)' -ex 'replay status' -ex continue)
+	timeout 600 "$RGDB" ./inlined inl.bin -batch -nx "${inl_session[@]}" >inl.out 2>&1
+	if ! grep -qxF "$(cat inl.rec)" inl.out || ! grep -q "exited normally" inl.out; then
+		fail "next in an inlined function: the program did not end as recorded: $(grep -v '^\[' inl.out | tail -n 3 | tr '\n' ' ')"
+	elif grep -q "Single stepping until exit\|in the instruction counter's stub" inl.out; then
+		fail "next in an inlined function: a step ended in a counter stub or our handler: $(grep -m1 "Single stepping\|counter's stub" inl.out)"
+	elif ! grep -Eq '^Line [0-9]+ of ".*inlined\.c"' inl.out; then
+		fail "next in an inlined function: the steps did not end in the program: $(grep -E '^Line|^No line' inl.out)"
+	elif ! grep -q "records done" inl.out || [ "$(sed -n 's/^\$1 = //p' inl.out)" -le "$inl" ]; then
+		fail "next in an inlined function: thread 2 did not get past its preemption: $(grep -v '^\[' inl.out | tail -n 4 | tr '\n' ' ')"
+	else pass "next over a preemption in an inlined function steps on in the program"; fi
+fi
 
 # A breakpoint in the racy function, several continues: every stop sees the same
 # state in two sessions, and the program ends as recorded.
