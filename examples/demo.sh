@@ -45,8 +45,14 @@ else
 		./heisenbug --replay bug.bin
 		echo "(exit status $?)"
 	done
+	say "replay-dump bug.bin heisenbug      # the log, symbolized (docs/tools.md)"
+	"$ROOT/build/bin/replay-dump" bug.bin heisenbug | awk '/^records:$/ { p = 1 } /^threads:/ { exit } p'
+	say "replay-gdb ./heisenbug bug.bin -batch -ex 'break heisenbug.c:33' -ex run -ex 'info rthreads'"
+	timeout 120 "$ROOT/build/bin/replay-gdb" ./heisenbug bug.bin -batch -nx -ex 'break heisenbug.c:33' \
+		-ex run -ex 'info rthreads' 2>&1 | grep -v '^\[\|libthread_db\|^$'
 	echo
-	echo "Under gdb: gdb -ex 'handle SIGPROF SIG41 nostop noprint pass' --args ./heisenbug --replay bug.bin"
+	echo "Interactively: replay-gdb ./heisenbug bug.bin (after make install: gdb --args"
+	echo "./heisenbug --replay bug.bin); docs/debugging.md walks through such a session."
 fi
 
 echo
