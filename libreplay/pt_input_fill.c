@@ -26,8 +26,8 @@ _Noreturn void pt_input_diverged(const char *fmt, ...)
 	if (n > (int)sizeof buf - 1)
 		n = sizeof buf - 1;
 	static const char pre[] = "libreplay: replay diverged: ";
-	if (write(2, pre, sizeof pre - 1) >= 0 && write(2, buf, (size_t)n) >= 0)
-		(void)!write(2, "\n", 1);
+	if (rp_sys_write(2, pre, sizeof pre - 1) >= 0 && rp_sys_write(2, buf, (size_t)n) >= 0)
+		(void)!rp_sys_write(2, "\n", 1);
 	_exit(RP_EXIT_DIVERGED);
 }
 

@@ -108,6 +108,7 @@ void rp_trace_switch(struct sched_thread *prev, struct sched_thread *next, uint6
 			[SCHED_WAIT_SEM] = "sem",     [SCHED_WAIT_BARRIER] = "barrier",
 			[SCHED_WAIT_RDLOCK] = "rdlock", [SCHED_WAIT_WRLOCK] = "wrlock",
 			[SCHED_WAIT_SLEEP] = "sleep", [SCHED_WAIT_QUEUE] = "queue",
+			[SCHED_WAIT_EVENT] = "io",
 		};
 		unsigned k = (unsigned)in.wait_kind;
 		put("blocked:");

@@ -23,7 +23,7 @@
 #define NBUCKETS (PLOT_W / 2 + 1) /* aggregation buckets: 2 px, 4 px when dense */
 
 enum mark { M_PREEMPT, M_YIELD, M_EXIT, M_JOIN, M_MUTEX, M_COND, M_SEM, M_BARRIER, M_RDLOCK,
-	    M_WRLOCK, M_SLEEP, M_QUEUE, M_OTHER, NMARKS };
+	    M_WRLOCK, M_SLEEP, M_QUEUE, M_IO, M_OTHER, NMARKS };
 static const struct {
 	const char *word, *label, *colour;
 } marks[NMARKS] = {
@@ -39,6 +39,7 @@ static const struct {
 	[M_WRLOCK] = {"blocked:wrlock", "blocked on an rwlock (write)", "#bcbd22"},
 	[M_SLEEP] = {"blocked:sleep", "blocked in a sleep", "#17becf"},
 	[M_QUEUE] = {"blocked:queue", "blocked on a wait queue", "#7f7f7f"},
+	[M_IO] = {"blocked:io", "blocked in a system call (io.md)", "#ff7f0e"},
 	[M_OTHER] = {"blocked:other", "blocked (other)", "#444444"},
 };
 
