@@ -1,13 +1,12 @@
 /* pt_ids.c: the process's identity: getpid, getppid and gettid differ from run to
  * run, and programs print them, put them in file names and seed generators with
  * them (srand(time(NULL) ^ getpid())): recorded, and the replay returns them. The
- * replay's real ids differ, so kill (pt_signal.c), tgkill and sigqueue map a recorded id back to the real
+ * replay's real ids differ, so kill and sigqueue (pt_signal.c) and tgkill map a recorded id back to the real
  * one (kill(getpid(), SIGUSR1) reaches the replaying process itself). The user and
  * group ids are not recorded: a replay runs as the recording's user, the way the
  * files it reads are assumed unchanged (docs/inputs.md). */
 #include "pt_inputs.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -59,7 +58,8 @@ pid_t gettid(void)
 }
 
 /* A pid the replay handed out is the real one it stood for (only while replaying:
- * a forked child and a recording see real ids). kill (pt_signal.c) uses it too. */
+ * a forked child and a recording see real ids). kill and sigqueue (pt_signal.c) use
+ * it too. */
 pid_t pt_real_id(pid_t p)
 {
 	if (!rp_replaying || p <= 0)
@@ -73,14 +73,4 @@ pid_t pt_real_id(pid_t p)
 int tgkill(pid_t tgid, pid_t tid, int sig)
 {
 	return (int)rp_syscall(SYS_tgkill, pt_real_id(tgid), pt_real_id(tid), sig);
-}
-
-int sigqueue(pid_t pid, int sig, const union sigval value)
-{
-	static int (*real_sigqueue)(pid_t, int, const union sigval);
-	if (!real_sigqueue)
-		real_sigqueue = (int (*)(pid_t, int, const union sigval))dlsym(RTLD_NEXT, "sigqueue");
-	if (!real_sigqueue)
-		rp_fatal("cannot find the C library's sigqueue");
-	return real_sigqueue(pt_real_id(pid), sig, value);
 }

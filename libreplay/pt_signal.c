@@ -8,6 +8,8 @@
  * holds pending (one the program sent the process with kill, say). */
 #include "pt_impl.h"
 
+#include <dlfcn.h>
+
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -178,27 +180,50 @@ static struct sched_thread *process_target(int sig)
 	return free_one ? free_one : cur;
 }
 
-/* kill aimed at our own process: one of its threads takes it, as the kernel would
- * choose one (deterministically here). Anything else goes to the kernel. */
-int kill(pid_t pid, int sig)
+/* A signal sent to our own process (kill, sigqueue): one of its threads takes it, as
+ * the kernel would choose one (deterministically here). 0 or -1 with errno when the
+ * layer delivered it; TO_KERNEL when the kernel must act (another process, a signal
+ * with its default action or ignored, no green thread running). */
+#define TO_KERNEL 1
+static int send_to_process(pid_t real, int sig, int code, union sigval value)
 {
-	/* getpid() gives the program the recorded pid in a replay (pt_ids.c); the kernel
-	 * wants the real one. */
-	pid_t real = pid < -1 ? -pt_real_id(-pid) : pt_real_id(pid);
 	bool self = real == (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	if (!self || sig <= 0 || sig >= _NSIG || sched_thread_id(sched_current()) == 0 ||
 	    pt_in_scheduler())
-		return (int)rp_syscall(SYS_kill, real, sig);
+		return TO_KERNEL;
 	struct sched_thread *t = process_target(sig);
 	struct pt_thread *pt = pt_find(t);
 	if (!handled(sig) && !(pt->waiting == PT_WAIT_SIGNAL && (pt->sigwaiting & pt_sigbit(sig))))
-		return (int)rp_syscall(SYS_kill, real, sig); /* its default action, or ignored */
-	int err = pt_signal_send(t, pt, sig, SI_USER, (union sigval){0});
+		return TO_KERNEL; /* its default action, or ignored */
+	int err = pt_signal_send(t, pt, sig, code, value);
 	if (err) {
 		errno = err;
 		return -1;
 	}
 	return 0;
+}
+
+int kill(pid_t pid, int sig)
+{
+	/* getpid() gives the program the recorded pid in a replay (pt_ids.c); the kernel
+	 * wants the real one. */
+	pid_t real = pid < -1 ? -pt_real_id(-pid) : pt_real_id(pid);
+	int r = send_to_process(real, sig, SI_USER, (union sigval){0});
+	return r == TO_KERNEL ? (int)rp_syscall(SYS_kill, real, sig) : r;
+}
+
+int sigqueue(pid_t pid, int sig, const union sigval value)
+{
+	pid_t real = pt_real_id(pid);
+	int r = send_to_process(real, sig, SI_QUEUE, value);
+	if (r != TO_KERNEL)
+		return r;
+	static int (*libc_sigqueue)(pid_t, int, const union sigval);
+	if (!libc_sigqueue)
+		libc_sigqueue = (int (*)(pid_t, int, const union sigval))dlsym(RTLD_NEXT, "sigqueue");
+	if (!libc_sigqueue)
+		rp_fatal("cannot find the C library's sigqueue");
+	return libc_sigqueue(real, sig, value);
 }
 
 /* Is sigsuspend or pause to go to the kernel? When the caller is the only thread,

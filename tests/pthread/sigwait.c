@@ -1,7 +1,7 @@
 /* sigwait: a thread that handles signals synchronously. The others block the
  * signals; one thread takes them with sigwait (from pthread_kill and from kill to
  * the whole process), sigwaitinfo gets pthread_sigqueue's values in order, and
- * sigtimedwait gives up with EAGAIN. */
+ * and so do sigqueue's to the whole process, and sigtimedwait gives up with EAGAIN. */
 #include "pt_test.h"
 
 #include <signal.h>
@@ -77,6 +77,15 @@ int main(void)
 	for (int v = 1; v <= 3; v++)
 		if (pthread_sigqueue(t, SIGRTMIN, (union sigval){.sival_int = v * 100}))
 			printf("pthread_sigqueue failed\n");
+	pthread_join(t, NULL);
+
+	/* The same through sigqueue to the whole process: blocked everywhere, so the
+	 * thread in sigwaitinfo takes them, in order. */
+	pthread_create(&t, NULL, info_waiter, NULL);
+	sem_wait(&ack);
+	for (int v = 1; v <= 3; v++)
+		if (sigqueue(getpid(), SIGRTMIN, (union sigval){.sival_int = v * 1000}))
+			printf("sigqueue failed\n");
 	pthread_join(t, NULL);
 
 	siginfo_t si;
