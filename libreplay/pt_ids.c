@@ -29,7 +29,7 @@ static pid_t id(int which)
 	pt_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_ID, &v, sizeof v)) {
 		if (v.which != which)
-			pt_input_diverged("thread %d: %s, the recording called %s", rp_cur->tid,
+			rp_diverge("thread %d: %s, the recording called %s", rp_cur->tid,
 					  id_name[which], v.which >= 0 && v.which < NIDS ?
 					  id_name[v.which] : "?");
 		replayed[which] = v.value;

@@ -1,5 +1,5 @@
 /* pt_input_fill.c: recording and replaying calls that fill a buffer (getrandom,
- * arc4random_buf, reads of the random devices), and the divergence message. */
+ * arc4random_buf, reads of the random devices). */
 #include "pt_inputs.h"
 
 #include <errno.h>
@@ -13,23 +13,6 @@ struct chunk {
 	int32_t call, err;
 	int64_t ret;
 };
-
-_Noreturn void pt_input_diverged(const char *fmt, ...)
-{
-	char buf[400];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		n = 0;
-	if (n > (int)sizeof buf - 1)
-		n = sizeof buf - 1;
-	static const char pre[] = "libreplay: replay diverged: ";
-	if (rp_sys_write(2, pre, sizeof pre - 1) >= 0 && rp_sys_write(2, buf, (size_t)n) >= 0)
-		(void)!rp_sys_write(2, "\n", 1);
-	_exit(RP_EXIT_DIVERGED);
-}
 
 pid_t pt_real_pid(void)
 {
@@ -55,7 +38,7 @@ ssize_t pt_input_fill(enum pt_chunk_call call, ssize_t (*get)(void *ctx, void *b
 		memset(&c, 0, sizeof c);
 		if (rp_input_replay(RP_INPUT_CHUNK, &c, sizeof c)) {
 			if (c.call != (int32_t)call || c.ret > (int64_t)want)
-				pt_input_diverged("thread %d: %s of %zu bytes, where the recording made %s "
+				rp_diverge("thread %d: %s of %zu bytes, where the recording made %s "
 						  "giving %lld", rp_cur->tid, call_name(call), want,
 						  call_name(c.call), (long long)c.ret);
 			/* The bytes follow their CHUNK: a mismatch there is caught by kind. */

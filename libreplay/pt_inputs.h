@@ -29,9 +29,6 @@ enum pt_chunk_call {
 ssize_t pt_input_fill(enum pt_chunk_call call, ssize_t (*get)(void *ctx, void *buf, size_t n),
 		      void *ctx, void *buf, size_t n, bool whole);
 
-/* "libreplay: replay diverged: ..." on stderr, then exit RP_EXIT_DIVERGED. */
-_Noreturn void pt_input_diverged(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* The process's real id, by system call (never recorded): for kill() and signals. */
 pid_t pt_real_pid(void);
 

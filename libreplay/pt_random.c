@@ -91,7 +91,7 @@ uint32_t arc4random_uniform(uint32_t bound)
 		v = real_arc4random_uniform(bound);
 		rp_input_record(RP_INPUT_ARC4RANDOM, &v, sizeof v);
 	} else if (bound > 1 && v >= bound) {
-		pt_input_diverged("thread %d: arc4random_uniform(%u) replayed %u", rp_cur->tid, bound, v);
+		rp_diverge("thread %d: arc4random_uniform(%u) replayed %u", rp_cur->tid, bound, v);
 	}
 	return v;
 }

@@ -39,7 +39,7 @@ static long recorded_sysconf(int name)
 	pt_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_SYSCONF, &v, sizeof v)) {
 		if (v.name != name)
-			pt_input_diverged("thread %d: sysconf(%d), the recording asked for %d",
+			rp_diverge("thread %d: sysconf(%d), the recording asked for %d",
 					  rp_cur->tid, name, v.name);
 	} else {
 		if (!real_sysconf)

@@ -75,7 +75,7 @@ int getrusage(int who, struct rusage *ru)
 	pt_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_GETRUSAGE, &v, sizeof v)) {
 		if (v.who != who)
-			pt_input_diverged("thread %d: getrusage(%d), the recording asked for %d",
+			rp_diverge("thread %d: getrusage(%d), the recording asked for %d",
 					  rp_cur->tid, who, v.who);
 	} else {
 		if (!real_getrusage)
@@ -104,7 +104,7 @@ int timespec_get(struct timespec *ts, int base)
 	pt_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_TIMESPEC_GET, &v, sizeof v)) {
 		if (v.base != base)
-			pt_input_diverged("thread %d: timespec_get of base %d, the recording read %d",
+			rp_diverge("thread %d: timespec_get of base %d, the recording read %d",
 					  rp_cur->tid, base, v.base);
 	} else {
 		if (!real_timespec_get)

@@ -108,22 +108,12 @@ static uintptr_t pc_of(const ucontext_t *uc)
 }
 
 /* A one-line divergence message, then exit: replay cannot go on meaningfully. */
-static _Noreturn void diverge(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static _Noreturn void diverge(const char *fmt, ...)
+_Noreturn void rp_diverge(const char *fmt, ...)
 {
-	char buf[400];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	rp_vsay("libreplay: replay diverged: ", fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		n = 0;
-	if (n > (int)sizeof buf - 1)
-		n = sizeof buf - 1;
-	static const char pre[] = "libreplay: replay diverged: ";
-	if (rp_sys_write(2, pre, sizeof pre - 1) < 0 || rp_sys_write(2, buf, n) < 0 ||
-	    rp_sys_write(2, "\n", 1) < 0)
-		_exit(RP_EXIT_DIVERGED);
 	_exit(RP_EXIT_DIVERGED);
 }
 
@@ -193,7 +183,7 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 	bp_disarm();
 	if (r && r->kind == RP_LOG_PREEMPT && r->tid == (uint32_t)t->tid) {
 		if (r->count < now)
-			diverge("record %zu: thread %u should have been preempted at count %llu "
+			rp_diverge("record %zu: thread %u should have been preempted at count %llu "
 				"(pc %#llx) but is at count %llu",
 				next_rec + 1, r->tid, (unsigned long long)r->count,
 				(unsigned long long)r->pc, (unsigned long long)now);
@@ -456,7 +446,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	bp_disarm();
 	if (!r || r->kind != RP_LOG_PREEMPT || r->tid != (uint32_t)t->tid || r->count != count ||
 	    exe_base + r->pc != pc)
-		diverge("record %zu: thread %d reached pc %#lx at count %llu, expected %s",
+		rp_diverge("record %zu: thread %d reached pc %#lx at count %llu, expected %s",
 			next_rec + 1, t->tid, (unsigned long)(pc - exe_base), (unsigned long long)count,
 			r ? "another record" : "the end of the log");
 	next_rec++;
@@ -502,7 +492,7 @@ static uint64_t hook_now(clockid_t clk)
 		const struct rp_log_record *r = peek();
 		if (!r || r->kind != RP_LOG_INPUT || r->input_kind != RP_INPUT_SCHED_CLOCK ||
 		    r->tid != (uint32_t)rp_cur->tid || r->len != sizeof v)
-			diverge("record %zu: thread %d read the clock for a sleep, the recording did not",
+			rp_diverge("record %zu: thread %d read the clock for a sleep, the recording did not",
 				next_rec + 1, rp_cur->tid);
 		memcpy(&v, r->data, sizeof v);
 		next_rec++;
@@ -524,7 +514,7 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 		const struct rp_log_record *r = peek();
 		if (r && r->kind == RP_LOG_TIMEOUT && r->pos == pos) {
 			if (r->tid != (uint32_t)t->id)
-				diverge("record %zu: thread %u's deadline expired, here thread %d's is asked",
+				rp_diverge("record %zu: thread %u's deadline expired, here thread %d's is asked",
 					next_rec + 1, r->tid, t->id);
 			next_rec++;
 			rearm_running();
@@ -622,7 +612,7 @@ bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 	const struct rp_log_record *r = peek();
 	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind || r->len != len ||
 	    r->tid != (uint32_t)rp_cur->tid)
-		diverge("record %zu: thread %d called %s, where the recording %s%s", next_rec + 1,
+		rp_diverge("record %zu: thread %d called %s, where the recording %s%s", next_rec + 1,
 			rp_cur->tid, input_name(kind), !r ? "had ended" :
 			r->kind != RP_LOG_INPUT ? "did something else" :
 			r->tid != (uint32_t)rp_cur->tid ? "had another thread call " : "called ",
@@ -673,7 +663,7 @@ bool rp_sched_question(struct sched_thread *t, uint8_t kind, bool (*ask)(const v
 		if (p != pos)
 			return false;
 		if (r->tid != (uint32_t)t->id)
-			diverge("record %zu: thread %u's event happened, here thread %d's is asked",
+			rp_diverge("record %zu: thread %u's event happened, here thread %d's is asked",
 				next_rec + 1, r->tid, t->id);
 		next_rec++;
 		return true;
@@ -690,7 +680,7 @@ void rp_replay_idle_check(uint8_t kind)
 {
 	const struct rp_log_record *r = run_free() ? NULL : peek();
 	if (r && r->kind != RP_LOG_TIMEOUT && !(r->kind == RP_LOG_INPUT && r->input_kind == kind))
-		diverge("record %zu: every thread waits, but the recording went on (next: thread %u)",
+		rp_diverge("record %zu: every thread waits, but the recording went on (next: thread %u)",
 			next_rec + 1, r->tid);
 }
 
@@ -700,7 +690,7 @@ void rp_replay_thread_exit(struct rp_thread *t)
 {
 	const struct rp_log_record *r = rp_replaying ? peek() : NULL;
 	if (r && r->kind == RP_LOG_PREEMPT && r->tid == (uint32_t)t->tid)
-		diverge("record %zu: thread %d exited at count %llu before its preemption at count %llu",
+		rp_diverge("record %zu: thread %d exited at count %llu before its preemption at count %llu",
 			next_rec + 1, t->tid, (unsigned long long)(t->offset - __sic_home),
 			(unsigned long long)r->count);
 }
@@ -709,7 +699,7 @@ static void hook_deadlock(void)
 {
 	const struct rp_log_record *r = rp_replaying ? peek() : NULL;
 	if (r)
-		diverge("record %zu: every thread is blocked, but the recording went on (next: thread %u)",
+		rp_diverge("record %zu: every thread is blocked, but the recording went on (next: thread %u)",
 			next_rec + 1, r->tid);
 	sched_report_deadlock(stderr);
 	exit(1);
@@ -725,10 +715,10 @@ static void check_end(int how, int value, const ucontext_t *uc)
 	if (!r)
 		return; /* a log cut short: already said */
 	if (r->kind != RP_LOG_END)
-		diverge("record %zu: the program ended (%s %d) with records left",
+		rp_diverge("record %zu: the program ended (%s %d) with records left",
 			next_rec + 1, how == RP_LOG_EXITED ? "exit status" : "signal", value);
 	if (r->how != how || r->value != value)
-		diverge("the program ended with %s %d, the recording with %s %d",
+		rp_diverge("the program ended with %s %d, the recording with %s %d",
 			how == RP_LOG_EXITED ? "exit status" : "signal", value,
 			r->how == RP_LOG_EXITED ? "exit status" : "signal", r->value);
 	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
@@ -737,7 +727,7 @@ static void check_end(int how, int value, const ucontext_t *uc)
 		while (j < n && end_threads[j].tid != r->threads[k].tid)
 			j++;
 		if (j == n || end_threads[j].count != r->threads[k].count)
-			diverge("thread %u ended at count %llu, in the recording at %llu", r->threads[k].tid,
+			rp_diverge("thread %u ended at count %llu, in the recording at %llu", r->threads[k].tid,
 				j == n ? 0ull : (unsigned long long)end_threads[j].count,
 				(unsigned long long)r->threads[k].count);
 	}

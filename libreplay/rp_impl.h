@@ -3,6 +3,7 @@
 #define RP_IMPL_H
 
 #include <poll.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -140,6 +141,11 @@ void rp_input_fd_copied(int from, int to);
 void rp_input_fd_closed(int fd);
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
+/* One line on stderr, prefix then the message, by write(2) alone (signal handlers and
+ * a broken stdio may call it): true if it was written. */
+bool rp_vsay(const char *prefix, const char *fmt, va_list ap);
 _Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* replay.c: "libreplay: replay diverged: ..." and exit RP_EXIT_DIVERGED. */
+_Noreturn void rp_diverge(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -19,20 +19,26 @@ struct rp_thread *rp_cur = &rp_main_thread;
 #define SIDE_ENTRIES 4096
 static uint64_t side_stack[3 * SIDE_ENTRIES];
 
-_Noreturn void rp_fatal(const char *fmt, ...)
+bool rp_vsay(const char *prefix, const char *fmt, va_list ap)
 {
 	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		n = 0;
 	if (n > (int)sizeof buf - 2)
 		n = sizeof buf - 2;
 	buf[n++] = '\n';
 	/* write(2): this may run inside a signal handler or with stdio in any state */
-	if (rp_sys_write(2, "libreplay: ", 11) < 0 || rp_sys_write(2, buf, n) < 0)
+	return rp_sys_write(2, prefix, strlen(prefix)) >= 0 && rp_sys_write(2, buf, n) >= 0;
+}
+
+_Noreturn void rp_fatal(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool said = rp_vsay("libreplay: ", fmt, ap);
+	va_end(ap);
+	if (!said)
 		_exit(127);
 	abort();
 }

@@ -168,6 +168,10 @@ void sched_reap_dead(void) SCHED_HIDDEN;
  * deadline list `slot` (-1: none). Returns wake_status: 0, ETIMEDOUT, EDEADLK. */
 int sched_wait(struct sched_waitq *q, int slot, uint64_t deadline_ns,
 	       enum sched_wait_kind kind, const void *obj) SCHED_HIDDEN;
+/* sched_block.c: sched_wait with a timespec deadline, entering and leaving the
+ * scheduler around it (sched_block, sched_wait_event). */
+int sched_block_as(struct sched_waitq *q, const struct timespec *deadline, clockid_t clk,
+		   enum sched_wait_kind kind, const void *obj) SCHED_HIDDEN;
 struct sched_thread *sched_wakeup(struct sched_waitq *q) SCHED_HIDDEN;
 /* sched_deadline.c: check a timespec and clock; slot -1 for a NULL deadline. */
 int sched_deadline(const struct timespec *ts, clockid_t clk, int *slot,

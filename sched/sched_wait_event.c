@@ -4,15 +4,7 @@
 
 int sched_wait_event(const void *obj, const struct timespec *deadline, clockid_t clk)
 {
-	int slot;
-	uint64_t ns;
-	int err = sched_deadline(deadline, clk, &slot, &ns);
-	if (err)
-		return err;
-	sched_enter();
-	err = sched_wait(&sched_g.events, slot, ns, SCHED_WAIT_EVENT, obj);
-	sched_leave();
-	return err;
+	return sched_block_as(&sched_g.events, deadline, clk, SCHED_WAIT_EVENT, obj);
 }
 
 /* In waiting order; a thread woken here leaves the list, so take its successor first. */
