@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#define ITEMS 20000
+#define ITEMS 1000000
 static int queue[8], head, tail, count, produced, consumed;
 static long who[4];
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
