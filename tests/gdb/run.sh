@@ -112,8 +112,10 @@ expect "replay stop-at on the running thread stops at exactly its count" run.out
 same_output x run.out && pass "stop-at on the running thread keeps the replay exact" ||
 	fail "stop-at on the running thread: $(grep -v '^\[' run.out | tail -n 3 | tr '\n' ' ')"
 
-# rthread apply: a command on each green thread, back to the running one after.
-rgdb apply.out -ex 'break racy.c:14' -ex run -ex 'continue 4000' -ex 'rthread apply all bt 1' \
+# rthread apply: a command on each green thread, back to the running one after. The
+# breakpoint's condition keeps the stop in thread 2 whatever the recorded schedule
+# (one recording preempted thread 2 after 1934 counts: the 4001st stop was thread 3's).
+rgdb apply.out -ex 'break racy.c:14 if id == 1' -ex run -ex 'continue 4000' -ex 'rthread apply all bt 1' \
 	-ex 'info rthreads' -ex delete -ex continue
 expect "rthread apply all bt 1" apply.out '^Green thread 1:' '^Green thread 4:' '^#0 +bump \(id=1\)' \
 	'^\* 2 +running'
