@@ -7,12 +7,9 @@
  * descriptor numbers stay those of the recording; only its bytes come from the log. */
 #include "pt_inputs.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -20,17 +17,6 @@
 
 #define MAX_TRACKED 65536 /* descriptors at or above it are never random devices here */
 static uint64_t random_fd[MAX_TRACKED / 64];
-
-static FILE *(*real_fopen)(const char *, const char *);
-static FILE *(*real_fdopen)(int, const char *);
-
-__attribute__((constructor(103))) static void find_real(void)
-{
-	real_fopen = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
-	real_fdopen = (FILE * (*)(int, const char *)) dlsym(RTLD_NEXT, "fdopen");
-	if (!real_fopen || !real_fdopen)
-		rp_fatal("cannot find the C library's fopen");
-}
 
 static bool tracked(int fd)
 {
@@ -75,6 +61,11 @@ void rp_input_fd_closed(int fd)
 static ssize_t sys_read(void *fd, void *buf, size_t n)
 {
 	return rp_syscall(SYS_read, (int)(intptr_t)fd, buf, n);
+}
+
+bool rp_input_fd_is_random(int fd)
+{
+	return tracked(fd);
 }
 
 bool rp_input_fd_read(int fd, void *buf, size_t n, ssize_t *ret)
@@ -147,66 +138,4 @@ int dup2(int fd, int fd2)
 	if (fd == fd2) /* dup3 refuses equal descriptors; dup2 checks fd is open */
 		return fcntl(fd, F_GETFD) < 0 ? -1 : fd;
 	return dup3(fd, fd2, 0);
-}
-
-/* ---- stdio: a FILE on a random device reads through rp_input_fd_read ---------- */
-
-static ssize_t cookie_read(void *c, char *buf, size_t n)
-{
-	ssize_t r;
-	if (!rp_input_fd_read((int)(intptr_t)c, buf, n, &r))
-		r = sys_read(c, buf, n);
-	return r;
-}
-
-static ssize_t cookie_write(void *c, const char *buf, size_t n)
-{
-	return rp_syscall(SYS_write, (int)(intptr_t)c, buf, n);
-}
-
-static int cookie_close(void *c)
-{
-	return close((int)(intptr_t)c);
-}
-
-static FILE *cookie_file(int fd, const char *mode)
-{
-	cookie_io_functions_t io = {cookie_read, cookie_write, NULL, cookie_close};
-	FILE *f = fopencookie((void *)(intptr_t)fd, mode, io);
-	if (!f) {
-		int saved = errno;
-		close(fd);
-		errno = saved;
-	}
-	return f;
-}
-
-/* fopen's flags for a device (no creation, truncation or appending on it matters). */
-static int mode_flags(const char *mode)
-{
-	int acc = strchr(mode, '+') ? O_RDWR : mode[0] == 'r' ? O_RDONLY : O_WRONLY;
-	return acc | (strchr(mode, 'e') ? O_CLOEXEC : 0);
-}
-
-FILE *fopen(const char *path, const char *mode)
-{
-	struct stat st;
-	int saved = errno;
-	if (!real_fopen)
-		find_real();
-	if (stat(path, &st) != 0 || !is_random_dev(&st)) {
-		errno = saved;
-		return real_fopen(path, mode);
-	}
-	int fd = open(path, mode_flags(mode));
-	return fd < 0 ? NULL : cookie_file(fd, mode);
-}
-
-FILE *fopen64(const char *path, const char *mode) __attribute__((alias("fopen")));
-
-FILE *fdopen(int fd, const char *mode)
-{
-	if (!real_fdopen)
-		find_real();
-	return tracked(fd) ? cookie_file(fd, mode) : real_fdopen(fd, mode);
 }

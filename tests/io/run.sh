@@ -72,26 +72,33 @@ done
 
 # Readiness from outside: the line arrives 0.2 s late while the worker runs. Replays
 # get it on time, at once (the replay must still wait for the logged moment) and late
-# (the replay waits in the kernel for it).
+# (the replay waits in the kernel for it). Read with read(), then with stdio's fgets:
+# either way the worker must have run while main waited.
 if [ $# -eq 0 ]; then
 	exe=$WORK/outside_input
 	if "$SICC" -O2 -g -w -o "$exe" outside_input.c >"$WORK/build.log" 2>&1; then
-		for seed in 0 $SEEDS; do
-			chaos=""
-			[ $seed = 0 ] || chaos="--chaos=$seed"
-			(sleep 0.2; echo "hello from outside") | run "$exe.$seed" "$exe" --record "$exe.$seed.bin" $chaos
-			if ! grep -q "^read: hello from outside" "$exe.$seed" || [ "$(cat "$exe.$seed.rc")" != 0 ]; then
-				fail "outside_input $seed: recording: $(why "$exe.$seed" "$exe.$seed")"
-				continue
-			fi
-			bad=""
-			for feed in "sleep 0.2" "true" "sleep 0.6"; do
-				(eval "$feed"; echo "hello from outside") |
-					run "$exe.$seed.rep" "$exe" --replay "$exe.$seed.bin"
-				same "$exe.$seed" "$exe.$seed.rep" || bad="$bad fed after '$feed': $(why "$exe.$seed" "$exe.$seed.rep");"
+		for api in read stdio; do
+			arg=""
+			[ $api = stdio ] && arg=stdio
+			for seed in 0 $SEEDS; do
+				chaos=""
+				[ $seed = 0 ] || chaos="--chaos=$seed"
+				out=$exe.$api.$seed
+				(sleep 0.2; echo "hello from outside") | run "$out" "$exe" --record "$out.bin" $chaos $arg
+				if ! grep -q "^read: hello from outside" "$out" || [ "$(cat "$out.rc")" != 0 ] ||
+					grep -q "rounds while waiting: 0$" "$out"; then
+					fail "outside_input $api $seed: recording: $(why "$out" "$out")"
+					continue
+				fi
+				bad=""
+				for feed in "sleep 0.2" "true" "sleep 0.6"; do
+					(eval "$feed"; echo "hello from outside") |
+						run "$out.rep" "$exe" --replay "$out.bin" $arg
+					same "$out" "$out.rep" || bad="$bad fed after '$feed': $(why "$out" "$out.rep");"
+				done
+				[ -z "$bad" ] && pass "outside_input $api ${chaos:-default}: $(tail -n 1 "$out"), replayed with the line on time, early and late" ||
+					fail "outside_input $api $seed:$bad"
 			done
-			[ -z "$bad" ] && pass "outside_input ${chaos:-default}: $(tail -n 1 "$exe.$seed"), replayed with the line on time, early and late" ||
-				fail "outside_input $seed:$bad"
 		done
 	else
 		fail "outside_input: build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"
