@@ -3,6 +3,8 @@
  * kernel. A timeout becomes a deadline on CLOCK_MONOTONIC read through the recorded
  * clock_gettime, and its expiry is a logged scheduler decision like any timed wait.
  *
+ * A signal's handler ends the wait with EINTR, SA_RESTART or not (signal(7)).
+ *
  * Differences from the kernel's: the signal mask of ppoll and pselect is not applied
  * while the thread waits (one kernel thread: it is the process's), and select leaves
  * its timeout as given instead of setting it to the time left. */
@@ -46,7 +48,7 @@ int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel)
 		}
 	}
 	struct pl a = {fds, nfds};
-	long r = pt_io_call(fds, nfds, rel ? &dl : NULL, false, -1, try_poll, &a);
+	long r = pt_io_call(fds, nfds, rel ? &dl : NULL, 0, -1, try_poll, &a);
 	if (r == -ETIMEDOUT) {
 		for (unsigned long k = 0; k < nfds; k++)
 			fds[k].revents = 0;
