@@ -292,8 +292,10 @@ bool pt_fd_nonblocking(int fd) PT_HIDDEN;
 #define PT_IO_RESTART  2 /* a call on a "slow" device, which SA_RESTART restarts */
 long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
 		int flags, int nbfd, long (*try)(void *), void *arg) PT_HIDDEN;
-/* pt_poll.c: poll's core (select uses it): rel NULL waits for ever. */
-int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel) PT_HIDDEN;
+/* pt_poll.c: poll's core (select uses it): rel NULL waits for ever. left, if not
+ * NULL (with rel), gets the time left of rel when it returns (select's timeout). */
+int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
+	    struct timespec *left) PT_HIDDEN;
 /* pt_futex.c: the futex system call between green threads: result or -errno. */
 long pt_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
 	      uint32_t *uaddr2, uint32_t val3) PT_HIDDEN;

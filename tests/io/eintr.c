@@ -3,7 +3,7 @@
  * SA_RESTART they go on waiting and return what comes later; poll, select, epoll_wait,
  * a timed futex wait and a recv with SO_RCVTIMEO fail with EINTR either way; a write
  * that has transferred some returns that count. A blocked, ignored or default-ignored
- * signal does not end the call.
+ * signal does not end the call. select sets its timeout to the time left.
  *
  * Each case starts a thread that blocks in one call, waits until it has surely
  * blocked (50 ms after it says it is about to), then sends the signal. A kernel
@@ -32,6 +32,7 @@ static long result;
 static int error;
 static int p[2], sv[2];
 static uint32_t word;
+static struct timeval tv;
 
 static void on_signal(int sig)
 {
@@ -192,7 +193,7 @@ static void *selector(void *arg)
 	FD_ZERO(&rd);
 	FD_SET(p[0], &rd);
 	before();
-	after(select(p[0] + 1, &rd, NULL, NULL, NULL));
+	after(select(p[0] + 1, &rd, NULL, NULL, &tv));
 	return NULL;
 }
 
@@ -274,6 +275,11 @@ static void not_interrupted(const char *what, void *(*fn)(void *), int sig)
 	printf("%s: still blocked: %s, then %s\n", what, yes(blocked), outcome());
 }
 
+static bool tv_less(const struct timeval *a, long sec)
+{
+	return a->tv_sec >= 0 && a->tv_usec >= 0 && a->tv_sec < sec;
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -311,7 +317,10 @@ int main(void)
 	interrupted("poll, SA_RESTART", poller, false);
 	interrupted("epoll_wait, SA_RESTART", epoller, false);
 	interrupted("timed futex wait, SA_RESTART", timed_futex_waiter, false);
+	tv = (struct timeval){10, 0};
 	interrupted("select, SA_RESTART", selector, false);
+	printf("select's timeout after EINTR: less than given and not negative: %s\n",
+	       yes(tv_less(&tv, 10)));
 	struct timeval ten = {10, 0};
 	setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &ten, sizeof ten);
 	interrupted("recv with SO_RCVTIMEO, SA_RESTART", receiver, false);
@@ -351,5 +360,23 @@ int main(void)
 	install(SIGWINCH, SIG_DFL, 0);
 	not_interrupted("read, SIGWINCH with SIG_DFL (ignored)", reader, SIGWINCH);
 
+	/* select's timeout: the time left when it returns. */
+	tv = (struct timeval){0, 100000};
+	{
+		pthread_t t = start(selector);
+		wait_done(2000);
+		pthread_join(t, NULL);
+		printf("select timed out: %s, timeout now zero: %s\n", outcome(),
+		       yes(tv.tv_sec == 0 && tv.tv_usec == 0));
+	}
+	tv = (struct timeval){5, 0};
+	{
+		pthread_t t = start(selector);
+		feed();
+		pthread_join(t, NULL);
+		drain();
+		printf("select ready: %s, timeout now less than given and not negative: %s\n",
+		       outcome(), yes(tv_less(&tv, 5)));
+	}
 	return 0;
 }
