@@ -28,6 +28,7 @@ bool pt_interrupt(struct sched_thread *t, struct pt_thread *pt, int status)
 		[PT_WAIT_SLEEP] = SCHED_WAIT_SLEEP,
 		[PT_WAIT_IO] = SCHED_WAIT_EVENT,
 		[PT_WAIT_SIGNAL] = SCHED_WAIT_QUEUE,
+		[PT_WAIT_FUTEX] = SCHED_WAIT_QUEUE,
 	};
 	struct sched_thread_info info;
 	sched_thread_info(t, &info);
@@ -35,6 +36,9 @@ bool pt_interrupt(struct sched_thread *t, struct pt_thread *pt, int status)
 	 * wait): it will see the request when the call returns. */
 	if (pt->waiting == PT_WAIT_NONE || info.state != SCHED_BLOCKED ||
 	    info.wait_kind != kinds[pt->waiting])
+		return false;
+	/* A futex wait is no cancellation point: only a signal ends it. */
+	if (pt->waiting == PT_WAIT_FUTEX && status != PT_ESIGNALED)
 		return false;
 	return sched_interrupt(t, status) == 0;
 }

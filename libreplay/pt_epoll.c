@@ -2,7 +2,8 @@
  * epoll descriptor is itself readable while it has events to report, so the thread
  * parks on (epfd, POLLIN) (pt_iowait.c) after a zero-timeout try. Cancellation
  * points; the timeout is a deadline on the recorded CLOCK_MONOTONIC, as for poll.
- * epoll_pwait's signal mask is not applied while the thread waits (pt_poll.c). */
+ * epoll_pwait's signal mask is not applied while the thread waits (pt_poll.c). A
+ * signal's handler ends the wait with EINTR, SA_RESTART or not. */
 #include "pt_impl.h"
 
 #include <sys/epoll.h>
@@ -40,7 +41,7 @@ int epoll_pwait(int epfd, struct epoll_event *events, int max, int timeout,
 	}
 	struct ep a = {epfd, events, max};
 	struct pollfd p = {epfd, POLLIN, 0};
-	long r = pt_io_call(&p, 1, timeout > 0 ? &dl : NULL, false, -1, try_epoll, &a);
+	long r = pt_io_call(&p, 1, timeout > 0 ? &dl : NULL, 0, -1, try_epoll, &a);
 	return r == -ETIMEDOUT ? 0 : (int)pt_io_ret(r);
 }
 

@@ -10,7 +10,12 @@
  * Covered: WAIT, WAKE, WAIT_BITSET, WAKE_BITSET, REQUEUE, CMP_REQUEUE, with or without
  * FUTEX_PRIVATE_FLAG (every futex is taken to be this process's) and, for the absolute
  * timeout of WAIT_BITSET, FUTEX_CLOCK_REALTIME. The others fail with ENOSYS and a
- * one-line note. Futex waits are not cancellation points (as in the kernel). */
+ * one-line note. Futex waits are not cancellation points (as in the kernel).
+ *
+ * A signal sent to a waiter (pt_sigdeliver.c) ends its wait as the kernel's does: after
+ * the handler, a wait with a timeout fails with EINTR; one without fails with EINTR,
+ * or, if the handler has SA_RESTART, starts again (and checks the value again). An
+ * ignored signal, or a stop, ends nothing. */
 #include "pt_impl.h"
 
 #include <limits.h>
@@ -60,6 +65,9 @@ static long futex_wait(uint32_t *uaddr, uint32_t val, const struct timespec *ts,
 		return -EINVAL;
 	if (ts && (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000))
 		return -EINVAL;
+	struct pt_thread *self = pt_self();
+	/* A signal that came while the thread ran is handled before it waits. */
+	pt_signals_check(self);
 	if (__atomic_load_n(uaddr, __ATOMIC_SEQ_CST) != val)
 		return -EAGAIN;
 	struct timespec dl;
@@ -67,16 +75,28 @@ static long futex_wait(uint32_t *uaddr, uint32_t val, const struct timespec *ts,
 		deadline_in(ts, &dl);
 	else if (ts)
 		dl = *ts;
-	struct fwaiter w = {uaddr, bitset, {NULL, NULL}, NULL, tail};
-	if (tail)
-		tail->next = &w;
-	else
-		head = &w;
-	tail = &w;
-	int err = sched_block(&w.q, ts ? &dl : NULL, clk);
-	if (w.addr) /* timed out: a wake unlinks its waiter */
-		unlink_waiter(&w);
-	return err == 0 ? 0 : err == ETIMEDOUT ? -ETIMEDOUT : -EINTR;
+	for (;;) {
+		struct fwaiter w = {uaddr, bitset, {NULL, NULL}, NULL, tail};
+		if (tail)
+			tail->next = &w;
+		else
+			head = &w;
+		tail = &w;
+		pt_wait_begin(self, PT_WAIT_FUTEX);
+		int err = sched_block(&w.q, ts ? &dl : NULL, clk);
+		if (w.addr) /* timed out or interrupted: a wake unlinks its waiter */
+			unlink_waiter(&w);
+		/* Off the list before a handler runs (it may wake the futex). */
+		enum pt_handled h = pt_wait_end(self, false);
+		if (err == 0 || err == ETIMEDOUT)
+			return -err;
+		/* Interrupted by a signal: the kernel restarts the wait after a stop, or
+		 * after a handler with SA_RESTART if it has no timeout. */
+		if (h == PT_HANDLED_NORESTART || (h == PT_HANDLED_RESTART && ts))
+			return -EINTR;
+		if (__atomic_load_n(uaddr, __ATOMIC_SEQ_CST) != val)
+			return -EAGAIN;
+	}
 }
 
 /* Wake up to n waiters on uaddr matching bitset; then, if to, move up to n2 more of

@@ -37,7 +37,8 @@ static inline struct sched_thread *pt_sched(pthread_t t)
 
 /* The cancellation point a thread is blocked in (pthread_cancel wakes it there). */
 enum pt_wait { PT_WAIT_NONE, PT_WAIT_COND, PT_WAIT_JOIN, PT_WAIT_SEM, PT_WAIT_SLEEP, PT_WAIT_IO,
-	       PT_WAIT_SIGNAL /* sigwait, sigsuspend, pause: on its sigwaitq */ };
+	       PT_WAIT_SIGNAL, /* sigwait, sigsuspend, pause: on its sigwaitq */
+	       PT_WAIT_FUTEX /* not a cancellation point: only a signal interrupts it */ };
 
 /* What a sched wait returns when pthread_cancel interrupted it (sched_interrupt). */
 #define PT_EINTERRUPTED ECANCELED
@@ -147,18 +148,25 @@ int pt_signal_send(struct sched_thread *t, struct pt_thread *pt, int sig, int co
 		   union sigval value) PT_HIDDEN;
 /* How many signals are queued in all threads (0: no thread has one pending). */
 extern unsigned pt_signals_queued PT_HIDDEN;
+/* Does sig, sent to a thread blocked in a call, end the call? Not if it is ignored
+ * (SIG_IGN, or SIG_DFL for a signal whose default is to ignore it). */
+bool pt_signal_interrupts(int sig) PT_HIDDEN;
+/* What running the pending signals did, for a blocking call they interrupted: no
+ * handler ran, or the first handler that ran had SA_RESTART, or it had not. */
+enum pt_handled { PT_HANDLED_NONE, PT_HANDLED_RESTART, PT_HANDLED_NORESTART };
 /* Run the handlers of the pending signals self does not block, lowest number first. */
-void pt_signals_deliver(struct pt_thread *self) PT_HIDDEN;
+enum pt_handled pt_signals_deliver(struct pt_thread *self) PT_HIDDEN;
 /* Take the lowest pending signal in set off self's queue; false if none. */
 bool pt_signal_take(struct pt_thread *self, uint64_t set, siginfo_t *info) PT_HIDDEN;
 /* Forget what is still queued (the thread is gone). */
 void pt_signals_drop(struct pt_thread *pt) PT_HIDDEN;
 
 /* A delivery point: the thread runs its pending unblocked signals' handlers here. */
-static inline void pt_signals_check(struct pt_thread *self)
+static inline enum pt_handled pt_signals_check(struct pt_thread *self)
 {
 	if (self->sigpending & ~self->sigmask)
-		pt_signals_deliver(self);
+		return pt_signals_deliver(self);
+	return PT_HANDLED_NONE;
 }
 
 /* ---- cancellation (pt_cancel.c) ----------------------------------------------------- */
@@ -185,12 +193,12 @@ static inline void pt_wait_begin(struct pt_thread *self, enum pt_wait what)
 	self->waiting = what;
 }
 
-static inline void pt_wait_end(struct pt_thread *self, bool interrupted)
+static inline enum pt_handled pt_wait_end(struct pt_thread *self, bool interrupted)
 {
 	self->waiting = PT_WAIT_NONE;
 	if (interrupted && pt_cancel_due(self))
 		pt_act_cancel(self);
-	pt_signals_check(self);
+	return pt_signals_check(self);
 }
 
 /* ---- time --------------------------------------------------------------------------- */
@@ -272,15 +280,22 @@ bool pt_fd_nonblocking(int fd) PT_HIDDEN;
 /* The core of every blocking call. try(arg) makes the call without blocking and
  * returns its result or -errno (-EAGAIN: it would block). Until it does something
  * else, the green thread parks waiting for any of fds (other threads run), unless
- * dontwait or nbfd (>= 0) is a descriptor opened O_NONBLOCK: then -EAGAIN is the
+ * PT_IO_DONTWAIT or nbfd (>= 0) is a descriptor opened O_NONBLOCK: then -EAGAIN is the
  * answer. deadline (CLOCK_MONOTONIC, or NULL): -ETIMEDOUT once it passes; with none,
  * nbfd's SO_RCVTIMEO/SO_SNDTIMEO (by fds[0]'s events) gives -EAGAIN when it passes. A
- * cancellation point: pthread_cancel ends the park. Whether a try would block is
- * recorded (RP_INPUT_IO_BLOCK) and replayed; so is the park's end (io_wait.c). */
+ * cancellation point: pthread_cancel ends the park. A signal sent to the thread whose
+ * handler runs ends it with -EINTR, unless the call is PT_IO_RESTART, has no socket
+ * timeout and the handler has SA_RESTART: then it parks again (signal(7)). Whether a
+ * try would block is recorded (RP_INPUT_IO_BLOCK) and replayed; so is the park's end
+ * (io_wait.c). */
+#define PT_IO_DONTWAIT 1 /* never park: -EAGAIN */
+#define PT_IO_RESTART  2 /* a call on a "slow" device, which SA_RESTART restarts */
 long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
-		bool dontwait, int nbfd, long (*try)(void *), void *arg) PT_HIDDEN;
-/* pt_poll.c: poll's core (select uses it): rel NULL waits for ever. */
-int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel) PT_HIDDEN;
+		int flags, int nbfd, long (*try)(void *), void *arg) PT_HIDDEN;
+/* pt_poll.c: poll's core (select uses it): rel NULL waits for ever. left, if not
+ * NULL (with rel), gets the time left of rel when it returns (select's timeout). */
+int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
+	    struct timespec *left) PT_HIDDEN;
 /* pt_futex.c: the futex system call between green threads: result or -errno. */
 long pt_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
 	      uint32_t *uaddr2, uint32_t val3) PT_HIDDEN;

@@ -68,7 +68,7 @@ ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 	if (a.kind == PT_FD_OTHER)
 		return pt_io_ret(rp_raw_syscall(SYS_readv, fd, (long)iov, iovcnt, 0, 0, 0));
 	struct pollfd p = {fd, POLLIN, 0};
-	return pt_io_ret(pt_io_call(&p, 1, NULL, false, fd, try_read, &a));
+	return pt_io_ret(pt_io_call(&p, 1, NULL, PT_IO_RESTART, fd, try_read, &a));
 }
 
 ssize_t read(int fd, void *buf, size_t count)
@@ -125,7 +125,9 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 	struct rw a = {fd, left, iovcnt, kind};
 	struct pollfd p = {fd, POLLOUT, 0};
 	for (;;) {
-		long r = pt_io_call(&p, 1, NULL, false, fd, try_write, &a);
+		/* Interrupted after some progress, the kernel returns the count so far,
+		 * with or without SA_RESTART. */
+		long r = pt_io_call(&p, 1, NULL, done ? 0 : PT_IO_RESTART, fd, try_write, &a);
 		if (r < 0)
 			return done ? (ssize_t)done : pt_io_ret(r);
 		done += (size_t)r;

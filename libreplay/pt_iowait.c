@@ -14,7 +14,13 @@
  *   - "the parked thread's descriptor is ready now": io_wait.c.
  * Data passed between green threads is produced by the replayed program itself, so
  * the real calls return the same bytes; data from outside must be the same again
- * (docs/io.md). */
+ * (docs/io.md).
+ *
+ * Signals. A signal sent to a parked thread ends the park when the sender runs
+ * (pt_sigdeliver.c: a deterministic point); after its handler the call fails with
+ * EINTR or, for a call on a "slow" device (PT_IO_RESTART) without a socket timeout
+ * whose handler has SA_RESTART, tries again, as signal(7) says. Nothing but the
+ * program's own sigaction table decides. */
 #include "pt_impl.h"
 
 #include <fcntl.h>
@@ -69,15 +75,24 @@ bool pt_fd_nonblocking(int fd)
 	return fl >= 0 && (fl & O_NONBLOCK);
 }
 
-/* Park until any of fds is ready, deadline passes or pthread_cancel: 0, ETIMEDOUT. */
+/* Park until any of fds is ready (0), deadline passes (ETIMEDOUT), pthread_cancel or
+ * a signal. A signal whose handler ran: EINTR, or 0 (try again) if restart and the
+ * handler has SA_RESTART; one that ran no handler (a stop): 0, as the kernel restarts. */
 static int park(struct pt_thread *self, struct pollfd *fds, unsigned long nfds,
-		const struct timespec *deadline)
+		const struct timespec *deadline, bool restart)
 {
 	struct rp_io_wait w = {fds, nfds};
 	pt_wait_begin(self, PT_WAIT_IO);
 	int err = sched_wait_event(&w, deadline, CLOCK_MONOTONIC);
-	pt_wait_end(self, err == PT_EINTERRUPTED);
-	return err == ETIMEDOUT ? ETIMEDOUT : 0;
+	enum pt_handled h = pt_wait_end(self, err == PT_EINTERRUPTED);
+	if (err == ETIMEDOUT)
+		return ETIMEDOUT;
+	/* A handler that ran after a wake for readiness was for a signal that came
+	 * once the call could go on: the call goes on. */
+	if (err == PT_ESIGNALED &&
+	    (h == PT_HANDLED_NORESTART || (h == PT_HANDLED_RESTART && !restart)))
+		return EINTR;
+	return 0;
 }
 
 /* Replaying a call that did not block when recorded, whose data has not come yet: it
@@ -116,8 +131,9 @@ static bool socket_timeout(int fd, short events, struct timespec *dl)
 }
 
 long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
-		bool dontwait, int nbfd, long (*try)(void *), void *arg)
+		int flags, int nbfd, long (*try)(void *), void *arg)
 {
+	bool dontwait = flags & PT_IO_DONTWAIT;
 	struct pt_thread *self = pt_self();
 	/* A socket's own timeout starts at the first park: the replay parks at the same
 	 * points (a logged block), so it reads the recorded clock at the same moment. */
@@ -146,8 +162,12 @@ long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *d
 			if ((sock_timeout = socket_timeout(nbfd, fds[0].events, &sockdl)))
 				deadline = &sockdl;
 		}
-		/* The kernel's answer to a socket timeout is EAGAIN. */
-		if (park(self, fds, nfds, deadline))
+		/* The kernel's answer to a socket timeout is EAGAIN; a socket call with a
+		 * timeout is never restarted. */
+		int err = park(self, fds, nfds, deadline, (flags & PT_IO_RESTART) && !sock_timeout);
+		if (err == EINTR)
+			return -EINTR;
+		if (err)
 			return sock_timeout ? -EAGAIN : -ETIMEDOUT;
 	}
 }

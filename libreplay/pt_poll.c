@@ -3,9 +3,12 @@
  * kernel. A timeout becomes a deadline on CLOCK_MONOTONIC read through the recorded
  * clock_gettime, and its expiry is a logged scheduler decision like any timed wait.
  *
- * Differences from the kernel's: the signal mask of ppoll and pselect is not applied
- * while the thread waits (one kernel thread: it is the process's), and select leaves
- * its timeout as given instead of setting it to the time left. */
+ * A signal's handler ends the wait with EINTR, SA_RESTART or not (signal(7)). select
+ * sets its timeout to the time left, as Linux's does, measured on the same recorded
+ * clock; pselect leaves its own as given.
+ *
+ * Difference from the kernel's: the signal mask of ppoll and pselect is not applied
+ * while the thread waits (one kernel thread: it is the process's). */
 #include "pt_impl.h"
 
 #include <poll.h>
@@ -25,11 +28,30 @@ static long try_poll(void *arg)
 	return n == 0 ? -EAGAIN : n;
 }
 
-int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel)
+/* The time from now until dl, none if it has passed. */
+static void time_left(const struct timespec *dl, struct timespec *left)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t ns = (int64_t)(dl->tv_sec - now.tv_sec) * 1000000000 + dl->tv_nsec - now.tv_nsec;
+	if (ns < 0)
+		ns = 0;
+	left->tv_sec = ns / 1000000000;
+	left->tv_nsec = ns % 1000000000;
+}
+
+int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
+	    struct timespec *left)
 {
 	bool now = rel && rel->tv_sec == 0 && rel->tv_nsec == 0;
-	if (!pt_io_green() || now)
-		return (int)pt_io_ret(rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, (long)rel, 0, 8, 0));
+	if (!pt_io_green() || now) {
+		/* The kernel sets the time left in a timeout it may change. */
+		struct timespec t = rel ? *rel : (struct timespec){0, 0};
+		long r = rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, rel ? (long)&t : 0, 0, 8, 0);
+		if (left && rel)
+			*left = t;
+		return (int)pt_io_ret(r);
+	}
 	pt_testcancel(pt_self());
 	if (rel && (rel->tv_sec < 0 || rel->tv_nsec < 0 || rel->tv_nsec >= 1000000000)) {
 		errno = EINVAL;
@@ -46,19 +68,25 @@ int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel)
 		}
 	}
 	struct pl a = {fds, nfds};
-	long r = pt_io_call(fds, nfds, rel ? &dl : NULL, false, -1, try_poll, &a);
+	long r = pt_io_call(fds, nfds, rel ? &dl : NULL, 0, -1, try_poll, &a);
 	if (r == -ETIMEDOUT) {
 		for (unsigned long k = 0; k < nfds; k++)
 			fds[k].revents = 0;
+		if (left)
+			*left = (struct timespec){0, 0};
 		return 0;
 	}
+	/* The clock is read again only when the caller asks: a recorded input, at
+	 * the same point of the replay. */
+	if (left && rel)
+		time_left(&dl, left);
 	return (int)pt_io_ret(r);
 }
 
 int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
 	struct timespec rel = {timeout / 1000, (long)(timeout % 1000) * 1000000};
-	return pt_poll(fds, nfds, timeout < 0 ? NULL : &rel);
+	return pt_poll(fds, nfds, timeout < 0 ? NULL : &rel, NULL);
 }
 
 int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *tmo, const sigset_t *sigmask)
@@ -66,7 +94,7 @@ int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *tmo, const sig
 	if (!pt_io_green())
 		return (int)pt_io_ret(rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, (long)tmo,
 						     (long)sigmask, 8, 0));
-	return pt_poll(fds, nfds, tmo);
+	return pt_poll(fds, nfds, tmo, NULL);
 }
 
 /* select's sets as poll's events (the kernel's own correspondence). */
@@ -75,7 +103,7 @@ int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *tmo, const sig
 #define SEL_EX  POLLPRI
 
 static int green_select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
-			const struct timespec *rel)
+			const struct timespec *rel, struct timespec *left)
 {
 	if (nfds < 0 || nfds > FD_SETSIZE) {
 		errno = EINVAL;
@@ -89,7 +117,7 @@ static int green_select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		if (ev)
 			p[n++] = (struct pollfd){fd, ev, 0};
 	}
-	int r = pt_poll(p, n, rel);
+	int r = pt_poll(p, n, rel, left);
 	if (r < 0)
 		return r;
 	int bits = 0;
@@ -122,10 +150,16 @@ int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv)
 		errno = EINVAL;
 		return -1;
 	}
-	struct timespec rel;
+	struct timespec rel, left;
 	if (tv)
-		rel = (struct timespec){tv->tv_sec, tv->tv_usec * 1000};
-	return green_select(nfds, rd, wr, ex, tv ? &rel : NULL);
+		rel = left = (struct timespec){tv->tv_sec, tv->tv_usec * 1000};
+	int r = green_select(nfds, rd, wr, ex, tv ? &rel : NULL, tv ? &left : NULL);
+	/* Linux's select sets the timeout to the time not slept, whatever it returns. */
+	if (tv) {
+		tv->tv_sec = left.tv_sec;
+		tv->tv_usec = left.tv_nsec / 1000;
+	}
+	return r;
 }
 
 int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *tmo,
@@ -139,5 +173,5 @@ int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec 
 		return (int)pt_io_ret(rp_raw_syscall(SYS_pselect6, nfds, (long)rd, (long)wr, (long)ex,
 						     (long)tmo, (long)&data));
 	}
-	return green_select(nfds, rd, wr, ex, tmo);
+	return green_select(nfds, rd, wr, ex, tmo, NULL);
 }

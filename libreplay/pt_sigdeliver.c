@@ -8,7 +8,10 @@
  * - when the target unblocks it (pthread_sigmask, sigsuspend);
  * - if the target is blocked in a sleep, sem_wait or a condition variable wait, that
  *   wait ends (EINTR; a spurious wakeup for the condvar) and the handler runs first;
- *   sigwait-style calls and pause take or run it;
+ *   in a blocking system call (pt_iowait.c) or a futex wait (pt_futex.c), the call
+ *   fails with EINTR after the handler or, with SA_RESTART where Linux restarts it,
+ *   waits again; sigwait-style calls and pause take or run it. An ignored signal
+ *   (SIG_IGN, or SIG_DFL and ignored by default) ends no wait;
  * - otherwise at the target's next delivery point: the start and the end of a
  *   cancellation point, the end of any other blocking call of the layer,
  *   sched_yield, pthread_testcancel, pthread_mutex_lock, or when it resumes from a
@@ -66,9 +69,10 @@ int pt_signal_send(struct sched_thread *t, struct pt_thread *pt, int sig, int co
 	if (pt->waiting == PT_WAIT_SIGNAL) {
 		if (pt->sigwaiting & bit)
 			sched_wake_one(&pt->sigwaitq); /* it alone waits there */
-	} else if (!(pt->sigmask & bit) && pt->waiting != PT_WAIT_JOIN) {
-		/* POSIX restarts neither sleeps nor semaphore waits after a handler;
-		 * joins and mutexes are never interrupted (delivered when they return). */
+	} else if (!(pt->sigmask & bit) && pt->waiting != PT_WAIT_JOIN && pt_signal_interrupts(sig)) {
+		/* Sleeps and semaphore waits end with EINTR, system calls as pt_io_call
+		 * and pt_futex say; joins and mutexes are never interrupted (delivered
+		 * when they return); an ignored signal interrupts nothing. */
 		pt_interrupt(t, pt, PT_ESIGNALED);
 	}
 	return 0;
@@ -105,11 +109,24 @@ bool pt_signal_take(struct pt_thread *self, uint64_t set, siginfo_t *info)
 	return true;
 }
 
+static bool ignored_by_default(int sig)
+{
+	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
+}
+
+bool pt_signal_interrupts(int sig)
+{
+	struct sigaction sa;
+	if (sigaction(sig, NULL, &sa) != 0)
+		return true;
+	return sa.sa_handler != SIG_IGN && !(sa.sa_handler == SIG_DFL && ignored_by_default(sig));
+}
+
 /* The default action of a signal nobody handles: nothing for those whose default
  * is to be ignored, else what the kernel does (end the process, stop it). */
 static void default_action(int sig)
 {
-	if (sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH)
+	if (ignored_by_default(sig))
 		return;
 	sigset_t one;
 	sigemptyset(&one);
@@ -128,16 +145,16 @@ static uint64_t mask_bits(const sigset_t *set)
 }
 
 /* Run one signal's disposition in self, as the kernel would on return to it. */
-static void deliver(struct pt_thread *self, siginfo_t *info)
+static enum pt_handled deliver(struct pt_thread *self, siginfo_t *info)
 {
 	int sig = info->si_signo;
 	struct sigaction sa;
 	sigaction(sig, NULL, &sa);
 	if (sa.sa_handler == SIG_IGN)
-		return;
+		return PT_HANDLED_NONE;
 	if (sa.sa_handler == SIG_DFL) {
 		default_action(sig);
-		return;
+		return PT_HANDLED_NONE;
 	}
 	uint64_t saved = self->sigmask;
 	self->sigmask |= mask_bits(&sa.sa_mask);
@@ -160,17 +177,23 @@ static void deliver(struct pt_thread *self, siginfo_t *info)
 	errno = saved_errno;
 	/* As sigreturn does, whatever the handler did to the mask. */
 	self->sigmask = saved;
+	return sa.sa_flags & SA_RESTART ? PT_HANDLED_RESTART : PT_HANDLED_NORESTART;
 }
 
-void pt_signals_deliver(struct pt_thread *self)
+enum pt_handled pt_signals_deliver(struct pt_thread *self)
 {
-	/* A handler may send more, or unblock some: look again after each. */
+	/* A handler may send more, or unblock some: look again after each. The first
+	 * handler decides about the interrupted call, as the kernel's first one does. */
+	enum pt_handled first = PT_HANDLED_NONE;
 	struct pt_sigq *q;
 	while ((q = unqueue(self, ~self->sigmask))) {
 		siginfo_t info = q->info;
 		free(q);
-		deliver(self, &info);
+		enum pt_handled h = deliver(self, &info);
+		if (first == PT_HANDLED_NONE)
+			first = h;
 	}
+	return first;
 }
 
 void pt_signals_drop(struct pt_thread *pt)

@@ -64,8 +64,9 @@ static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 	struct pollfd p = {fd, sending ? POLLOUT : POLLIN, 0};
 	bool all = sending || (flags & MSG_WAITALL);
 	for (;;) {
-		long r = pt_io_call(&p, 1, NULL, flags & MSG_DONTWAIT, fd,
-				    sending ? try_sendmsg : try_recvmsg, &a);
+		/* After some progress an interrupted call returns the count so far. */
+		int how = (flags & MSG_DONTWAIT ? PT_IO_DONTWAIT : 0) | (done ? 0 : PT_IO_RESTART);
+		long r = pt_io_call(&p, 1, NULL, how, fd, sending ? try_sendmsg : try_recvmsg, &a);
 		if (r < 0)
 			return done ? (ssize_t)done : pt_io_ret(r);
 		done += (size_t)r;
@@ -170,7 +171,7 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 		return (int)pt_io_ret(rp_raw_syscall(SYS_accept4, fd, (long)addr, (long)len, flags, 0, 0));
 	pt_testcancel(pt_self());
 	struct pollfd p = {fd, POLLIN, 0};
-	return (int)pt_io_ret(pt_io_call(&p, 1, NULL, false, fd, try_accept, &a));
+	return (int)pt_io_ret(pt_io_call(&p, 1, NULL, PT_IO_RESTART, fd, try_accept, &a));
 }
 
 int accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -227,5 +228,6 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	 * wait below is one try, so the replay counts the same tries (pt_iowait.c). */
 	struct conn c = {fd, r == 0};
 	struct pollfd p = {fd, POLLOUT, 0};
-	return (int)pt_io_ret(pt_io_call(&p, 1, NULL, false, -1, try_connected, &c));
+	/* Interrupted without SA_RESTART: EINTR, and the connection goes on by itself. */
+	return (int)pt_io_ret(pt_io_call(&p, 1, NULL, PT_IO_RESTART, -1, try_connected, &c));
 }
