@@ -36,14 +36,21 @@ int sem_destroy(sem_t *s)
 	return err ? fail(err) : 0;
 }
 
+/* A signal's handler ends the wait with EINTR, as glibc's futex wait does on Linux,
+ * except an untimed one when the handler has SA_RESTART: the kernel restarts that
+ * futex wait. A signal that ran no handler (a stop) restarts either. */
 static int wait(sem_t *s, const struct timespec *deadline, clockid_t clk, bool timed)
 {
 	struct pt_thread *self = pt_self();
 	pt_testcancel(self);
-	pt_wait_begin(self, PT_WAIT_SEM);
-	int err = timed ? sched_sem_timedwait(ss(s), deadline, clk) : sched_sem_wait(ss(s));
-	pt_wait_end(self, err == PT_EINTERRUPTED);
-	return err ? fail(err) : 0;
+	for (;;) {
+		pt_wait_begin(self, PT_WAIT_SEM);
+		int err = timed ? sched_sem_timedwait(ss(s), deadline, clk) : sched_sem_wait(ss(s));
+		enum pt_handled h = pt_wait_end(self, err == PT_EINTERRUPTED);
+		if (err == PT_ESIGNALED && (h == PT_HANDLED_NONE || (h == PT_HANDLED_RESTART && !timed)))
+			continue;
+		return err ? fail(err) : 0;
+	}
 }
 
 int sem_wait(sem_t *s)

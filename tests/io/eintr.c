@@ -1,7 +1,8 @@
 /* A signal sent to a thread blocked in a system call, as Linux handles it (signal(7)):
- * with a handler without SA_RESTART, read, recv, a futex wait fail with EINTR; with
- * SA_RESTART they go on waiting and return what comes later; poll, select, epoll_wait,
- * a timed futex wait and a recv with SO_RCVTIMEO fail with EINTR either way; a write
+ * with a handler without SA_RESTART, read, recv, a futex wait, sem_wait fail with
+ * EINTR; with SA_RESTART they go on waiting and return what comes later; poll,
+ * select, epoll_wait, a timed futex wait, sem_timedwait and a recv with SO_RCVTIMEO
+ * fail with EINTR either way; a write
  * that has transferred some returns that count. A blocked, ignored or default-ignored
  * signal does not end the call. select sets its timeout to the time left.
  *
@@ -13,6 +14,7 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +34,7 @@ static long result;
 static int error;
 static int p[2], sv[2];
 static uint32_t word;
+static sem_t sem;
 static struct timeval tv;
 
 static void on_signal(int sig)
@@ -129,6 +132,7 @@ static void feed(void)
 	if (write(p[1], "x", 1) != 1 || write(sv[1], "x", 1) != 1)
 		exit(3);
 	syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	sem_post(&sem);
 }
 
 /* Take what is left of those bytes (the call may have taken one). */
@@ -139,6 +143,8 @@ static void drain(void)
 	for (int k = 0; k < 2; k++)
 		if (poll(&f[k], 1, 0) == 1 && read(f[k].fd, &c, 1) != 1)
 			exit(4);
+	while (sem_trywait(&sem) == 0)
+		;
 }
 
 static void *reader(void *arg)
@@ -223,6 +229,23 @@ static void *timed_futex_waiter(void *arg)
 	return NULL;
 }
 
+static void *sem_waiter(void *arg)
+{
+	before();
+	after(sem_wait(&sem));
+	return NULL;
+}
+
+static void *sem_timed_waiter(void *arg)
+{
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 10;
+	before();
+	after(sem_timedwait(&sem, &dl));
+	return NULL;
+}
+
 static void *writer(void *arg)
 {
 	static char big[1 << 20];
@@ -283,13 +306,14 @@ static bool tv_less(const struct timeval *a, long sec)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+	if (pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || sem_init(&sem, 0, 0))
 		return 2;
 
 	install(SIGUSR1, on_signal, 0);
 	interrupted("read, no SA_RESTART", reader, false);
 	interrupted("recv, no SA_RESTART", receiver, false);
 	interrupted("futex wait, no SA_RESTART", futex_waiter, false);
+	interrupted("sem_wait, no SA_RESTART", sem_waiter, false);
 	sigset_t s;
 	sigemptyset(&s);
 	sigaddset(&s, SIGUSR1);
@@ -300,6 +324,7 @@ int main(void)
 	install(SIGUSR1, on_signal, SA_RESTART);
 	restarted("read, SA_RESTART", reader);
 	restarted("recv, SA_RESTART", receiver);
+	restarted("sem_wait, SA_RESTART", sem_waiter);
 	{
 		pthread_t t = start(futex_waiter);
 		pthread_kill(t, SIGUSR1);
@@ -317,6 +342,7 @@ int main(void)
 	interrupted("poll, SA_RESTART", poller, false);
 	interrupted("epoll_wait, SA_RESTART", epoller, false);
 	interrupted("timed futex wait, SA_RESTART", timed_futex_waiter, false);
+	interrupted("sem_timedwait, SA_RESTART", sem_timed_waiter, false);
 	tv = (struct timeval){10, 0};
 	interrupted("select, SA_RESTART", selector, false);
 	printf("select's timeout after EINTR: less than given and not negative: %s\n",
