@@ -9,11 +9,9 @@
 
 bool pt_in_scheduler(void)
 {
-	struct sched_thread_info info;
-	sched_thread_info(sched_current(), &info);
 	/* A green thread calling us runs; in an idle hook, the current thread is the
 	 * one that blocked (or exited). */
-	return info.state != SCHED_RUNNING;
+	return sched_thread_state(sched_current()) != SCHED_RUNNING;
 }
 
 static int kernel_sleep(clockid_t clk, int flags, const struct timespec *req,

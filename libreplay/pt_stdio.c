@@ -44,11 +44,14 @@ struct pt_stream {
 	FILE *proc;	       /* popen's own stream; else NULL */
 	bool pclosing;	       /* pclose is closing it: pclose waits for the child */
 	pthread_mutex_t lock;  /* recursive: flockfile, then fgets */
+	unsigned holds;	       /* how many times lock is held */
 	struct pt_stream *next;
 };
 
-/* Few streams are open at once: a list. */
+/* Few streams are open at once: a list. How many of them park: with none (stdin on
+ * a file, say), the read wrappers go straight to glibc's. */
 static struct pt_stream *streams;
+static unsigned nparking;
 /* stdin's cookie stream, and the C library's own stdin it replaced. */
 static FILE *cookie_stdin, *glibc_stdin;
 
@@ -125,8 +128,15 @@ static int cookie_seek(void *c, off64_t *pos, int whence)
 	return 0;
 }
 
+static void set_parks(struct pt_stream *s, bool parks)
+{
+	nparking += (unsigned)parks - (unsigned)s->parks;
+	s->parks = parks;
+}
+
 static void unlink_stream(struct pt_stream *s)
 {
+	set_parks(s, false);
 	for (struct pt_stream **p = &streams; *p; p = &(*p)->next)
 		if (*p == s) {
 			*p = s->next;
@@ -182,7 +192,7 @@ static FILE *cookie_stream(int fd, const char *mode, FILE *proc)
 	s->dirs = mode_dirs(mode);
 	s->proc = proc;
 	s->lock = rec;
-	s->parks = pt_fd_kind(fd) != PT_FD_OTHER;
+	set_parks(s, pt_fd_kind(fd) != PT_FD_OTHER);
 	cookie_io_functions_t io = {cookie_read, cookie_write, cookie_seek, cookie_close};
 	s->file = fopencookie(s, mode, io);
 	if (!s->file) {
@@ -190,6 +200,9 @@ static FILE *cookie_stream(int fd, const char *mode, FILE *proc)
 		return NULL;
 	}
 	s->file->_fileno = fd;
+	/* glibc's own lock has one owner here, the one kernel thread (see the top): it
+	 * keeps nothing apart, and costs an atomic operation per getc. */
+	__fsetlocking(s->file, FSETLOCKING_BYCALLER);
 	if (isatty(fd))
 		setvbuf(s->file, NULL, _IOLBF, 0);
 	s->next = streams;
@@ -331,7 +344,7 @@ FILE *freopen(const char *path, const char *mode, FILE *f)
 	__fpurge(f);
 	clearerr(f);
 	s->used = false; /* a new stream: wide characters may still come (wide()) */
-	s->parks = pt_fd_kind(s->fd) != PT_FD_OTHER;
+	set_parks(s, pt_fd_kind(s->fd) != PT_FD_OTHER);
 	return f;
 }
 
@@ -339,21 +352,37 @@ FILE *freopen64(const char *path, const char *mode, FILE *f) __attribute__((alia
 
 /* ---- reading: one green thread at a time per stream -------------------------------- */
 
+/* The stream first: pt_io_green costs more than the list (getc is hot). */
 static struct pt_stream *lock_stream(FILE *f)
 {
-	if (!streams || !pt_io_green())
+	if (!nparking)
 		return NULL;
 	struct pt_stream *s = stream_of(f);
-	if (!s || !s->parks)
+	if (!s || !s->parks || !pt_io_green())
 		return NULL;
 	pthread_mutex_lock(&s->lock);
+	s->holds++;
 	return s;
 }
 
 static void unlock_stream(struct pt_stream *s)
 {
-	if (s)
+	if (s) {
+		s->holds--;
 		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+/* Can a one-character read of f skip the lock? When it cannot park: the buffer has a
+ * character and nobody holds the stream (a reader parked in a read always leaves the
+ * buffer empty). The wrapper runs without a switch (no preemption outside the
+ * program's code), so nobody can come in between. */
+static bool quick_char(FILE *f)
+{
+	if (!nparking)
+		return true;
+	struct pt_stream *s = stream_of(f);
+	return !s || !s->parks || (!s->holds && f->_IO_read_ptr < f->_IO_read_end);
 }
 
 /* The body of every wrapper: CALL (an expression of type T) under f's green lock. */
@@ -368,11 +397,15 @@ static void unlock_stream(struct pt_stream *s)
 
 int fgetc(FILE *f)
 {
+	if (real_fgetc && quick_char(f))
+		return real_fgetc(f);
 	LOCKED(int, f, real_fgetc(f));
 }
 
 int getc(FILE *f)
 {
+	if (real_getc && quick_char(f))
+		return real_getc(f);
 	LOCKED(int, f, real_getc(f));
 }
 
@@ -493,19 +526,20 @@ void funlockfile(FILE *f)
 {
 	find_real();
 	real_funlockfile(f);
-	if (streams && pt_io_green()) {
-		struct pt_stream *s = stream_of(f);
-		if (s && s->parks)
-			pthread_mutex_unlock(&s->lock);
-	}
+	struct pt_stream *s = stream_of(f);
+	if (s && s->parks && pt_io_green())
+		unlock_stream(s);
 }
 
 int ftrylockfile(FILE *f)
 {
 	find_real();
-	struct pt_stream *s = streams && pt_io_green() ? stream_of(f) : NULL;
-	if (s && s->parks && pthread_mutex_trylock(&s->lock) != 0)
-		return 1;
+	struct pt_stream *s = stream_of(f);
+	if (s && s->parks && pt_io_green()) {
+		if (pthread_mutex_trylock(&s->lock) != 0)
+			return 1;
+		s->holds++;
+	}
 	return real_ftrylockfile(f);
 }
 

@@ -203,6 +203,8 @@ void sched_thread_yield(void);
  * can own locks but not wait for other threads. Never NULL. */
 struct sched_thread *sched_current(void);
 int sched_thread_id(const struct sched_thread *t);
+/* Its state alone: sched_thread_info's, without filling the rest. */
+enum sched_state sched_thread_state(const struct sched_thread *t);
 
 /* Preemption, for libreplay's timer signal handler: the current thread goes to the
  * tail of the run queue and the next runnable thread runs (a scheduling point:

@@ -10,3 +10,8 @@ int sched_thread_id(const struct sched_thread *t)
 {
 	return t->id;
 }
+
+enum sched_state sched_thread_state(const struct sched_thread *t)
+{
+	return t->state;
+}
