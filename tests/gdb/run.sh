@@ -114,8 +114,9 @@ same_output x run.out && pass "stop-at on the running thread keeps the replay ex
 
 # rthread apply: a command on each green thread, back to the running one after. The
 # breakpoint's condition keeps the stop in thread 2 whatever the recorded schedule
-# (one recording preempted thread 2 after 1934 counts: the 4001st stop was thread 3's).
-rgdb apply.out -ex 'break racy.c:14 if id == 1' -ex run -ex 'continue 4000' -ex 'rthread apply all bt 1' \
+# (one recording preempted thread 2 after 1934 counts: the 4001st stop was thread 3's);
+# 40 stops, not 4000: each other thread's call to bump is a stop gdb must resume.
+rgdb apply.out -ex 'break racy.c:14 if id == 1' -ex run -ex 'continue 40' -ex 'rthread apply all bt 1' \
 	-ex 'info rthreads' -ex delete -ex continue
 expect "rthread apply all bt 1" apply.out '^Green thread 1:' '^Green thread 4:' '^#0 +bump \(id=1\)' \
 	'^\* 2 +running'
