@@ -27,7 +27,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-extern int __sigaction(int, const struct sigaction *, struct sigaction *);
 
 /* The program's own handler for each signal whose kernel handler is the trampoline. */
 static struct sigaction user[_NSIG];
@@ -117,7 +116,7 @@ static void flush_at_exit(void)
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (!session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig))
-		return __sigaction(sig, act, old);
+		return rp_sigaction(sig, act, old);
 	bool handler = act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
 	if (runtime_signal(sig) && handler) {
 		fprintf(stderr, "libreplay: a handler for %s: the signal is the recorder's own "
@@ -147,7 +146,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	/* The program's handler is in place before the trampoline can run. */
 	if (act)
 		user[sig] = *act;
-	if (__sigaction(sig, give, &prev) != 0) {
+	if (rp_sigaction(sig, give, &prev) != 0) {
 		user[sig] = prev_user;
 		return -1;
 	}

@@ -261,7 +261,6 @@ static int tick_fd = -1;
 
 /* The runtime's timer and handlers by system call: the program's setitimer and
  * sigaction (pt_sigaction.c) refuse SIGPROF. */
-extern int __sigaction(int, const struct sigaction *, struct sigaction *);
 
 static void prof_timer(const struct itimerval *it)
 {
@@ -332,8 +331,12 @@ static void log_timestamp(uint64_t now)
  * be preempted: the count it published before the foreign call (__sic_home, which
  * the instrumented code reloads when the call returns) becomes 1, the offset moves so
  * that its count stays the same, and the next counting point overflows
- * (rp_record_overflow). Only outside the executable, not in a nested tick, and not
- * while the scheduler runs. */
+ * (rp_record_overflow). Only where the count is in __sic_home: outside the
+ * executable, not while the thread is inside one of its own preemptions (its
+ * tick_depth: the count is in the signal frame then, and on_tick calls the vDSO), and
+ * not while the scheduler runs. The way back from a signal handler is the runtime's
+ * own restorer (rp_sigaction), in the executable: a tick there once found a stale
+ * __sic_home and moved the thread's count by 3 * 2^62. */
 extern const char __executable_start[], etext[];
 
 static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc)
@@ -351,31 +354,38 @@ static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc)
 	t->preempt_soon = true;
 }
 
-static int tick_depth; /* on_tick's nesting (SA_NODEFER) */
+
+/* Set once the program is dying of a signal: the crash handler's own calls (libunwind
+ * reads getpid, for one) are not the program's, so they are neither recorded nor
+ * replayed; and a tick before the timer stops (in stop_timer's ioctl, say) is not a
+ * preemption. */
+static volatile sig_atomic_t dying;
 
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	int saved = errno;
+	if (dying)
+		return;
 	if (rp_opts.chaos || tick_fd < 0)
 		arm_timer(next_quantum_ns());
 	uintptr_t pc = pc_of(uc);
 	struct rp_thread *t = rp_cur;
 	if (!writer || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
-		if (writer && t->tid != 0 && !tick_depth && !rp_sic_pc_instrumented(pc) &&
+		if (writer && t->tid != 0 && !t->tick_depth && !rp_sic_pc_instrumented(pc) &&
 		    sched_preempt_useful())
 			preempt_at_next_count(t, pc);
 		deferred_ticks++;
 		errno = saved;
 		return;
 	}
-	tick_depth++;
 	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
 	if (t->resumed_from_signal && count == t->resume_count && pc == t->resume_pc) {
 		deferred_ticks++; /* no progress since it resumed: same (count, pc) twice */
 		errno = saved;
 		return;
 	}
+	t->tick_depth++;
 	taken_ticks++;
 	rp_log_preempt(writer, (uint32_t)t->tid, count, pc - exe_base);
 	uint64_t now = mono_ns();
@@ -383,7 +393,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 		log_timestamp(now);
 	rp_log_maybe_flush(writer, now);
 	preempt_from_signal(uc, sig);
-	tick_depth--;
+	t->tick_depth--;
 	errno = saved;
 }
 
@@ -422,9 +432,11 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
 	rp_log_maybe_flush(writer, mono_ns());
 	/* Switched out from here, not from a signal: home holds its counter meanwhile. */
 	__sic_home = fresh;
-	tick_depth++;
+	t->tick_depth++;
+	rp_preempt_at_count = true; /* the replay stops here by its trap: a preemption too */
 	sched_preempt();
-	tick_depth--;
+	rp_preempt_at_count = false; /* consumed by on_switch, or no switch happened */
+	t->tick_depth--;
 	/* It resumes before pc: a tick there before it moves must not preempt again. */
 	t->resumed_from_signal = true;
 	t->resume_count = count;
@@ -594,11 +606,6 @@ static const char *input_name(uint8_t kind)
 		return names[kind];
 	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
 }
-
-/* Set once the program is dying of a signal: the crash handler's own calls (libunwind
- * reads getpid, for one) are not the program's, so they are neither recorded nor
- * replayed. */
-static volatile sig_atomic_t dying;
 
 bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 {
@@ -791,7 +798,7 @@ static void install(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
 	sa.sa_sigaction = fn;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART | flags;
 	sigemptyset(&sa.sa_mask);
-	__sigaction(sig, &sa, NULL);
+	rp_sigaction(sig, &sa, NULL);
 }
 
 static void start_recording(int argc, char **argv)
@@ -953,7 +960,7 @@ static void child_after_fork(void)
 	struct itimerval off = {{0, 0}, {0, 0}};
 	prof_timer(&off);
 	struct sigaction ign = {.sa_handler = SIG_IGN};
-	__sigaction(SIGPROF, &ign, NULL);
+	rp_sigaction(SIGPROF, &ign, NULL);
 	writer = NULL; /* the parent's: never flushed or closed from here */
 	if (bp_fd >= 0) {
 		close(bp_fd);

@@ -32,6 +32,9 @@ struct rp_thread {
 	bool resumed_from_signal; /* and where: a second tick there is no progress */
 	bool preempt_soon;        /* a tick landed in foreign code: preempt at the next
 				   * counting point (replay.c, rp_record_overflow) */
+	int tick_depth;           /* its preemptions in progress (on_tick, nested with
+				   * SA_NODEFER, or rp_record_overflow): its own, since
+				   * it is switched out inside them */
 	uint64_t resume_count;
 	uintptr_t resume_pc;
 	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
@@ -52,6 +55,9 @@ void rp_threads_init(struct sched_hooks *h);
 size_t rp_thread_finals(struct rp_log_final *out, size_t max, const ucontext_t *uc);
 /* Set before sched_preempt from a signal handler: the interrupted context. */
 extern ucontext_t *rp_preempt_uc;
+/* Set before sched_preempt at a counting point that overflowed (rp_record_overflow):
+ * a preemption, though not from a signal (the trace's reason). on_switch clears it. */
+extern bool rp_preempt_at_count;
 /* The pthread layer (pt_sigdeliver.c): the running thread resumes from a preemption
  * with its counter at *counter: run the handlers of the signals other threads sent it
  * meanwhile (they count from *counter on), and leave the counter after them there. */

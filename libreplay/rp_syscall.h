@@ -52,4 +52,14 @@ static inline ssize_t rp_sys_read(int fd, void *buf, size_t n)
  * dispatcher): the result, or -1 with errno set. Up to six arguments. */
 long rp_syscall(long nr, ...);
 
+/* sigaction(2) with the runtime's own signal return (rp_sigaction_restorer, in the
+ * executable) instead of glibc's __restore_rt in libc. Between a handler's end and
+ * the sigreturn a thread's count is in the signal frame, not in __sic_home, and a
+ * time slice ending there must not take it for foreign code whose count is
+ * published (replay.c, preempt_at_next_count): code in the executable it leaves
+ * alone. gdb and libunwind know the restorer as a signal trampoline by its bytes
+ * (and gdb by the "sigaction" in its name). 0, or -1 with errno. */
+struct sigaction;
+int rp_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
 #endif

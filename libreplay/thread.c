@@ -9,6 +9,7 @@
 #include <string.h>
 
 ucontext_t *rp_preempt_uc;
+bool rp_preempt_at_count;
 
 /* Final counts of exited threads, by tid. */
 static uint64_t *finals;
@@ -89,6 +90,8 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 	prev->side_top = __sic_side_top;
 	prev->uc = rp_preempt_uc; /* NULL for a voluntary switch */
 	rp_preempt_uc = NULL;
+	bool preempted = prev->uc != NULL || rp_preempt_at_count;
+	rp_preempt_at_count = false;
 
 	rp_cur = next;
 	next->resumed_from_signal = next->uc != NULL;
@@ -104,7 +107,7 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 	}
 	if (rp_trace_on && prev_st != next_st) /* on_resume: not a switch */
 		rp_trace_switch(prev_st, next_st, prev->offset - *rp_thread_counter(prev),
-				next->offset - *rp_thread_counter(next), prev->uc != NULL);
+				next->offset - *rp_thread_counter(next), preempted);
 	next->uc = NULL; /* the frame is consumed when it resumes */
 	__sic_home = next->home;
 	__sic_side_base = next->side_base;

@@ -12,6 +12,7 @@ build() { "$SICC" -O2 -g -o "$WORK/$1" "$2" >"$WORK/$1.build" 2>&1 || fail "$1: 
 build racy_counter "$ROOT/examples/racy_counter.c"
 build ten_threads "$P/ten_threads.c"
 build crash_report "$P/crash_report.c"
+build foreign_time "$ROOT/tests/replay/progs/foreign_time.c"
 
 # ---- replay-dump on a real recording ------------------------------------------------
 ./racy_counter --record rc.bin --quantum 200us >rc.out 2>&1
@@ -98,6 +99,17 @@ switches=$(awk '!/^#/ && $4 != 0' ten.rep.trace | wc -l)
 preempts=$(grep -c ' preempt$' ten.rep.trace)
 logged=$("$DUMP" --json --summary ten.bin | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["preempt"])')
 check "trace: $preempts preemption switches = the log's $logged PREEMPT records" test "$preempts" -eq "$logged" -a "$logged" -gt 0
+# Time slices that end in the C library preempt at the next counting point, switching
+# from there rather than from the signal: the recording's trace says preempt all the
+# same (it once said yield there, where the replay, stopped by its trap, said preempt).
+./foreign_time --record ft.bin --quantum 100us --trace-schedule ft.rec.trace >ft.rec.out 2>&1
+./foreign_time --replay ft.bin --trace-schedule ft.rep.trace >ft.rep.out 2>&1
+ft_logged=$("$DUMP" --json --summary ft.bin | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["preempt"])')
+ft_rec=$(grep -c ' preempt$' ft.rec.trace)
+check "trace: preemptions at the next counting point are preempt in the recording's trace too ($ft_rec = $ft_logged)" \
+	test "$ft_rec" -eq "$ft_logged" -a "$ft_logged" -gt 10
+check "trace: ... and the replay traces the same schedule" \
+	cmp <(cut -d' ' -f1,2,4- ft.rec.trace) <(cut -d' ' -f1,2,4- ft.rep.trace)
 check "trace: mutex, condvar, join, yield and exit switches are there" bash -c \
 	"for r in blocked:mutex blocked:cond blocked:join yield exit end; do grep -q \" \$r\$\" ten.rep.trace || exit 1; done"
 "$DUMP" --timeline ten.rep.trace -o ten.svg
