@@ -478,41 +478,27 @@ int c99_vfscanf(FILE *f, const char *fmt, va_list ap)
 		return r;                                                                  \
 	} while (0)
 
-int gnu_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
-int gnu_fscanf(FILE *f, const char *fmt, ...)
-{
-	SCAN(gnu_vfscanf, f);
-}
+/* The three entry points of a family on top of its v-function vf: fscanf, scanf and
+ * vscanf (or their wide forms), under the symbol names given. */
+#define SCAN_FAMILY(T, pre, vf, fsym, ssym, vssym)                                         \
+	int pre##_fscanf(FILE *f, const T *fmt, ...) __asm__(fsym);                       \
+	int pre##_fscanf(FILE *f, const T *fmt, ...)                                      \
+	{                                                                                  \
+		SCAN(vf, f);                                                               \
+	}                                                                                  \
+	int pre##_scanf(const T *fmt, ...) __asm__(ssym);                                  \
+	int pre##_scanf(const T *fmt, ...)                                                 \
+	{                                                                                  \
+		SCAN(vf, stdin);                                                           \
+	}                                                                                  \
+	int pre##_vscanf(const T *fmt, va_list ap) __asm__(vssym);                         \
+	int pre##_vscanf(const T *fmt, va_list ap)                                         \
+	{                                                                                  \
+		return vf(stdin, fmt, ap);                                                 \
+	}
 
-int gnu_scanf(const char *fmt, ...) __asm__("scanf");
-int gnu_scanf(const char *fmt, ...)
-{
-	SCAN(gnu_vfscanf, stdin);
-}
-
-int gnu_vscanf(const char *fmt, va_list ap) __asm__("vscanf");
-int gnu_vscanf(const char *fmt, va_list ap)
-{
-	return gnu_vfscanf(stdin, fmt, ap);
-}
-
-int c99_fscanf(FILE *f, const char *fmt, ...) __asm__("__isoc99_fscanf");
-int c99_fscanf(FILE *f, const char *fmt, ...)
-{
-	SCAN(c99_vfscanf, f);
-}
-
-int c99_scanf(const char *fmt, ...) __asm__("__isoc99_scanf");
-int c99_scanf(const char *fmt, ...)
-{
-	SCAN(c99_vfscanf, stdin);
-}
-
-int c99_vscanf(const char *fmt, va_list ap) __asm__("__isoc99_vscanf");
-int c99_vscanf(const char *fmt, va_list ap)
-{
-	return c99_vfscanf(stdin, fmt, ap);
-}
+SCAN_FAMILY(char, gnu, gnu_vfscanf, "fscanf", "scanf", "vscanf")
+SCAN_FAMILY(char, c99, c99_vfscanf, "__isoc99_fscanf", "__isoc99_scanf", "__isoc99_vscanf")
 
 /* The program's own locking: the *_unlocked calls it makes then are ours alone. */
 void flockfile(FILE *f)
@@ -605,38 +591,5 @@ WIDE(int, gnu_vfwscanf, "vfwscanf", EOF, (FILE * f, const wchar_t *fmt, va_list 
 int c99_vfwscanf(FILE *f, const wchar_t *fmt, va_list ap) __asm__("__isoc99_vfwscanf");
 WIDE(int, c99_vfwscanf, "__isoc99_vfwscanf", EOF, (FILE * f, const wchar_t *fmt, va_list ap), f, fmt, ap)
 
-int gnu_vwscanf(const wchar_t *fmt, va_list ap) __asm__("vwscanf");
-int gnu_vwscanf(const wchar_t *fmt, va_list ap)
-{
-	return gnu_vfwscanf(stdin, fmt, ap);
-}
-
-int c99_vwscanf(const wchar_t *fmt, va_list ap) __asm__("__isoc99_vwscanf");
-int c99_vwscanf(const wchar_t *fmt, va_list ap)
-{
-	return c99_vfwscanf(stdin, fmt, ap);
-}
-
-int gnu_fwscanf(FILE *f, const wchar_t *fmt, ...) __asm__("fwscanf");
-int gnu_fwscanf(FILE *f, const wchar_t *fmt, ...)
-{
-	SCAN(gnu_vfwscanf, f);
-}
-
-int gnu_wscanf(const wchar_t *fmt, ...) __asm__("wscanf");
-int gnu_wscanf(const wchar_t *fmt, ...)
-{
-	SCAN(gnu_vfwscanf, stdin);
-}
-
-int c99_fwscanf(FILE *f, const wchar_t *fmt, ...) __asm__("__isoc99_fwscanf");
-int c99_fwscanf(FILE *f, const wchar_t *fmt, ...)
-{
-	SCAN(c99_vfwscanf, f);
-}
-
-int c99_wscanf(const wchar_t *fmt, ...) __asm__("__isoc99_wscanf");
-int c99_wscanf(const wchar_t *fmt, ...)
-{
-	SCAN(c99_vfwscanf, stdin);
-}
+SCAN_FAMILY(wchar_t, gnu_w, gnu_vfwscanf, "fwscanf", "wscanf", "vwscanf")
+SCAN_FAMILY(wchar_t, c99_w, c99_vfwscanf, "__isoc99_fwscanf", "__isoc99_wscanf", "__isoc99_vwscanf")
