@@ -101,6 +101,11 @@ static int park(struct pt_thread *self, struct pollfd *fds, unsigned long nfds,
 static void kernel_wait(struct pollfd *fds, unsigned long nfds)
 {
 	static bool told;
+	if (nfds == 0) { /* nothing to poll (a wait for any child): ask again soon */
+		struct timespec ms = {0, 1000000};
+		rp_raw_syscall(SYS_nanosleep, (long)&ms, 0, 0, 0, 0, 0);
+		return;
+	}
 	struct timespec ten = {10, 0};
 	while (rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, (long)&ten, 0, 8, 0) == 0 && !told) {
 		told = true;
