@@ -4,7 +4,15 @@
  * the program is stopped. The replay engine keeps that thread's counter from running
  * past stop_count (the nearer of it and the next logged preemption), and when the
  * counter reaches it, rp_debug_stopped runs: the extension has a breakpoint there.
- * Nothing here changes the schedule: the counter only overflows once more. */
+ * Nothing here changes the schedule: the counter only overflows once more.
+ *
+ * Stepping over a preemption: gdb, asked to step a thread that the replay's trap (or
+ * the recording's tick) preempts, would let the program run with a breakpoint at the
+ * interrupted pc, and every other green thread runs the same code: each pass is a
+ * stop. So while it steps, the extension sets step_tid, and a preemption of that
+ * thread stops in rp_debug_preempting first; it then sets resume_tid and continues,
+ * and rp_debug_resumed stops when that thread runs again, with no breakpoint in the
+ * program meanwhile. Neither changes the schedule. */
 #include "rp_impl.h"
 
 /* volatile: the debugger writes it while the program is stopped. */
@@ -32,4 +40,28 @@ void rp_debug_check(int tid, uint64_t now)
 	rp_debug.hit_tid = tid;
 	rp_debug.hit_count = now;
 	rp_debug_stopped();
+}
+
+__attribute__((noinline, noclone, used)) void rp_debug_preempting(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, noclone, used)) void rp_debug_resumed(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+void rp_debug_preempt_begin(int tid)
+{
+	if (rp_debug.step_tid == tid)
+		rp_debug_preempting();
+}
+
+void rp_debug_preempt_end(int tid)
+{
+	if (rp_debug.resume_tid != tid)
+		return;
+	rp_debug.resume_tid = 0;
+	rp_debug_resumed();
 }

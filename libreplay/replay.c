@@ -221,10 +221,13 @@ static void unblock(int sig)
  * puts it back where it was interrupted (with the counter the replay loaded). */
 static void preempt_from_signal(ucontext_t *uc, int sig)
 {
+	int tid = rp_cur->tid;
+	rp_debug_preempt_begin(tid);
 	rp_preempt_uc = uc;
 	unblock(sig);
 	sched_preempt();
 	rp_preempt_uc = NULL; /* consumed by on_switch, or no switch happened */
+	rp_debug_preempt_end(tid);
 	pt_signals_resumed((uint64_t *)&uc->uc_mcontext.gregs[REG_R15]);
 	/* Where it resumes (also when no switch happened, which on_switch does not see):
 	 * a tick there before it moves is no progress, not a second PREEMPT. */

@@ -121,13 +121,17 @@ bool rp_io_event_ready(struct sched_thread *t, const void *obj);
 void rp_io_idle(uint64_t deadline_ns, clockid_t clk);
 
 /* debug.c: the debugger's requests (docs/gdb.md). */
-#define RP_DEBUG_VERSION 1
+#define RP_DEBUG_VERSION 2
 struct rp_debug {
 	int version;
 	int stop_tid;        /* debugger: stop when this thread (0: none) ... */
 	uint64_t stop_count; /* ... reaches this count */
 	int hit_tid;         /* runtime: the last stop taken */
 	uint64_t hit_count;
+	int step_tid;        /* debugger: this thread is being stepped: stop (in
+			      * rp_debug_preempting) before it is preempted */
+	int resume_tid;      /* debugger: stop (in rp_debug_resumed) when this thread,
+			      * preempted, runs again; once */
 };
 extern volatile struct rp_debug rp_debug;
 /* Counts left before t's counter next reaches zero: no further than a requested stop. */
@@ -135,6 +139,10 @@ uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left);
 /* The running thread's counter reached zero at count now: stop there if asked. */
 void rp_debug_check(int tid, uint64_t now);
 void rp_debug_stopped(void);
+/* A preemption of the running thread (a tick, the replay's trap), just before the
+ * switch and just after it runs again: the debugger's stops, if asked. */
+void rp_debug_preempt_begin(int tid);
+void rp_debug_preempt_end(int tid);
 /* pt_random_dev.c: fd is /dev/random or /dev/urandom (opened through open, openat,
  * fopen, dup...): the read is recorded or replayed, its result in *ret (bytes, or -1
  * with errno), and true. Otherwise false: the caller reads. For read() wrappers. */

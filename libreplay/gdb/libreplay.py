@@ -250,16 +250,23 @@ def add_hooks():
 
 
 # ---- stepping over a preemption ----------------------------------------------------
-# gdb steps through an inlined function's lines with single steps; a signal that
-# arrives then (the replay's breakpoint, the recording's time slice) is delivered with
-# the step, and the step ends on the first line of our signal handler. Stepping
-# commands get a post-hook that lets the handler run to its end (the other green
-# threads run meanwhile: finish stops when this thread's signal frame returns) and
-# steps again, so `next` and `step` go on in the program as they would without us.
+# A signal that arrives while gdb steps a thread (the replay's breakpoint, the
+# recording's time slice) preempts it. Left to itself, gdb either steps into our
+# handler (an inlined function's lines are single-stepped: the step ends on the
+# handler's first line) or lets the program run with a breakpoint at the interrupted
+# pc, to catch the thread's return: every other green thread runs the same code, and
+# each of its passes there is a stop that gdb checks and resumes (86 s for one `next`
+# in tests/gdb's racy.c). So while a `next` or `step` is under way the extension sets
+# rp_debug.step_tid and the runtime stops in rp_debug_preempting before preempting
+# that thread (debug.c); the command ends there, and its post-hook asks for a stop
+# when the thread runs again (rp_debug.resume_tid, rp_debug_resumed), continues with
+# no breakpoint in the program, runs the thread to where it goes back into the
+# program (a breakpoint there, but only this thread runs now: a replay has no time
+# slices), out of a function the `next` was stepping over if it was preempted in one,
+# and steps again, so that `next` and `step` end in the program as they would
+# without us.
 STEPPING = ["next", "step"]
 PREEMPT_HANDLERS = ("on_trap", "on_tick")
-
-
 def in_preempt_handler():
     f = gdb.newest_frame()
     if (f.name() or "") not in PREEMPT_HANDLERS:
@@ -268,11 +275,56 @@ def in_preempt_handler():
     return older is not None and older.type() == gdb.SIGTRAMP_FRAME
 
 
+def set_debug(field, value):
+    """rp_debug.field = value; False if this runtime has no such field (an older one)."""
+    try:
+        glob("rp_debug")[field]
+    except (gdb.error, ReplayError):
+        return False
+    gdb.execute("set var rp_debug.%s = %d" % (field, value), to_string=True)
+    return True
+
+
+class SilentStop(gdb.Breakpoint):
+    """A silent, internal breakpoint in one of debug.c's stop functions."""
+
+    def __init__(self, fn):
+        super().__init__(fn, internal=True)
+        self.silent = True
+
+    def stop(self):
+        return True
+
+
 class Stepping:
-    cmd = None  # "next" or "step" while one is under way (set by its pre-hook)
+    cmd = None     # "next" or "step" while one is under way (set by its pre-hook)
+    origin = None  # frame_key of the frame it steps in
+    stops = {}     # rp_debug_preempting, rp_debug_resumed: their SilentStop
+
+
+def frame_key(f):
+    """What identifies a frame across a resume: its function and its caller's sp."""
+    older = f.older()
+    return (f.name(), u64(older.read_register("rsp")) if older is not None else 0)
+
+
+def begin_step(cmd):
+    """The pre-hook of next/step: the running thread is the one stepped."""
+    Stepping.cmd = cmd
+    Stepping.origin = frame_key(gdb.selected_frame()) if live() else None
+    if not live() or not set_debug("step_tid", int(glob("rp_cur")["tid"])):
+        return
+    for fn in ("rp_debug_preempting", "rp_debug_resumed"):
+        bp = Stepping.stops.get(fn)
+        if bp is None or not bp.is_valid():
+            Stepping.stops[fn] = SilentStop(fn)
 
 
 NOISE = ("Single stepping until exit", "which has no line number information", "Run till exit")
+
+
+def quiet(out):
+    gdb.write("".join(line + "\n" for line in out.splitlines() if not line.startswith(NOISE)))
 
 
 class StepFixup(gdb.Command):
@@ -285,28 +337,89 @@ preemption handler, or in a counter stub, go on until it ends in the program."""
     def invoke(self, arg, from_tty):
         cmd = arg.strip() or "next"
         Stepping.cmd = None
+        if live():
+            set_debug("step_tid", 0)
         for _ in range(16):
             if not live():
                 return
-            if in_preempt_handler():
-                tid = int(glob("rp_cur")["tid"])
-                out = gdb.execute("finish", to_string=True)
-                if not live():  # it ended while others ran: say how
-                    gdb.write("".join(line + "\n" for line in out.splitlines()
-                                      if not line.startswith(NOISE)))
+            name = gdb.newest_frame().name() or ""
+            if name == "rp_debug_preempting" or in_preempt_handler():
+                if not self.rejoin(int(glob("rp_cur")["tid"])):
                     return
-                if gdb.newest_frame().type() != gdb.SIGTRAMP_FRAME or \
-                        int(glob("rp_cur")["tid"]) != tid:
-                    # something else stopped the program first (a breakpoint)
-                    gdb.write("libreplay: stopped while green thread %d was preempted:\n" % tid)
-                    gdb.execute("frame")
+                if cmd == "next" and not self.back_to_origin(int(glob("rp_cur")["tid"])):
                     return
             elif not is_stub(gdb.newest_frame()):
                 return
             # On from the signal frame or the stub, as the user's command would have.
-            out = gdb.execute(cmd, to_string=True)
-            gdb.write("".join(line + "\n" for line in out.splitlines()
-                              if not line.startswith(NOISE)))
+            quiet(gdb.execute(cmd, to_string=True))
+
+    @staticmethod
+    def back_to_origin(tid):
+        """If thread tid was preempted in a function the `next` was stepping over
+        (deeper than where it started), run to that call's return first."""
+        f = gdb.newest_frame()
+        while f is not None:
+            if Stepping.origin is not None and frame_key(f) == Stepping.origin:
+                break
+            f = f.older()
+        if f is None or f.level() == 0:
+            return True  # not found, or there already: step on from here
+        return run_to(f.pc(), tid)
+
+    @staticmethod
+    def rejoin(tid):
+        """Thread tid is being preempted: let the others run until it runs again, then
+        run it out of the handler to the program. False if something else stopped
+        the program first (said), or it ended."""
+        if set_debug("resume_tid", tid):
+            out = gdb.execute("continue", to_string=True)
+            back = live() and (gdb.newest_frame().name() or "") == "rp_debug_resumed"
+        else:  # an older runtime: finish, stopping on every other thread's return
+            out = gdb.execute("finish", to_string=True)
+            back = live() and gdb.newest_frame().type() == gdb.SIGTRAMP_FRAME
+        if not live():  # it ended while others ran: say how
+            quiet(out)
+            return False
+        if not back or int(glob("rp_cur")["tid"]) != tid:
+            set_debug("resume_tid", 0)
+            gdb.write("libreplay: stopped while green thread %d was preempted:\n" % tid)
+            gdb.execute("frame")
+            return False
+        f = gdb.newest_frame()
+        while f is not None and f.type() != gdb.SIGTRAMP_FRAME:
+            f = f.older()
+        if f is None or f.older() is None:
+            return True
+        return run_to(f.older().pc(), tid)
+
+
+class RunTo(gdb.Breakpoint):
+    """Temporary and silent: where thread tid goes on in the program."""
+
+    def __init__(self, pc, tid):
+        super().__init__("*0x%x" % pc, internal=True, temporary=True)
+        self.silent = True
+        self.tid = tid
+
+    def stop(self):
+        return int(glob("rp_cur")["tid"]) == self.tid
+
+
+def run_to(pc, tid):
+    """Continue until thread tid is at pc (nothing else runs before it gets there:
+    no time slices in a replay), silently. False if it stopped elsewhere (said)."""
+    bp = RunTo(pc, tid)
+    out = gdb.execute("continue", to_string=True)
+    if bp.is_valid():
+        bp.delete()
+    if not live():
+        quiet(out)
+        return False
+    if gdb.newest_frame().pc() != pc or int(glob("rp_cur")["tid"]) != tid:
+        gdb.write("libreplay: stopped before green thread %d went back to the program:\n" % tid)
+        gdb.execute("frame")
+        return False
+    return True
 
 
 def add_step_hooks():
@@ -328,8 +441,11 @@ class RestoreCmd(gdb.Command):
         super().__init__("libreplay-restore", gdb.COMMAND_RUNNING)
 
     def invoke(self, arg, from_tty):
-        Stepping.cmd = arg.strip() if arg.strip() in STEPPING else None
         restore()
+        if arg.strip() in STEPPING:
+            begin_step(arg.strip())
+        else:
+            Stepping.cmd = None
 
 
 # ---- commands ---------------------------------------------------------------------

@@ -157,10 +157,21 @@ if [ -n "$pre" ]; then
 	set -- $pre
 	rgdb step.out -ex 'break work' -ex run -ex delete -ex "replay stop-at $1 $(($2 - 4))" -ex continue \
 		-ex next -ex next -ex next -ex next -ex next -ex next -ex next -ex next -ex 'replay status' \
+		-ex 'maint info breakpoints' -ex 'print rp_debug' \
 		-ex 'break racy.c:22' -ex continue -ex delete -ex step -ex step -ex finish -ex next -ex continue
 	expect "next across a preemption, step into bump, finish" step.out \
 		'^replaying racy.bin: [1-9][0-9]* of [0-9]+ records done' '^bump \(id=[0-9]\) at .*racy\.c:13$' \
 		'^14	' '^(0x[0-9a-f]+ in )?work \(arg=0x[0-9]\) at .*racy\.c:22$'
+	# The step went through the runtime's stops (debug.c), not through gdb's breakpoint
+	# at the interrupted pc that every thread runs (a minute of stops), and left no
+	# request behind.
+	if grep -A1 ' in rp_debug_preempting at ' step.out | grep -q 'already hit [1-9]' &&
+		grep -A1 ' in rp_debug_resumed at ' step.out | grep -q 'already hit [1-9]' &&
+		grep -q 'step_tid = 0, resume_tid = 0}' step.out; then
+		pass "the next across the preemption stopped in rp_debug_preempting and rp_debug_resumed"
+	else
+		fail "next across a preemption: the runtime's step stops were not used: $(grep -A1 'rp_debug_pre\|rp_debug_res\|step_tid' step.out | tr '\n' ' ' | head -c 300)"
+	fi
 	same_output x step.out && pass "the program ends as recorded after stepping" ||
 		fail "stepping: $(grep -v '^\[' step.out | tail -n 3 | tr '\n' ' ')"
 fi
