@@ -36,9 +36,7 @@ int pthread_barrierattr_destroy(pthread_barrierattr_t *a)
 
 int pthread_barrierattr_setpshared(pthread_barrierattr_t *a, int pshared)
 {
-	if (pshared == PTHREAD_PROCESS_PRIVATE)
-		return 0;
-	return pshared == PTHREAD_PROCESS_SHARED ? ENOTSUP : EINVAL;
+	return pt_pshared(pshared, "pthread_barrierattr_setpshared");
 }
 
 int pthread_barrierattr_getpshared(const pthread_barrierattr_t *a, int *pshared)

@@ -33,9 +33,7 @@ int pthread_condattr_getclock(const pthread_condattr_t *a, clockid_t *clk)
 
 int pthread_condattr_setpshared(pthread_condattr_t *a, int pshared)
 {
-	if (pshared == PTHREAD_PROCESS_PRIVATE)
-		return 0;
-	return pshared == PTHREAD_PROCESS_SHARED ? ENOTSUP : EINVAL;
+	return pt_pshared(pshared, "pthread_condattr_setpshared");
 }
 
 int pthread_condattr_getpshared(const pthread_condattr_t *a, int *pshared)

@@ -5,6 +5,7 @@
  * one (kill(getpid(), SIGUSR1) reaches the replaying process itself). The user and
  * group ids are not recorded: a replay runs as the recording's user, the way the
  * files it reads are assumed unchanged (docs/inputs.md). */
+#include "pt_impl.h"
 #include "pt_inputs.h"
 
 #include <errno.h>
@@ -70,7 +71,11 @@ pid_t pt_real_id(pid_t p)
 	return p;
 }
 
+/* To the calling green thread (its masks and queue, pt_signal.c) when it names our
+ * own kernel thread; else the kernel's. */
 int tgkill(pid_t tgid, pid_t tid, int sig)
 {
-	return (int)rp_syscall(SYS_tgkill, pt_real_id(tgid), pt_real_id(tid), sig);
+	pid_t real_tgid = pt_real_id(tgid), real_tid = pt_real_id(tid);
+	int r = pt_tgkill(real_tgid, real_tid, sig);
+	return r != PT_TO_KERNEL ? r : (int)rp_syscall(SYS_tgkill, real_tgid, real_tid, sig);
 }

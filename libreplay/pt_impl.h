@@ -306,6 +306,12 @@ long pt_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
  * blocked or exited), rather than a running green thread? Then sleeping functions
  * go to the kernel. */
 bool pt_in_scheduler(void) PT_HIDDEN;
+/* pt_mutexattr.c: the setpshared functions' answer (ENOTSUP with a note for shared). */
+int pt_pshared(int pshared, const char *fn) PT_HIDDEN;
+/* pt_signal.c: tgkill of the calling green thread's own kernel thread is raise();
+ * PT_TO_KERNEL when it is not for us. */
+#define PT_TO_KERNEL 1
+int pt_tgkill(pid_t real_tgid, pid_t real_tid, int sig) PT_HIDDEN;
 /* pt_ids.c: the real id a recorded one (getpid, getppid, gettid) stands for. */
 pid_t pt_real_id(pid_t p);
 

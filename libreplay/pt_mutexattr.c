@@ -3,6 +3,8 @@
  * mutexes are refused: green threads live in one process. */
 #include "pt_impl.h"
 
+#include <stdio.h>
+
 static int *ma(pthread_mutexattr_t *a)
 {
 	return (int *)a;
@@ -38,11 +40,22 @@ int pthread_mutexattr_gettype(const pthread_mutexattr_t *a, int *type)
 	return 0;
 }
 
-int pthread_mutexattr_setpshared(pthread_mutexattr_t *a, int pshared)
+/* Every setpshared: private is what we do; shared, between processes, we cannot (the
+ * other process's threads are not ours to schedule): ENOTSUP and a note. */
+int pt_pshared(int pshared, const char *fn)
 {
 	if (pshared == PTHREAD_PROCESS_PRIVATE)
 		return 0;
-	return pshared == PTHREAD_PROCESS_SHARED ? ENOTSUP : EINVAL;
+	if (pshared != PTHREAD_PROCESS_SHARED)
+		return EINVAL;
+	fprintf(stderr, "libreplay: %s(PTHREAD_PROCESS_SHARED): objects shared with other "
+			"processes are not supported\n", fn);
+	return ENOTSUP;
+}
+
+int pthread_mutexattr_setpshared(pthread_mutexattr_t *a, int pshared)
+{
+	return pt_pshared(pshared, "pthread_mutexattr_setpshared");
 }
 
 int pthread_mutexattr_getpshared(const pthread_mutexattr_t *a, int *pshared)

@@ -103,9 +103,7 @@ int pthread_rwlockattr_getkind_np(const pthread_rwlockattr_t *a, int *kind)
 
 int pthread_rwlockattr_setpshared(pthread_rwlockattr_t *a, int pshared)
 {
-	if (pshared == PTHREAD_PROCESS_PRIVATE)
-		return 0;
-	return pshared == PTHREAD_PROCESS_SHARED ? ENOTSUP : EINVAL;
+	return pt_pshared(pshared, "pthread_rwlockattr_setpshared");
 }
 
 int pthread_rwlockattr_getpshared(const pthread_rwlockattr_t *a, int *pshared)

@@ -184,7 +184,7 @@ static struct sched_thread *process_target(int sig)
  * the kernel would choose one (deterministically here). 0 or -1 with errno when the
  * layer delivered it; TO_KERNEL when the kernel must act (another process, a signal
  * with its default action or ignored, no green thread running). */
-#define TO_KERNEL 1
+#define TO_KERNEL PT_TO_KERNEL
 static int send_to_process(pid_t real, int sig, int code, union sigval value)
 {
 	bool self = real == (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
@@ -201,6 +201,17 @@ static int send_to_process(pid_t real, int sig, int code, union sigval value)
 		return -1;
 	}
 	return 0;
+}
+
+/* tgkill of our own process and kernel thread (gettid: every green thread has the
+ * one): the caller, as raise. 0 or -1 with errno; TO_KERNEL otherwise. */
+int pt_tgkill(pid_t real_tgid, pid_t real_tid, int sig)
+{
+	if (real_tgid != (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0) ||
+	    real_tid != (pid_t)rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0) || sig <= 0 ||
+	    sig >= _NSIG || sched_thread_id(sched_current()) == 0 || pt_in_scheduler())
+		return TO_KERNEL;
+	return raise(sig);
 }
 
 int kill(pid_t pid, int sig)

@@ -1,9 +1,11 @@
 /* sigmask: pthread_sigmask blocks and unblocks (a blocked signal stays pending until
  * unblocked), pthread_kill to the calling thread runs the handler at once, signal 0
- * checks a thread exists, bad arguments are refused. */
-#include <signal.h>
-
+ * checks a thread exists, bad arguments are refused. tgkill of a thread's own id
+ * honours that thread's mask. */
 #include "pt_test.h"
+
+#include <signal.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t got;
 
@@ -14,6 +16,23 @@ static void handler(int sig)
 
 static void *idle(void *arg)
 {
+	return NULL;
+}
+
+/* tgkill(getpid(), gettid()) from a thread that blocks the signal: pending in it. */
+static void *self_tgkill(void *arg)
+{
+	sigset_t set, pending;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	got = 0;
+	SHOW(tgkill(getpid(), gettid(), SIGUSR1));
+	sigpending(&pending);
+	printf("tgkill to itself, blocked: handler ran %s, pending %s\n", got ? "yes" : "no",
+	       sigismember(&pending, SIGUSR1) ? "yes" : "no");
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	printf("unblocked: handler ran %s\n", got == SIGUSR1 ? "yes" : "no");
 	return NULL;
 }
 
@@ -49,5 +68,8 @@ int main(void)
 	pthread_join(t, NULL);
 	SHOW(pthread_kill(pthread_self(), 0));
 	SHOW(pthread_kill(pthread_self(), 4242));
+
+	pthread_create(&t, NULL, self_tgkill, NULL);
+	pthread_join(t, NULL);
 	return 0;
 }
