@@ -6,8 +6,9 @@
  * kernel thread for ever. So such a FILE is a cookie stream (fopencookie) whose reads
  * and writes are our read() and write(): they park, and their readiness answers are
  * logged and replayed as for the plain calls. Streams made so:
- *   - stdin, whatever descriptor 0 is: a replay fed from a file where the recording
- *     had a pipe must take the same paths. Line-buffered on a terminal, as glibc's;
+ *   - stdin, whatever descriptor 0 is (on a file it costs next to nothing: no
+ *     stream parks, the wrappers go straight to glibc). Line-buffered on a terminal,
+ *     as glibc's;
  *   - fopen of a FIFO or a character device, fdopen of a pipe, socket, FIFO or
  *     character device, and popen's stream (pclose hands it back to glibc);
  *   - a random device: its reads are recorded inputs (pt_random_dev.c).
@@ -41,6 +42,7 @@ struct pt_stream {
 	bool parks;	       /* not on a regular file: its reads may park */
 	int dirs;	       /* mode_dirs of its mode */
 	bool used;	       /* read from at least once */
+	bool closed;	       /* a failed freopen closed its descriptor: EOF, EBADF */
 	FILE *proc;	       /* popen's own stream; else NULL */
 	bool pclosing;	       /* pclose is closing it: pclose waits for the child */
 	pthread_mutex_t lock;  /* recursive: flockfile, then fgets */
@@ -111,12 +113,17 @@ static ssize_t cookie_read(void *c, char *buf, size_t n)
 {
 	struct pt_stream *s = c;
 	s->used = true;
-	return read(s->fd, buf, n);
+	return s->closed ? 0 : read(s->fd, buf, n);
 }
 
 static ssize_t cookie_write(void *c, const char *buf, size_t n)
 {
-	return write(((struct pt_stream *)c)->fd, buf, n);
+	struct pt_stream *s = c;
+	if (s->closed) {
+		errno = EBADF;
+		return -1;
+	}
+	return write(s->fd, buf, n);
 }
 
 static int cookie_seek(void *c, off64_t *pos, int whence)
@@ -150,7 +157,7 @@ static void unlink_stream(struct pt_stream *s)
 static int cookie_close(void *c)
 {
 	struct pt_stream *s = c;
-	int r = !s->proc ? close(s->fd) : s->pclosing ? 0 : real_pclose(s->proc) == -1 ? -1 : 0;
+	int r = s->closed ? 0 : !s->proc ? close(s->fd) : s->pclosing ? 0 : real_pclose(s->proc);
 	unlink_stream(s);
 	free(s);
 	return r;
@@ -192,13 +199,13 @@ static FILE *cookie_stream(int fd, const char *mode, FILE *proc)
 	s->dirs = mode_dirs(mode);
 	s->proc = proc;
 	s->lock = rec;
-	set_parks(s, pt_fd_kind(fd) != PT_FD_OTHER);
 	cookie_io_functions_t io = {cookie_read, cookie_write, cookie_seek, cookie_close};
 	s->file = fopencookie(s, mode, io);
 	if (!s->file) {
 		free(s);
 		return NULL;
 	}
+	set_parks(s, pt_fd_kind(fd) != PT_FD_OTHER);
 	s->file->_fileno = fd;
 	/* glibc's own lock has one owner here, the one kernel thread (see the top): it
 	 * keeps nothing apart, and costs an atomic operation per getc. */
@@ -332,8 +339,13 @@ FILE *freopen(const char *path, const char *mode, FILE *f)
 	}
 	int fd = open(path, mode_flags(mode), 0666);
 	if (fd < 0) {
+		/* As glibc's, a failed freopen closes the stream; but the FILE stays (stdin
+		 * may point to it, as to glibc's static one): at end of file from now on. */
 		int saved = errno;
-		fclose(f); /* as glibc's: a failed freopen closes the stream */
+		if (!s->proc)
+			close(s->fd);
+		s->closed = true;
+		set_parks(s, false);
 		errno = saved;
 		return NULL;
 	}
@@ -343,6 +355,7 @@ FILE *freopen(const char *path, const char *mode, FILE *f)
 	}
 	__fpurge(f);
 	clearerr(f);
+	s->closed = false;
 	s->used = false; /* a new stream: wide characters may still come (wide()) */
 	set_parks(s, pt_fd_kind(s->fd) != PT_FD_OTHER);
 	return f;
@@ -373,6 +386,11 @@ static void unlock_stream(struct pt_stream *s)
 	}
 }
 
+static void unlock_cleanup(void *s)
+{
+	unlock_stream(s);
+}
+
 /* Can a one-character read of f skip the lock? When it cannot park: the buffer has a
  * character and nobody holds the stream (a reader parked in a read always leaves the
  * buffer empty). The wrapper runs without a switch (no preemption outside the
@@ -385,13 +403,19 @@ static bool quick_char(FILE *f)
 	return !s || !s->parks || (!s->holds && f->_IO_read_ptr < f->_IO_read_end);
 }
 
-/* The body of every wrapper: CALL (an expression of type T) under f's green lock. */
+/* The body of every wrapper: CALL (an expression of type T) under f's green lock.
+ * A thread cancelled while parked inside it lets the lock go (the old-style cleanup
+ * buffer: no setjmp), as glibc's cancellation releases the FILE's lock. */
 #define LOCKED(T, f, CALL)                                                                 \
 	do {                                                                               \
 		find_real();                                                               \
 		struct pt_stream *s_ = lock_stream(f);                                     \
+		struct _pthread_cleanup_buffer cb_;                                        \
+		if (s_)                                                                    \
+			_pthread_cleanup_push(&cb_, unlock_cleanup, s_);                   \
 		T r_ = CALL;                                                               \
-		unlock_stream(s_);                                                         \
+		if (s_)                                                                    \
+			_pthread_cleanup_pop(&cb_, 1);                                     \
 		return r_;                                                                 \
 	} while (0)
 
@@ -438,21 +462,42 @@ ssize_t getline(char **line, size_t *cap, FILE *f)
 	return getdelim(line, cap, '\n', f);
 }
 
-/* _FORTIFY_SOURCE's checked forms: glibc's would read without us. */
-extern void __chk_fail(void) __attribute__((noreturn));
-
+/* _FORTIFY_SOURCE's checked forms: glibc's own, under the lock (its checks are not
+ * all made up front: __fgets_chk fails only if the line does not fit). */
 char *__fgets_chk(char *buf, size_t size, int n, FILE *f)
 {
-	if (n > 0 && (size_t)n > size)
-		__chk_fail();
-	return fgets(buf, n, f);
+	static char *(*real)(char *, size_t, int, FILE *);
+	if (!real)
+		real = find("__fgets_chk");
+	LOCKED(char *, f, real(buf, size, n, f));
 }
 
 size_t __fread_chk(void *buf, size_t size, size_t esize, size_t n, FILE *f)
 {
-	if (esize && n > size / esize)
-		__chk_fail();
-	return fread(buf, esize, n, f);
+	static size_t (*real)(void *, size_t, size_t, size_t, FILE *);
+	if (!real)
+		real = find("__fread_chk");
+	LOCKED(size_t, f, real(buf, size, esize, n, f));
+}
+
+/* Pushing back while another thread is parked in a read would move the buffer's end
+ * under it. */
+int ungetc(int c, FILE *f)
+{
+	static int (*real)(int, FILE *);
+	if (!real)
+		real = find("ungetc");
+	LOCKED(int, f, real(c, f));
+}
+
+/* A reader parked inside the stream finishes its read before the stream goes (glibc's
+ * fclose would wait on the FILE's lock). */
+int fclose(FILE *f)
+{
+	find_real();
+	struct pt_stream *s = lock_stream(f);
+	unlock_stream(s);
+	return real_fclose(f);
 }
 
 /* The scanf family under both of glibc's names: plain (GNU %a) and C99's, to which
@@ -513,7 +558,7 @@ void funlockfile(FILE *f)
 	find_real();
 	real_funlockfile(f);
 	struct pt_stream *s = stream_of(f);
-	if (s && s->parks && pt_io_green())
+	if (s && s->parks && s->holds && pt_io_green())
 		unlock_stream(s);
 }
 
@@ -575,11 +620,35 @@ static bool byte_only(FILE *f)
 		return byte_only(f) ? (fail) : real(__VA_ARGS__);                          \
 	}
 
-WIDE(int, fwide, "fwide", -1, (FILE * f, int mode), f, mode)
+/* fwide asking (0) or setting byte orientation (-1) changes nothing: no hand-back. */
+int fwide(FILE *f, int mode)
+{
+	static int (*real)(FILE *, int);
+	if (!real)
+		real = find("fwide");
+	if (mode <= 0)
+		return real(f, mode);
+	f = wide(f);
+	return byte_only(f) ? -1 : real(f, mode);
+}
+
 WIDE(wint_t, fgetwc, "fgetwc", WEOF, (FILE * f), f)
 WIDE(wint_t, getwc, "getwc", WEOF, (FILE * f), f)
 WIDE(wint_t, ungetwc, "ungetwc", WEOF, (wint_t c, FILE *f), c, f)
 WIDE(wchar_t *, fgetws, "fgetws", NULL, (wchar_t * buf, int n, FILE *f), buf, n, f)
+WIDE(wint_t, fgetwc_unlocked, "fgetwc_unlocked", WEOF, (FILE * f), f)
+WIDE(wint_t, getwc_unlocked, "getwc_unlocked", WEOF, (FILE * f), f)
+WIDE(wchar_t *, fgetws_unlocked, "fgetws_unlocked", NULL, (wchar_t * buf, int n, FILE *f), buf, n,
+     f)
+WIDE(wchar_t *, __fgetws_chk, "__fgetws_chk", NULL,
+     (wchar_t * buf, size_t size, int n, FILE *f), buf, size, n, f)
+WIDE(wchar_t *, __fgetws_unlocked_chk, "__fgetws_unlocked_chk", NULL,
+     (wchar_t * buf, size_t size, int n, FILE *f), buf, size, n, f)
+
+wint_t getwchar_unlocked(void)
+{
+	return fgetwc_unlocked(stdin);
+}
 
 wint_t getwchar(void)
 {
