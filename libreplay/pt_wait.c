@@ -12,6 +12,7 @@
  * glibc's own waits (system, pclose) still block the whole process. */
 #include "pt_impl.h"
 
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -59,12 +60,13 @@ static long try_waitid(void *arg)
 }
 
 /* Park until try goes through. fd: a descriptor readable once it can (a pidfd), or
- * -1 to ask again later. */
-static long wait_green(long (*try)(void *), void *arg, int fd)
+ * -1 to ask again later; nbfd: fd if it is the program's own (its O_NONBLOCK then
+ * means EAGAIN, as the kernel's waitid answers), else -1. */
+static long wait_green(long (*try)(void *), void *arg, int fd, int nbfd)
 {
 	struct pollfd p = {fd, POLLIN, 0};
 	if (fd >= 0)
-		return pt_io_call(&p, 1, NULL, PT_IO_RESTART, -1, try, arg);
+		return pt_io_call(&p, 1, NULL, PT_IO_RESTART, nbfd, try, arg);
 	for (long ms = 1;; ms = ms < 16 ? 2 * ms : 16) {
 		struct timespec dl;
 		clock_gettime(CLOCK_MONOTONIC, &dl);
@@ -88,17 +90,30 @@ static int exit_fd(long pid, int options)
 	return fd < 0 ? -1 : (int)fd;
 }
 
+static void close_fd(void *fd)
+{
+	rp_raw_syscall(SYS_close, (long)(intptr_t)fd, 0, 0, 0, 0, 0);
+}
+
+/* wait_green with our own pidfd fd (or -1), closed after, also by a cancellation. */
+static long wait_own_fd(long (*try)(void *), void *arg, int fd)
+{
+	if (fd < 0)
+		return wait_green(try, arg, -1, -1);
+	struct _pthread_cleanup_buffer cb;
+	_pthread_cleanup_push(&cb, close_fd, (void *)(intptr_t)fd);
+	long r = wait_green(try, arg, fd, -1);
+	_pthread_cleanup_pop(&cb, 1);
+	return r;
+}
+
 pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 {
 	struct wait4_args a = {pid, status, options, ru};
 	if (!pt_io_green() || (options & WNOHANG))
 		return (pid_t)pt_io_ret(rp_raw_syscall(SYS_wait4, pid, (long)status, options, (long)ru, 0, 0));
 	pt_testcancel(pt_self());
-	int fd = exit_fd(pid, options);
-	long r = wait_green(try_wait4, &a, fd);
-	if (fd >= 0)
-		rp_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
-	return (pid_t)pt_io_ret(r);
+	return (pid_t)pt_io_ret(wait_own_fd(try_wait4, &a, exit_fd(pid, options)));
 }
 
 pid_t waitpid(pid_t pid, int *status, int options)
@@ -122,14 +137,11 @@ int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
 	if (!pt_io_green() || (options & WNOHANG))
 		return (int)pt_io_ret(rp_raw_syscall(SYS_waitid, type, id, (long)info, options, 0, 0));
 	pt_testcancel(pt_self());
-	int fd = -1;
-	bool own = false;
-	if ((int)type == P_PIDFD && !(options & (WSTOPPED | WCONTINUED)))
-		fd = (int)id; /* the program's own pidfd: readable once the child has exited */
-	else if (type == P_PID && !(options & (WSTOPPED | WCONTINUED)))
-		own = (fd = exit_fd((long)id, 0)) >= 0;
-	long r = wait_green(try_waitid, &a, fd);
-	if (own)
-		rp_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+	bool exits = !(options & (WSTOPPED | WCONTINUED));
+	long r;
+	if ((int)type == P_PIDFD && exits) /* the program's own pidfd: readable once it exits */
+		r = wait_green(try_waitid, &a, (int)id, (int)id);
+	else
+		r = wait_own_fd(try_waitid, &a, type == P_PID && exits ? exit_fd((long)id, 0) : -1);
 	return (int)pt_io_ret(r);
 }

@@ -3,10 +3,12 @@
  * libreplay's). Each wait function in turn:
  *   waitpid(pid), waitpid(-1), wait(), wait4() with rusage, waitid(P_PID), waitid(P_ALL),
  *   waitid(P_PIDFD); then WNOHANG with a child still running (0), a stopped child seen
- *   with WUNTRACED, ECHILD when there is none. Exit statuses are printed, pids and
- *   times are not. */
+ *   with WUNTRACED, ECHILD when there is none; waitid on a non-blocking pidfd
+ *   (EAGAIN); a thread cancelled in waitpid leaves no descriptor behind. Exit
+ *   statuses are printed, pids and times are not. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -43,6 +45,16 @@ static pid_t child(const char *script)
 		return -1;
 	}
 	return pid;
+}
+
+static pid_t cancelled_child;
+
+static void *cancelled_waiter(void *arg)
+{
+	int st;
+	waitpid(cancelled_child, &st, 0);
+	printf("waitpid returned (should not happen)\n");
+	return NULL;
 }
 
 static void begin(void)
@@ -131,6 +143,32 @@ int main(void)
 	kill(pid, SIGCONT);
 	r = waitpid(pid, &st, 0);
 	printf("continued, then exit %d\n", WEXITSTATUS(st));
+
+	pid = child("sleep 0.2; exit 12");
+	pfd = (int)syscall(SYS_pidfd_open, pid, O_NONBLOCK); /* PIDFD_NONBLOCK */
+	errno = 0;
+	w = waitid(P_PIDFD, (id_t)pfd, &si, WEXITED);
+	printf("waitid on a non-blocking pidfd while it runs: %d, %s\n", w,
+	       errno == EAGAIN ? "EAGAIN" : strerror(errno));
+	close(pfd);
+	r = waitpid(pid, &st, 0);
+	printf("then waitpid: exit %d\n", WEXITSTATUS(st));
+
+	int before = dup(0);
+	close(before);
+	cancelled_child = child("sleep 0.2; exit 13");
+	pthread_t c;
+	pthread_create(&c, NULL, cancelled_waiter, NULL);
+	struct timespec fifty = {0, 50000000};
+	nanosleep(&fifty, NULL);
+	pthread_cancel(c);
+	void *res;
+	pthread_join(c, &res);
+	int after = dup(0);
+	close(after);
+	r = waitpid(cancelled_child, &st, 0);
+	printf("cancelled in waitpid: %s, no descriptor left behind: %s, then exit %d\n",
+	       res == PTHREAD_CANCELED ? "yes" : "no", after == before ? "yes" : "no", WEXITSTATUS(st));
 
 	errno = 0;
 	r = waitpid(-1, &st, 0);
