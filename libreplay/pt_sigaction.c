@@ -115,6 +115,11 @@ static void flush_at_exit(void)
 
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	/* glibc keeps its two internal signals (cancellation, setxid) to itself. */
+	if (sig == SIGRTMIN - 2 || sig == SIGRTMIN - 1) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (!session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig))
 		return rp_sigaction(sig, act, old);
 	bool handler = act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;

@@ -299,6 +299,7 @@ class SilentStop(gdb.Breakpoint):
 class Stepping:
     cmd = None     # "next" or "step" while one is under way (set by its pre-hook)
     origin = None  # frame_key of the frame it steps in
+    fixing = False # libreplay-step-fixup is running (its own resumes keep the requests)
     stops = {}     # rp_debug_preempting, rp_debug_resumed: their SilentStop
 
 
@@ -309,7 +310,8 @@ def frame_key(f):
 
 
 def begin_step(cmd):
-    """The pre-hook of next/step: the running thread is the one stepped."""
+    """The pre-hook of next/step (and the post-hook before it steps again): the
+    running thread is the one stepped."""
     Stepping.cmd = cmd
     Stepping.origin = frame_key(gdb.selected_frame()) if live() else None
     if not live() or not set_debug("step_tid", int(glob("rp_cur")["tid"])):
@@ -337,6 +339,15 @@ preemption handler, or in a counter stub, go on until it ends in the program."""
     def invoke(self, arg, from_tty):
         cmd = arg.strip() or "next"
         Stepping.cmd = None
+        Stepping.fixing = True
+        try:
+            self.fix(cmd)
+        finally:
+            Stepping.fixing = False
+            Stepping.cmd = None
+            clear_requests()
+
+    def fix(self, cmd):
         if live():
             set_debug("step_tid", 0)
         for _ in range(16):
@@ -351,7 +362,12 @@ preemption handler, or in a counter stub, go on until it ends in the program."""
             elif not is_stub(gdb.newest_frame()):
                 return
             # On from the signal frame or the stub, as the user's command would have.
+            # gdb runs no hook-next for a next inside hookpost-next: ask for the
+            # runtime's stops here.
+            begin_step(cmd)
             quiet(gdb.execute(cmd, to_string=True))
+            Stepping.cmd = None
+            set_debug("step_tid", 0)
 
     @staticmethod
     def back_to_origin(tid):
@@ -442,10 +458,20 @@ class RestoreCmd(gdb.Command):
 
     def invoke(self, arg, from_tty):
         restore()
+        if Stepping.fixing:
+            return  # the post-hook's own resumes: it manages the requests
         if arg.strip() in STEPPING:
             begin_step(arg.strip())
         else:
             Stepping.cmd = None
+            clear_requests()  # a next that failed left them: not for a continue
+
+
+def clear_requests():
+    """No step under way: the runtime's step stops are off."""
+    if live():
+        set_debug("step_tid", 0)
+        set_debug("resume_tid", 0)
 
 
 # ---- commands ---------------------------------------------------------------------
