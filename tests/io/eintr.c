@@ -25,6 +25,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -229,6 +230,39 @@ static void *timed_futex_waiter(void *arg)
 	return NULL;
 }
 
+static pid_t child_pid;
+
+static void *child_waiter(void *arg)
+{
+	int st;
+	before();
+	pid_t r = waitpid(child_pid, &st, 0);
+	after(r == child_pid ? WEXITSTATUS(st) : r);
+	return NULL;
+}
+
+/* waitpid on a child that exits after 0.5 s, interrupted at 50 ms: EINTR without
+ * SA_RESTART (then the child is reaped here), its exit status with it. */
+static void wait_case(const char *what, bool restart)
+{
+	child_pid = fork();
+	if (child_pid == 0) {
+		struct timespec half = {0, 500000000};
+		nanosleep(&half, NULL);
+		_exit(7);
+	}
+	pthread_t t = start(child_waiter);
+	pthread_kill(t, SIGUSR1);
+	wait_hit();
+	pthread_join(t, NULL);
+	if (!restart) {
+		int st;
+		waitpid(child_pid, &st, 0);
+	}
+	printf("%s: handler ran: %s, then %s\n", what, yes(hits),
+	       result < 0 ? outcome() : result == 7 ? "the child's exit status" : "?");
+}
+
 static void *sem_waiter(void *arg)
 {
 	before();
@@ -314,6 +348,7 @@ int main(void)
 	interrupted("recv, no SA_RESTART", receiver, false);
 	interrupted("futex wait, no SA_RESTART", futex_waiter, false);
 	interrupted("sem_wait, no SA_RESTART", sem_waiter, false);
+	wait_case("waitpid, no SA_RESTART", false);
 	sigset_t s;
 	sigemptyset(&s);
 	sigaddset(&s, SIGUSR1);
@@ -325,6 +360,7 @@ int main(void)
 	restarted("read, SA_RESTART", reader);
 	restarted("recv, SA_RESTART", receiver);
 	restarted("sem_wait, SA_RESTART", sem_waiter);
+	wait_case("waitpid, SA_RESTART", true);
 	{
 		pthread_t t = start(futex_waiter);
 		pthread_kill(t, SIGUSR1);
