@@ -30,15 +30,8 @@ int epoll_pwait(int epfd, struct epoll_event *events, int max, int timeout,
 						     timeout, (long)sigmask, 8));
 	pt_testcancel(pt_self());
 	struct timespec dl;
-	if (timeout > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &dl);
-		dl.tv_sec += timeout / 1000;
-		dl.tv_nsec += (long)(timeout % 1000) * 1000000;
-		if (dl.tv_nsec >= 1000000000) {
-			dl.tv_nsec -= 1000000000;
-			dl.tv_sec++;
-		}
-	}
+	if (timeout > 0)
+		pt_deadline_in(timeout / 1000, (long)(timeout % 1000) * 1000000, &dl);
 	struct ep a = {epfd, events, max};
 	struct pollfd p = {epfd, POLLIN, 0};
 	long r = pt_io_call(&p, 1, timeout > 0 ? &dl : NULL, 0, -1, try_epoll, &a);

@@ -46,18 +46,6 @@ static void unlink_waiter(struct fwaiter *w)
 	w->addr = NULL;
 }
 
-/* Relative timeout of FUTEX_WAIT: a deadline on CLOCK_MONOTONIC (recorded clock). */
-static void deadline_in(const struct timespec *rel, struct timespec *dl)
-{
-	clock_gettime(CLOCK_MONOTONIC, dl);
-	dl->tv_sec += rel->tv_sec;
-	dl->tv_nsec += rel->tv_nsec;
-	if (dl->tv_nsec >= 1000000000) {
-		dl->tv_nsec -= 1000000000;
-		dl->tv_sec++;
-	}
-}
-
 static long futex_wait(uint32_t *uaddr, uint32_t val, const struct timespec *ts, bool absolute,
 		       clockid_t clk, uint32_t bitset)
 {
@@ -72,7 +60,7 @@ static long futex_wait(uint32_t *uaddr, uint32_t val, const struct timespec *ts,
 		return -EAGAIN;
 	struct timespec dl;
 	if (ts && !absolute)
-		deadline_in(ts, &dl);
+		pt_deadline_in(ts->tv_sec, ts->tv_nsec, &dl); /* FUTEX_WAIT's is relative */
 	else if (ts)
 		dl = *ts;
 	for (;;) {

@@ -215,6 +215,10 @@ static inline bool pt_nsec_ok(const struct timespec *ts)
 	return ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000;
 }
 
+/* pt_sleep.c: *dl = now on CLOCK_MONOTONIC (the recorded clock_gettime) plus sec
+ * seconds and nsec nanoseconds (nsec below 10^9): a timed call's deadline. */
+void pt_deadline_in(time_t sec, long nsec, struct timespec *dl) PT_HIDDEN;
+
 /* ---- objects inside the glibc types --------------------------------------------------- */
 
 /* pthread_cond_t: sched's condvar, then the clock of timed waits (all-zero:

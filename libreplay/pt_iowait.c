@@ -125,13 +125,7 @@ static bool socket_timeout(int fd, short events, struct timespec *dl)
 	if (rp_raw_syscall(SYS_getsockopt, fd, SOL_SOCKET, opt, (long)&tv, (long)&len, 0) != 0 ||
 	    (tv.tv_sec == 0 && tv.tv_usec == 0))
 		return false;
-	clock_gettime(CLOCK_MONOTONIC, dl);
-	dl->tv_sec += tv.tv_sec;
-	dl->tv_nsec += tv.tv_usec * 1000;
-	if (dl->tv_nsec >= 1000000000) {
-		dl->tv_nsec -= 1000000000;
-		dl->tv_sec++;
-	}
+	pt_deadline_in(tv.tv_sec, tv.tv_usec * 1000, dl);
 	return true;
 }
 

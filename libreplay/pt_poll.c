@@ -58,15 +58,8 @@ int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
 		return -1;
 	}
 	struct timespec dl;
-	if (rel) {
-		clock_gettime(CLOCK_MONOTONIC, &dl);
-		dl.tv_sec += rel->tv_sec;
-		dl.tv_nsec += rel->tv_nsec;
-		if (dl.tv_nsec >= 1000000000) {
-			dl.tv_nsec -= 1000000000;
-			dl.tv_sec++;
-		}
-	}
+	if (rel)
+		pt_deadline_in(rel->tv_sec, rel->tv_nsec, &dl);
 	struct pl a = {fds, nfds};
 	long r = pt_io_call(fds, nfds, rel ? &dl : NULL, 0, -1, try_poll, &a);
 	if (r == -ETIMEDOUT) {

@@ -299,15 +299,8 @@ int sigtimedwait(const sigset_t *restrict set, siginfo_t *restrict info,
 	}
 	struct pt_thread *self = pt_self();
 	struct timespec deadline;
-	if (timeout) {
-		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		deadline.tv_sec += timeout->tv_sec;
-		deadline.tv_nsec += timeout->tv_nsec;
-		if (deadline.tv_nsec >= 1000000000) {
-			deadline.tv_sec++;
-			deadline.tv_nsec -= 1000000000;
-		}
-	}
+	if (timeout)
+		pt_deadline_in(timeout->tv_sec, timeout->tv_nsec, &deadline);
 	pt_testcancel(self);
 	while (!take(self, set, info)) {
 		if (wait_for(self, bits_of(set), timeout ? &deadline : NULL) == EAGAIN &&

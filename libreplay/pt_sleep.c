@@ -14,6 +14,17 @@ bool pt_in_scheduler(void)
 	return sched_thread_state(sched_current()) != SCHED_RUNNING;
 }
 
+void pt_deadline_in(time_t sec, long nsec, struct timespec *dl)
+{
+	clock_gettime(CLOCK_MONOTONIC, dl);
+	dl->tv_sec += sec;
+	dl->tv_nsec += nsec;
+	if (dl->tv_nsec >= 1000000000) {
+		dl->tv_nsec -= 1000000000;
+		dl->tv_sec++;
+	}
+}
+
 static int kernel_sleep(clockid_t clk, int flags, const struct timespec *req,
 			struct timespec *rem)
 {

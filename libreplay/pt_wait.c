@@ -69,22 +69,18 @@ static long wait_green(long (*try)(void *), void *arg, int fd, int nbfd)
 		return pt_io_call(&p, 1, NULL, PT_IO_RESTART, nbfd, try, arg);
 	for (long ms = 1;; ms = ms < 16 ? 2 * ms : 16) {
 		struct timespec dl;
-		clock_gettime(CLOCK_MONOTONIC, &dl);
-		dl.tv_nsec += ms * 1000000;
-		if (dl.tv_nsec >= 1000000000) {
-			dl.tv_nsec -= 1000000000;
-			dl.tv_sec++;
-		}
+		pt_deadline_in(0, ms * 1000000, &dl);
 		long r = pt_io_call(NULL, 0, &dl, PT_IO_RESTART, -1, try, arg);
 		if (r != -ETIMEDOUT)
 			return r;
 	}
 }
 
-/* A pidfd of pid for a wait on its exit alone, or -1. */
+/* A pidfd of pid for a wait on its exit alone (not on stops, WUNTRACED being waitid's
+ * WSTOPPED, nor continues), or -1. */
 static int exit_fd(long pid, int options)
 {
-	if (pid <= 0 || (options & (WUNTRACED | WCONTINUED | WNOHANG)))
+	if (pid <= 0 || (options & (WUNTRACED | WCONTINUED)))
 		return -1;
 	long fd = rp_raw_syscall(SYS_pidfd_open, pid, 0, 0, 0, 0, 0);
 	return fd < 0 ? -1 : (int)fd;
@@ -137,11 +133,10 @@ int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
 	if (!pt_io_green() || (options & WNOHANG))
 		return (int)pt_io_ret(rp_raw_syscall(SYS_waitid, type, id, (long)info, options, 0, 0));
 	pt_testcancel(pt_self());
-	bool exits = !(options & (WSTOPPED | WCONTINUED));
 	long r;
-	if ((int)type == P_PIDFD && exits) /* the program's own pidfd: readable once it exits */
-		r = wait_green(try_waitid, &a, (int)id, (int)id);
+	if ((int)type == P_PIDFD && !(options & (WSTOPPED | WCONTINUED)))
+		r = wait_green(try_waitid, &a, (int)id, (int)id); /* the program's own pidfd */
 	else
-		r = wait_own_fd(try_waitid, &a, type == P_PID && exits ? exit_fd((long)id, 0) : -1);
+		r = wait_own_fd(try_waitid, &a, type == P_PID ? exit_fd((long)id, options) : -1);
 	return (int)pt_io_ret(r);
 }
