@@ -63,11 +63,6 @@ static ssize_t sys_read(void *fd, void *buf, size_t n)
 	return rp_syscall(SYS_read, (int)(intptr_t)fd, buf, n);
 }
 
-bool rp_input_fd_is_random(int fd)
-{
-	return tracked(fd);
-}
-
 bool rp_input_fd_read(int fd, void *buf, size_t n, ssize_t *ret)
 {
 	if (!tracked(fd))

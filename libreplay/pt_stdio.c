@@ -75,7 +75,11 @@ static int (*real_vfscanf)(FILE *, const char *, va_list);
 REAL(flockfile);
 REAL(funlockfile);
 REAL(ftrylockfile);
+REAL(ungetc);
+REAL(fwide);
 static int (*real_isoc99_vfscanf)(FILE *, const char *, va_list);
+static char *(*real_fgets_chk)(char *, size_t, int, FILE *);
+static size_t (*real_fread_chk)(void *, size_t, size_t, size_t, FILE *);
 
 static void *find(const char *name)
 {
@@ -104,6 +108,10 @@ static void find_real(void)
 	real_flockfile = find("flockfile");
 	real_funlockfile = find("funlockfile");
 	real_ftrylockfile = find("ftrylockfile");
+	real_ungetc = find("ungetc");
+	real_fwide = find("fwide");
+	real_fgets_chk = find("__fgets_chk");
+	real_fread_chk = find("__fread_chk");
 	real_fopen = find("fopen"); /* last: the others are there once it is */
 }
 
@@ -217,13 +225,6 @@ static FILE *cookie_stream(int fd, const char *mode, FILE *proc)
 	return s->file;
 }
 
-/* Should a stream on fd be a cookie stream? A random device, or anything a read or
- * write may block on. */
-static bool wants_cookie(int fd)
-{
-	return rp_input_fd_is_random(fd) || pt_fd_kind(fd) != PT_FD_OTHER;
-}
-
 /* fdopen's checks: fd must be open, with an access mode the stream's mode allows. */
 static bool mode_fits(int fd, const char *mode)
 {
@@ -284,7 +285,9 @@ FILE *fopen64(const char *path, const char *mode) __attribute__((alias("fopen"))
 FILE *fdopen(int fd, const char *mode)
 {
 	find_real();
-	if (!wants_cookie(fd))
+	/* Anything a read or write may block on; a random device is a character device
+	 * too (its reads are recorded inputs: pt_random_dev.c). */
+	if (pt_fd_kind(fd) == PT_FD_OTHER)
 		return real_fdopen(fd, mode);
 	return mode_fits(fd, mode) ? cookie_stream(fd, mode, NULL) : NULL;
 }
@@ -466,28 +469,19 @@ ssize_t getline(char **line, size_t *cap, FILE *f)
  * all made up front: __fgets_chk fails only if the line does not fit). */
 char *__fgets_chk(char *buf, size_t size, int n, FILE *f)
 {
-	static char *(*real)(char *, size_t, int, FILE *);
-	if (!real)
-		real = find("__fgets_chk");
-	LOCKED(char *, f, real(buf, size, n, f));
+	LOCKED(char *, f, real_fgets_chk(buf, size, n, f));
 }
 
 size_t __fread_chk(void *buf, size_t size, size_t esize, size_t n, FILE *f)
 {
-	static size_t (*real)(void *, size_t, size_t, size_t, FILE *);
-	if (!real)
-		real = find("__fread_chk");
-	LOCKED(size_t, f, real(buf, size, esize, n, f));
+	LOCKED(size_t, f, real_fread_chk(buf, size, esize, n, f));
 }
 
 /* Pushing back while another thread is parked in a read would move the buffer's end
  * under it. */
 int ungetc(int c, FILE *f)
 {
-	static int (*real)(int, FILE *);
-	if (!real)
-		real = find("ungetc");
-	LOCKED(int, f, real(c, f));
+	LOCKED(int, f, real_ungetc(c, f));
 }
 
 /* A reader parked inside the stream finishes its read before the stream goes (glibc's
@@ -623,13 +617,11 @@ static bool byte_only(FILE *f)
 /* fwide asking (0) or setting byte orientation (-1) changes nothing: no hand-back. */
 int fwide(FILE *f, int mode)
 {
-	static int (*real)(FILE *, int);
-	if (!real)
-		real = find("fwide");
+	find_real();
 	if (mode <= 0)
-		return real(f, mode);
+		return real_fwide(f, mode);
 	f = wide(f);
-	return byte_only(f) ? -1 : real(f, mode);
+	return byte_only(f) ? -1 : real_fwide(f, mode);
 }
 
 WIDE(wint_t, fgetwc, "fgetwc", WEOF, (FILE * f), f)

@@ -153,7 +153,6 @@ bool rp_input_fd_read(int fd, void *buf, size_t n, ssize_t *ret);
 int rp_input_fd_opened(int fd);
 void rp_input_fd_copied(int from, int to);
 void rp_input_fd_closed(int fd);
-bool rp_input_fd_is_random(int fd);
 /* pt_stdio.c: stdin becomes a stream whose reads park (main.c, before constructors). */
 void rp_stdio_start(void);
 
