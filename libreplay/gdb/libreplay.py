@@ -267,6 +267,8 @@ def add_hooks():
 # without us.
 STEPPING = ["next", "step"]
 PREEMPT_HANDLERS = ("on_trap", "on_tick")
+
+
 def in_preempt_handler():
     f = gdb.newest_frame()
     if (f.name() or "") not in PREEMPT_HANDLERS:
@@ -409,8 +411,9 @@ preemption handler, or in a counter stub, go on until it ends in the program."""
         return run_to(f.older().pc(), tid)
 
 
-class RunTo(gdb.Breakpoint):
-    """Temporary and silent: where thread tid goes on in the program."""
+class ThreadPc(gdb.Breakpoint):
+    """Temporary and silent, at pc, for green thread tid only: where it goes on in the
+    program (gdb deletes it once stop() says yes)."""
 
     def __init__(self, pc, tid):
         super().__init__("*0x%x" % pc, internal=True, temporary=True)
@@ -424,7 +427,7 @@ class RunTo(gdb.Breakpoint):
 def run_to(pc, tid):
     """Continue until thread tid is at pc (nothing else runs before it gets there:
     no time slices in a replay), silently. False if it stopped elsewhere (said)."""
-    bp = RunTo(pc, tid)
+    bp = ThreadPc(pc, tid)
     out = gdb.execute("continue", to_string=True)
     if bp.is_valid():
         bp.delete()
@@ -735,18 +738,15 @@ def stub_return(frame):
     return None
 
 
-class ReturnBreakpoint(gdb.Breakpoint):
+class ReturnBreakpoint(ThreadPc):
     """Where thread tid goes back into the program at the requested count."""
 
     def __init__(self, pc, tid):
-        # temporary: gdb deletes it once stop() says yes
-        super().__init__("*0x%x" % pc, internal=True, temporary=True)
-        self.silent = True
-        self.tid = tid
+        super().__init__(pc, tid)
         StopAt.back = self
 
     def stop(self):
-        if int(glob("rp_cur")["tid"]) != self.tid:
+        if not super().stop():
             return False
         StopAt.back = None
         return True
