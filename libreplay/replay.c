@@ -262,9 +262,8 @@ static uint64_t next_quantum_ns(void)
  * the microsecond. Both raise SIGPROF. */
 static int tick_fd = -1;
 
-/* The runtime's timer and handlers by system call: the program's setitimer and
- * sigaction (pt_sigaction.c) refuse SIGPROF. */
-
+/* The runtime's timer and handlers by system call (handlers: rp_sigaction): the
+ * program's setitimer and sigaction (pt_sigaction.c) refuse SIGPROF. */
 static void prof_timer(const struct itimerval *it)
 {
 	syscall(SYS_setitimer, ITIMER_PROF, it, NULL);
@@ -356,7 +355,6 @@ static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc)
 	__sic_home = 1;
 	t->preempt_soon = true;
 }
-
 
 /* Set once the program is dying of a signal: the crash handler's own calls (libunwind
  * reads getpid, for one) are not the program's, so they are neither recorded nor
