@@ -63,6 +63,8 @@ taken=$(echo "$stats" | sed -n 's/.* \([0-9]*\) preemptions taken.*/\1/p')
 if [ -n "$taken" ] && [ "$taken" -lt 200 ]; then pass "spin_handoff: 2000 handoffs with $taken preemptions"
 else fail "spin_handoff: $stats"; fi
 check "spin_handoff: ends unrecorded" bash -c "cd '$WORK' && timeout 60 ./spin_handoff --no-record | grep -q '2000 handoffs'"
+# Indirect tail calls through method tables and comparators (issue 11, item 1).
+record_replay tail_dispatch "$RUNS" 2
 # Short slices land everywhere, also between publishing a count and a call (a
 # replay once lost track there): a lock-heavy program, many times.
 "$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"
