@@ -17,7 +17,7 @@ DEB_PKGS   := gcc make binutils binutils-dev libunwind-dev libcmocka-dev gdb csm
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
                  sicpp/hunt.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
-RT_SRC        := $(wildcard libreplay/*.c)
+RT_SRC        := $(wildcard libreplay/*.c libreplay/engine/*.c)
 RT_ASM        := $(wildcard libreplay/*.S)
 RT_OBJ        := $(RT_SRC:%.c=$(BUILD)/obj/%.o) $(RT_ASM:%.S=$(BUILD)/obj/%.o)
 SCHED_SRC     := $(wildcard sched/*.c)
@@ -42,7 +42,7 @@ GDBINIT_DIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/gdb/gdbinit.d)
 .PHONY: all check unit e2e bench install deps clean demo csmith
 all: $(TOOLS)
 
-$(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h sched/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h libreplay/engine/*.h sched/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched -I$(BUILD)/gen -c $< -o $@
 

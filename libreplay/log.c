@@ -1114,9 +1114,9 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 		nul += h[i] == '\0';
 	if (get32(h + hlen - 4) != rp_log_crc32(0, h, hlen - 4))
 		why = "checksum mismatch";
-	else if (get16(h + 10) & ~RP_LOG_F_CHAOS) {
+	else if (get16(h + 10) & ~RP_LOG_F_KNOWN) {
 		say(err, errlen, "%s: unsupported header flags 0x%x (this libreplay knows 0x%x)",
-		    path, get16(h + 10), RP_LOG_F_CHAOS);
+		    path, get16(h + 10), RP_LOG_F_KNOWN);
 		rp_free(h);
 		return -1;
 	} else if (idlen > RP_LOG_BUILD_ID_MAX)

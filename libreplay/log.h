@@ -26,6 +26,8 @@
 
 /* Header flags. */
 #define RP_LOG_F_CHAOS 0x0001u /* recorded with the chaos (randomised) scheduler */
+#define RP_LOG_F_HUNT 0x0002u  /* recorded with the hunting scheduler: PRIORITY inputs */
+#define RP_LOG_F_KNOWN (RP_LOG_F_CHAOS | RP_LOG_F_HUNT)
 
 /* Limits the writer enforces and the reader checks. */
 #define RP_LOG_HEADER_MAX (1u << 20)      /* header bytes, argv included */

@@ -34,15 +34,21 @@
 
 #include "replay.h"
 #include "rp_alloc.h"
+#include "engine/hunt.h"
 
 bool rp_replaying;
 struct rp_options rp_opts = {.quantum_ns = RP_DEFAULT_QUANTUM_NS};
 
 static struct rp_log_writer *writer;
+/* This process makes the scheduling decisions (recording, or --no-record): the timer
+ * or the counting modes run; writer says whether they are logged. */
+static bool scheduling;
+/* Preemptions by instruction count (--hunt, --chaos) rather than by a timer. */
+bool rp_counting;
 static uintptr_t exe_base;
 static uint64_t questions;     /* timeout questions asked so far: their position */
 static uint64_t deferred_ticks, taken_ticks;
-static uint64_t chaos_state;
+static bool log_hunted; /* replaying a log of --hunt: priorities are in it */
 
 /* Replay: the whole log, read before the program starts (no reading in handlers). */
 static struct rp_log_record *recs;
@@ -243,20 +249,6 @@ static void preempt_from_signal(ucontext_t *uc, int sig)
 		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)0x10000;
 }
 
-static uint64_t next_quantum_ns(void)
-{
-	if (!rp_opts.chaos)
-		return rp_opts.quantum_ns;
-	/* xorshift64*, log-uniform between 50 us and 20 ms */
-	chaos_state ^= chaos_state >> 12;
-	chaos_state ^= chaos_state << 25;
-	chaos_state ^= chaos_state >> 27;
-	uint64_t r = chaos_state * 0x2545F4914F6CDD1Dull;
-	uint64_t lo = 50000, span_bits = 9; /* 50 us << 0..8.6 */
-	uint64_t q = lo << (r % span_bits);
-	return q + (r >> 32) % q;
-}
-
 /* The time slice is CPU time. ITIMER_PROF only has the kernel tick's resolution
  * (1-4 ms), so it is the fallback: the task clock of perf_event_open is exact to
  * the microsecond. Both raise SIGPROF. */
@@ -324,7 +316,21 @@ static uint64_t last_stamp_ns;
 static void log_timestamp(uint64_t now)
 {
 	last_stamp_ns = now;
-	rp_log_input(writer, (uint32_t)rp_cur->tid, RP_INPUT_TIMESTAMP, &now, sizeof now);
+	if (writer)
+		rp_log_input(writer, (uint32_t)rp_cur->tid, RP_INPUT_TIMESTAMP, &now, sizeof now);
+}
+
+/* A preemption the log must hold, with a timestamp about every second. */
+static void log_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc)
+{
+	taken_ticks++;
+	if (!writer)
+		return;
+	rp_log_preempt(writer, (uint32_t)t->tid, count, pc - exe_base);
+	uint64_t now = mono_ns();
+	if (now - last_stamp_ns >= RP_STAMP_INTERVAL_NS)
+		log_timestamp(now);
+	rp_log_maybe_flush(writer, now);
 }
 
 /* A tick in foreign code (libc, zlib, ...) cannot preempt there: %r15 is not the
@@ -341,10 +347,16 @@ static void log_timestamp(uint64_t now)
  * __sic_home and moved the thread's count by 3 * 2^62. */
 extern const char __executable_start[], etext[];
 
-static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc)
+#define RP_SIC_TOKEN ((uint64_t)(int64_t)-0x61a53f22) /* sicpp/rewrite.h, SIC_TOKEN */
+
+/* r15: the interrupted context's. In the runtime (part of the executable) the count is
+ * in __sic_home only during a call out of instrumented code, which leaves the token in
+ * r15 (callee-saved: the runtime's own code gives it back before returning); the
+ * runtime's signal return, the overflow path and its handlers never have it there. */
+static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc, uint64_t r15)
 {
-	if (t->preempt_soon || (pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext) ||
-	    __sic_home <= 1)
+	bool in_exe = pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext;
+	if (t->preempt_soon || (in_exe && r15 != RP_SIC_TOKEN) || __sic_home <= 1)
 		return;
 	/* Foreign code the scheduler called (munmap of a dead thread's stack, say) may run
 	 * half way through a switch: rp_cur and __sic_home are the next thread's already,
@@ -368,14 +380,16 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 	if (dying)
 		return;
-	if (rp_opts.chaos || tick_fd < 0)
-		arm_timer(next_quantum_ns());
+	if (tick_fd < 0)
+		arm_timer(rp_opts.quantum_ns);
 	uintptr_t pc = pc_of(uc);
 	struct rp_thread *t = rp_cur;
-	if (!writer || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
-		if (writer && t->tid != 0 && !t->tick_depth && !rp_sic_pc_instrumented(pc) &&
-		    sched_preempt_useful())
-			preempt_at_next_count(t, pc);
+	if (!scheduling || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
+		bool useful = sched_preempt_useful();
+		if (scheduling && t->tid != 0 && !t->tick_depth && !rp_sic_pc_instrumented(pc) && useful)
+			preempt_at_next_count(t, pc, (uint64_t)uc->uc_mcontext.gregs[REG_R15]);
+		else if (scheduling && !useful)
+			rp_tick_owed = rp_sync_watch = true; /* taken after a wake-up (rp_sync_end) */
 		deferred_ticks++;
 		errno = saved;
 		return;
@@ -387,12 +401,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	t->tick_depth++;
-	taken_ticks++;
-	rp_log_preempt(writer, (uint32_t)t->tid, count, pc - exe_base);
-	uint64_t now = mono_ns();
-	if (now - last_stamp_ns >= RP_STAMP_INTERVAL_NS)
-		log_timestamp(now);
-	rp_log_maybe_flush(writer, now);
+	log_preempt(t, count, pc);
 	preempt_from_signal(uc, sig);
 	t->tick_depth--;
 	errno = saved;
@@ -426,11 +435,9 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
 	uint64_t fresh = rp_sic_start_value();
 	t->offset = count + fresh;
 	uintptr_t pc = stub_resume_pc(stub_ret);
-	if (!writer || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful())
+	if (!scheduling || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful())
 		return fresh;
-	taken_ticks++;
-	rp_log_preempt(writer, (uint32_t)t->tid, count, pc - exe_base);
-	rp_log_maybe_flush(writer, mono_ns());
+	log_preempt(t, count, pc);
 	/* Switched out from here, not from a signal: home holds its counter meanwhile. */
 	__sic_home = fresh;
 	t->tick_depth++;
@@ -447,11 +454,379 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
 	return fresh;
 }
 
+/* ---- counting: preemptions by instruction count (--hunt, --chaos) ---------------------
+ *
+ * Each thread's counter is loaded to reach zero where hunt.c wants it preempted: at the
+ * end of its slice (slice_end), or at its next counting point (soon: after a
+ * synchronization call, or when a preemption could not be taken where it fell). The
+ * overflow then preempts there and logs an ordinary PREEMPT; or it arms the hardware
+ * breakpoint at one of the next few memory accesses (soon_pc), and the breakpoint's
+ * signal preempts there (on_count_trap), unless the next counting point comes first.
+ * A synchronization call may also be preempted before it acts: the thread is
+ * switched out inside the call, logged at the counting point of the program's call
+ * instruction, where the replay stops it. Priorities (--hunt) are given at creation
+ * and at change points, and logged as INPUT PRIORITY records after the PREEMPT. */
+
+bool rp_sync_watch, rp_tick_owed;
+static bool pct; /* --hunt: priorities, steps at synchronization calls */
+
+void rp_count_arm(struct rp_thread *t, uint64_t *counter)
+{
+	uint64_t now = t->offset - *counter;
+	uint64_t left = t->soon || t->slice_end <= now ? 1 : t->slice_end - now;
+	*counter = left;
+	t->offset = now + left;
+}
+
+/* The recording's breakpoint is one thread's: a switch, or the counting point that
+ * came first, takes it back. */
+static void soon_pc_cancel(struct rp_thread *t)
+{
+	if (t->soon_pc) {
+		bp_disarm();
+		t->soon_pc = 0;
+	}
+}
+
+void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
+{
+	soon_pc_cancel(prev);
+	prev->soon = false;
+	next->in_count = next->offset - *rp_thread_counter(next);
+	rp_hunt_resumed(next->tid);
+}
+
+/* The repeated or atomic memory accesses (sicpp/hunt.c) in the window after from, where
+ * a preemption splits two accesses to one location; preemptible ones only. */
+#define RP_WINDOW_BYTES 256
+#define RP_SEEK_POINTS 1024 /* counting points a slice's end looks on for a window */
+#define RP_WINDOW_CANDIDATES 4
+static size_t window_ahead(uintptr_t from, uintptr_t *c)
+{
+	if (bp_fd < 0 || !from || !rp_sic_pc_instrumented(from))
+		return 0;
+	size_t found = rp_sic_memops(from, from + RP_WINDOW_BYTES, RP_MEMOP_ATOMIC | RP_MEMOP_REPEAT,
+				     c, RP_WINDOW_CANDIDATES);
+	size_t n = 0;
+	for (size_t i = 0; i < found; i++)
+		if (rp_sic_pc_preemptible(c[i]))
+			c[n++] = c[i];
+	return n;
+}
+
+/* The first instruction after a call from the program returns: past the reload of the
+ * count (movq __sic_home(%rip), %r15, as sicpp writes it), at the count the call
+ * published. 0 if ret is not such a return or the instruction is not preemptible. */
+static uintptr_t after_call(uintptr_t ret)
+{
+	if (!rp_sic_pc_instrumented(ret))
+		return 0;
+	const unsigned char *r = (const unsigned char *)ret;
+	int32_t disp;
+	memcpy(&disp, r + 3, sizeof disp);
+	if (r[0] != 0x4c || r[1] != 0x8b || r[2] != 0x3d ||
+	    ret + 7 + (intptr_t)disp != (uintptr_t)&__sic_home)
+		return 0;
+	return rp_sic_pc_preemptible(ret + 7) ? ret + 7 : 0;
+}
+
+/* Stop t at pc with the breakpoint (before its next counting point). */
+static bool soon_at(struct rp_thread *t, uintptr_t pc)
+{
+	if (bp_fd < 0 || !pc)
+		return false;
+	bp_arm(pc);
+	t->soon_pc = pc;
+	return true;
+}
+
+/* Priorities: sched's, logged where the replay takes them (rp_count_thread_created,
+ * replay_priorities). */
+struct prio_rec {
+	int32_t tid, prio;
+};
+
+static void give_priority(struct sched_thread *st, int prio)
+{
+	struct prio_rec r = {st->id, prio};
+	sched_set_priority(st, prio);
+	if (writer)
+		rp_log_input(writer, (uint32_t)rp_cur->tid, RP_INPUT_PRIORITY, &r, sizeof r);
+}
+
+void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t)
+{
+	if (rp_replaying) {
+		struct prio_rec r;
+		if (log_hunted && rp_input_replay(RP_INPUT_PRIORITY, &r, sizeof r)) {
+			if (r.tid != st->id)
+				rp_diverge("record %zu: thread %d got a priority, here thread %d was created",
+					next_rec, r.tid, st->id);
+			sched_set_priority(st, r.prio);
+		}
+		return;
+	}
+	if (!rp_counting)
+		return;
+	t->slice_end = (t->offset - t->home) + rp_hunt_slice();
+	if (pct)
+		give_priority(st, rp_hunt_priority());
+}
+
+/* Replay: the priority a change point gave, right after its PREEMPT. */
+static void replay_priorities(struct rp_thread *t)
+{
+	const struct rp_log_record *r;
+	struct prio_rec p;
+	while ((r = peek()) && r->kind == RP_LOG_INPUT && r->input_kind == RP_INPUT_PRIORITY &&
+	       r->tid == (uint32_t)t->tid && r->len == sizeof p) {
+		memcpy(&p, r->data, sizeof p);
+		next_rec++;
+		sched_set_priority(sched_current(), p.prio);
+	}
+}
+
+/* Preempt t, which is at (count, pc), from our own code (not a signal): its counter is
+ * in __sic_home meanwhile. Returns once it runs again, its counter loaded anew. */
+static void count_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc)
+{
+	t->soon = false;
+	soon_pc_cancel(t);
+	log_preempt(t, count, pc);
+	if (t->new_prio) {
+		give_priority(sched_current(), t->new_prio);
+		t->new_prio = 0;
+	}
+	__sic_home = t->offset - count;
+	t->tick_depth++;
+	rp_preempt_at_count = true;
+	sched_preempt(); /* on_switch loads its counter when it runs again */
+	rp_preempt_at_count = false;
+	t->tick_depth--;
+	pt_signals_resumed(&__sic_home);
+}
+
+/* Would preempting t change anything? With a new (lower) priority, any other runnable
+ * thread may now outrank it. */
+static bool preempt_worth(struct rp_thread *t)
+{
+	return sched_preempt_useful() || (t->new_prio && sched_others_runnable());
+}
+
+/* May this thread be preempted by count now? Not the host, not inside the scheduler,
+ * not once dying. */
+static bool count_eligible(struct rp_thread *t)
+{
+	return scheduling && rp_counting && t->tid != 0 && !sched_busy() && !dying;
+}
+
+/* Where a slice's end looks for its place: a counting point with a window ahead (the
+ * window is taken one time in two, so the later ones of a loop get their turn), or
+ * one at another pc than where the slice ended (out of an inner loop: its outer loop's
+ * head may be inside a window, a value loaded at the end of the last turn and stored
+ * in this one). A decision whose window was not reached looks on the same way. */
+enum { SEEK_NONE, SEEK_WINDOW, SEEK_EXIT };
+
+static bool seek_found(struct rp_thread *t, uintptr_t pc, size_t n)
+{
+	if (t->seek_left == 0)
+		return true;
+	t->seek_left--;
+	if (t->seek == SEEK_WINDOW)
+		return n && rp_hunt_take_window();
+	return pc != t->seek_pc;
+}
+
+/* Take decision d here (pc, now) or at a window ahead (c, n); returns the counter to
+ * go on with, or 0 once preempted here (the counter is then __sic_home). */
+static bool count_place(struct rp_thread *t, uint64_t now, uintptr_t pc, const uintptr_t *c,
+			size_t n, bool at_memop)
+{
+	if (at_memop && n && soon_at(t, c[rp_hunt_choose((unsigned)n)])) {
+		t->soon = true; /* held until the access, or looked on for at the next point */
+		return false;
+	}
+	if (pc && rp_sic_pc_preemptible(pc) && preempt_worth(t)) {
+		t->soon = false;
+		__sic_home = 0;
+		count_preempt(t, now, pc);
+		return true;
+	}
+	t->soon = preempt_worth(t); /* not preemptible here: the next one */
+	if (!t->soon)
+		t->new_prio = 0;
+	return false;
+}
+
+uint64_t rp_count_overflow(uintptr_t stub_ret)
+{
+	struct rp_thread *t = rp_cur;
+	uint64_t now = t->offset; /* the counter is 0 */
+	bool missed = t->soon_pc != 0; /* the next counting point came before the access */
+	soon_pc_cancel(t);
+	uintptr_t pc = stub_resume_pc(stub_ret), c[RP_WINDOW_CANDIDATES];
+	size_t n = window_ahead(pc, c);
+	if (!count_eligible(t)) {
+		t->soon = false;
+		t->seek = SEEK_NONE;
+		t->new_prio = 0;
+		t->slice_end = now + rp_hunt_slice();
+	} else if (t->soon && missed && t->seek_left) {
+		/* A window decided on was not reached: look for another, a while. */
+		t->seek = SEEK_WINDOW;
+		if (seek_found(t, pc, n) && count_place(t, now, pc, c, n, n > 0))
+			return __sic_home;
+	} else if (t->soon) {
+		if (count_place(t, now, pc, c, n, false))
+			return __sic_home;
+	} else if (t->seek != SEEK_NONE || now >= t->slice_end) {
+		if (t->seek == SEEK_NONE) { /* the slice ended: where to decide */
+			t->seek = rp_hunt_take_window() ? SEEK_WINDOW : SEEK_EXIT;
+			t->seek_pc = pc;
+			t->seek_left = RP_SEEK_POINTS;
+			t->slice_end = now + 1;
+			goto arm;
+		}
+		if (!seek_found(t, pc, n)) {
+			t->slice_end = now + 1;
+			goto arm;
+		}
+		bool exited = t->seek == SEEK_EXIT && pc != t->seek_pc;
+		t->seek = SEEK_NONE;
+		t->slice_end = now + rp_hunt_slice();
+		if (sched_others_runnable()) {
+			struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(),
+						     n > 0 || exited, now - t->in_count};
+			struct rp_hunt_decision d = rp_hunt_step(&q);
+			if (getenv("HUNT_DEBUG"))
+				fprintf(stderr, "slice t%d now %lu n %zu: preempt %d memop %d prio %d\n", t->tid,
+					(unsigned long)now, n, d.preempt, d.at_memop, d.new_priority);
+			if (d.preempt) {
+				t->new_prio = d.new_priority;
+				t->seek_left = RP_SEEK_POINTS;
+				if (count_place(t, now, pc, c, n, d.at_memop))
+					return __sic_home;
+			}
+		}
+	}
+arm:;
+	uint64_t counter = 0;
+	rp_count_arm(t, &counter);
+	return counter;
+}
+
+/* The recording's breakpoint (soon_at_memop): the thread reached the memory access. */
+static void on_count_trap(ucontext_t *uc, int sig)
+{
+	struct rp_thread *t = rp_cur;
+	uintptr_t pc = pc_of(uc);
+	bp_disarm();
+	if (pc != t->soon_pc || !count_eligible(t))
+		return; /* not its breakpoint any more */
+	t->soon_pc = 0;
+	t->soon = false;
+	if (!preempt_worth(t)) {
+		t->new_prio = 0;
+		return;
+	}
+	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	log_preempt(t, count, pc);
+	if (t->new_prio) {
+		give_priority(sched_current(), t->new_prio);
+		t->new_prio = 0;
+	}
+	t->tick_depth++;
+	preempt_from_signal(uc, sig);
+	t->tick_depth--;
+}
+
+/* Where the program's call to a synchronization function stands: the counting point
+ * of the call instruction (movq %r15, __sic_home(%rip); movq $TOKEN, %r15; call f,
+ * as sicpp writes it, the call direct or through the GOT), whose count the caller
+ * published. 0 if ret is not such a call's return. */
+static uintptr_t call_site(uintptr_t ret)
+{
+	static const unsigned char token[] = {0x49, 0xc7, 0xc7, 0xde, 0xc0, 0x5a, 0x9e};
+	if (!rp_sic_pc_instrumented(ret))
+		return 0;
+	const unsigned char *r = (const unsigned char *)ret;
+	const unsigned char *call = r[-5] == 0xe8 ? r - 5 : r[-6] == 0xff && r[-5] == 0x15 ? r - 6 : NULL;
+	if (!call || memcmp(call - 7, token, sizeof token) != 0)
+		return 0;
+	const unsigned char *store = call - 14;
+	int32_t disp;
+	memcpy(&disp, store + 3, sizeof disp);
+	if (store[0] != 0x4c || store[1] != 0x89 || store[2] != 0x3d ||
+	    (uintptr_t)(store + 7) + (intptr_t)disp != (uintptr_t)&__sic_home)
+		return 0;
+	return rp_sic_pc_preemptible((uintptr_t)store) ? (uintptr_t)store : 0;
+}
+
+void rp_sync_begin_slow(void *ret)
+{
+	struct rp_thread *t = rp_cur;
+	if (!pct || !count_eligible(t) || rp_replaying)
+		return;
+	if (!sched_others_runnable())
+		return;
+	struct rp_hunt_question q = {RP_HUNT_BEFORE, t->tid, (uintptr_t)ret - exe_base, false, false,
+				     t->offset - __sic_home - t->in_count};
+	struct rp_hunt_decision d = rp_hunt_step(&q);
+	if (!d.preempt)
+		return;
+	t->new_prio = d.new_priority;
+	uintptr_t site = call_site((uintptr_t)ret);
+	if (site) {
+		count_preempt(t, t->offset - __sic_home, site);
+	} else {
+		t->soon = true; /* not from the program's own call: after it instead */
+		rp_count_arm(t, &__sic_home);
+	}
+}
+
+void rp_sync_end_slow(void *ret)
+{
+	struct rp_thread *t = rp_cur;
+	if (rp_replaying || !scheduling || t->tid == 0 || sched_busy() || dying)
+		return;
+	if (!rp_counting) {
+		/* A time slice found no other thread to run; this call may have woken one. */
+		if (rp_tick_owed && sched_preempt_useful()) {
+			rp_tick_owed = rp_sync_watch = false;
+			preempt_at_next_count(t, 0, RP_SIC_TOKEN);
+		}
+		return;
+	}
+	if (!pct)
+		return;
+	if (!sched_others_runnable())
+		return;
+	uintptr_t first = after_call((uintptr_t)ret), c[RP_WINDOW_CANDIDATES];
+	size_t n = window_ahead(first, c);
+	struct rp_hunt_question q = {RP_HUNT_AFTER, t->tid, (uintptr_t)ret - exe_base,
+				     sched_preempt_wanted(), n > 0, t->offset - __sic_home - t->in_count};
+	struct rp_hunt_decision d = rp_hunt_step(&q);
+	if (!d.preempt)
+		return;
+	t->new_prio = d.new_priority;
+	/* Right after the call returns (a thread that outranks it runs first), or at one
+	 * of the accesses in the window after it; else at the next counting point. */
+	soon_pc_cancel(t);
+	soon_at(t, d.at_memop ? c[rp_hunt_choose((unsigned)n)] : first);
+	t->soon = true;
+	rp_count_arm(t, &__sic_home);
+}
+
 /* The replay breakpoint. */
 static void on_trap(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	int saved = errno;
+	if (!rp_replaying) {
+		on_count_trap(uc, sig);
+		errno = saved;
+		return;
+	}
 	uintptr_t pc = pc_of(uc);
 	struct rp_thread *t = rp_cur;
 	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
@@ -463,6 +838,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 			next_rec + 1, t->tid, (unsigned long)(pc - exe_base), (unsigned long long)count,
 			r ? "another record" : "the end of the log");
 	next_rec++;
+	replay_priorities(t);
 	/* The same scheduling decision as recorded: the counter continues from here. The
 	 * thread may be between publishing its count and a call (movq %r15, __sic_home;
 	 * movq $token, %r15; call): keep the published copy equal to the new counter. */
@@ -806,7 +1182,7 @@ static void start_recording(int argc, char **argv)
 {
 	struct rp_log_header h;
 	memset(&h, 0, sizeof h);
-	h.flags = rp_opts.chaos ? RP_LOG_F_CHAOS : 0;
+	h.flags = (rp_opts.chaos ? RP_LOG_F_CHAOS : 0) | (rp_opts.hunt ? RP_LOG_F_HUNT : 0);
 	h.quantum_ns = rp_opts.quantum_ns;
 	h.seed = rp_opts.seed;
 	h.build_id_len = sizeof h.build_id;
@@ -828,14 +1204,48 @@ static void start_recording(int argc, char **argv)
 	 * second of records, and block headers stay a small part of the log. */
 	rp_log_set_flush_interval(writer, RP_LOG_FLUSH_INTERVAL_NS);
 	log_early();
-	chaos_state = rp_opts.seed ? rp_opts.seed : 0x9E3779B97F4A7C15ull;
 	log_timestamp(mono_ns());
+}
+
+static int try_breakpoint(void);
+
+/* Recording or not (--no-record), this process decides: time slices, or counts. */
+static void start_scheduling(void)
+{
+	scheduling = true;
+	if (rp_opts.chaos || rp_opts.hunt) {
+		struct rp_hunt_params p = {rp_opts.seed, rp_opts.hunt_depth, rp_opts.chaos};
+		rp_hunt_init(&p);
+		rp_counting = true;
+		pct = rp_opts.hunt;
+		rp_sync_watch = pct;
+		if (pct) { /* stops at memory accesses, if perf allows a breakpoint */
+			bp_fd = try_breakpoint();
+			if (bp_fd >= 0)
+				install(RP_BP_SIGNAL, on_trap, 0);
+		}
+		return;
+	}
 	install(SIGPROF, on_tick, 0);
-	start_timer(next_quantum_ns());
+	start_timer(rp_opts.quantum_ns);
 }
 
 /* A hardware execute breakpoint on this (only) kernel thread, disabled until armed,
- * that signals RP_BP_SIGNAL when hit. */
+ * that signals RP_BP_SIGNAL when hit; -1 if perf does not allow one. */
+static int try_breakpoint(void)
+{
+	struct perf_event_attr a;
+	bp_attr(&a, (uintptr_t)&try_breakpoint);
+	a.disabled = 1;
+	int fd = high_fd(perf_event_open(&a));
+	if (fd >= 0 && route_signal(fd, RP_BP_SIGNAL) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The replay's: it cannot do without. */
 static int open_breakpoint(void)
 {
 	struct perf_event_attr a;
@@ -946,6 +1356,7 @@ static void start_replaying(int *argc, char ***argv)
 	*argv = av;
 	rp_log_close_reader(r);
 
+	log_hunted = h->flags & RP_LOG_F_HUNT;
 	bp_fd = open_breakpoint();
 	install(RP_BP_SIGNAL, on_trap, 0);
 	rp_replaying = true;
@@ -985,12 +1396,16 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	h->deadlock = hook_deadlock;
 	h->event_ready = rp_io_event_ready;
 	h->idle_events = rp_io_idle;
-	if (rp_opts.mode == RP_MODE_OFF)
+	if (rp_opts.mode == RP_MODE_OFF) {
+		start_scheduling(); /* the same schedule, no log */
 		return;
-	if (rp_opts.mode == RP_MODE_RECORD)
+	}
+	if (rp_opts.mode == RP_MODE_RECORD) {
 		start_recording(*argc, *argv);
-	else
+		start_scheduling();
+	} else {
 		start_replaying(argc, argv);
+	}
 	on_exit(on_exit_handler, NULL);
 	pthread_atfork(NULL, NULL, child_after_fork);
 	rp_crash_init();

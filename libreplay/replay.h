@@ -16,6 +16,8 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 /* Exit statuses of our own (the program's are passed through). */
 #define RP_EXIT_USAGE 2     /* bad flags, unreadable or foreign log */
 #define RP_EXIT_DIVERGED 86 /* replay did not follow the log */
+#define RP_EXIT_DEADLOCK 87 /* every thread blocked for good */
+#define RP_EXIT_HANG 88     /* --timeout stopped the run */
 
 /* INPUT record kinds. */
 #define RP_INPUT_SCHED_CLOCK 1 /* the clock read to turn a sleep into a deadline */
@@ -35,6 +37,7 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 #define RP_INPUT_AFFINITY 14    /* sched_getaffinity(): result, mask */
 #define RP_INPUT_UNAME 15       /* uname(): result, struct utsname */
 #define RP_INPUT_ASYNC_SIGNAL 16 /* a signal from outside reached a handler: replay refuses */
+#define RP_INPUT_PRIORITY 17    /* --hunt: thread (i32) gets priority (i32) */
 /* 20..29: blocking system calls (docs/io.md). */
 #define RP_INPUT_IO_READY 20 /* tid's awaited descriptor was found ready: the question's
 			      * position (u64), numbered with the TIMEOUT questions */
@@ -48,8 +51,12 @@ struct rp_options {
 	enum rp_mode mode;
 	const char *log_path;
 	uint64_t quantum_ns;
-	bool chaos;
+	bool chaos; /* count slices from the seed (hunt.c), round robin */
+	bool hunt;  /* the hunting scheduler (hunt.c) */
+	bool seed_given;
 	uint64_t seed;
+	int hunt_depth;      /* 0: the default */
+	uint64_t timeout_ns; /* --timeout: 0 none */
 	const char *trace_path; /* --trace-schedule: every switch, for the timeline */
 };
 extern struct rp_options rp_opts;

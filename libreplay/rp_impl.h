@@ -37,6 +37,15 @@ struct rp_thread {
 				   * it is switched out inside them */
 	uint64_t resume_count;
 	uintptr_t resume_pc;
+	/* Preemptions by count (--hunt, --chaos; replay.c, "counting"): */
+	uint64_t slice_end;       /* the count where its slice ends */
+	bool soon;                /* preempt at its next counting point ... */
+	uintptr_t soon_pc;        /* ... or at this memory access first (the breakpoint) */
+	int new_prio;             /* a change point's priority, given at that preemption */
+	uint64_t in_count;        /* its count when it was last switched in */
+	int seek;                 /* where its slice's end looks for a place (replay.c) */
+	uintptr_t seek_pc;        /* ... the pc the slice ended at */
+	unsigned seek_left;       /* ... counting points it may still look at */
 	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
 	void *arg;
 };
@@ -82,10 +91,42 @@ _Noreturn void rp_sic_side_overflow(void);
 _Noreturn void rp_sic_side_corrupt(void);
 bool rp_sic_pc_instrumented(uintptr_t pc);
 bool rp_sic_pc_preemptible(uintptr_t pc);
+/* The memory accesses (sicpp/hunt.c's tables) of the kinds asked in [from, to), at most
+ * max of them, in table order (any, atomic, repeated); sorted on first use. */
+enum { RP_MEMOP_ANY = 1, RP_MEMOP_ATOMIC = 2, RP_MEMOP_REPEAT = 4 };
+size_t rp_sic_memops(uintptr_t from, uintptr_t to, unsigned kinds, uintptr_t *out, size_t max);
 extern uint64_t rp_sic_xsave_size;
 
 /* replay.c */
 extern bool rp_replaying;
+/* Preemptions by instruction count (--hunt, --chaos) rather than by a timer. */
+extern bool rp_counting;
+/* The counter of the running thread reached zero (counting modes, not replaying). */
+uint64_t rp_count_overflow(uintptr_t stub_ret);
+/* Load t's counter (at *counter) for its next preemption by count. */
+void rp_count_arm(struct rp_thread *t, uint64_t *counter);
+/* A switch from prev to next (thread.c's on_switch): prev's pending preemption goes. */
+void rp_count_switched(struct rp_thread *prev, struct rp_thread *next);
+/* A thread was created (thread.c): its slice, and its priority (--hunt). */
+void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t);
+/* The pthread layer's synchronization calls (lock, unlock, wait, signal, post, create,
+ * join...): ret is the call's return address. Steps of the hunting scheduler, which
+ * may preempt the caller before the call acts or at its next counting point after;
+ * and a time slice deferred while no other thread could run is taken after a call
+ * that woke one. */
+extern bool rp_sync_watch, rp_tick_owed;
+void rp_sync_begin_slow(void *ret);
+void rp_sync_end_slow(void *ret);
+static inline void rp_sync_begin(void *ret)
+{
+	if (__builtin_expect(rp_sync_watch, 0))
+		rp_sync_begin_slow(ret);
+}
+static inline void rp_sync_end(void *ret)
+{
+	if (__builtin_expect(rp_sync_watch, 0))
+		rp_sync_end_slow(ret);
+}
 /* The counter reached zero during replay: arm the trap; returns the new counter. */
 uint64_t rp_replay_overflow(void);
 /* Recording: the counter of a thread marked preempt_soon reached zero in the stub

@@ -1,5 +1,6 @@
 /* sic.c: the counter's state, its overflow, and the tables sicpp emits. */
 #include "rp_impl.h"
+#include "rp_alloc.h"
 
 #include <cpuid.h>
 #include <stdarg.h>
@@ -98,6 +99,8 @@ uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 {
 	if (rp_replaying)
 		return rp_replay_overflow();
+	if (rp_counting)
+		return rp_count_overflow(stub_ret);
 	if (rp_cur->preempt_soon)
 		return rp_record_overflow(stub_ret);
 	if (!sic_reload)
@@ -145,6 +148,12 @@ extern const int32_t __start_sic_ranges[] __attribute__((weak, visibility("hidde
 extern const int32_t __stop_sic_ranges[] __attribute__((weak, visibility("hidden")));
 extern const int32_t __start_sic_nopreempt[] __attribute__((weak, visibility("hidden")));
 extern const int32_t __stop_sic_nopreempt[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __start_sic_memops[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_sic_memops[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __start_sic_atomics[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_sic_atomics[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __start_sic_repeats[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_sic_repeats[] __attribute__((weak, visibility("hidden")));
 
 struct range {
 	uintptr_t lo, hi;
@@ -212,6 +221,64 @@ bool rp_sic_pc_instrumented(uintptr_t pc)
 			return true;
 	}
 	return false;
+}
+
+/* ---- memory accesses (sicpp/hunt.c), for the hunting scheduler ---------------- */
+
+static struct sorted {
+	uintptr_t *v;
+	size_t n;
+} tables[3]; /* RP_MEMOP_ANY, RP_MEMOP_ATOMIC, RP_MEMOP_REPEAT */
+
+/* A table of self-relative offsets as sorted addresses (rp_malloc: the program's heap
+ * must not move). */
+static uintptr_t *sorted_table(const int32_t *start, const int32_t *stop, size_t *n)
+{
+	*n = start && (uintptr_t)stop > (uintptr_t)start ? (size_t)(stop - start) : 0;
+	uintptr_t *v = rp_malloc((*n ? *n : 1) * sizeof *v);
+	if (!v)
+		rp_fatal("out of memory");
+	for (size_t i = 0; i < *n; i++)
+		v[i] = rel(&start[i]);
+	qsort(v, *n, sizeof *v, cmp_pc);
+	return v;
+}
+
+/* The first index of v (n sorted) at or after pc. */
+static size_t lower_bound(const uintptr_t *v, size_t n, uintptr_t pc)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid] < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t rp_sic_memops(uintptr_t from, uintptr_t to, unsigned kinds, uintptr_t *out, size_t max)
+{
+	if (!tables[0].v) {
+		tables[0].v = sorted_table(__start_sic_memops, __stop_sic_memops, &tables[0].n);
+		tables[1].v = sorted_table(__start_sic_atomics, __stop_sic_atomics, &tables[1].n);
+		tables[2].v = sorted_table(__start_sic_repeats, __stop_sic_repeats, &tables[2].n);
+	}
+	size_t n = 0;
+	for (int t = 0; t < 3; t++) {
+		if (!(kinds & (1u << t)))
+			continue;
+		const struct sorted *s = &tables[t];
+		for (size_t i = lower_bound(s->v, s->n, from); i < s->n && s->v[i] < to && n < max; i++) {
+			size_t k = 0;
+			while (k < n && out[k] != s->v[i])
+				k++;
+			if (k == n)
+				out[n++] = s->v[i];
+		}
+	}
+	return n;
 }
 
 bool rp_sic_pc_preemptible(uintptr_t pc)

@@ -44,6 +44,7 @@ static void on_thread_create(struct sched_thread *st)
 		rp_main_thread.side_base = __sic_side_base;
 		rp_main_thread.side_top = __sic_side_top;
 		rp_main_thread.side_end = __sic_side_end;
+		rp_count_thread_created(st, &rp_main_thread);
 		return;
 	}
 	/* A thread of rp_thread_create brings its own (as the start argument). */
@@ -61,6 +62,7 @@ static void on_thread_create(struct sched_thread *st)
 	t->offset = t->home = rp_sic_start_value();
 	t->side_base = t->side_top = side;
 	t->side_end = side + 3 * RP_SIDE_ENTRIES_THREAD;
+	rp_count_thread_created(st, t);
 }
 
 static void on_thread_exit(struct sched_thread *st)
@@ -99,8 +101,13 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 		next->resume_count = next->offset - next->uc->uc_mcontext.gregs[REG_R15];
 		next->resume_pc = next->uc->uc_mcontext.gregs[REG_RIP];
 	}
-	if (rp_replaying && next != &host_thread) {
-		rp_replay_arm(next, rp_thread_counter(next));
+	if (rp_counting && !rp_replaying && prev != next)
+		rp_count_switched(prev, next);
+	if ((rp_replaying || rp_counting) && next != &host_thread) {
+		if (rp_replaying)
+			rp_replay_arm(next, rp_thread_counter(next));
+		else
+			rp_count_arm(next, rp_thread_counter(next));
 		/* Preempted between publishing its count and a call, it will read home:
 		 * keep it equal to the counter just loaded in its signal frame. */
 		next->home = *rp_thread_counter(next);

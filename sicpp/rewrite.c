@@ -45,8 +45,7 @@ struct rw {
 	int next_id;
 	int nnp;         /* nopreempt labels */
 	int nmemops;     /* memory access labels (hunt.c) */
-	int *atomics;    /* which of them are atomic */
-	int natomics, capatomics;
+	struct labels { int *v; int n, cap; } atomics, repeats; /* which memops are */
 	int nranges;
 	bool in_range;
 	const char *cur_fn;
@@ -141,17 +140,27 @@ static void emit_yield(struct rw *w, const struct stmt *s, bool pause)
 	}
 }
 
-static void add_atomic(struct rw *w, int label)
+static void add_label(struct labels *l, int label)
 {
-	if (w->natomics == w->capatomics) {
-		w->capatomics = w->capatomics ? 2 * w->capatomics : 64;
-		w->atomics = realloc(w->atomics, w->capatomics * sizeof *w->atomics);
-		if (!w->atomics) {
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = realloc(l->v, l->cap * sizeof *l->v);
+		if (!l->v) {
 			fputs("sicpp: out of memory\n", stderr);
 			exit(2);
 		}
 	}
-	w->atomics[w->natomics++] = label;
+	l->v[l->n++] = label;
+}
+
+/* A table of memory access labels: the section, then one offset each. */
+static void emit_memop_table(FILE *o, const char *name, const struct labels *l)
+{
+	if (!l->n)
+		return;
+	fprintf(o, "\t.section\t%s,\"a\",@progbits\n\t.p2align 2\n", name);
+	for (int k = 0; k < l->n; k++)
+		fprintf(o, "\t.long\t.Lsic_mo_%d - .\n", l->v[k]);
 }
 
 static void range_open(struct rw *w)
@@ -301,11 +310,8 @@ static void emit_tables(struct rw *w)
 		for (int k = 0; k < w->nmemops; k++)
 			fprintf(o, "\t.long\t.Lsic_mo_%d - .\n", k);
 	}
-	if (w->natomics) {
-		fprintf(o, "\t.section\tsic_atomics,\"a\",@progbits\n\t.p2align 2\n");
-		for (int k = 0; k < w->natomics; k++)
-			fprintf(o, "\t.long\t.Lsic_mo_%d - .\n", w->atomics[k]);
-	}
+	emit_memop_table(o, "sic_atomics", &w->atomics);
+	emit_memop_table(o, "sic_repeats", &w->repeats);
 }
 
 int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
@@ -344,8 +350,10 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			if (p->nopreempt || p->token || p->ret_store)
 				nopreempt(&w); /* r15 holds the token, not the count */
 			if (p->memop) {
-				if (p->memop == 2)
-					add_atomic(&w, w.nmemops);
+				if (p->memop & MEMOP_ATOMIC)
+					add_label(&w.atomics, w.nmemops);
+				if (p->memop & MEMOP_REPEAT)
+					add_label(&w.repeats, w.nmemops);
 				fprintf(out, ".Lsic_mo_%d:\n", w.nmemops++);
 			}
 		}
@@ -373,7 +381,8 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		free(w.stubs[k].back);
 	}
 	free(w.stubs);
-	free(w.atomics);
+	free(w.atomics.v);
+	free(w.repeats.v);
 	cfi_release(&w.cfi.cur);
 	return ferror(out) ? -1 : 0;
 }

@@ -13,19 +13,28 @@
  */
 #include "hunt.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct {
 	bool on;
 	bool pct;          /* --hunt (priorities, change points, synchronization) */
+	bool strict;       /* priorities (PCT); else round robin, a preemption a turn */
 	uint64_t s[4];     /* xoshiro256** state */
 	int depth;         /* d: d-1 change points */
 	uint64_t change[RP_HUNT_MAX_DEPTH]; /* the steps where they fall, ascending */
 	int nchange, next_change;
 	uint64_t steps;    /* steps so far */
-	unsigned sync_shift; /* a step preempts with probability 2^-sync_shift */
-	uint64_t slice_scale; /* counts */
+	unsigned sync_shift;   /* a call site's first step demotes with probability 2^-shift */
+	unsigned window_shift; /* a slice's end with a window ahead demotes: 2^-shift */
+	unsigned slice_log2;   /* slices are log-uniform up to 2^slice_log2 counts */
+	uint64_t fair;         /* counts a thread runs before a demotion lets the others */
 	unsigned slice_lo, slice_hi; /* chaos: log2 bounds of a slice */
+	int demoted;           /* the last priority a demotion gave (-1, -2 ...) */
+	int cooldown;          /* the thread demoted last, until it runs again (0: none) */
+	uint64_t site_salt;    /* the seed's draw of each call site's visit and probability */
+	uint16_t site_visits[RP_HUNT_SITES]; /* visits of each call site (hashed) */
 } h;
 
 static uint64_t rotl(uint64_t x, int k)
@@ -78,14 +87,24 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 		h.slice_hi = RP_CHAOS_SLICE_MAX_LOG2;
 		return;
 	}
-	/* What differs from seed to seed, beyond the draws themselves: how often a step
-	 * preempts, how long slices are, how many steps the change points spread over. */
-	h.sync_shift = (unsigned)below(6);                  /* 1 .. 1/32 */
-	h.slice_scale = UINT64_C(1) << (6 + below(11));      /* 2^6 .. 2^16 counts */
-	uint64_t k = UINT64_C(1) << (4 + below(11));         /* 2^4 .. 2^14 steps */
-	h.depth = p->depth < 1 ? RP_HUNT_DEFAULT_DEPTH :
+	/* What differs from seed to seed, beyond the draws themselves: how often a call
+	 * site or a window demotes, how long slices are, how long a thread may run while
+	 * others wait, how many steps the change points spread over. */
+	h.strict = below(2);
+	h.site_salt = next();
+	h.sync_shift = (unsigned)below(4);                  /* 1 .. 1/8 */
+	h.window_shift = (unsigned)below(3);                /* 1 .. 1/4 */
+	h.slice_log2 = 8 + (unsigned)below(9);               /* slices up to 2^8 .. 2^16 */
+	h.fair = UINT64_C(1) << (12 + below(9));             /* 2^12 .. 2^20 counts */
+	uint64_t k = UINT64_C(1) << (3 + below(12));         /* 2^3 .. 2^14 steps */
+	/* Without --hunt-depth, each seed its own d (1 .. 5), as iterative-deepening PCT. */
+	h.depth = p->depth < 1 ? 1 + (int)below(5) :
 		  p->depth > RP_HUNT_MAX_DEPTH ? RP_HUNT_MAX_DEPTH : p->depth;
 	h.nchange = h.depth - 1;
+	if (getenv("HUNT_DEBUG"))
+		fprintf(stderr, "hunt: %s sync %u window %u slice 2^%u fair %lu k %lu depth %d\n",
+			h.strict ? "pct" : "rr", h.sync_shift,
+			h.window_shift, h.slice_log2, (unsigned long)h.fair, (unsigned long)k, h.depth);
 	for (int i = 0; i < h.nchange; i++) {
 		uint64_t c = 1 + below(k);
 		int j = i;
@@ -109,6 +128,8 @@ bool rp_hunt_pct(void)
 
 int rp_hunt_priority(void)
 {
+	if (!h.strict)
+		return 0;
 	/* Above every change point's level (1 .. d-1); distinct with high probability
 	 * (ties run FIFO, which is no harm). */
 	return h.depth + 1 + (int)below(1u << 30);
@@ -122,33 +143,92 @@ uint64_t rp_hunt_slice(void)
 		uint64_t base = UINT64_C(1) << e;
 		return base + below(base);
 	}
-	return 1 + below(2 * h.slice_scale);
+	/* log-uniform up to the seed's scale: every run samples short and long ones */
+	unsigned e = (unsigned)below(h.slice_log2 + 1);
+	uint64_t base = UINT64_C(1) << e;
+	return base + below(base);
 }
 
-struct rp_hunt_decision rp_hunt_step(enum rp_hunt_step where, bool wake_wanted)
+/* Each synchronization call site (and side: before, after) preempts at one visit drawn
+ * from the seed (the first, or any up to the 1024th: a window may open at one late
+ * iteration of a loop), and at others with a probability of its own, 1/4 .. 1/32. */
+static bool site_preempts(uintptr_t site, enum rp_hunt_step where)
+{
+	uint64_t x = h.site_salt ^ (site << 1 | (where == RP_HUNT_AFTER));
+	uint64_t r = splitmix(&x);
+	uint16_t *visits = &h.site_visits[(r >> 20) % RP_HUNT_SITES];
+	/* Its visit number r % 2^e (e log-uniform up to 2^10) preempts for sure: a window
+	 * at one late iteration of a loop is reached; then one in 2^level. */
+	unsigned e = (unsigned)(r % (RP_HUNT_SITE_VISITS_LOG2 + 1));
+	uint64_t at = (r >> 8) & ((UINT64_C(1) << e) - 1);
+	unsigned level = 2 + (unsigned)((r >> 40) % (RP_HUNT_SITE_LEVELS - 1));
+	uint16_t v = *visits;
+	if (v < UINT16_MAX)
+		(*visits)++;
+	return v == at || one_in_pow2(level);
+}
+
+void rp_hunt_resumed(int tid)
+{
+	if (h.cooldown == tid)
+		h.cooldown = 0;
+}
+
+/* A demotion below every other thread; at a window or a call site (cooldown), the
+ * others then run until they block with no demotion breaking in, so the window spans
+ * all they do. */
+static void demote(struct rp_hunt_decision *d, int tid, int prio, bool cooldown)
+{
+	d->preempt = true;
+	d->new_priority = prio;
+	if (cooldown)
+		h.cooldown = tid;
+}
+
+struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 {
 	struct rp_hunt_decision d = {0};
 	if (!h.on)
 		return d;
-	if (!h.pct) { /* chaos: slices only, preempted where they end */
-		d.preempt = where == RP_HUNT_SLICE;
+	if (!h.pct) { /* chaos: slices only, preempted where they end, round robin */
+		d.preempt = q->where == RP_HUNT_SLICE;
+		return d;
+	}
+	if (!h.strict) {
+		/* Round robin: a preemption gives the next thread a turn, until its own. */
+		d.preempt = q->where == RP_HUNT_SLICE || site_preempts(q->site, q->where);
+		d.at_memop = d.preempt && q->window && (next() & 1);
 		return d;
 	}
 	h.steps++;
 	if (h.next_change < h.nchange && h.steps >= h.change[h.next_change]) {
-		/* a change point: lower than every thread's priority, and than the earlier
-		 * change points' (PCT: d - i for the i-th) */
+		/* a change point: PCT gives the i-th priority d - i, below every thread's */
 		h.next_change++;
-		d.new_priority = h.depth - h.next_change;
-		d.preempt = true;
+		demote(&d, q->tid, h.depth - h.next_change, false);
+	} else if (q->wake_wanted) {
+		d.preempt = true; /* a thread that outranks it runs first, at once */
+		return d;
+	} else if (q->where == RP_HUNT_SLICE && q->ran >= h.fair) {
+		demote(&d, q->tid, --h.demoted, false); /* fairness: it ran long, the others wait */
+		return d;
+	} else if (h.cooldown) {
+		/* The thread demoted last has not run since: the others run on until they
+		 * block, so its window spans all they do (no demotion breaks in). */
+		return d;
+	} else if (q->where == RP_HUNT_SLICE ? q->window && one_in_pow2(h.window_shift)
+					       : site_preempts(q->site, q->where)) {
+		demote(&d, q->tid, --h.demoted, true);
 	}
-	if (where == RP_HUNT_SLICE || wake_wanted || one_in_pow2(h.sync_shift))
-		d.preempt = true;
-	/* Where: after a call or at a slice's end, one time in two a few instructions
-	 * further, at a memory access (the caller knows whether there is one). */
-	if (d.preempt && where != RP_HUNT_BEFORE)
-		d.at_memop = (next() & 1) != 0;
+	/* Where: at a slice's end, in the window ahead; after a call, one time in two in
+	 * the window after it, else right after the call returns. */
+	if (d.preempt && q->window && (q->where == RP_HUNT_SLICE || (next() & 1)))
+		d.at_memop = true;
 	return d;
+}
+
+bool rp_hunt_take_window(void)
+{
+	return next() & 1;
 }
 
 unsigned rp_hunt_choose(unsigned n)

@@ -1,0 +1,2 @@
+/* proto shim */
+#include "rp_impl.h"
