@@ -195,23 +195,58 @@ static void frame(int n, unw_cursor_t *c)
 	put("\n");
 }
 
-/* Unwind from a context: a signal's (signal = true: its PC is the faulting or
- * interrupted instruction itself, not a return address) or a switched-out thread's. */
-static void backtrace(ucontext_t *uc, bool signal)
+static int init_cursor(unw_cursor_t *c, ucontext_t *uc, bool signal)
+{
+	return u_init_local2 ? u_init_local2(c, (unw_context_t *)uc, signal ? UNW_INIT_SIGNAL_FRAME : 0)
+			     : u_init_local(c, (unw_context_t *)uc);
+}
+
+/* How many frames to leave out at the top: the runtime's own (the scheduler, the
+ * report itself) above the call the program made into it, which stays: a blocked
+ * thread starts at pthread_mutex_lock, its caller below. 0 if the program's code is
+ * not on the stack. */
+static int runtime_frames(ucontext_t *uc, bool signal)
 {
 	unw_cursor_t c;
-	int rc = u_init_local2 ? u_init_local2(&c, (unw_context_t *)uc, signal ? UNW_INIT_SIGNAL_FRAME : 0)
-			       : u_init_local(&c, (unw_context_t *)uc);
-	if (rc != 0) {
+	unw_word_t ip = 0;
+	if (init_cursor(&c, uc, signal) != 0)
+		return 0;
+	for (int n = 0; n < MAX_FRAMES; n++) {
+		u_get_reg(&c, UNW_REG_IP, &ip);
+		if (rp_sic_pc_instrumented(n == 0 && signal ? ip : ip - 1))
+			return n > 0 ? n - 1 : 0;
+		if (u_step(&c) <= 0)
+			break;
+	}
+	return 0;
+}
+
+/* Unwind from a context: a signal's (signal = true: its PC is the faulting or
+ * interrupted instruction itself, not a return address) or a switched-out thread's;
+ * skip: frames to leave out at the top. */
+static void backtrace_from(ucontext_t *uc, bool signal, int skip)
+{
+	unw_cursor_t c;
+	if (init_cursor(&c, uc, signal) != 0) {
 		put("  (cannot unwind)\n");
 		return;
 	}
+	for (int n = 0; n < skip; n++)
+		if (u_step(&c) <= 0) {
+			put("  (cannot unwind)\n");
+			return;
+		}
 	for (int n = 0; n < MAX_FRAMES; n++) {
 		frame(n, &c);
 		if (u_step(&c) <= 0)
 			return;
 	}
 	put("  ...\n");
+}
+
+static void backtrace(ucontext_t *uc, bool signal)
+{
+	backtrace_from(uc, signal, 0);
 }
 
 static void thread_head(int tid, const char *what, const char *detail)
@@ -252,6 +287,48 @@ static void other_thread(struct sched_thread *st)
 	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)in.pc;
 	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)in.sp;
 	backtrace(&uc, true);
+}
+
+/* ---- deadlock and hang reports (outcome.c) ------------------------------------------ */
+
+/* "libreplay: thread N (state):" and its backtrace from the program's call into the
+ * runtime on: its preemption's signal context, its switch, or (the one making the
+ * report, here) the signal context that stopped it, or else the caller's own stack. */
+void rp_report_thread(struct sched_thread *st, const char *state, bool here, ucontext_t *here_uc)
+{
+	struct sched_thread_info in;
+	struct rp_thread *t = st->ext;
+	static ucontext_t uc;
+	bool signal = !(here && !here_uc); /* getcontext's pc is a return address */
+	sched_thread_info(st, &in);
+	thread_head(st->id, state, "");
+	if (!u_init_local || in.state == SCHED_EXITED)
+		return;
+	if (here && here_uc) {
+		uc = *here_uc;
+	} else if (here) {
+		getcontext(&uc);
+	} else if (t && t->uc) {
+		uc = *t->uc;
+	} else if (in.sp) {
+		memset(&uc, 0, sizeof uc);
+		uc.uc_mcontext.gregs[REG_RIP] = (greg_t)in.pc;
+		uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)in.sp;
+	} else {
+		return;
+	}
+	backtrace_from(&uc, signal, runtime_frames(&uc, signal));
+}
+
+/* Lines of the report's own (the title, the cycle), written with the backtraces. */
+void rp_report_line(const char *s)
+{
+	put(s);
+}
+
+void rp_report_flush(void)
+{
+	flush_out();
 }
 
 void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc)

@@ -420,8 +420,37 @@ static void encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t
 
 /* Decode one record; NULL, or why it is malformed. in and fin hold INPUT bytes and
  * END pairs. */
+static const char *decode_outcome(struct bitr *b, struct rp_log_outcome *o, struct rp_log_wait *w)
+{
+	uint64_t v;
+	if (get_eg(b, &o->stop_tid) < 0 ||
+	    (o->stop_tid && (get_num(b, &o->stop_count) < 0 || get_num(b, &o->stop_pc) < 0)) ||
+	    get_eg(b, &o->nwaits) < 0)
+		return "END record cut off";
+	if (o->nwaits > RP_LOG_END_THREADS_MAX)
+		return "END lists more threads than the limit";
+	for (uint32_t i = 0; i < o->nwaits; i++) {
+		uint32_t state, kind;
+		if (get_eg(b, &w[i].tid) < 0 || get_eg(b, &state) < 0 || get_eg(b, &kind) < 0 ||
+		    get_num(b, &w[i].obj) < 0 || get_eg(b, &w[i].owner) < 0 || get_eg(b, &w[i].nheld) < 0)
+			return "END record cut off";
+		if (state > 255 || kind > 255)
+			return "END: a thread state out of range";
+		w[i].state = (uint8_t)state;
+		w[i].kind = (uint8_t)kind;
+		for (uint32_t k = 0; k < w[i].nheld && k < RP_LOG_HELD_MAX; k++)
+			if (get_num(b, &v) < 0)
+				return "END record cut off";
+			else
+				w[i].held[k] = v;
+	}
+	o->waits = w;
+	return NULL;
+}
+
 static const char *decode_record(struct model *m, struct bitr *b, struct rp_log_record *rec,
-				 uint8_t *in, struct rp_log_final *fin)
+				 uint8_t *in, struct rp_log_final *fin, int version,
+				 struct rp_log_wait *waits)
 {
 	uint32_t sym, v32;
 	uint64_t v, u = 0;
@@ -508,7 +537,13 @@ static const char *decode_record(struct model *m, struct bitr *b, struct rp_log_
 		return NULL;
 	case SYM_END:
 		rec->kind = RP_LOG_END;
-		if (get_bits(b, 1, &v) < 0 || get_eg(b, &v32) < 0)
+		if (version == 1 ? get_bits(b, 1, &v) < 0 : get_eg(b, &v32) < 0)
+			return "END record cut off";
+		if (version != 1)
+			v = v32;
+		if (v > RP_LOG_HANG)
+			return "END: unknown way to end";
+		if (get_eg(b, &v32) < 0)
 			return "END record cut off";
 		rec->how = (int)v;
 		rec->value = (int)v32;
@@ -520,6 +555,9 @@ static const char *decode_record(struct model *m, struct bitr *b, struct rp_log_
 			if (get_eg(b, &fin[i].tid) < 0 || get_num(b, &fin[i].count) < 0)
 				return "END record cut off";
 		rec->threads = fin;
+		memset(&rec->outcome, 0, sizeof rec->outcome);
+		if (rec->how >= RP_LOG_DEADLOCK)
+			return decode_outcome(b, &rec->outcome, waits);
 		return NULL;
 	}
 	return "unknown record kind";
@@ -863,24 +901,60 @@ int rp_log_thread_end(struct rp_log_writer *w, uint32_t tid, uint64_t count)
 int rp_log_end(struct rp_log_writer *w, int how, int value,
 	       const struct rp_log_final *threads, size_t nthreads)
 {
-	if ((how != RP_LOG_EXITED && how != RP_LOG_SIGNALED) || (nthreads && !threads)) {
+	if (how != RP_LOG_EXITED && how != RP_LOG_SIGNALED) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (nthreads > RP_LOG_END_THREADS_MAX) {
+	return rp_log_end_outcome(w, how, value, threads, nthreads, NULL);
+}
+
+#define WAIT_BITS (4 * TID_BITS + 2 * SYM_BITS + (1 + RP_LOG_HELD_MAX) * NUM_BITS)
+
+int rp_log_end_outcome(struct rp_log_writer *w, int how, int value,
+		       const struct rp_log_final *threads, size_t nthreads,
+		       const struct rp_log_outcome *o)
+{
+	if (how < RP_LOG_EXITED || how > RP_LOG_HANG || (how >= RP_LOG_DEADLOCK) != (o != NULL) ||
+	    (nthreads && !threads) || (o && o->nwaits && !o->waits)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (nthreads > RP_LOG_END_THREADS_MAX || (o && o->nwaits > RP_LOG_END_THREADS_MAX)) {
 		errno = E2BIG;
 		return -1;
 	}
-	if (enter(w, SYM_BITS + 1 + 2 * TID_BITS + nthreads * (TID_BITS + NUM_BITS), true) < 0)
+	size_t bits = SYM_BITS + 3 * TID_BITS + nthreads * (TID_BITS + NUM_BITS);
+	if (o)
+		bits += 2 * TID_BITS + 2 * NUM_BITS + o->nwaits * WAIT_BITS;
+	if (enter(w, bits, true) < 0)
 		return -1;
 	struct bitw b = {payload(w), w->bits};
 	put_sym(w, &b, SYM_END);
-	put_bits(&b, 1, (uint64_t)how);
+	put_eg(&b, (uint32_t)how);
 	put_eg(&b, (uint32_t)value);
 	put_eg(&b, (uint32_t)nthreads);
 	for (size_t i = 0; i < nthreads; i++) {
 		put_eg(&b, threads[i].tid);
 		put_num(&b, threads[i].count);
+	}
+	if (o) {
+		put_eg(&b, o->stop_tid);
+		if (o->stop_tid) {
+			put_num(&b, o->stop_count);
+			put_num(&b, o->stop_pc);
+		}
+		put_eg(&b, o->nwaits);
+		for (uint32_t i = 0; i < o->nwaits; i++) {
+			const struct rp_log_wait *x = &o->waits[i];
+			put_eg(&b, x->tid);
+			put_eg(&b, x->state);
+			put_eg(&b, x->kind);
+			put_num(&b, x->obj);
+			put_eg(&b, x->owner);
+			put_eg(&b, x->nheld);
+			for (uint32_t k = 0; k < x->nheld && k < RP_LOG_HELD_MAX; k++)
+				put_num(&b, x->held[k]);
+		}
 	}
 	w->ended = 1;
 	if (commit(w, b.bits) < 0)
@@ -1038,6 +1112,7 @@ struct rp_log_reader {
 	enum rp_log_status status;
 	uint8_t *input;      /* RP_LOG_INPUT_MAX bytes */
 	struct rp_log_final *final; /* RP_LOG_END_THREADS_MAX pairs */
+	struct rp_log_wait *waits;  /* RP_LOG_END_THREADS_MAX threads' states */
 	char msg[RP_LOG_ERRLEN];
 };
 
@@ -1077,8 +1152,8 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 		return -1;
 	}
 	uint16_t version = get16(fixed + 8);
-	if (version != RP_LOG_VERSION) {
-		say(err, errlen, "%s: unsupported log version %u (this libreplay reads version %d)",
+	if (version != RP_LOG_VERSION && version != 1) {
+		say(err, errlen, "%s: unsupported log version %u (this libreplay reads versions 1 and %d)",
 		    path, version, RP_LOG_VERSION);
 		return -1;
 	}
@@ -1177,7 +1252,8 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 	r->payload = rp_malloc(RP_LOG_BLOCK_MAX);
 	r->input = rp_malloc(RP_LOG_INPUT_MAX);
 	r->final = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->final);
-	if (!r->payload || !r->input || !r->final) {
+	r->waits = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->waits);
+	if (!r->payload || !r->input || !r->final || !r->waits) {
 		say(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		rp_log_close_reader(r);
 		return -1;
@@ -1268,7 +1344,8 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 	r->br = (struct bitr){r->payload, 0, (size_t)len * 8};
 	r->m.n = 0;
 	for (uint32_t i = 0; i < nrec; i++) {
-		const char *why = decode_record(&r->m, &r->br, &rec, r->input, r->final);
+		const char *why = decode_record(&r->m, &r->br, &rec, r->input, r->final, r->hdr.version,
+						r->waits);
 		char msg[128];
 		if (!why && rec.kind == RP_LOG_END && i + 1 < nrec)
 			why = "records after the END record";
@@ -1314,7 +1391,7 @@ enum rp_log_status rp_log_next(struct rp_log_reader *r, struct rp_log_record *re
 			return st;
 	}
 	/* The block decoded whole in block_load: this cannot fail. */
-	if (decode_record(&r->m, &r->br, rec, r->input, r->final))
+	if (decode_record(&r->m, &r->br, rec, r->input, r->final, r->hdr.version, r->waits))
 		return corrupt(r, r->block, r->block_off, "decoded differently twice");
 	r->done++;
 	r->records++;
@@ -1380,5 +1457,6 @@ void rp_log_close_reader(struct rp_log_reader *r)
 	rp_free(r->payload);
 	rp_free(r->input);
 	rp_free(r->final);
+	rp_free(r->waits);
 	rp_free(r);
 }

@@ -19,6 +19,7 @@
 static void keep_runtime_signals(sigset_t *set)
 {
 	sigdelset(set, SIGPROF);
+	sigdelset(set, SIGRTMIN + 6);
 	sigdelset(set, SIGRTMIN + 7);
 }
 

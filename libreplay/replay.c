@@ -60,6 +60,7 @@ static int bp_fd = -1;
 static bool session_started; /* rp_session_start ran: main is about to run */
 static uintptr_t bp_armed_pc;
 #define RP_BP_SIGNAL (SIGRTMIN + 7)
+#define RP_HANG_SIGNAL (SIGRTMIN + 6)
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -179,6 +180,20 @@ static void bp_disarm(void)
 	}
 }
 
+/* Where a record stops a thread: a PREEMPT, or the END of a hang that stopped it. */
+static bool record_stop(const struct rp_log_record *r, uint32_t *tid, uint64_t *count, uint64_t *pc)
+{
+	if (r && r->kind == RP_LOG_PREEMPT) {
+		*tid = r->tid, *count = r->count, *pc = r->pc;
+		return true;
+	}
+	if (r && r->kind == RP_LOG_END && r->how == RP_LOG_HANG && r->outcome.stop_tid) {
+		*tid = r->outcome.stop_tid, *count = r->outcome.stop_count, *pc = r->outcome.stop_pc;
+		return true;
+	}
+	return false;
+}
+
 /* Load t's counter (at *counter) for its next record: zero at the record's count, or
  * the breakpoint armed now if it is already there. */
 void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
@@ -187,17 +202,19 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 	const struct rp_log_record *r = peek();
 	uint64_t left = RP_SIC_BASE;
 	bp_disarm();
-	if (r && r->kind == RP_LOG_PREEMPT && r->tid == (uint32_t)t->tid) {
-		if (r->count < now)
-			rp_diverge("record %zu: thread %u should have been preempted at count %llu "
-				"(pc %#llx) but is at count %llu",
-				next_rec + 1, r->tid, (unsigned long long)r->count,
-				(unsigned long long)r->pc, (unsigned long long)now);
-		if (r->count == now) {
-			bp_arm(exe_base + r->pc);
+	uint32_t tid;
+	uint64_t count, pc;
+	if (record_stop(r, &tid, &count, &pc) && tid == (uint32_t)t->tid) {
+		if (count < now)
+			rp_diverge("record %zu: thread %u should have been %s at count %llu "
+				"(pc %#llx) but is at count %llu", next_rec + 1, tid,
+				r->kind == RP_LOG_PREEMPT ? "preempted" : "stopped by the hang",
+				(unsigned long long)count, (unsigned long long)pc, (unsigned long long)now);
+		if (count == now) {
+			bp_arm(exe_base + pc);
 			left = 1; /* the next counting point first is a divergence */
 		} else {
-			left = r->count - now;
+			left = count - now;
 		}
 	}
 	left = rp_debug_clip(t->tid, now, left);
@@ -468,6 +485,12 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
  * and at change points, and logged as INPUT PRIORITY records after the PREEMPT. */
 
 bool rp_sync_watch, rp_tick_owed;
+volatile sig_atomic_t rp_hang_due; /* --timeout expired: stop where the replay can */
+#define hang_due rp_hang_due
+static uintptr_t hang_pc; /* the breakpoint that stops the hang there */
+static _Noreturn void outcome(int how, ucontext_t *uc, uint64_t count, uintptr_t pc);
+static void install(int sig, void (*fn)(int, siginfo_t *, void *), int flags);
+static int try_breakpoint(void);
 static bool pct; /* --hunt: priorities, steps at synchronization calls */
 
 void rp_count_arm(struct rp_thread *t, uint64_t *counter)
@@ -581,6 +604,8 @@ static void replay_priorities(struct rp_thread *t)
 	while ((r = peek()) && r->kind == RP_LOG_INPUT && r->input_kind == RP_INPUT_PRIORITY &&
 	       r->tid == (uint32_t)t->tid && r->len == sizeof p) {
 		memcpy(&p, r->data, sizeof p);
+		if (p.tid != t->tid)
+			break; /* a thread it creates next */
 		next_rec++;
 		sched_set_priority(sched_current(), p.prio);
 	}
@@ -721,6 +746,8 @@ static void on_count_trap(ucontext_t *uc, int sig)
 	struct rp_thread *t = rp_cur;
 	uintptr_t pc = pc_of(uc);
 	bp_disarm();
+	if (hang_due && pc == hang_pc && t->tid != 0)
+		outcome(RP_LOG_HANG, uc, t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15], pc);
 	if (pc != t->soon_pc || !count_eligible(t))
 		return; /* not its breakpoint any more */
 	t->soon_pc = 0;
@@ -832,6 +859,9 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
 	const struct rp_log_record *r = peek();
 	bp_disarm();
+	if (r && r->kind == RP_LOG_END && r->how == RP_LOG_HANG && r->outcome.stop_tid == (uint32_t)t->tid &&
+	    r->outcome.stop_count == count && exe_base + r->outcome.stop_pc == pc)
+		outcome(RP_LOG_HANG, uc, count, pc);
 	if (!r || r->kind != RP_LOG_PREEMPT || r->tid != (uint32_t)t->tid || r->count != count ||
 	    exe_base + r->pc != pc)
 		rp_diverge("record %zu: thread %d reached pc %#lx at count %llu, expected %s",
@@ -921,12 +951,13 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 
 static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 {
+	rp_idle_hang_check();
 	if (!run_free())
 		return; /* the log says when the deadline passed */
 	struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
 	/* The system call itself: clock_nanosleep is the pthread layer's, for threads. */
 	while (rp_raw_syscall(SYS_clock_nanosleep, clk, TIMER_ABSTIME, (long)&ts, 0, 0, 0) == -EINTR)
-		;
+		rp_idle_hang_check();
 }
 
 /* ---- recorded inputs: what a call returned to the program ------------------------------ */
@@ -1062,6 +1093,7 @@ bool rp_sched_question(struct sched_thread *t, uint8_t kind, bool (*ask)(const v
 
 void rp_replay_idle_check(uint8_t kind)
 {
+	rp_idle_hang_check();
 	const struct rp_log_record *r = run_free() ? NULL : peek();
 	if (r && r->kind != RP_LOG_TIMEOUT && !(r->kind == RP_LOG_INPUT && r->input_kind == kind))
 		rp_diverge("record %zu: every thread waits, but the recording went on (next: thread %u)",
@@ -1079,33 +1111,183 @@ void rp_replay_thread_exit(struct rp_thread *t)
 			(unsigned long long)r->count);
 }
 
+/* ---- deadlocks and hangs: how a run ends (outcome.c) ---------------------------------- */
+
+static struct rp_log_final end_threads[RP_LOG_END_THREADS_MAX];
+static void check_finals(size_t n);
+
+#define RP_OUTCOME_THREADS 1024 /* threads whose state an END of a deadlock or hang holds */
+static struct rp_log_wait outcome_waits[RP_OUTCOME_THREADS];
+static int hang_timer_made;
+static timer_t hang_timer;
+static unsigned hang_tries;
+static void stop_hang_timer(void);
+
+static const char *outcome_name(int how)
+{
+	return how == RP_LOG_DEADLOCK ? "deadlock" : how == RP_LOG_HANG ? "hang" :
+	       how == RP_LOG_EXITED ? "exit status" : "signal";
+}
+
+/* Replaying: the log must end here the same way, every thread in the same state. */
+static void check_outcome(int how, const struct rp_log_wait *w, size_t nw, uint32_t stop_tid,
+			  uint64_t stop_count, uint64_t stop_pc)
+{
+	const struct rp_log_record *r = peek();
+	if (!r)
+		return; /* a log cut short: already said */
+	if (r->kind != RP_LOG_END || r->how != how)
+		rp_diverge("record %zu: the program ended in a %s where the recording %s", next_rec + 1,
+			outcome_name(how), r->kind != RP_LOG_END ? "went on" : outcome_name(r->how));
+	const struct rp_log_outcome *o = &r->outcome;
+	if (o->stop_tid != stop_tid || (stop_tid && (o->stop_count != stop_count || o->stop_pc != stop_pc)))
+		rp_diverge("the %s stopped thread %u at count %llu, the recording thread %u at count %llu",
+			outcome_name(how), stop_tid, (unsigned long long)stop_count, o->stop_tid,
+			(unsigned long long)o->stop_count);
+	if (!rp_outcome_same(w, nw, o->waits, o->nwaits))
+		rp_diverge("the %s left the threads in other states than the recording's", outcome_name(how));
+}
+
+/* The run ends as a deadlock or a hang (how): the log gets END with every thread's
+ * state (the replay checks its own against it), the report is printed, a debugger
+ * stops in rp_debug_outcome, and the process exits with the outcome's status. uc: the
+ * signal context the running thread stopped at (count, pc) (a hang), or NULL. */
+static _Noreturn void outcome(int how, ucontext_t *uc, uint64_t count, uintptr_t pc)
+{
+	dying = 1;
+	stop_timer();
+	stop_hang_timer();
+	bp_disarm();
+	rp_trace_end(how == RP_LOG_DEADLOCK ? "deadlock" : "hang", uc);
+	struct rp_log_outcome o = {0};
+	o.nwaits = (uint32_t)rp_outcome_graph(outcome_waits, RP_OUTCOME_THREADS);
+	o.waits = outcome_waits;
+	if (uc) {
+		o.stop_tid = (uint32_t)rp_cur->tid;
+		o.stop_count = count;
+		o.stop_pc = pc - exe_base;
+	}
+	int status = how == RP_LOG_DEADLOCK ? RP_EXIT_DEADLOCK : RP_EXIT_HANG;
+	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
+	if (rp_replaying) {
+		check_outcome(how, outcome_waits, o.nwaits, o.stop_tid, o.stop_count, o.stop_pc);
+		check_finals(n);
+	} else if (writer) {
+		log_timestamp(mono_ns());
+		if (rp_log_end_outcome(writer, how, status, end_threads, n, &o) != 0)
+			rp_log_flush_from_signal(writer);
+	}
+	rp_outcome_report(how, "the run went on past --timeout", sched_current(), uc);
+	fflush(stdout);
+	rp_debug_outcome(how);
+	_exit(status);
+}
+
 static void hook_deadlock(void)
 {
 	const struct rp_log_record *r = rp_replaying ? peek() : NULL;
-	if (r)
+	if (r && !(r->kind == RP_LOG_END && r->how == RP_LOG_DEADLOCK))
 		rp_diverge("record %zu: every thread is blocked, but the recording went on (next: thread %u)",
 			next_rec + 1, r->tid);
-	sched_report_deadlock(stderr);
-	exit(1);
+	outcome(RP_LOG_DEADLOCK, NULL, 0, 0);
+}
+
+/* Every thread waits for time or a descriptor: a hang due (or, replaying, a hang the
+ * log ends with while idle) ends the run here. */
+void rp_idle_hang_check(void)
+{
+	const struct rp_log_record *r = rp_replaying && !run_free() ? peek() : NULL;
+	if ((!rp_replaying && hang_due) ||
+	    (r && r->kind == RP_LOG_END && r->how == RP_LOG_HANG && !r->outcome.stop_tid))
+		outcome(RP_LOG_HANG, NULL, 0, 0);
+}
+
+/* The counter of the running thread reached zero with a hang due: stop at the
+ * instruction after this counting point, through the breakpoint (as the replay will:
+ * the report then starts from the same signal context). */
+uint64_t rp_hang_overflow(uintptr_t stub_ret)
+{
+	struct rp_thread *t = rp_cur;
+	uint64_t now = t->offset; /* the counter is 0 */
+	uintptr_t pc = stub_resume_pc(stub_ret);
+	soon_pc_cancel(t);
+	if (pc && rp_sic_pc_preemptible(pc) && bp_fd >= 0 && t->tid != 0 && !sched_busy()) {
+		bp_arm(pc);
+		hang_pc = pc;
+	}
+	t->offset = now + 1;
+	return 1; /* the next counting point again, if the breakpoint is not reached */
+}
+
+/* The recording's timer (--timeout): stop at once where the replay can stop too (an
+ * instruction of the program that may be preempted), else at the next counting point
+ * (the runtime and foreign code, where the count is published), else a little later
+ * (the scheduler's own code). Waiting for time or descriptors, the idle hooks end it. */
+static void on_hang(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	int saved = errno;
+	if (dying)
+		return;
+	hang_due = 1;
+	struct rp_thread *t = rp_cur;
+	uintptr_t pc = pc_of(uc);
+	uint64_t r15 = (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	if (t->tid != 0 && !sched_busy() && rp_sic_pc_preemptible(pc))
+		outcome(RP_LOG_HANG, uc, t->offset - r15, pc);
+	if (t->tid != 0 && !sched_busy() && !t->tick_depth && !rp_sic_pc_instrumented(pc)) {
+		bool in_exe = pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext;
+		if ((!in_exe || r15 == RP_SIC_TOKEN) && __sic_home > 1) {
+			t->offset -= __sic_home - 1; /* overflow at its next counting point */
+			__sic_home = 1;
+		}
+	}
+	/* Not stopped yet: look again in 10 ms; after 2 s (a system call that does not
+	 * return, say), end without a position. */
+	if (++hang_tries > 200)
+		outcome(RP_LOG_HANG, NULL, 0, 0);
+	struct itimerspec again = {{0, 0}, {0, 10000000}};
+	timer_settime(hang_timer, 0, &again, NULL);
+	errno = saved;
+}
+
+static void start_hang_timer(uint64_t ns)
+{
+	struct sigevent ev;
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = RP_HANG_SIGNAL;
+	ev._sigev_un._tid = (pid_t)rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	install(RP_HANG_SIGNAL, on_hang, 0);
+	if (timer_create(CLOCK_MONOTONIC, &ev, &hang_timer) != 0)
+		rp_fatal("--timeout: cannot create a timer: %s", strerror(errno));
+	hang_timer_made = 1;
+	struct itimerspec it = {{0, 0}, {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)}};
+	timer_settime(hang_timer, 0, &it, NULL);
+	if (bp_fd < 0)
+		bp_fd = try_breakpoint(); /* stops at a counting point go through it */
+	if (bp_fd >= 0)
+		install(RP_BP_SIGNAL, on_trap, 0);
+}
+
+static void stop_hang_timer(void)
+{
+	if (!hang_timer_made)
+		return;
+	struct itimerspec off = {{0, 0}, {0, 0}};
+	timer_settime(hang_timer, 0, &off, NULL);
 }
 
 /* ---- the end ---------------------------------------------------------------------------- */
 
 static struct rp_log_final end_threads[RP_LOG_END_THREADS_MAX];
 
-static void check_end(int how, int value, const ucontext_t *uc)
+/* Replaying: the n final counts (end_threads) against the END record's. */
+static void check_finals(size_t n)
 {
 	const struct rp_log_record *r = peek();
 	if (!r)
-		return; /* a log cut short: already said */
-	if (r->kind != RP_LOG_END)
-		rp_diverge("record %zu: the program ended (%s %d) with records left",
-			next_rec + 1, how == RP_LOG_EXITED ? "exit status" : "signal", value);
-	if (r->how != how || r->value != value)
-		rp_diverge("the program ended with %s %d, the recording with %s %d",
-			how == RP_LOG_EXITED ? "exit status" : "signal", value,
-			r->how == RP_LOG_EXITED ? "exit status" : "signal", r->value);
-	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
+		return;
 	for (uint32_t k = 0; k < r->nthreads; k++) {
 		size_t j = 0;
 		while (j < n && end_threads[j].tid != r->threads[k].tid)
@@ -1116,6 +1298,20 @@ static void check_end(int how, int value, const ucontext_t *uc)
 				(unsigned long long)r->threads[k].count);
 	}
 	next_rec++;
+}
+
+static void check_end(int how, int value, const ucontext_t *uc)
+{
+	const struct rp_log_record *r = peek();
+	if (!r)
+		return; /* a log cut short: already said */
+	if (r->kind != RP_LOG_END)
+		rp_diverge("record %zu: the program ended (%s %d) with records left",
+			next_rec + 1, outcome_name(how), value);
+	if (r->how != how || r->value != value)
+		rp_diverge("the program ended with %s %d, the recording with %s %d", outcome_name(how),
+			value, outcome_name(r->how), r->value);
+	check_finals(rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc));
 }
 
 static void finish(int how, int value, const ucontext_t *uc)
@@ -1207,12 +1403,14 @@ static void start_recording(int argc, char **argv)
 	log_timestamp(mono_ns());
 }
 
-static int try_breakpoint(void);
-
 /* Recording or not (--no-record), this process decides: time slices, or counts. */
+static void start_hang_timer(uint64_t ns);
+
 static void start_scheduling(void)
 {
 	scheduling = true;
+	if (rp_opts.timeout_ns)
+		start_hang_timer(rp_opts.timeout_ns);
 	if (rp_opts.chaos || rp_opts.hunt) {
 		struct rp_hunt_params p = {rp_opts.seed, rp_opts.hunt_depth, rp_opts.chaos};
 		rp_hunt_init(&p);

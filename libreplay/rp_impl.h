@@ -101,6 +101,23 @@ extern uint64_t rp_sic_xsave_size;
 extern bool rp_replaying;
 /* Preemptions by instruction count (--hunt, --chaos) rather than by a timer. */
 extern bool rp_counting;
+/* --timeout expired (replay.c): the running thread stops where the replay can stop it
+ * too; at an overflow, the instruction after it (rp_hang_overflow). Every thread
+ * waiting for time or descriptors: the idle hooks end the run (rp_idle_hang_check,
+ * also replaying: the log's END says the hang came then). */
+extern volatile sig_atomic_t rp_hang_due;
+uint64_t rp_hang_overflow(uintptr_t stub_ret);
+void rp_idle_hang_check(void);
+/* objname.c: a name for an address the reports mention ("lock_a", "locks+0x18"). */
+const char *rp_objname(const void *p, char *buf, size_t len);
+/* outcome.c: every thread's state (the waits-for graph of END), whether two are the
+ * same, and the report of a deadlock or a hang (here: the running thread; uc: where
+ * it stopped, or NULL). */
+size_t rp_outcome_graph(struct rp_log_wait *w, size_t max);
+bool rp_outcome_same(const struct rp_log_wait *a, size_t na, const struct rp_log_wait *b, size_t nb);
+void rp_outcome_report(int how, const char *why, struct sched_thread *here, ucontext_t *uc);
+/* debug.c: the run ends in a deadlock or a hang: a debugger stops here first. */
+void rp_debug_outcome(int how);
 /* The counter of the running thread reached zero (counting modes, not replaying). */
 uint64_t rp_count_overflow(uintptr_t stub_ret);
 /* Load t's counter (at *counter) for its next preemption by count. */
@@ -152,6 +169,11 @@ void rp_trace_end(const char *why, const ucontext_t *uc);
 void rp_crash_init(void);
 void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc);
 void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc);
+/* crash.c, for outcome.c's reports: a thread's header and backtrace (here: the one
+ * making the report, from its own stack), more text, and out with it all. */
+void rp_report_thread(struct sched_thread *st, const char *state, bool here, ucontext_t *here_uc);
+void rp_report_line(const char *s);
+void rp_report_flush(void);
 /* replay.c: the crash handler's last act: die of sig (its default action is back). */
 void rp_crash_reraise(int sig);
 /* What a thread blocked on descriptors waits for (sched_wait_event's obj): any of

@@ -99,6 +99,8 @@ uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 {
 	if (rp_replaying)
 		return rp_replay_overflow();
+	if (rp_hang_due)
+		return rp_hang_overflow(stub_ret);
 	if (rp_counting)
 		return rp_count_overflow(stub_ret);
 	if (rp_cur->preempt_soon)
