@@ -402,11 +402,9 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	uintptr_t pc = pc_of(uc);
 	struct rp_thread *t = rp_cur;
 	if (!scheduling || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
-		bool useful = sched_preempt_useful();
-		if (scheduling && t->tid != 0 && !t->tick_depth && !rp_sic_pc_instrumented(pc) && useful)
+		if (scheduling && t->tid != 0 && !t->tick_depth && !rp_sic_pc_instrumented(pc) &&
+		    sched_preempt_useful())
 			preempt_at_next_count(t, pc, (uint64_t)uc->uc_mcontext.gregs[REG_R15]);
-		else if (scheduling && !useful)
-			rp_tick_owed = rp_sync_watch = true; /* taken after a wake-up (rp_sync_end) */
 		deferred_ticks++;
 		errno = saved;
 		return;
@@ -484,7 +482,7 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
  * instruction, where the replay stops it. Priorities (--hunt) are given at creation
  * and at change points, and logged as INPUT PRIORITY records after the PREEMPT. */
 
-bool rp_sync_watch, rp_tick_owed;
+bool rp_sync_watch;
 volatile sig_atomic_t rp_hang_due; /* --timeout expired: stop where the replay can */
 #define hang_due rp_hang_due
 static uintptr_t hang_pc; /* the breakpoint that stops the hang there */
@@ -719,7 +717,12 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 		bool exited = t->seek == SEEK_EXIT && pc != t->seek_pc;
 		t->seek = SEEK_NONE;
 		t->slice_end = now + rp_hunt_slice();
-		if (sched_others_runnable()) {
+		if (!sched_others_runnable() && sched_preempt_useful()) {
+			/* Alone, but threads wait for deadlines or descriptors: a preemption
+			 * asks whether they may run (as a time slice's end does). */
+			if (count_place(t, now, pc, c, 0, false))
+				return __sic_home;
+		} else if (sched_others_runnable()) {
 			struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(),
 						     n > 0 || exited, now - t->in_count};
 			struct rp_hunt_decision d = rp_hunt_step(&q);
@@ -814,17 +817,7 @@ void rp_sync_begin_slow(void *ret)
 void rp_sync_end_slow(void *ret)
 {
 	struct rp_thread *t = rp_cur;
-	if (rp_replaying || !scheduling || t->tid == 0 || sched_busy() || dying)
-		return;
-	if (!rp_counting) {
-		/* A time slice found no other thread to run; this call may have woken one. */
-		if (rp_tick_owed && sched_preempt_useful()) {
-			rp_tick_owed = rp_sync_watch = false;
-			preempt_at_next_count(t, 0, RP_SIC_TOKEN);
-		}
-		return;
-	}
-	if (!pct)
+	if (!pct || !count_eligible(t) || rp_replaying)
 		return;
 	if (!sched_others_runnable())
 		return;
@@ -1417,11 +1410,11 @@ static void start_scheduling(void)
 		rp_counting = true;
 		pct = rp_opts.hunt;
 		rp_sync_watch = pct;
-		if (pct) { /* stops at memory accesses, if perf allows a breakpoint */
+		/* stops at memory accesses, if perf allows a breakpoint */
+		if (bp_fd < 0)
 			bp_fd = try_breakpoint();
-			if (bp_fd >= 0)
-				install(RP_BP_SIGNAL, on_trap, 0);
-		}
+		if (bp_fd >= 0)
+			install(RP_BP_SIGNAL, on_trap, 0);
 		return;
 	}
 	install(SIGPROF, on_tick, 0);

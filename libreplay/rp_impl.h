@@ -128,10 +128,8 @@ void rp_count_switched(struct rp_thread *prev, struct rp_thread *next);
 void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t);
 /* The pthread layer's synchronization calls (lock, unlock, wait, signal, post, create,
  * join...): ret is the call's return address. Steps of the hunting scheduler, which
- * may preempt the caller before the call acts or at its next counting point after;
- * and a time slice deferred while no other thread could run is taken after a call
- * that woke one. */
-extern bool rp_sync_watch, rp_tick_owed;
+ * may preempt the caller before the call acts, or right after it. */
+extern bool rp_sync_watch;
 void rp_sync_begin_slow(void *ret);
 void rp_sync_end_slow(void *ret);
 static inline void rp_sync_begin(void *ret)

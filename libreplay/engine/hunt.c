@@ -190,8 +190,9 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 	struct rp_hunt_decision d = {0};
 	if (!h.on)
 		return d;
-	if (!h.pct) { /* chaos: slices only, preempted where they end, round robin */
+	if (!h.pct) { /* chaos: slices only, round robin; where they end, or in a window */
 		d.preempt = q->where == RP_HUNT_SLICE;
+		d.at_memop = d.preempt && q->window && (next() & 1);
 		return d;
 	}
 	if (!h.strict) {
