@@ -165,15 +165,17 @@ static bool has_address(int sig)
 
 /* ---- backtraces ------------------------------------------------------------------- */
 
-static void frame(int n, unw_cursor_t *c)
+/* One frame's line, at ip (its cursor c names it). */
+static void frame_at(int n, unw_cursor_t *c, unw_word_t ip)
 {
-	unw_word_t ip = 0, off = 0;
+	unw_word_t off = 0;
 	char name[256];
-	u_get_reg(c, UNW_REG_IP, &ip);
 	put("  #");
 	put_num((uint64_t)n, 10);
 	put(n < 10 ? "  " : " ");
-	if (u_get_proc_name(c, name, sizeof name, &off) == 0 || name[0]) {
+	if (rp_stub_function(ip, name, sizeof name)) {
+		put(name); /* the function's own frame, at a counting point or a pause */
+	} else if (u_get_proc_name(c, name, sizeof name, &off) == 0 || name[0]) {
 		put(name);
 		put("+");
 		put_num(off, 16);
@@ -195,36 +197,82 @@ static void frame(int n, unw_cursor_t *c)
 	put("\n");
 }
 
+static void frame(int n, unw_cursor_t *c)
+{
+	unw_word_t ip = 0;
+	u_get_reg(c, UNW_REG_IP, &ip);
+	frame_at(n, c, ip);
+}
+
 static int init_cursor(unw_cursor_t *c, ucontext_t *uc, bool signal)
 {
 	return u_init_local2 ? u_init_local2(c, (unw_context_t *)uc, signal ? UNW_INIT_SIGNAL_FRAME : 0)
 			     : u_init_local(c, (unw_context_t *)uc);
 }
 
-/* How many frames to leave out at the top: the runtime's own (the scheduler, the
- * report itself) above the call the program made into it, which stays: a blocked
- * thread starts at pthread_mutex_lock, its caller below. 0 if the program's code is
- * not on the stack. */
-static int runtime_frames(ucontext_t *uc, bool signal)
+/* The frames of the program's own: from the call it made into the runtime, which
+ * stays (a blocked thread starts at pthread_mutex_lock, its caller below), to its
+ * outermost code; not the runtime's above (the scheduler, the report itself) nor below
+ * (how a thread starts). Everything if the program's code is not on the stack. */
+static void program_frames(ucontext_t *uc, bool signal, int *skip, int *count, int *first_out)
 {
 	unw_cursor_t c;
 	unw_word_t ip = 0;
+	int first = -1, last = -1;
+	*skip = 0;
+	*count = MAX_FRAMES;
+	*first_out = -1;
 	if (init_cursor(&c, uc, signal) != 0)
-		return 0;
+		return;
 	for (int n = 0; n < MAX_FRAMES; n++) {
 		u_get_reg(&c, UNW_REG_IP, &ip);
-		if (rp_sic_pc_instrumented(n == 0 && signal ? ip : ip - 1))
-			return n > 0 ? n - 1 : 0;
+		char stub[64];
+		if (rp_sic_pc_instrumented(n == 0 && signal ? ip : ip - 1) ||
+		    rp_stub_function(ip - 1, stub, sizeof stub)) {
+			if (first < 0)
+				first = n;
+			last = n;
+		}
 		if (u_step(&c) <= 0)
 			break;
 	}
-	return 0;
+	if (first < 0)
+		return;
+	*first_out = first;
+	*skip = first > 0 ? first - 1 : 0;
+	*count = last - *skip + 1;
+}
+
+/* The frame of the program a thread was switched out at by a preemption at a counting
+ * point, or before a call it made (stop_pc, the position its PREEMPT record names):
+ * shown at that pc, as its replay, stopped there by the breakpoint, shows it; then
+ * its callers. */
+static void backtrace_stopped(ucontext_t *uc, int first, int last, uintptr_t stop_pc)
+{
+	unw_cursor_t c, at;
+	static ucontext_t pcuc;
+	if (init_cursor(&c, uc, false) != 0)
+		return;
+	for (int n = 0; n < first; n++)
+		if (u_step(&c) <= 0)
+			return;
+	memset(&pcuc, 0, sizeof pcuc);
+	pcuc.uc_mcontext.gregs[REG_RIP] = (greg_t)stop_pc;
+	pcuc.uc_mcontext.gregs[REG_RSP] = uc->uc_mcontext.gregs[REG_RSP];
+	if (init_cursor(&at, &pcuc, true) != 0)
+		return;
+	frame_at(0, &at, stop_pc);
+	for (int n = 1; n <= last - first && n < MAX_FRAMES; n++) {
+		if (u_step(&c) <= 0)
+			return;
+		frame(n, &c);
+	}
 }
 
 /* Unwind from a context: a signal's (signal = true: its PC is the faulting or
  * interrupted instruction itself, not a return address) or a switched-out thread's;
- * skip: frames to leave out at the top. */
-static void backtrace_from(ucontext_t *uc, bool signal, int skip)
+ * skip: frames to leave out at the top, then at most count. */
+static void backtrace_from(ucontext_t *uc, bool signal, int skip, int count)
 {
 	unw_cursor_t c;
 	if (init_cursor(&c, uc, signal) != 0) {
@@ -236,17 +284,18 @@ static void backtrace_from(ucontext_t *uc, bool signal, int skip)
 			put("  (cannot unwind)\n");
 			return;
 		}
-	for (int n = 0; n < MAX_FRAMES; n++) {
+	for (int n = 0; n < count && n < MAX_FRAMES; n++) {
 		frame(n, &c);
 		if (u_step(&c) <= 0)
 			return;
 	}
-	put("  ...\n");
+	if (count >= MAX_FRAMES)
+		put("  ...\n");
 }
 
 static void backtrace(ucontext_t *uc, bool signal)
 {
-	backtrace_from(uc, signal, 0);
+	backtrace_from(uc, signal, 0, MAX_FRAMES);
 }
 
 static void thread_head(int tid, const char *what, const char *detail)
@@ -317,7 +366,12 @@ void rp_report_thread(struct sched_thread *st, const char *state, bool here, uco
 	} else {
 		return;
 	}
-	backtrace_from(&uc, signal, runtime_frames(&uc, signal));
+	int skip, count, first;
+	program_frames(&uc, signal, &skip, &count, &first);
+	if (!here && t && t->stop_pc && first >= 0)
+		backtrace_stopped(&uc, first, skip + count - 1, t->stop_pc);
+	else
+		backtrace_from(&uc, signal, skip, count);
 }
 
 /* Lines of the report's own (the title, the cycle), written with the backtraces. */

@@ -457,7 +457,9 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
 	__sic_home = fresh;
 	t->tick_depth++;
 	rp_preempt_at_count = true; /* the replay stops here by its trap: a preemption too */
+	t->stop_pc = pc;
 	sched_preempt();
+	t->stop_pc = 0;
 	rp_preempt_at_count = false; /* consumed by on_switch, or no switch happened */
 	t->tick_depth--;
 	/* It resumes before pc: a tick there before it moves must not preempt again. */
@@ -622,9 +624,11 @@ static void count_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc)
 	}
 	__sic_home = t->offset - count;
 	t->tick_depth++;
+	t->stop_pc = pc;
 	rp_preempt_at_count = true;
 	sched_preempt(); /* on_switch loads its counter when it runs again */
 	rp_preempt_at_count = false;
+	t->stop_pc = 0;
 	t->tick_depth--;
 	pt_signals_resumed(&__sic_home);
 }

@@ -43,6 +43,8 @@ struct rp_thread {
 	uintptr_t soon_pc;        /* ... or at this memory access first (the breakpoint) */
 	int new_prio;             /* a change point's priority, given at that preemption */
 	uint64_t in_count;        /* its count when it was last switched in */
+	uintptr_t stop_pc;        /* switched out by a preemption from our own code (not a
+				   * signal): the pc its PREEMPT names, for reports */
 	int seek;                 /* where its slice's end looks for a place (replay.c) */
 	uintptr_t seek_pc;        /* ... the pc the slice ended at */
 	unsigned seek_left;       /* ... counting points it may still look at */
@@ -110,6 +112,8 @@ uint64_t rp_hang_overflow(uintptr_t stub_ret);
 void rp_idle_hang_check(void);
 /* objname.c: a name for an address the reports mention ("lock_a", "locks+0x18"). */
 const char *rp_objname(const void *p, char *buf, size_t len);
+/* pc is in a stub of sicpp's ("fn.sic_stub.N"): "fn.sic_stub" in buf, else NULL. */
+const char *rp_stub_function(uintptr_t pc, char *buf, size_t len);
 /* outcome.c: every thread's state (the waits-for graph of END), whether two are the
  * same, and the report of a deadlock or a hang (here: the running thread; uc: where
  * it stopped, or NULL). */

@@ -88,6 +88,31 @@ static const char *exe_object(uintptr_t addr, uintptr_t *off)
 	return NULL;
 }
 
+/* Is pc in one of sicpp's stubs ("fn.sic_stub.N", in .text.sic_stubs: the nearest
+ * symbol of the executable below it)? Then fn, the function whose frame it is, in
+ * buf; libunwind names it after the nearest function instead. */
+const char *rp_stub_function(uintptr_t pc, char *buf, size_t len)
+{
+	if (!tab.tried)
+		load();
+	const Elf64_Sym *best = NULL;
+	for (size_t i = 0; i < tab.nsyms; i++) {
+		const Elf64_Sym *s = &tab.syms[i];
+		int type = ELF64_ST_TYPE(s->st_info);
+		uintptr_t at = tab.base + s->st_value;
+		if ((type == STT_FUNC || type == STT_NOTYPE) && s->st_shndx != SHN_UNDEF &&
+		    s->st_name < tab.strs_len && tab.strs[s->st_name] && at <= pc &&
+		    (!best || s->st_value > best->st_value))
+			best = s;
+	}
+	const char *name = best ? tab.strs + best->st_name : NULL;
+	const char *stub = name ? strstr(name, ".sic_stub.") : NULL;
+	if (!stub || pc - (tab.base + best->st_value) > 64)
+		return NULL;
+	snprintf(buf, len, "%.*s.sic_stub", (int)(stub - name), name);
+	return buf;
+}
+
 /* Append "name", "name+0x18" to buf. */
 static void put_name(char *buf, size_t len, const char *name, uintptr_t off)
 {
