@@ -70,6 +70,8 @@ struct pt_thread {
 	bool cancel_pending;
 	enum pt_wait waiting;
 	uint64_t io_seq; /* blocking-capable calls tried (pt_iowait.c): names the next */
+	uint64_t clock_reads; /* predicted clock reads (pt_time.c): names the next */
+	struct pt_clock_model *clocks; /* their models, by clock id (pt_time.c) */
 
 	void *(*fn)(void *);
 	void *arg;

@@ -75,6 +75,7 @@ void pt_release(struct pt_thread *pt)
 		table[pt->id] = NULL;
 	free(pt->spec);
 	free(pt->robust);
+	free(pt->clocks);
 	pt_signals_drop(pt);
 	free(pt);
 }

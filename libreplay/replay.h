@@ -38,6 +38,8 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 #define RP_INPUT_UNAME 15       /* uname(): result, struct utsname */
 #define RP_INPUT_ASYNC_SIGNAL 16 /* a signal from outside reached a handler: replay refuses */
 #define RP_INPUT_PRIORITY 17    /* --hunt: thread (i32) gets priority (i32) */
+#define RP_INPUT_CLOCK_FIX 18   /* a clock read the model did not predict: clock, the thread's
+				 * read number (u64), the value (ns, u64) (pt_time.c) */
 /* 20..29: blocking system calls (docs/io.md). */
 #define RP_INPUT_IO_READY 20 /* tid's awaited descriptor was found ready: the question's
 			      * position (u64), numbered with the TIMEOUT questions */
@@ -75,6 +77,12 @@ void rp_input_record(uint8_t kind, const void *buf, size_t len);
  * exactly buf? If so it is consumed and true returned: a decision logged only when
  * it happened, buf naming where (so that an earlier point cannot take it). */
 bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len);
+/* Replaying: is the next record an INPUT of kind for the current thread starting with
+ * key? If so buf gets the rest, it is consumed, and true returned (a value logged only
+ * when it could not be predicted, key naming which call it was). */
+bool rp_input_replay_keyed(uint8_t kind, const void *key, size_t keylen, void *buf, size_t len);
+/* Recording with a log, or replaying one (not past its end). */
+bool rp_inputs_logged(void);
 /* Replaying, and not past the end of a log cut short: the log decides. */
 bool rp_replay_decides(void);
 /* A time-dependent question about thread t at a scheduling point (has the event it

@@ -45,6 +45,7 @@ struct rp_thread {
 	uint64_t in_count;        /* its count when it was last switched in */
 	uintptr_t stop_pc;        /* switched out by a preemption from our own code (not a
 				   * signal): the pc its PREEMPT names, for reports */
+	uint64_t switch_count;    /* its count when it was switched in (thread.c) */
 	int seek;                 /* where its slice's end looks for a place (replay.c) */
 	uintptr_t seek_pc;        /* ... the pc the slice ended at */
 	unsigned seek_left;       /* ... counting points it may still look at */
@@ -64,6 +65,9 @@ void rp_threads_init(struct sched_hooks *h);
 /* Final counts of every thread so far (exited ones and, for live ones, now; uc: the
  * signal that stopped the running thread, or NULL in our own code). */
 size_t rp_thread_finals(struct rp_log_final *out, size_t max, const ucontext_t *uc);
+/* The logical clock: the counts all the program's threads executed, summed; from our
+ * code called by the program (its count published). */
+uint64_t rp_logical_clock(void);
 /* Set before sched_preempt from a signal handler: the interrupted context. */
 extern ucontext_t *rp_preempt_uc;
 /* Set before sched_preempt at a counting point that overflowed (rp_record_overflow):

@@ -85,12 +85,27 @@ static void on_thread_exit(struct sched_thread *st)
 	rp_replay_thread_exit(t);
 }
 
+/* The logical clock: every count the program's threads executed, summed (the same in a
+ * recording and its replays): the threads switched out, and the running one since it
+ * was switched in (its count then in switch_count). */
+static uint64_t logical_base;
+
+uint64_t rp_logical_clock(void)
+{
+	struct rp_thread *t = rp_cur;
+	return logical_base + (t->offset - __sic_home) - t->switch_count;
+}
+
 static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st)
 {
 	struct rp_thread *prev = rt(prev_st), *next = rt(next_st);
 	prev->home = __sic_home;
 	prev->side_top = __sic_side_top;
 	prev->uc = rp_preempt_uc; /* NULL for a voluntary switch */
+	if (prev != next) {
+		logical_base += prev->offset - *rp_thread_counter(prev) - prev->switch_count;
+		next->switch_count = next->offset - *rp_thread_counter(next);
+	}
 	rp_preempt_uc = NULL;
 	bool preempted = prev->uc != NULL || rp_preempt_at_count;
 	rp_preempt_at_count = false;
