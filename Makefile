@@ -54,6 +54,9 @@ $(BIN)/replay-dump: $(DUMP_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -lbfd -o $@
 
+# The overflow's quick path runs with the program's vector registers live (sic_rt.S).
+$(BUILD)/obj/libreplay/engine/sic_quick.o: ALL_CFLAGS += -mgeneral-regs-only
+
 $(BUILD)/obj/%.o: %.S sicpp/rewrite.h
 	@mkdir -p $(dir $@)
 	$(CC) -g -c $< -o $@

@@ -422,25 +422,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	errno = saved;
 }
 
-/* Where a counting point's stub returns to: after `call __sic_overflow` comes
- * `leaq 128(%rsp), %rsp` and a jump back (sicpp/rewrite.c). 0 for another form (the
- * flag-preserving one swaps rcx back first: its resumption is not preemptible). */
-static uintptr_t stub_resume_pc(uintptr_t ret)
-{
-	static const unsigned char leaq[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
-	const unsigned char *p = (const unsigned char *)ret;
-	if (memcmp(p, leaq, sizeof leaq) != 0)
-		return 0;
-	p += sizeof leaq;
-	if (p[0] == 0xe9) {
-		int32_t rel;
-		memcpy(&rel, p + 1, sizeof rel);
-		return (uintptr_t)(p + 5) + (intptr_t)rel;
-	}
-	if (p[0] == 0xeb)
-		return (uintptr_t)(p + 2) + (intptr_t)(int8_t)p[1];
-	return 0;
-}
+#define stub_resume_pc rp_stub_resume_pc
 
 uint64_t rp_record_overflow(uintptr_t stub_ret)
 {
@@ -514,15 +496,14 @@ static void soon_pc_cancel(struct rp_thread *t)
 void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
 {
 	soon_pc_cancel(prev);
-	prev->soon = false;
+	prev->soon = prev->pending = false;
 	next->in_count = next->offset - *rp_thread_counter(next);
 	rp_hunt_resumed(next->tid);
 }
 
 /* The repeated or atomic memory accesses (sicpp/hunt.c) in the window after from, where
  * a preemption splits two accesses to one location; preemptible ones only. */
-#define RP_WINDOW_BYTES 256
-#define RP_SEEK_POINTS 1024 /* counting points a slice's end looks on for a window */
+#define RP_SEEK_POINTS 256 /* counting points a slice's end looks on for a window */
 #define RP_WINDOW_CANDIDATES 4
 static size_t window_ahead(uintptr_t from, uintptr_t *c)
 {
@@ -652,14 +633,13 @@ static bool count_eligible(struct rp_thread *t)
  * one at another pc than where the slice ended (out of an inner loop: its outer loop's
  * head may be inside a window, a value loaded at the end of the last turn and stored
  * in this one). A decision whose window was not reached looks on the same way. */
-enum { SEEK_NONE, SEEK_WINDOW, SEEK_EXIT };
 
 static bool seek_found(struct rp_thread *t, uintptr_t pc, size_t n)
 {
 	if (t->seek_left == 0)
 		return true;
 	t->seek_left--;
-	if (t->seek == SEEK_WINDOW)
+	if (t->seek == RP_SEEK_WINDOW)
 		return n && rp_hunt_take_window();
 	return pc != t->seek_pc;
 }
@@ -694,51 +674,58 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 	uintptr_t pc = stub_resume_pc(stub_ret), c[RP_WINDOW_CANDIDATES];
 	size_t n = window_ahead(pc, c);
 	if (!count_eligible(t)) {
-		t->soon = false;
-		t->seek = SEEK_NONE;
+		t->soon = t->pending = false;
+		t->seek = RP_SEEK_NONE;
 		t->new_prio = 0;
 		t->slice_end = now + rp_hunt_slice();
-	} else if (t->soon && missed && t->seek_left) {
+		goto arm;
+	}
+	if (missed && t->soon) {
 		/* A window decided on was not reached: look for another, a while. */
-		t->seek = SEEK_WINDOW;
-		if (seek_found(t, pc, n) && count_place(t, now, pc, c, n, n > 0))
-			return __sic_home;
-	} else if (t->soon) {
+		t->soon = false;
+		t->pending = true;
+		t->seek = RP_SEEK_WINDOW;
+		t->seek_pc = pc;
+	}
+	if (t->soon) { /* here: after a call whose return was not preemptible, say */
 		if (count_place(t, now, pc, c, n, false))
 			return __sic_home;
-	} else if (t->seek != SEEK_NONE || now >= t->slice_end) {
-		if (t->seek == SEEK_NONE) { /* the slice ended: where to decide */
-			t->seek = rp_hunt_take_window() ? SEEK_WINDOW : SEEK_EXIT;
-			t->seek_pc = pc;
+		goto arm;
+	}
+	if (t->seek == RP_SEEK_NONE && now < t->slice_end)
+		goto arm;
+	if (t->seek == RP_SEEK_NONE) { /* the slice ended: where to decide */
+		t->seek = rp_hunt_take_window() ? RP_SEEK_WINDOW : RP_SEEK_EXIT;
+		t->seek_pc = pc;
+		t->seek_left = RP_SEEK_POINTS;
+		t->slice_end = now + 1;
+		goto arm;
+	}
+	if (!seek_found(t, pc, n)) {
+		t->slice_end = now + 1;
+		goto arm;
+	}
+	bool exited = t->seek == RP_SEEK_EXIT && pc != t->seek_pc;
+	t->seek = RP_SEEK_NONE;
+	t->slice_end = now + rp_hunt_slice();
+	if (t->pending) { /* a decision looking for its window */
+		t->pending = false;
+		if (count_place(t, now, pc, c, n, n > 0))
+			return __sic_home;
+	} else if (!sched_others_runnable() && sched_preempt_useful()) {
+		/* Alone, but threads wait for deadlines or descriptors: a preemption asks
+		 * whether they may run (as a time slice's end does). */
+		if (count_place(t, now, pc, c, 0, false))
+			return __sic_home;
+	} else if (sched_others_runnable()) {
+		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(),
+					     n > 0 || exited, now - t->in_count};
+		struct rp_hunt_decision d = rp_hunt_step(&q);
+		if (d.preempt) {
+			t->new_prio = d.new_priority;
 			t->seek_left = RP_SEEK_POINTS;
-			t->slice_end = now + 1;
-			goto arm;
-		}
-		if (!seek_found(t, pc, n)) {
-			t->slice_end = now + 1;
-			goto arm;
-		}
-		bool exited = t->seek == SEEK_EXIT && pc != t->seek_pc;
-		t->seek = SEEK_NONE;
-		t->slice_end = now + rp_hunt_slice();
-		if (!sched_others_runnable() && sched_preempt_useful()) {
-			/* Alone, but threads wait for deadlines or descriptors: a preemption
-			 * asks whether they may run (as a time slice's end does). */
-			if (count_place(t, now, pc, c, 0, false))
+			if (count_place(t, now, pc, c, n, d.at_memop))
 				return __sic_home;
-		} else if (sched_others_runnable()) {
-			struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(),
-						     n > 0 || exited, now - t->in_count};
-			struct rp_hunt_decision d = rp_hunt_step(&q);
-			if (getenv("HUNT_DEBUG"))
-				fprintf(stderr, "slice t%d now %lu n %zu: preempt %d memop %d prio %d\n", t->tid,
-					(unsigned long)now, n, d.preempt, d.at_memop, d.new_priority);
-			if (d.preempt) {
-				t->new_prio = d.new_priority;
-				t->seek_left = RP_SEEK_POINTS;
-				if (count_place(t, now, pc, c, n, d.at_memop))
-					return __sic_home;
-			}
 		}
 	}
 arm:;
@@ -1432,6 +1419,8 @@ static void start_scheduling(void)
 		struct rp_hunt_params p = {rp_opts.seed, rp_opts.hunt_depth, rp_opts.chaos};
 		rp_hunt_init(&p);
 		rp_counting = true;
+		rp_sic_memops_load();
+		rp_sic_quick.seeking = true;
 		pct = rp_opts.hunt;
 		rp_sync_watch = pct;
 		/* stops at memory accesses, if perf allows a breakpoint */

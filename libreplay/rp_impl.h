@@ -47,6 +47,7 @@ struct rp_thread {
 				   * signal): the pc its PREEMPT names, for reports */
 	uint64_t switch_count;    /* its count when it was switched in (thread.c) */
 	int seek;                 /* where its slice's end looks for a place (replay.c) */
+	bool pending;             /* ... for a decision taken already (a window missed) */
 	uintptr_t seek_pc;        /* ... the pc the slice ended at */
 	unsigned seek_left;       /* ... counting points it may still look at */
 	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
@@ -90,6 +91,21 @@ uint64_t rp_sic_start_value(void);
 /* Side stack for a new thread. */
 #define RP_SIDE_ENTRIES_THREAD 256
 uint64_t rp_sic_overflow_c(uintptr_t stub_ret);
+/* sic_quick.c: the overflow when only the counter changes (0: the full path, which
+ * saves the vector state). What it needs, set up by the full path's code. */
+#define RP_WINDOW_BYTES 256 /* how far ahead a window is looked for */
+enum { RP_SEEK_NONE, RP_SEEK_WINDOW, RP_SEEK_EXIT };
+struct rp_sic_quick {
+	uint64_t reload;        /* LIBREPLAY_SIC_STRESS */
+	bool seeking;           /* the counting modes look on for windows */
+	const uintptr_t *atomics, *repeats; /* sorted (sic.c) */
+	size_t natomics, nrepeats;
+};
+extern struct rp_sic_quick rp_sic_quick;
+uint64_t rp_sic_overflow_quick(uintptr_t stub_ret);
+uintptr_t rp_stub_resume_pc(uintptr_t ret);
+/* sic.c: sort the memory access tables and hand them to the quick path. */
+void rp_sic_memops_load(void);
 /* sic_rt.S's __sic_pause: a pause or a spin-wait's loop yields (count in __sic_home). */
 void rp_sic_pause_c(void);
 extern uint64_t rp_sic_pause_yields;

@@ -71,6 +71,7 @@ void rp_sic_init(void)
 		if (*end || n == 0 || n > (1ULL << 40))
 			rp_fatal("LIBREPLAY_SIC_STRESS=%s: want a count between 1 and 2^40", stress);
 		sic_reload = n;
+		rp_sic_quick.reload = n;
 		start = n;
 	}
 	/* Now, not lazily: the tables are read from signal handlers, which must not
@@ -260,13 +261,22 @@ static size_t lower_bound(const uintptr_t *v, size_t n, uintptr_t pc)
 	return lo;
 }
 
+void rp_sic_memops_load(void)
+{
+	if (tables[0].v)
+		return;
+	tables[0].v = sorted_table(__start_sic_memops, __stop_sic_memops, &tables[0].n);
+	tables[1].v = sorted_table(__start_sic_atomics, __stop_sic_atomics, &tables[1].n);
+	tables[2].v = sorted_table(__start_sic_repeats, __stop_sic_repeats, &tables[2].n);
+	rp_sic_quick.atomics = tables[1].v;
+	rp_sic_quick.natomics = tables[1].n;
+	rp_sic_quick.repeats = tables[2].v;
+	rp_sic_quick.nrepeats = tables[2].n;
+}
+
 size_t rp_sic_memops(uintptr_t from, uintptr_t to, unsigned kinds, uintptr_t *out, size_t max)
 {
-	if (!tables[0].v) {
-		tables[0].v = sorted_table(__start_sic_memops, __stop_sic_memops, &tables[0].n);
-		tables[1].v = sorted_table(__start_sic_atomics, __stop_sic_atomics, &tables[1].n);
-		tables[2].v = sorted_table(__start_sic_repeats, __stop_sic_repeats, &tables[2].n);
-	}
+	rp_sic_memops_load();
 	size_t n = 0;
 	for (int t = 0; t < 3; t++) {
 		if (!(kinds & (1u << t)))

@@ -144,7 +144,7 @@ uint64_t rp_hunt_slice(void)
 		return base + below(base);
 	}
 	/* log-uniform up to the seed's scale: every run samples short and long ones */
-	unsigned e = (unsigned)below(h.slice_log2 + 1);
+	unsigned e = RP_HUNT_SLICE_MIN_LOG2 + (unsigned)below(h.slice_log2 - RP_HUNT_SLICE_MIN_LOG2 + 1);
 	uint64_t base = UINT64_C(1) << e;
 	return base + below(base);
 }

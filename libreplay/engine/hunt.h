@@ -7,6 +7,7 @@
 
 #define RP_HUNT_DEFAULT_DEPTH 3 /* PCT's d: d-1 change points */
 #define RP_HUNT_MAX_DEPTH 16
+#define RP_HUNT_SLICE_MIN_LOG2 6 /* slices of at least 2^6 counts */
 #define RP_HUNT_SITE_LEVELS 5 /* a call site preempts with probability 2^-2 .. 2^-5 */
 #define RP_HUNT_SITE_VISITS_LOG2 10 /* ... and at one visit up to the 2^10th */
 #define RP_HUNT_SITES 1024    /* call sites told apart (hashed) */
