@@ -485,6 +485,14 @@ void rp_count_arm(struct rp_thread *t, uint64_t *counter)
 
 /* The recording's breakpoint is one thread's: a switch, or the counting point that
  * came first, takes it back. */
+static void exit_pc_cancel(struct rp_thread *t)
+{
+	if (t->exit_pc) {
+		bp_disarm();
+		t->exit_pc = 0;
+	}
+}
+
 static void soon_pc_cancel(struct rp_thread *t)
 {
 	if (t->soon_pc) {
@@ -496,6 +504,7 @@ static void soon_pc_cancel(struct rp_thread *t)
 void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
 {
 	soon_pc_cancel(prev);
+	exit_pc_cancel(prev);
 	prev->soon = prev->pending = false;
 	next->in_count = next->offset - *rp_thread_counter(next);
 	rp_hunt_resumed(next->tid);
@@ -504,6 +513,7 @@ void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
 /* The repeated or atomic memory accesses (sicpp/hunt.c) in the window after from, where
  * a preemption splits two accesses to one location; preemptible ones only. */
 #define RP_SEEK_POINTS 256 /* counting points a slice's end looks on for a window */
+#define RP_EXIT_SLICES 2   /* slices a loop's end is waited for */
 #define RP_WINDOW_CANDIDATES 4
 static size_t window_ahead(uintptr_t from, uintptr_t *c)
 {
@@ -539,6 +549,7 @@ static bool soon_at(struct rp_thread *t, uintptr_t pc)
 {
 	if (bp_fd < 0 || !pc)
 		return false;
+	t->exit_pc = 0; /* one breakpoint: it was that one */
 	bp_arm(pc);
 	t->soon_pc = pc;
 	return true;
@@ -628,14 +639,19 @@ static bool count_eligible(struct rp_thread *t)
 	return scheduling && rp_counting && t->tid != 0 && !sched_busy() && !dying;
 }
 
-/* Where a slice's end looks for its place: a counting point with a window ahead (the
- * window is taken one time in two, so the later ones of a loop get their turn), or
- * one at another pc than where the slice ended (out of an inner loop: its outer loop's
- * head may be inside a window, a value loaded at the end of the last turn and stored
- * in this one). A decision whose window was not reached looks on the same way. */
+/* Where a slice's end looks for its place: one time in two a counting point with a
+ * window ahead (each taken one time in two, so the later ones of a loop get their
+ * turn), else, or if there is none, one at another pc than where the slice ended (out
+ * of an inner loop: its outer loop's head may be inside a window, a value loaded at
+ * the end of the last turn and stored in this one). A decision whose window was not
+ * reached looks for another window. */
 
 static bool seek_found(struct rp_thread *t, uintptr_t pc, size_t n)
 {
+	if (t->seek_left == 0 && t->seek == RP_SEEK_WINDOW && !t->pending) {
+		t->seek = RP_SEEK_EXIT; /* no window near: out of this loop, then */
+		t->seek_left = RP_SEEK_POINTS;
+	}
 	if (t->seek_left == 0)
 		return true;
 	t->seek_left--;
@@ -694,11 +710,25 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 	}
 	if (t->seek == RP_SEEK_NONE && now < t->slice_end)
 		goto arm;
+	if (t->seek == RP_SEEK_NONE && t->exit_pc && ++t->exit_slices < RP_EXIT_SLICES) {
+		t->slice_end = now + rp_hunt_slice(); /* still waiting for its loop's end */
+		goto arm;
+	}
 	if (t->seek == RP_SEEK_NONE) { /* the slice ended: where to decide */
+		exit_pc_cancel(t);
+		t->exit_slices = 0;
 		t->seek = rp_hunt_take_window() ? RP_SEEK_WINDOW : RP_SEEK_EXIT;
 		t->seek_pc = pc;
 		t->seek_left = RP_SEEK_POINTS;
 		t->slice_end = now + 1;
+		uintptr_t x = t->seek == RP_SEEK_EXIT ? rp_sic_loop_exit(pc) : 0;
+		if (x && bp_fd >= 0 && rp_sic_pc_preemptible(x)) {
+			/* out of this loop: where it ends, by the breakpoint (on_count_trap) */
+			bp_arm(x);
+			t->exit_pc = x;
+			t->seek = RP_SEEK_NONE;
+			t->slice_end = now + rp_hunt_slice();
+		}
 		goto arm;
 	}
 	if (!seek_found(t, pc, n)) {
@@ -742,6 +772,31 @@ static void on_count_trap(ucontext_t *uc, int sig)
 	bp_disarm();
 	if (hang_due && pc == hang_pc && t->tid != 0)
 		outcome(RP_LOG_HANG, uc, t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15], pc);
+	if (pc == t->exit_pc && count_eligible(t)) {
+		/* its loop ended: a slice's place, as if it ended here */
+		t->exit_pc = 0;
+		uintptr_t c[RP_WINDOW_CANDIDATES];
+		size_t n = window_ahead(pc, c);
+		uint64_t now = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+		if (!sched_others_runnable())
+			return;
+		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(), true,
+					     now - t->in_count};
+		struct rp_hunt_decision d = rp_hunt_step(&q);
+		if (!d.preempt)
+			return;
+		t->new_prio = d.new_priority;
+		if ((d.at_memop && n && soon_at(t, c[rp_hunt_choose((unsigned)n)])) ||
+		    rp_hunt_take_window()) {
+			/* at the window after it, or at the next counting point (an outer loop's
+			 * head, past the store after this loop) */
+			t->soon = true;
+			uc->uc_mcontext.gregs[REG_R15] = 1;
+			t->offset = now + 1;
+			return;
+		}
+		t->soon_pc = pc; /* here: as a window reached */
+	}
 	if (pc != t->soon_pc || !count_eligible(t))
 		return; /* not its breakpoint any more */
 	t->soon_pc = 0;

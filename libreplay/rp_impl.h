@@ -41,6 +41,8 @@ struct rp_thread {
 	uint64_t slice_end;       /* the count where its slice ends */
 	bool soon;                /* preempt at its next counting point ... */
 	uintptr_t soon_pc;        /* ... or at this memory access first (the breakpoint) */
+	uintptr_t exit_pc;        /* the breakpoint where its loop ends: decide there */
+	unsigned exit_slices;     /* ... slices it has waited for it */
 	int new_prio;             /* a change point's priority, given at that preemption */
 	uint64_t in_count;        /* its count when it was last switched in */
 	uintptr_t stop_pc;        /* switched out by a preemption from our own code (not a
@@ -106,6 +108,8 @@ uint64_t rp_sic_overflow_quick(uintptr_t stub_ret);
 uintptr_t rp_stub_resume_pc(uintptr_t ret);
 /* sic.c: sort the memory access tables and hand them to the quick path. */
 void rp_sic_memops_load(void);
+/* sic.c: where the innermost loop around pc is left (sicpp's sic_loops), or 0. */
+uintptr_t rp_sic_loop_exit(uintptr_t pc);
 /* sic_rt.S's __sic_pause: a pause or a spin-wait's loop yields (count in __sic_home). */
 void rp_sic_pause_c(void);
 extern uint64_t rp_sic_pause_yields;

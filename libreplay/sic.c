@@ -261,6 +261,39 @@ static size_t lower_bound(const uintptr_t *v, size_t n, uintptr_t pc)
 	return lo;
 }
 
+/* sic_loops: (head, exit) pairs, by head. */
+extern const int32_t __start_sic_loops[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_sic_loops[] __attribute__((weak, visibility("hidden")));
+struct loop {
+	uintptr_t head, exit;
+};
+static struct loop *loops;
+static size_t nloops;
+
+static int cmp_loop(const void *a, const void *b)
+{
+	const struct loop *x = a, *y = b;
+	return x->head < y->head ? -1 : x->head > y->head;
+}
+
+uintptr_t rp_sic_loop_exit(uintptr_t pc)
+{
+	size_t lo = 0, hi = nloops;
+	while (lo < hi) { /* the first head after pc */
+		size_t mid = (lo + hi) / 2;
+		if (loops[mid].head <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The innermost loop around pc has the last head at or before it among those
+	 * that end after it (loops nest); a few looked at suffice. */
+	for (size_t k = lo, tries = 0; k-- > 0 && tries < 64; tries++)
+		if (loops[k].exit > pc)
+			return loops[k].exit;
+	return 0;
+}
+
 void rp_sic_memops_load(void)
 {
 	if (tables[0].v)
@@ -272,6 +305,16 @@ void rp_sic_memops_load(void)
 	rp_sic_quick.natomics = tables[1].n;
 	rp_sic_quick.repeats = tables[2].v;
 	rp_sic_quick.nrepeats = tables[2].n;
+	const int32_t *s = __start_sic_loops, *e = __stop_sic_loops;
+	nloops = s && (uintptr_t)e > (uintptr_t)s ? (size_t)(e - s) / 2 : 0;
+	loops = rp_malloc((nloops ? nloops : 1) * sizeof *loops);
+	if (!loops)
+		rp_fatal("out of memory");
+	for (size_t i = 0; i < nloops; i++) {
+		loops[i].head = rel(&s[2 * i]);
+		loops[i].exit = rel(&s[2 * i + 1]);
+	}
+	qsort(loops, nloops, sizeof *loops, cmp_loop);
 }
 
 size_t rp_sic_memops(uintptr_t from, uintptr_t to, unsigned kinds, uintptr_t *out, size_t max)

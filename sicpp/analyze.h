@@ -39,6 +39,7 @@ struct stmt_plan {
 	bool pause;          /* a pause: becomes a jump through a stub calling __sic_pause */
 	bool spin_edge;      /* the backward branch of a spin-wait: through such a stub */
 	uint8_t memop;       /* MEMOP_*: accesses memory beyond its frame (sic_memops) */
+	bool loop_exit;      /* a conditional backward branch: (target, next) in sic_loops */
 };
 
 struct analysis {

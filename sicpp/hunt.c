@@ -17,6 +17,9 @@
  *    The hunting scheduler stops a thread at one of them with a hardware breakpoint:
  *    a preemption between two accesses to one location, where no counting point is,
  *    which is where an atomicity violation's window is.
+ *  - the loops: for each conditional backward branch, its target (the loop's head) and
+ *    the instruction after it (where the loop is left), in sic_loops; the hunting
+ *    scheduler stops a thread where the loop it is in ends.
  *
  * Only the plan is made here (struct stmt_plan: pause, spin_edge, memop); rewrite.c
  * emits it.
@@ -322,8 +325,10 @@ void plan_hunt(struct analysis *an)
 		char buf[256];
 		const char *t = branch_target(s, buf, sizeof buf);
 		const struct sym *y = t ? sym_find(an, t) : NULL;
-		if (y && y->def >= 0 && !y->is_func && y->def < i && an->sect[y->def] == an->sect[i] &&
-		    spin_loop(an, y->def, i)) {
+		bool backward = y && y->def >= 0 && !y->is_func && y->def < i && an->sect[y->def] == an->sect[i];
+		if (backward && s->info.cls == IC_JCC && strcmp(s->name, "loop") != 0)
+			an->plan[i].loop_exit = true; /* its fall-through leaves the loop */
+		if (backward && spin_loop(an, y->def, i)) {
 			an->plan[i].spin_edge = true;
 			an->n_spin++;
 		}

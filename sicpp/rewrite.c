@@ -46,6 +46,8 @@ struct rw {
 	int nnp;         /* nopreempt labels */
 	int nmemops;     /* memory access labels (hunt.c) */
 	struct labels { int *v; int n, cap; } atomics, repeats; /* which memops are */
+	struct loop { char *head; int exit; } *loops;          /* sic_loops */
+	int nloops, caploops;
 	int nranges;
 	bool in_range;
 	const char *cur_fn;
@@ -151,6 +153,26 @@ static void add_label(struct labels *l, int label)
 		}
 	}
 	l->v[l->n++] = label;
+}
+
+/* A loop: its head (the backward branch's target) and where it is left (after it). */
+static void add_loop(struct rw *w, const char *head)
+{
+	if (w->nloops == w->caploops) {
+		w->caploops = w->caploops ? 2 * w->caploops : 64;
+		w->loops = realloc(w->loops, w->caploops * sizeof *w->loops);
+		if (!w->loops) {
+			fputs("sicpp: out of memory\n", stderr);
+			exit(2);
+		}
+	}
+	w->loops[w->nloops].head = strdup(head);
+	w->loops[w->nloops].exit = w->nloops;
+	if (!w->loops[w->nloops].head) {
+		fputs("sicpp: out of memory\n", stderr);
+		exit(2);
+	}
+	fprintf(w->out, ".Lsic_lx_%d:\n", w->nloops++);
 }
 
 /* A table of memory access labels: the section, then one offset each. */
@@ -312,6 +334,11 @@ static void emit_tables(struct rw *w)
 	}
 	emit_memop_table(o, "sic_atomics", &w->atomics);
 	emit_memop_table(o, "sic_repeats", &w->repeats);
+	if (w->nloops) {
+		fprintf(o, "\t.section\tsic_loops,\"a\",@progbits\n\t.p2align 2\n");
+		for (int k = 0; k < w->nloops; k++)
+			fprintf(o, "\t.long\t%s - .\n\t.long\t.Lsic_lx_%d - .\n", w->loops[k].head, k);
+	}
 }
 
 int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
@@ -361,6 +388,10 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			emit_yield(&w, s, p->pause);
 		else
 			emit_stmt(&w, s);
+		if (p->loop_exit) {
+			char head[256];
+			add_loop(&w, branch_target(s, head, sizeof head));
+		}
 		if (p->home_reload) {
 			nopreempt(&w);
 			fprintf(out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n");
@@ -383,6 +414,9 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 	free(w.stubs);
 	free(w.atomics.v);
 	free(w.repeats.v);
+	for (int k = 0; k < w.nloops; k++)
+		free(w.loops[k].head);
+	free(w.loops);
 	cfi_release(&w.cfi.cur);
 	return ferror(out) ? -1 : 0;
 }
