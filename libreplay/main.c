@@ -3,8 +3,8 @@
  * Before any constructor of the program: take our flags off argv and, to record or
  * replay, make the address layout repeatable (re-exec without ASLR). Then the
  * program's main runs as green thread 1 on a stack of ours, under the session. */
-#include "rp_impl.h"
-#include "replay.h"
+#include "engine/engine.h"
+#include "engine/session.h"
 
 #include <stdlib.h>
 #include <string.h>

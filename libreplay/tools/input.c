@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "dump.h"
-#include "replay.h"
+#include "engine/session.h"
 
 static void hex(const uint8_t *p, size_t n, char *out, size_t outlen)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "dump.h"
-#include "log.h"
+#include "log/log.h"
 #include "sym.h"
 
 #define PLOT_W 1200 /* px of the time axis */

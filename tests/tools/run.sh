@@ -57,8 +57,8 @@ check "replay-dump: the executable as a second argument, from elsewhere" \
 	bash -c "cd / && '$DUMP' --summary '$WORK/rc.bin' '$WORK/racy_counter' | grep -q 'build-id .*matches'"
 
 # INPUT kinds replay-dump does not know (others add them) print as kind, length, hex.
-gcc -O2 -I"$ROOT/libreplay" -o write_log "$P/write_log.c" "$ROOT/build/obj/libreplay/log.o" \
-	"$ROOT/build/obj/libreplay/rp_alloc.o" && ./write_log odd.bin
+gcc -O2 -I"$ROOT/libreplay" -o write_log "$P/write_log.c" "$ROOT/build/lib/libreplay-log.a" &&
+	./write_log odd.bin
 "$DUMP" odd.bin >odd.txt 2>&1
 check "replay-dump: unknown INPUT kinds as kind, length and hex bytes" bash -c \
 	"grep -Eq 't1 +INPUT +kind 17 +3 bytes +0102ff$' odd.txt && grep -Eq 't2 +INPUT +kind 29 +0 bytes +\(empty\)$' odd.txt &&

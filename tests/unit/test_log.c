@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "log.h"
+#include "log/log.h"
 
 /* ---- scratch files -------------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
+#include "log/log.h"
 
 int main(int argc, char **argv)
 {

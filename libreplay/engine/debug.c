@@ -1,0 +1,67 @@
+/* debug.c: what a debugger reads and writes during a replay (libreplay/gdb/libreplay.py).
+ *
+ * The gdb extension asks for a stop by writing rp_debug.stop_tid and stop_count while
+ * the program is stopped. The replay engine keeps that thread's counter from running
+ * past stop_count (the nearer of it and the next logged preemption), and when the
+ * counter reaches it, rp_debug_stopped runs: the extension has a breakpoint there.
+ * Nothing here changes the schedule: the counter only overflows once more.
+ *
+ * Stepping over a preemption: gdb, asked to step a thread that the replay's trap (or
+ * the recording's tick) preempts, would let the program run with a breakpoint at the
+ * interrupted pc, and every other green thread runs the same code: each pass is a
+ * stop. So while it steps, the extension sets step_tid, and a preemption of that
+ * thread stops in rp_debug_preempting first; it then sets resume_tid and continues,
+ * and rp_debug_resumed stops when that thread runs again, with no breakpoint in the
+ * program meanwhile. Neither changes the schedule. */
+#include "engine/engine.h"
+
+/* volatile: the debugger writes it while the program is stopped. */
+volatile struct rp_debug rp_debug = {.version = RP_DEBUG_VERSION};
+
+/* Never inlined or merged: its address is where the debugger stops. */
+__attribute__((noinline, noclone, used)) void rp_debug_stopped(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left)
+{
+	if (rp_debug.stop_tid != tid || rp_debug.stop_count <= now)
+		return left;
+	uint64_t to_stop = rp_debug.stop_count - now;
+	return to_stop < left ? to_stop : left;
+}
+
+void rp_debug_check(int tid, uint64_t now)
+{
+	if (rp_debug.stop_tid != tid || rp_debug.stop_count != now)
+		return;
+	rp_debug.stop_tid = 0; /* once: a continue goes on */
+	rp_debug.hit_tid = tid;
+	rp_debug.hit_count = now;
+	rp_debug_stopped();
+}
+
+__attribute__((noinline, noclone, used)) void rp_debug_preempting(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, noclone, used)) void rp_debug_resumed(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+void rp_debug_preempt_begin(int tid)
+{
+	if (rp_debug.step_tid == tid)
+		rp_debug_preempting();
+}
+
+void rp_debug_preempt_end(int tid)
+{
+	if (rp_debug.resume_tid != tid)
+		return;
+	rp_debug.resume_tid = 0;
+	rp_debug_resumed();
+}
