@@ -29,7 +29,7 @@ __attribute__((constructor(102))) static void early(int argc, char **argv, char 
 	if (!off && p != -1 && !(p & ADDR_NO_RANDOMIZE) && personality(p | ADDR_NO_RANDOMIZE) != -1)
 		execv("/proc/self/exe", argv); /* on failure, run on with the layout we have */
 	rp_options_parse(&argc, argv);
-	rp_stdio_start();
+	io_stdio_start();
 	saved_argc = argc;
 	saved_argv = argv;
 }

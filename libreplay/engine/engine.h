@@ -1,4 +1,4 @@
-/* rp_impl.h: libreplay's internal interface. */
+/* engine/engine.h: libreplay's internal interface. */
 #ifndef RP_IMPL_H
 #define RP_IMPL_H
 
@@ -58,10 +58,10 @@ extern ucontext_t *rp_preempt_uc;
 /* Set before sched_preempt at a counting point that overflowed (rp_record_overflow):
  * a preemption, though not from a signal (the trace's reason). on_switch clears it. */
 extern bool rp_preempt_at_count;
-/* The pthread layer (pt_sigdeliver.c): the running thread resumes from a preemption
+/* The pthread layer (sig_deliver.c): the running thread resumes from a preemption
  * with its counter at *counter: run the handlers of the signals other threads sent it
  * meanwhile (they count from *counter on), and leave the counter after them there. */
-void pt_signals_resumed(uint64_t *counter);
+void sig_resumed(uint64_t *counter);
 
 /* sic_rt.S */
 extern uint64_t __sic_home;
@@ -112,13 +112,13 @@ void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc);
 void rp_crash_reraise(int sig);
 /* What a thread blocked on descriptors waits for (sched_wait_event's obj): any of
  * fds ready. It lives on the waiting thread's stack. */
-struct rp_io_wait {
+struct io_wait {
 	struct pollfd *fds;
 	unsigned long nfds;
 };
-/* io_wait.c: the scheduler hooks for threads waiting on descriptors (struct rp_io_wait). */
-bool rp_io_event_ready(struct sched_thread *t, const void *obj);
-void rp_io_idle(uint64_t deadline_ns, clockid_t clk);
+/* io_ready.c: the scheduler hooks for threads waiting on descriptors (struct io_wait). */
+bool io_event_ready(struct sched_thread *t, const void *obj);
+void io_idle(uint64_t deadline_ns, clockid_t clk);
 
 /* debug.c: the debugger's requests (docs/gdb.md). */
 #define RP_DEBUG_VERSION 2
@@ -143,18 +143,18 @@ void rp_debug_stopped(void);
  * switch and just after it runs again: the debugger's stops, if asked. */
 void rp_debug_preempt_begin(int tid);
 void rp_debug_preempt_end(int tid);
-/* pt_random_dev.c: fd is /dev/random or /dev/urandom (opened through open, openat,
+/* in_random_dev.c: fd is /dev/random or /dev/urandom (opened through open, openat,
  * fopen, dup...): the read is recorded or replayed, its result in *ret (bytes, or -1
  * with errno), and true. Otherwise false: the caller reads. For read() wrappers. */
-bool rp_input_fd_read(int fd, void *buf, size_t n, ssize_t *ret);
+bool in_fd_read(int fd, void *buf, size_t n, ssize_t *ret);
 /* The bookkeeping behind it, for other wrappers that make, copy or close descriptors
  * (fcntl F_DUPFD, accept...): fd was just made (returns fd; it is checked by fstat),
  * copied from another, or closed. */
-int rp_input_fd_opened(int fd);
-void rp_input_fd_copied(int from, int to);
-void rp_input_fd_closed(int fd);
-/* pt_stdio.c: stdin becomes a stream whose reads park (main.c, before constructors). */
-void rp_stdio_start(void);
+int in_fd_opened(int fd);
+void in_fd_copied(int from, int to);
+void in_fd_closed(int fd);
+/* io_stdio.c: stdin becomes a stream whose reads park (main.c, before constructors). */
+void io_stdio_start(void);
 
 /* diagnostics: "libreplay: <message>" on stderr, then abort. */
 /* One line on stderr, prefix then the message, by write(2) alone (signal handlers and

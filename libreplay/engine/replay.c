@@ -82,7 +82,7 @@ static int perf_event_open(struct perf_event_attr *a)
 }
 
 /* The runtime's own clock reads, in ns: the system call, not the program's (recorded)
- * clock_gettime of pt_time.c; async-signal-safe. */
+ * clock_gettime of in_clock.c; async-signal-safe. */
 static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -228,7 +228,7 @@ static void preempt_from_signal(ucontext_t *uc, int sig)
 	sched_preempt();
 	rp_preempt_uc = NULL; /* consumed by on_switch, or no switch happened */
 	rp_debug_preempt_end(tid);
-	pt_signals_resumed((uint64_t *)&uc->uc_mcontext.gregs[REG_R15]);
+	sig_resumed((uint64_t *)&uc->uc_mcontext.gregs[REG_R15]);
 	/* Where it resumes (also when no switch happened, which on_switch does not see):
 	 * a tick there before it moves is no progress, not a second PREEMPT. */
 	struct rp_thread *t = rp_cur;
@@ -263,7 +263,7 @@ static uint64_t next_quantum_ns(void)
 static int tick_fd = -1;
 
 /* The runtime's timer and handlers by system call (handlers: rp_sigaction): the
- * program's setitimer and sigaction (pt_sigaction.c) refuse SIGPROF. */
+ * program's setitimer and sigaction (sig_action.c) refuse SIGPROF. */
 static void prof_timer(const struct itimerval *it)
 {
 	syscall(SYS_setitimer, ITIMER_PROF, it, NULL);
@@ -442,7 +442,7 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
 	t->resumed_from_signal = true;
 	t->resume_count = count;
 	t->resume_pc = pc;
-	pt_signals_resumed(&fresh);
+	sig_resumed(&fresh);
 	t->resume_count = t->offset - fresh; /* past a handler, if one ran */
 	return fresh;
 }
@@ -772,7 +772,7 @@ static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SI
 #define RP_CRASH_STACK_SIZE (256u << 10) /* the crash report's libunwind needs some */
 
 /* Die of sig, now that SA_RESETHAND has given it its default action back: the exit
- * status is the same signal. Not raise(), which is the pthread layer's (pt_signal.c);
+ * status is the same signal. Not raise(), which is the pthread layer's (sig_api.c);
  * gdb's extension knows this function by name. */
 __attribute__((noinline)) void rp_crash_reraise(int sig)
 {
@@ -905,7 +905,7 @@ static void load_log(void)
 		fprintf(stderr, "libreplay: %s\n", log_end_msg);
 		exit(RP_EXIT_USAGE);
 	}
-	/* A signal from outside reached a handler while recording (pt_sigaction.c): no
+	/* A signal from outside reached a handler while recording (sig_action.c): no
 	 * record says where to deliver it, so the replay would diverge. */
 	for (size_t k = 0; k < nrecs; k++)
 		if (recs[k].kind == RP_LOG_INPUT && recs[k].input_kind == RP_INPUT_ASYNC_SIGNAL) {
@@ -983,8 +983,8 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	h->timeout_expired = hook_timeout_expired;
 	h->idle = hook_idle;
 	h->deadlock = hook_deadlock;
-	h->event_ready = rp_io_event_ready;
-	h->idle_events = rp_io_idle;
+	h->event_ready = io_event_ready;
+	h->idle_events = io_idle;
 	if (rp_opts.mode == RP_MODE_OFF)
 		return;
 	if (rp_opts.mode == RP_MODE_RECORD)

@@ -22,7 +22,7 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 #define RP_INPUT_CLOCK_GETTIME 2 /* the program's clock_gettime: clock, result, time */
 #define RP_INPUT_GETTIMEOFDAY 3
 #define RP_INPUT_TIME 4
-/* 5..19: the other recorded inputs (docs/inputs.md, libreplay/pt_inputs.h). */
+/* 5..19: the other recorded inputs (docs/inputs.md, libreplay/inputs/inputs.h). */
 #define RP_INPUT_TIMES 5        /* times(): return value and struct tms */
 #define RP_INPUT_CLOCK 6        /* clock() */
 #define RP_INPUT_GETRUSAGE 7    /* getrusage(): who, result, struct rusage */

@@ -9,7 +9,7 @@
 #   $rcount(T)                 green thread T's count (for breakpoint conditions)
 #
 # It reads the runtime's state through the DWARF of libreplay.a (compiled with -g, so
-# in every program linked with it) and writes only rp_debug (libreplay/debug.c). It
+# in every program linked with it) and writes only rp_debug (libreplay/engine/debug.c). It
 # makes our signals silent: SIGPROF (the recording's time slice) and SIG41 (SIGRTMIN+7,
 # the replay's hardware breakpoint, RP_BP_SIGNAL in replay.c).
 #
@@ -149,7 +149,7 @@ def running_counter():
 
 
 def count_of(st, cur_ext):
-    """A green thread's SIC count: offset - counter (struct rp_thread, rp_impl.h)."""
+    """A green thread's SIC count: offset - counter (struct rp_thread, engine/engine.h)."""
     ext = st["ext"]
     if int(ext) == 0:
         return None

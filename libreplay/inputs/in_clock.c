@@ -1,4 +1,4 @@
-/* pt_time.c: the clock as the program sees it, recorded and replayed, so a program
+/* in_clock.c: the clock as the program sees it, recorded and replayed, so a program
  * that computes deadlines or prints times from clock_gettime, gettimeofday or time
  * gets the same values in its replay (the history tape of paper 000). Calls made
  * before main (constructors) and by the C library itself go straight to the system. */

@@ -1,5 +1,5 @@
-/* pt_times.c: the process's CPU time as the program sees it (times, clock, getrusage)
- * and C11's timespec_get, recorded and replayed like clock_gettime (pt_time.c), so
+/* in_cputime.c: the process's CPU time as the program sees it (times, clock, getrusage)
+ * and C11's timespec_get, recorded and replayed like clock_gettime (in_clock.c), so
  * a program that prints its timings replays them exactly. */
 #include "inputs/inputs.h"
 
@@ -35,7 +35,7 @@ clock_t times(struct tms *buf)
 {
 	struct times_value v;
 	memset(&v, 0, sizeof v);
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	if (!rp_input_replay(RP_INPUT_TIMES, &v, sizeof v)) {
 		if (!real_times)
 			find_real();
@@ -53,7 +53,7 @@ clock_t times(struct tms *buf)
 clock_t clock(void)
 {
 	int64_t v;
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	if (!rp_input_replay(RP_INPUT_CLOCK, &v, sizeof v)) {
 		if (!real_clock)
 			find_real();
@@ -72,7 +72,7 @@ int getrusage(int who, struct rusage *ru)
 {
 	struct rusage_value v;
 	memset(&v, 0, sizeof v);
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_GETRUSAGE, &v, sizeof v)) {
 		if (v.who != who)
 			rp_diverge("thread %d: getrusage(%d), the recording asked for %d",
@@ -101,7 +101,7 @@ int timespec_get(struct timespec *ts, int base)
 {
 	struct timespec_value v;
 	memset(&v, 0, sizeof v);
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_TIMESPEC_GET, &v, sizeof v)) {
 		if (v.base != base)
 			rp_diverge("thread %d: timespec_get of base %d, the recording read %d",

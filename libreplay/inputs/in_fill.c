@@ -1,4 +1,4 @@
-/* pt_input_fill.c: recording and replaying calls that fill a buffer (getrandom,
+/* in_fill.c: recording and replaying calls that fill a buffer (getrandom,
  * arc4random_buf, reads of the random devices). */
 #include "inputs/inputs.h"
 
@@ -14,7 +14,7 @@ struct chunk {
 	int64_t ret;
 };
 
-pid_t pt_real_pid(void)
+pid_t in_real_pid(void)
 {
 	return (pid_t)rp_syscall(SYS_getpid);
 }
@@ -23,13 +23,13 @@ static const char *call_name(int call)
 {
 	static const char *const names[] = {"?", "getrandom", "getentropy", "arc4random_buf",
 					    "a read of a random device"};
-	return call > 0 && call <= PT_CALL_RANDOM_READ ? names[call] : names[0];
+	return call > 0 && call <= IN_CALL_RANDOM_READ ? names[call] : names[0];
 }
 
-ssize_t pt_input_fill(enum pt_chunk_call call, ssize_t (*get)(void *ctx, void *buf, size_t n),
+ssize_t in_fill(enum in_chunk_call call, ssize_t (*get)(void *ctx, void *buf, size_t n),
 		      void *ctx, void *buf, size_t n, bool whole)
 {
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	size_t done = 0;
 	for (;;) {
 		size_t want = n - done < RP_LOG_INPUT_MAX ? n - done : RP_LOG_INPUT_MAX;

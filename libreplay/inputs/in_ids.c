@@ -1,7 +1,7 @@
-/* pt_ids.c: the process's identity: getpid, getppid and gettid differ from run to
+/* in_ids.c: the process's identity: getpid, getppid and gettid differ from run to
  * run, and programs print them, put them in file names and seed generators with
  * them (srand(time(NULL) ^ getpid())): recorded, and the replay returns them. The
- * replay's real ids differ, so kill and sigqueue (pt_signal.c) and tgkill map a recorded id back to the real
+ * replay's real ids differ, so kill and sigqueue (sig_api.c) and tgkill map a recorded id back to the real
  * one (kill(getpid(), SIGUSR1) reaches the replaying process itself). The user and
  * group ids are not recorded: a replay runs as the recording's user, the way the
  * files it reads are assumed unchanged (docs/inputs.md). */
@@ -27,7 +27,7 @@ struct id_value {
 static pid_t id(int which)
 {
 	struct id_value v = {0, 0};
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_ID, &v, sizeof v)) {
 		if (v.which != which)
 			rp_diverge("thread %d: %s, the recording called %s", rp_cur->tid,
@@ -59,9 +59,9 @@ pid_t gettid(void)
 }
 
 /* A pid the replay handed out is the real one it stood for (only while replaying:
- * a forked child and a recording see real ids). kill and sigqueue (pt_signal.c) use
+ * a forked child and a recording see real ids). kill and sigqueue (sig_api.c) use
  * it too. */
-pid_t pt_real_id(pid_t p)
+pid_t in_real_id(pid_t p)
 {
 	if (!rp_replaying || p <= 0)
 		return p;
@@ -71,11 +71,11 @@ pid_t pt_real_id(pid_t p)
 	return p;
 }
 
-/* To the calling green thread (its masks and queue, pt_signal.c) when it names our
+/* To the calling green thread (its masks and queue, sig_api.c) when it names our
  * own kernel thread; else the kernel's. */
 int tgkill(pid_t tgid, pid_t tid, int sig)
 {
-	pid_t real_tgid = pt_real_id(tgid), real_tid = pt_real_id(tid);
-	int r = pt_tgkill(real_tgid, real_tid, sig);
+	pid_t real_tgid = in_real_id(tgid), real_tid = in_real_id(tid);
+	int r = sig_tgkill(real_tgid, real_tid, sig);
 	return r != PT_TO_KERNEL ? r : (int)rp_syscall(SYS_tgkill, real_tgid, real_tid, sig);
 }

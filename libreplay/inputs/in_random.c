@@ -1,4 +1,4 @@
-/* pt_random.c: getrandom, getentropy and the arc4random family give the replay the
+/* in_random.c: getrandom, getentropy and the arc4random family give the replay the
  * bytes they gave the recording, so a program seeding from them replays exactly. */
 #include "inputs/inputs.h"
 
@@ -15,7 +15,7 @@ static uint32_t (*real_arc4random)(void);
 static void (*real_arc4random_buf)(void *, size_t);
 static uint32_t (*real_arc4random_uniform)(uint32_t);
 
-/* Before the program's constructors (as pt_time.c). */
+/* Before the program's constructors (as in_clock.c). */
 __attribute__((constructor(103))) static void find_real(void)
 {
 	real_getentropy = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "getentropy");
@@ -35,7 +35,7 @@ static ssize_t sys_getrandom(void *flags, void *buf, size_t n)
  * kernel gave one (a signal, GRND_NONBLOCK). */
 ssize_t getrandom(void *buf, size_t n, unsigned flags)
 {
-	return pt_input_fill(PT_CALL_GETRANDOM, sys_getrandom, (void *)(uintptr_t)flags, buf, n,
+	return in_fill(IN_CALL_GETRANDOM, sys_getrandom, (void *)(uintptr_t)flags, buf, n,
 			     true);
 }
 
@@ -52,7 +52,7 @@ int getentropy(void *buf, size_t n)
 		errno = EIO;
 		return -1;
 	}
-	return pt_input_fill(PT_CALL_GETENTROPY, do_getentropy, NULL, buf, n, true) < 0 ? -1 : 0;
+	return in_fill(IN_CALL_GETENTROPY, do_getentropy, NULL, buf, n, true) < 0 ? -1 : 0;
 }
 
 static ssize_t do_arc4random_buf(void *ctx, void *buf, size_t n)
@@ -65,13 +65,13 @@ static ssize_t do_arc4random_buf(void *ctx, void *buf, size_t n)
 
 void arc4random_buf(void *buf, size_t n)
 {
-	pt_input_fill(PT_CALL_ARC4RANDOM_BUF, do_arc4random_buf, NULL, buf, n, true);
+	in_fill(IN_CALL_ARC4RANDOM_BUF, do_arc4random_buf, NULL, buf, n, true);
 }
 
 uint32_t arc4random(void)
 {
 	uint32_t v;
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	if (!rp_input_replay(RP_INPUT_ARC4RANDOM, &v, sizeof v)) {
 		if (!real_arc4random)
 			find_real();
@@ -84,7 +84,7 @@ uint32_t arc4random(void)
 uint32_t arc4random_uniform(uint32_t bound)
 {
 	uint32_t v;
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	if (!rp_input_replay(RP_INPUT_ARC4RANDOM, &v, sizeof v)) {
 		if (!real_arc4random_uniform)
 			find_real();

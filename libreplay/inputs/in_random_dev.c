@@ -1,7 +1,7 @@
-/* pt_random_dev.c: reads of /dev/random and /dev/urandom are recorded. A descriptor
+/* in_random_dev.c: reads of /dev/random and /dev/urandom are recorded. A descriptor
  * is a random device when it is the character device 1:8 or 1:9 (so symbolic links
  * and relative paths count too); open, openat, dup and close keep a bitmap of them,
- * and rp_input_fd_read serves the read() wrapper. A FILE opened on one reads
+ * and in_fd_read serves the read() wrapper. A FILE opened on one reads
  * through a cookie (fopencookie), because stdio reads with the C library's internal
  * read, which no wrapper sees. In the replay the device is opened for real too, so
  * descriptor numbers stay those of the recording; only its bytes come from the log. */
@@ -39,7 +39,7 @@ static bool is_random_dev(const struct stat *st)
 	       (minor(st->st_rdev) == 8 || minor(st->st_rdev) == 9);
 }
 
-int rp_input_fd_opened(int fd)
+int in_fd_opened(int fd)
 {
 	struct stat st;
 	int saved = errno;
@@ -48,12 +48,12 @@ int rp_input_fd_opened(int fd)
 	return fd;
 }
 
-void rp_input_fd_copied(int from, int to)
+void in_fd_copied(int from, int to)
 {
 	set_tracked(to, tracked(from));
 }
 
-void rp_input_fd_closed(int fd)
+void in_fd_closed(int fd)
 {
 	set_tracked(fd, false);
 }
@@ -63,12 +63,12 @@ static ssize_t sys_read(void *fd, void *buf, size_t n)
 	return rp_syscall(SYS_read, (int)(intptr_t)fd, buf, n);
 }
 
-bool rp_input_fd_read(int fd, void *buf, size_t n, ssize_t *ret)
+bool in_fd_read(int fd, void *buf, size_t n, ssize_t *ret)
 {
 	if (!tracked(fd))
 		return false;
 	/* One read, at most RP_LOG_INPUT_MAX bytes: a short read, as read() may give. */
-	*ret = pt_input_fill(PT_CALL_RANDOM_READ, sys_read, (void *)(intptr_t)fd, buf, n, false);
+	*ret = in_fill(IN_CALL_RANDOM_READ, sys_read, (void *)(intptr_t)fd, buf, n, false);
 	return true;
 }
 
@@ -83,7 +83,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	return rp_input_fd_opened((int)rp_syscall(SYS_openat, dirfd, path, flags, mode));
+	return in_fd_opened((int)rp_syscall(SYS_openat, dirfd, path, flags, mode));
 }
 
 int open(const char *path, int flags, ...)
@@ -92,7 +92,7 @@ int open(const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	return rp_input_fd_opened((int)rp_syscall(SYS_openat, AT_FDCWD, path, flags, mode));
+	return in_fd_opened((int)rp_syscall(SYS_openat, AT_FDCWD, path, flags, mode));
 }
 
 /* x86-64: O_LARGEFILE is implied, the 64 variants are the same calls. */
@@ -108,7 +108,7 @@ int __open64_2(const char *path, int flags) __attribute__((alias("__open_2")));
 
 int close(int fd)
 {
-	rp_input_fd_closed(fd);
+	in_fd_closed(fd);
 	return (int)rp_syscall(SYS_close, fd);
 }
 
@@ -116,7 +116,7 @@ int dup(int fd)
 {
 	int r = (int)rp_syscall(SYS_dup, fd);
 	if (r >= 0)
-		rp_input_fd_copied(fd, r);
+		in_fd_copied(fd, r);
 	return r;
 }
 
@@ -124,7 +124,7 @@ int dup3(int fd, int fd2, int flags)
 {
 	int r = (int)rp_syscall(SYS_dup3, fd, fd2, flags);
 	if (r >= 0)
-		rp_input_fd_copied(fd, r);
+		in_fd_copied(fd, r);
 	return r;
 }
 

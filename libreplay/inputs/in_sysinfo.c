@@ -1,4 +1,4 @@
-/* pt_sysinfo.c: what the program learns about the machine: processor counts (a
+/* in_sysinfo.c: what the program learns about the machine: processor counts (a
  * program sizes its thread pool from them), memory counts, its CPU affinity and
  * uname. They are recorded, so a replay on another machine, or with another
  * affinity, makes the same decisions. Every other sysconf name is a constant of
@@ -36,7 +36,7 @@ static long recorded_sysconf(int name)
 {
 	struct sysconf_value v;
 	memset(&v, 0, sizeof v);
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_SYSCONF, &v, sizeof v)) {
 		if (v.name != name)
 			rp_diverge("thread %d: sysconf(%d), the recording asked for %d",
@@ -100,7 +100,7 @@ int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *mask)
 {
 	struct affinity_value v;
 	memset(&v, 0, sizeof v);
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	if (!rp_input_replay(RP_INPUT_AFFINITY, &v, sizeof v)) {
 		if (!real_sched_getaffinity)
 			find_real();
@@ -127,7 +127,7 @@ int uname(struct utsname *u)
 {
 	struct uname_value v;
 	memset(&v, 0, sizeof v);
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 	if (!rp_input_replay(RP_INPUT_UNAME, &v, sizeof v)) {
 		if (!real_uname)
 			find_real();

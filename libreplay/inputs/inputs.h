@@ -1,4 +1,4 @@
-/* pt_inputs.h: recorded inputs beyond the clock (docs/inputs.md): what a call
+/* inputs/inputs.h: recorded inputs beyond the clock (docs/inputs.md): what a call
  * returned while recording is what it returns in the replay. Each wrapper asks
  * rp_input_replay for the logged value first; otherwise it makes the real call and
  * rp_input_record logs the result (nothing is logged outside a recording). */
@@ -14,11 +14,11 @@
 #include "engine/engine.h"
 
 /* Which call an RP_INPUT_CHUNK belongs to (checked in the replay). */
-enum pt_chunk_call {
-	PT_CALL_GETRANDOM = 1,
-	PT_CALL_GETENTROPY,
-	PT_CALL_ARC4RANDOM_BUF,
-	PT_CALL_RANDOM_READ, /* read() of /dev/random or /dev/urandom */
+enum in_chunk_call {
+	IN_CALL_GETRANDOM = 1,
+	IN_CALL_GETENTROPY,
+	IN_CALL_ARC4RANDOM_BUF,
+	IN_CALL_RANDOM_READ, /* read() of /dev/random or /dev/urandom */
 };
 
 /* A call that fills buf with up to n bytes: recording, get(ctx, buf, n) is the real
@@ -26,14 +26,14 @@ enum pt_chunk_call {
  * BYTES record with what it gave, in pieces of at most RP_LOG_INPUT_MAX bytes (all
  * of n if whole, else only the first piece, a short read); replaying, the log gives
  * the same. Returns the bytes given, or -1 with errno as the real call set it. */
-ssize_t pt_input_fill(enum pt_chunk_call call, ssize_t (*get)(void *ctx, void *buf, size_t n),
+ssize_t in_fill(enum in_chunk_call call, ssize_t (*get)(void *ctx, void *buf, size_t n),
 		      void *ctx, void *buf, size_t n, bool whole);
 
 /* The process's real id, by system call (never recorded): for kill() and signals. */
-pid_t pt_real_pid(void);
+pid_t in_real_pid(void);
 
-/* pt_sigaction.c: log a signal from outside that a handler saw, if one is pending
+/* sig_action.c: log a signal from outside that a handler saw, if one is pending
  * (a handler cannot always write the log itself). */
-void pt_async_signal_flush(void);
+void rp_async_signal_flush(void);
 
 #endif

@@ -1,8 +1,8 @@
-/* pt_epoll.c: epoll_wait and epoll_pwait block only the calling green thread: an
+/* io_epoll.c: epoll_wait and epoll_pwait block only the calling green thread: an
  * epoll descriptor is itself readable while it has events to report, so the thread
- * parks on (epfd, POLLIN) (pt_iowait.c) after a zero-timeout try. Cancellation
+ * parks on (epfd, POLLIN) (io_park.c) after a zero-timeout try. Cancellation
  * points; the timeout is a deadline on the recorded CLOCK_MONOTONIC, as for poll.
- * epoll_pwait's signal mask is not applied while the thread waits (pt_poll.c). A
+ * epoll_pwait's signal mask is not applied while the thread waits (io_poll.c). A
  * signal's handler ends the wait with EINTR, SA_RESTART or not. */
 #include "pthread/pt_impl.h"
 
@@ -25,8 +25,8 @@ static long try_epoll(void *arg)
 int epoll_pwait(int epfd, struct epoll_event *events, int max, int timeout,
 		const sigset_t *sigmask)
 {
-	if (!pt_io_green() || timeout == 0)
-		return (int)pt_io_ret(rp_raw_syscall(SYS_epoll_pwait, epfd, (long)events, max,
+	if (!io_green() || timeout == 0)
+		return (int)io_ret(rp_raw_syscall(SYS_epoll_pwait, epfd, (long)events, max,
 						     timeout, (long)sigmask, 8));
 	pt_testcancel(pt_self());
 	struct timespec dl;
@@ -34,8 +34,8 @@ int epoll_pwait(int epfd, struct epoll_event *events, int max, int timeout,
 		pt_deadline_in(timeout / 1000, (long)(timeout % 1000) * 1000000, &dl);
 	struct ep a = {epfd, events, max};
 	struct pollfd p = {epfd, POLLIN, 0};
-	long r = pt_io_call(&p, 1, timeout > 0 ? &dl : NULL, 0, -1, try_epoll, &a);
-	return r == -ETIMEDOUT ? 0 : (int)pt_io_ret(r);
+	long r = io_call(&p, 1, timeout > 0 ? &dl : NULL, 0, -1, try_epoll, &a);
+	return r == -ETIMEDOUT ? 0 : (int)io_ret(r);
 }
 
 int epoll_wait(int epfd, struct epoll_event *events, int max, int timeout)

@@ -1,4 +1,4 @@
-/* pt_futex.c: the futex system call between green threads, for programs that build
+/* io_futex.c: the futex system call between green threads, for programs that build
  * their own locks on syscall(SYS_futex, ...). One kernel thread runs them all, so a
  * FUTEX_WAIT in the kernel would never return: waiters park in sched instead.
  *
@@ -12,7 +12,7 @@
  * timeout of WAIT_BITSET, FUTEX_CLOCK_REALTIME. The others fail with ENOSYS and a
  * one-line note. Futex waits are not cancellation points (as in the kernel).
  *
- * A signal sent to a waiter (pt_sigdeliver.c) ends its wait as the kernel's does: after
+ * A signal sent to a waiter (sig_deliver.c) ends its wait as the kernel's does: after
  * the handler, a wait with a timeout fails with EINTR; one without fails with EINTR,
  * or, if the handler has SA_RESTART, starts again (and checks the value again). An
  * ignored signal, or a stop, ends nothing. */
@@ -113,10 +113,10 @@ static long futex_wake(uint32_t *uaddr, int n, uint32_t bitset, uint32_t *to, in
 	return woken + moved;
 }
 
-long pt_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
+long io_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
 	      uint32_t *uaddr2, uint32_t val3)
 {
-	if (!pt_io_green())
+	if (!io_green())
 		return rp_raw_syscall(SYS_futex, (long)uaddr, op, val, (long)ts, (long)uaddr2, val3);
 	int cmd = op & FUTEX_CMD_MASK;
 	clockid_t clk = (op & FUTEX_CLOCK_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC;

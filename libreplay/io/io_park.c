@@ -1,24 +1,24 @@
-/* pt_iowait.c: how a blocking system call blocks only its green thread.
+/* io_park.c: how a blocking system call blocks only its green thread.
  *
  * The call is first made without blocking (RWF_NOWAIT, MSG_DONTWAIT, or a zero-timeout
  * poll before a call that then cannot block); the user's file status flags are never
  * changed. If it would block on a descriptor opened blocking, the thread parks in the
  * scheduler (sched_wait_event) waiting for the descriptor; other threads run, and when
- * all wait the runtime polls the union of their descriptors (io_wait.c).
+ * all wait the runtime polls the union of their descriptors (io_ready.c).
  *
  * Determinism. Both time-dependent answers are inputs of the replay:
  *   - "this try would block": logged as RP_INPUT_IO_BLOCK holding the thread's try
  *     number (io_seq); replaying, a logged block parks the thread without trying, and
  *     an unlogged one makes the call, waiting in the kernel if its data (which came
  *     from outside the process) is not there yet;
- *   - "the parked thread's descriptor is ready now": io_wait.c.
+ *   - "the parked thread's descriptor is ready now": io_ready.c.
  * Data passed between green threads is produced by the replayed program itself, so
  * the real calls return the same bytes; data from outside must be the same again
  * (docs/io.md).
  *
  * Signals. A signal sent to a parked thread ends the park when the sender runs
- * (pt_sigdeliver.c: a deterministic point); after its handler the call fails with
- * EINTR or, for a call on a "slow" device (PT_IO_RESTART) without a socket timeout
+ * (sig_deliver.c: a deterministic point); after its handler the call fails with
+ * EINTR or, for a call on a "slow" device (IO_RESTART) without a socket timeout
  * whose handler has SA_RESTART, tries again, as signal(7) says. Nothing but the
  * program's own sigaction table decides. */
 #include "pthread/pt_impl.h"
@@ -45,12 +45,12 @@ __attribute__((constructor)) static void watch_fork(void)
 	pthread_atfork(NULL, NULL, child);
 }
 
-bool pt_io_green(void)
+bool io_green(void)
 {
 	return !forked && sched_thread_id(sched_current()) != 0 && !pt_in_scheduler();
 }
 
-long pt_io_ret(long r)
+long io_ret(long r)
 {
 	if (r < 0 && r > -4096) {
 		errno = (int)-r;
@@ -59,17 +59,17 @@ long pt_io_ret(long r)
 	return r;
 }
 
-enum pt_fd_kind pt_fd_kind(int fd)
+enum io_fd_kind io_fd_kind(int fd)
 {
 	struct stat st;
 	if (rp_raw_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0)
-		return PT_FD_OTHER;
+		return IO_FD_OTHER;
 	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
-		return PT_FD_STREAM;
-	return S_ISCHR(st.st_mode) ? PT_FD_CHAR : PT_FD_OTHER;
+		return IO_FD_STREAM;
+	return S_ISCHR(st.st_mode) ? IO_FD_CHAR : IO_FD_OTHER;
 }
 
-bool pt_fd_nonblocking(int fd)
+bool io_fd_nonblocking(int fd)
 {
 	long fl = rp_raw_syscall(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
 	return fl >= 0 && (fl & O_NONBLOCK);
@@ -81,7 +81,7 @@ bool pt_fd_nonblocking(int fd)
 static int park(struct pt_thread *self, struct pollfd *fds, unsigned long nfds,
 		const struct timespec *deadline, bool restart)
 {
-	struct rp_io_wait w = {fds, nfds};
+	struct io_wait w = {fds, nfds};
 	pt_wait_begin(self, PT_WAIT_IO);
 	int err = sched_wait_event(&w, deadline, CLOCK_MONOTONIC);
 	enum pt_handled h = pt_wait_end(self, err == PT_EINTERRUPTED);
@@ -129,10 +129,10 @@ static bool socket_timeout(int fd, short events, struct timespec *dl)
 	return true;
 }
 
-long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
+long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
 		int flags, int nbfd, long (*try)(void *), void *arg)
 {
-	bool dontwait = flags & PT_IO_DONTWAIT;
+	bool dontwait = flags & IO_DONTWAIT;
 	struct pt_thread *self = pt_self();
 	/* A socket's own timeout starts at the first park: the replay parks at the same
 	 * points (a logged block), so it reads the recorded clock at the same moment. */
@@ -143,7 +143,7 @@ long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *d
 		bool block = rp_input_replay_if(RP_INPUT_IO_BLOCK, &seq, sizeof seq);
 		if (!block) {
 			long r = try(arg);
-			if (r != -EAGAIN || dontwait || (nbfd >= 0 && pt_fd_nonblocking(nbfd)))
+			if (r != -EAGAIN || dontwait || (nbfd >= 0 && io_fd_nonblocking(nbfd)))
 				return r;
 			if (rp_replay_decides()) {
 				/* Not blocked when recorded: the same try number, until it goes
@@ -163,7 +163,7 @@ long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *d
 		}
 		/* The kernel's answer to a socket timeout is EAGAIN; a socket call with a
 		 * timeout is never restarted. */
-		int err = park(self, fds, nfds, deadline, (flags & PT_IO_RESTART) && !sock_timeout);
+		int err = park(self, fds, nfds, deadline, (flags & IO_RESTART) && !sock_timeout);
 		if (err == EINTR)
 			return -EINTR;
 		if (err)

@@ -1,5 +1,5 @@
-/* pt_poll.c: poll, ppoll, select and pselect block only the calling green thread
- * (pt_iowait.c); all are cancellation points. A zero timeout goes straight to the
+/* io_poll.c: poll, ppoll, select and pselect block only the calling green thread
+ * (io_park.c); all are cancellation points. A zero timeout goes straight to the
  * kernel. A timeout becomes a deadline on CLOCK_MONOTONIC read through the recorded
  * clock_gettime, and its expiry is a logged scheduler decision like any timed wait.
  *
@@ -40,17 +40,17 @@ static void time_left(const struct timespec *dl, struct timespec *left)
 	left->tv_nsec = ns % 1000000000;
 }
 
-int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
+int io_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
 	    struct timespec *left)
 {
 	bool now = rel && rel->tv_sec == 0 && rel->tv_nsec == 0;
-	if (!pt_io_green() || now) {
+	if (!io_green() || now) {
 		/* The kernel sets the time left in a timeout it may change. */
 		struct timespec t = rel ? *rel : (struct timespec){0, 0};
 		long r = rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, rel ? (long)&t : 0, 0, 8, 0);
 		if (left && rel)
 			*left = t;
-		return (int)pt_io_ret(r);
+		return (int)io_ret(r);
 	}
 	pt_testcancel(pt_self());
 	if (rel && (rel->tv_sec < 0 || rel->tv_nsec < 0 || rel->tv_nsec >= 1000000000)) {
@@ -61,7 +61,7 @@ int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
 	if (rel)
 		pt_deadline_in(rel->tv_sec, rel->tv_nsec, &dl);
 	struct pl a = {fds, nfds};
-	long r = pt_io_call(fds, nfds, rel ? &dl : NULL, 0, -1, try_poll, &a);
+	long r = io_call(fds, nfds, rel ? &dl : NULL, 0, -1, try_poll, &a);
 	if (r == -ETIMEDOUT) {
 		for (unsigned long k = 0; k < nfds; k++)
 			fds[k].revents = 0;
@@ -73,21 +73,21 @@ int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
 	 * the same point of the replay. */
 	if (left && rel)
 		time_left(&dl, left);
-	return (int)pt_io_ret(r);
+	return (int)io_ret(r);
 }
 
 int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
 	struct timespec rel = {timeout / 1000, (long)(timeout % 1000) * 1000000};
-	return pt_poll(fds, nfds, timeout < 0 ? NULL : &rel, NULL);
+	return io_poll(fds, nfds, timeout < 0 ? NULL : &rel, NULL);
 }
 
 int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *tmo, const sigset_t *sigmask)
 {
-	if (!pt_io_green())
-		return (int)pt_io_ret(rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, (long)tmo,
+	if (!io_green())
+		return (int)io_ret(rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, (long)tmo,
 						     (long)sigmask, 8, 0));
-	return pt_poll(fds, nfds, tmo, NULL);
+	return io_poll(fds, nfds, tmo, NULL);
 }
 
 /* select's sets as poll's events (the kernel's own correspondence). */
@@ -110,7 +110,7 @@ static int green_select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		if (ev)
 			p[n++] = (struct pollfd){fd, ev, 0};
 	}
-	int r = pt_poll(p, n, rel, left);
+	int r = io_poll(p, n, rel, left);
 	if (r < 0)
 		return r;
 	int bits = 0;
@@ -136,8 +136,8 @@ static int green_select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 
 int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv)
 {
-	if (!pt_io_green())
-		return (int)pt_io_ret(rp_raw_syscall(SYS_select, nfds, (long)rd, (long)wr, (long)ex,
+	if (!io_green())
+		return (int)io_ret(rp_raw_syscall(SYS_select, nfds, (long)rd, (long)wr, (long)ex,
 						     (long)tv, 0));
 	if (tv && (tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= 1000000)) {
 		errno = EINVAL;
@@ -158,12 +158,12 @@ int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv)
 int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *tmo,
 	    const sigset_t *sigmask)
 {
-	if (!pt_io_green()) {
+	if (!io_green()) {
 		struct {
 			const sigset_t *ss;
 			size_t len;
 		} data = {sigmask, 8};
-		return (int)pt_io_ret(rp_raw_syscall(SYS_pselect6, nfds, (long)rd, (long)wr, (long)ex,
+		return (int)io_ret(rp_raw_syscall(SYS_pselect6, nfds, (long)rd, (long)wr, (long)ex,
 						     (long)tmo, (long)&data));
 	}
 	return green_select(nfds, rd, wr, ex, tmo, NULL);

@@ -1,5 +1,5 @@
-/* io_wait.c: the scheduler's questions about threads parked on descriptors
- * (sched_wait_event with a struct rp_io_wait, from the pthread layer's pt_iowait.c).
+/* io_ready.c: the scheduler's questions about threads parked on descriptors
+ * (sched_wait_event with a struct io_wait, from the pthread layer's io_park.c).
  *
  * Whether a descriptor is ready at a given scheduling point depends on time (data
  * from outside, the kernel's own pace), so the answer is an input: recording, a real
@@ -15,12 +15,12 @@
 
 static bool ready_now(const void *obj)
 {
-	const struct rp_io_wait *w = obj;
+	const struct io_wait *w = obj;
 	struct timespec zero = {0, 0};
 	return rp_raw_syscall(SYS_ppoll, (long)w->fds, (long)w->nfds, (long)&zero, 0, 8, 0) > 0;
 }
 
-bool rp_io_event_ready(struct sched_thread *t, const void *obj)
+bool io_event_ready(struct sched_thread *t, const void *obj)
 {
 	return rp_sched_question(t, RP_INPUT_IO_READY, ready_now, obj);
 }
@@ -30,7 +30,7 @@ bool rp_io_event_ready(struct sched_thread *t, const void *obj)
 #define IO_IDLE_MAX 1024
 static struct pollfd idle_fds[IO_IDLE_MAX];
 
-void rp_io_idle(uint64_t deadline_ns, clockid_t clk)
+void io_idle(uint64_t deadline_ns, clockid_t clk)
 {
 	if (rp_replay_decides()) {
 		/* No waiting: the next record says which wait ends, and when. */
@@ -44,7 +44,7 @@ void rp_io_idle(uint64_t deadline_ns, clockid_t clk)
 		sched_thread_info(t, &info);
 		if (info.state != SCHED_BLOCKED || info.wait_kind != SCHED_WAIT_EVENT)
 			continue;
-		const struct rp_io_wait *w = info.wait_obj;
+		const struct io_wait *w = info.wait_obj;
 		for (unsigned long k = 0; k < w->nfds; k++) {
 			if (n == IO_IDLE_MAX) {
 				overflow = true;

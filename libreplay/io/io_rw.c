@@ -1,8 +1,8 @@
-/* pt_io.c: read, write, readv, writev on pipes, FIFOs, sockets and character devices
- * block only the calling green thread (pt_iowait.c). Pipes and sockets are tried with
+/* io_rw.c: read, write, readv, writev on pipes, FIFOs, sockets and character devices
+ * block only the calling green thread (io_park.c). Pipes and sockets are tried with
  * RWF_NOWAIT (or, where the kernel refuses it, as terminals are: poll first). Regular files and the like go
  * straight to the kernel; a read of /dev/random or /dev/urandom is a recorded input
- * (pt_random_dev.c). All four are cancellation points.
+ * (in_random_dev.c). All four are cancellation points.
  *
  * A blocking write writes everything, as the kernel's does: the rest of a partial
  * write (RWF_NOWAIT stops when the pipe is full) waits for room. A write of at most
@@ -18,14 +18,14 @@ struct rw {
 	int fd;
 	const struct iovec *iov;
 	int iovcnt;
-	enum pt_fd_kind kind;
+	enum io_fd_kind kind;
 };
 
 static long try_read(void *arg)
 {
 	const struct rw *a = arg;
 	long r = -EOPNOTSUPP;
-	if (a->kind != PT_FD_CHAR)
+	if (a->kind != IO_FD_CHAR)
 		r = rp_raw_syscall(SYS_preadv2, a->fd, (long)a->iov, a->iovcnt, -1, -1, RWF_NOWAIT);
 	if (r == -EOPNOTSUPP) {
 		/* No RWF_NOWAIT on a terminal: ready first, then the read cannot block. */
@@ -60,21 +60,21 @@ static long try_write(void *arg)
 
 ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 {
-	struct rw a = {fd, iov, iovcnt, PT_FD_OTHER};
-	if (pt_io_green()) {
+	struct rw a = {fd, iov, iovcnt, IO_FD_OTHER};
+	if (io_green()) {
 		pt_testcancel(pt_self());
-		a.kind = pt_fd_kind(fd);
+		a.kind = io_fd_kind(fd);
 	}
-	if (a.kind == PT_FD_OTHER)
-		return pt_io_ret(rp_raw_syscall(SYS_readv, fd, (long)iov, iovcnt, 0, 0, 0));
+	if (a.kind == IO_FD_OTHER)
+		return io_ret(rp_raw_syscall(SYS_readv, fd, (long)iov, iovcnt, 0, 0, 0));
 	struct pollfd p = {fd, POLLIN, 0};
-	return pt_io_ret(pt_io_call(&p, 1, NULL, PT_IO_RESTART, fd, try_read, &a));
+	return io_ret(io_call(&p, 1, NULL, IO_RESTART, fd, try_read, &a));
 }
 
 ssize_t read(int fd, void *buf, size_t count)
 {
 	ssize_t r;
-	if (rp_input_fd_read(fd, buf, count, &r)) /* /dev/urandom: a recorded input */
+	if (in_fd_read(fd, buf, count, &r)) /* /dev/urandom: a recorded input */
 		return r;
 	struct iovec v = {buf, count};
 	return readv(fd, &v, 1);
@@ -108,14 +108,14 @@ static struct iovec *advance(struct iovec *iov, int *cnt, size_t n)
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
-	enum pt_fd_kind kind = PT_FD_OTHER;
-	if (pt_io_green()) {
+	enum io_fd_kind kind = IO_FD_OTHER;
+	if (io_green()) {
 		pt_testcancel(pt_self());
-		kind = pt_fd_kind(fd);
+		kind = io_fd_kind(fd);
 	}
 	/* A terminal drains by itself: its writes may wait a little in the kernel. */
-	if (kind != PT_FD_STREAM || iovcnt <= 0 || iovcnt > IOV_MAX)
-		return pt_io_ret(rp_raw_syscall(SYS_writev, fd, (long)iov, iovcnt, 0, 0, 0));
+	if (kind != IO_FD_STREAM || iovcnt <= 0 || iovcnt > IOV_MAX)
+		return io_ret(rp_raw_syscall(SYS_writev, fd, (long)iov, iovcnt, 0, 0, 0));
 	struct iovec left[iovcnt];
 	size_t total = 0, done = 0;
 	for (int k = 0; k < iovcnt; k++) {
@@ -127,12 +127,12 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 	for (;;) {
 		/* Interrupted after some progress, the kernel returns the count so far,
 		 * with or without SA_RESTART. */
-		long r = pt_io_call(&p, 1, NULL, done ? 0 : PT_IO_RESTART, fd, try_write, &a);
+		long r = io_call(&p, 1, NULL, done ? 0 : IO_RESTART, fd, try_write, &a);
 		if (r < 0)
-			return done ? (ssize_t)done : pt_io_ret(r);
+			return done ? (ssize_t)done : io_ret(r);
 		done += (size_t)r;
 		/* Done, or a descriptor opened non-blocking: one write's worth. */
-		if (done >= total || pt_fd_nonblocking(fd))
+		if (done >= total || io_fd_nonblocking(fd))
 			return (ssize_t)done;
 		a.iov = advance((struct iovec *)a.iov, &a.iovcnt, (size_t)r);
 	}

@@ -1,5 +1,5 @@
-/* pt_socket.c: recv, recvfrom, recvmsg, send, sendto, sendmsg, accept, accept4 and
- * connect block only the calling green thread (pt_iowait.c); all are cancellation
+/* io_socket.c: recv, recvfrom, recvmsg, send, sendto, sendmsg, accept, accept4 and
+ * connect block only the calling green thread (io_park.c); all are cancellation
  * points. The tries add MSG_DONTWAIT to the caller's flags; accept and accept4 poll
  * first (a queued connection cannot be taken by another green thread in between);
  * connect makes its one system call with O_NONBLOCK set on the socket and puts the
@@ -47,11 +47,11 @@ static bool is_stream(int fd)
 static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 {
 	long nr = sending ? SYS_sendmsg : SYS_recvmsg;
-	if (!pt_io_green())
-		return pt_io_ret(rp_raw_syscall(nr, fd, (long)m, flags, 0, 0, 0));
+	if (!io_green())
+		return io_ret(rp_raw_syscall(nr, fd, (long)m, flags, 0, 0, 0));
 	pt_testcancel(pt_self());
 	if (m->msg_iovlen > IOV_MAX)
-		return pt_io_ret(rp_raw_syscall(nr, fd, (long)m, flags, 0, 0, 0));
+		return io_ret(rp_raw_syscall(nr, fd, (long)m, flags, 0, 0, 0));
 	struct msghdr mm = *m;
 	struct iovec left[mm.msg_iovlen ? mm.msg_iovlen : 1];
 	size_t total = 0, done = 0;
@@ -65,10 +65,10 @@ static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 	bool all = sending || (flags & MSG_WAITALL);
 	for (;;) {
 		/* After some progress an interrupted call returns the count so far. */
-		int how = (flags & MSG_DONTWAIT ? PT_IO_DONTWAIT : 0) | (done ? 0 : PT_IO_RESTART);
-		long r = pt_io_call(&p, 1, NULL, how, fd, sending ? try_sendmsg : try_recvmsg, &a);
+		int how = (flags & MSG_DONTWAIT ? IO_DONTWAIT : 0) | (done ? 0 : IO_RESTART);
+		long r = io_call(&p, 1, NULL, how, fd, sending ? try_sendmsg : try_recvmsg, &a);
 		if (r < 0)
-			return done ? (ssize_t)done : pt_io_ret(r);
+			return done ? (ssize_t)done : io_ret(r);
 		done += (size_t)r;
 		if (!sending) {
 			struct msghdr *um = (struct msghdr *)m; /* what the kernel sets */
@@ -79,7 +79,7 @@ static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 		/* The end of a stream (r == 0) or of the data; non-blocking, or not a stream
 		 * (a datagram goes in one piece): one call. */
 		if (!all || r == 0 || done >= total || (flags & MSG_DONTWAIT) ||
-		    pt_fd_nonblocking(fd) || !is_stream(fd))
+		    io_fd_nonblocking(fd) || !is_stream(fd))
 			return (ssize_t)done;
 		int cnt = (int)mm.msg_iovlen;
 		struct iovec *v = mm.msg_iov;
@@ -167,11 +167,11 @@ static long try_accept(void *arg)
 int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	struct acc a = {fd, addr, len, flags};
-	if (!pt_io_green())
-		return (int)pt_io_ret(rp_raw_syscall(SYS_accept4, fd, (long)addr, (long)len, flags, 0, 0));
+	if (!io_green())
+		return (int)io_ret(rp_raw_syscall(SYS_accept4, fd, (long)addr, (long)len, flags, 0, 0));
 	pt_testcancel(pt_self());
 	struct pollfd p = {fd, POLLIN, 0};
-	return (int)pt_io_ret(pt_io_call(&p, 1, NULL, PT_IO_RESTART, fd, try_accept, &a));
+	return (int)io_ret(io_call(&p, 1, NULL, IO_RESTART, fd, try_accept, &a));
 }
 
 int accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -204,12 +204,12 @@ static long try_connected(void *arg)
 
 int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
-	if (!pt_io_green())
-		return (int)pt_io_ret(rp_raw_syscall(SYS_connect, fd, (long)addr, len, 0, 0, 0));
+	if (!io_green())
+		return (int)io_ret(rp_raw_syscall(SYS_connect, fd, (long)addr, len, 0, 0, 0));
 	pt_testcancel(pt_self());
 	long fl = rp_raw_syscall(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
 	if (fl < 0 || (fl & O_NONBLOCK))
-		return (int)pt_io_ret(rp_raw_syscall(SYS_connect, fd, (long)addr, len, 0, 0, 0));
+		return (int)io_ret(rp_raw_syscall(SYS_connect, fd, (long)addr, len, 0, 0, 0));
 	/* Only for this one system call: nothing else runs before the flags are back. */
 	rp_raw_syscall(SYS_fcntl, fd, F_SETFL, fl | O_NONBLOCK, 0, 0, 0);
 	long r = rp_raw_syscall(SYS_connect, fd, (long)addr, len, 0, 0, 0);
@@ -223,11 +223,11 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		rp_raw_syscall(SYS_fcntl, fd, F_SETFL, fl, 0, 0, 0);
 	}
 	if (r != 0 && r != -EINPROGRESS)
-		return (int)pt_io_ret(r);
+		return (int)io_ret(r);
 	/* Whether the handshake finished within the call depends on time: either way the
-	 * wait below is one try, so the replay counts the same tries (pt_iowait.c). */
+	 * wait below is one try, so the replay counts the same tries (io_park.c). */
 	struct conn c = {fd, r == 0};
 	struct pollfd p = {fd, POLLOUT, 0};
 	/* Interrupted without SA_RESTART: EINTR, and the connection goes on by itself. */
-	return (int)pt_io_ret(pt_io_call(&p, 1, NULL, PT_IO_RESTART, -1, try_connected, &c));
+	return (int)io_ret(io_call(&p, 1, NULL, IO_RESTART, -1, try_connected, &c));
 }

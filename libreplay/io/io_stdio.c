@@ -1,5 +1,5 @@
-/* pt_stdio.c: stdio streams on pipes, sockets, FIFOs and terminals park only their
- * green thread, like read() and write() on them (pt_io.c).
+/* io_stdio.c: stdio streams on pipes, sockets, FIFOs and terminals park only their
+ * green thread, like read() and write() on them (io_rw.c).
  *
  * glibc's stdio calls the kernel through its internal aliases of read and write, which
  * no wrapper sees: fgets on a pipe that another green thread fills would block the one
@@ -11,7 +11,7 @@
  *     as glibc's;
  *   - fopen of a FIFO or a character device, fdopen of a pipe, socket, FIFO or
  *     character device, and popen's stream (pclose hands it back to glibc);
- *   - a random device: its reads are recorded inputs (pt_random_dev.c).
+ *   - a random device: its reads are recorded inputs (in_random_dev.c).
  * fileno() gives the descriptor as before: the cookie FILE's _fileno is set to it
  * (glibc's cookie functions never use it themselves). glibc's freopen cannot reopen a
  * cookie stream and its wide-character reads crash on one: ours reopen it in place,
@@ -213,7 +213,7 @@ static FILE *cookie_stream(int fd, const char *mode, FILE *proc)
 		free(s);
 		return NULL;
 	}
-	set_parks(s, pt_fd_kind(fd) != PT_FD_OTHER);
+	set_parks(s, io_fd_kind(fd) != IO_FD_OTHER);
 	s->file->_fileno = fd;
 	/* glibc's own lock has one owner here, the one kernel thread (see the top): it
 	 * keeps nothing apart, and costs an atomic operation per getc. */
@@ -245,7 +245,7 @@ static bool mode_fits(int fd, const char *mode)
 
 /* Called by main.c's first constructor: stdin becomes a cookie stream on fd 0 before
  * anything reads it (this also links this file into every program). */
-void rp_stdio_start(void)
+void io_stdio_start(void)
 {
 	find_real();
 	if (rp_raw_syscall(SYS_fcntl, 0, F_GETFL, 0, 0, 0, 0) < 0)
@@ -286,8 +286,8 @@ FILE *fdopen(int fd, const char *mode)
 {
 	find_real();
 	/* Anything a read or write may block on; a random device is a character device
-	 * too (its reads are recorded inputs: pt_random_dev.c). */
-	if (pt_fd_kind(fd) == PT_FD_OTHER)
+	 * too (its reads are recorded inputs: in_random_dev.c). */
+	if (io_fd_kind(fd) == IO_FD_OTHER)
 		return real_fdopen(fd, mode);
 	return mode_fits(fd, mode) ? cookie_stream(fd, mode, NULL) : NULL;
 }
@@ -360,7 +360,7 @@ FILE *freopen(const char *path, const char *mode, FILE *f)
 	clearerr(f);
 	s->closed = false;
 	s->used = false; /* a new stream: wide characters may still come (wide()) */
-	set_parks(s, pt_fd_kind(s->fd) != PT_FD_OTHER);
+	set_parks(s, io_fd_kind(s->fd) != IO_FD_OTHER);
 	return f;
 }
 
@@ -368,13 +368,13 @@ FILE *freopen64(const char *path, const char *mode, FILE *f) __attribute__((alia
 
 /* ---- reading: one green thread at a time per stream -------------------------------- */
 
-/* The stream first: pt_io_green costs more than the list (getc is hot). */
+/* The stream first: io_green costs more than the list (getc is hot). */
 static struct pt_stream *lock_stream(FILE *f)
 {
 	if (!nparking)
 		return NULL;
 	struct pt_stream *s = stream_of(f);
-	if (!s || !s->parks || !pt_io_green())
+	if (!s || !s->parks || !io_green())
 		return NULL;
 	pthread_mutex_lock(&s->lock);
 	s->holds++;
@@ -552,7 +552,7 @@ void funlockfile(FILE *f)
 	find_real();
 	real_funlockfile(f);
 	struct pt_stream *s = stream_of(f);
-	if (s && s->parks && s->holds && pt_io_green())
+	if (s && s->parks && s->holds && io_green())
 		unlock_stream(s);
 }
 
@@ -560,7 +560,7 @@ int ftrylockfile(FILE *f)
 {
 	find_real();
 	struct pt_stream *s = stream_of(f);
-	if (s && s->parks && pt_io_green()) {
+	if (s && s->parks && io_green()) {
 		if (pthread_mutex_trylock(&s->lock) != 0)
 			return 1;
 		s->holds++;

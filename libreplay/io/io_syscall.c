@@ -1,6 +1,6 @@
-/* pt_syscall.c: syscall(), so that a program's raw system calls reach the green-thread
- * versions: SYS_futex goes to pt_futex.c; the blocking calls of pt_io.c, pt_socket.c,
- * pt_poll.c and pt_epoll.c and the sleeps to those functions; the recorded inputs
+/* io_syscall.c: syscall(), so that a program's raw system calls reach the green-thread
+ * versions: SYS_futex goes to io_futex.c; the blocking calls of io_rw.c, io_socket.c,
+ * io_poll.c and io_epoll.c and the sleeps to those functions; the recorded inputs
  * (getrandom, getpid, getppid, gettid, clock_gettime, gettimeofday, time, times,
  * uname) to theirs; everything else to the kernel.
  * The runtime's own syscall() calls pass through here too, to the kernel, and so does
@@ -33,11 +33,11 @@ long syscall(long nr, ...)
 	int fd = (int)a[0];
 	/* The scheduler idling and the runtime (pt_sleep.c's kernel_sleep) come here for
 	 * the kernel itself. */
-	if (!pt_io_green())
-		return pt_io_ret(rp_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
+	if (!io_green())
+		return io_ret(rp_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
 	switch (nr) {
 	case SYS_futex:
-		return pt_io_ret(pt_futex(p0, (int)a[1], (uint32_t)a[2], p3, (void *)a[4],
+		return io_ret(io_futex(p0, (int)a[1], (uint32_t)a[2], p3, (void *)a[4],
 					  (uint32_t)a[5]));
 	case SYS_read:
 		return read(fd, p1, (size_t)a[2]);
@@ -106,6 +106,6 @@ long syscall(long nr, ...)
 	case SYS_uname:
 		return uname(p0);
 	default:
-		return pt_io_ret(rp_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
+		return io_ret(rp_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
 	}
 }

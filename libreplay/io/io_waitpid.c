@@ -1,5 +1,5 @@
-/* pt_wait.c: wait, waitpid, wait3, wait4 and waitid block only the calling green
- * thread while the child runs (pt_iowait.c); all are cancellation points, and a
+/* io_waitpid.c: wait, waitpid, wait3, wait4 and waitid block only the calling green
+ * thread while the child runs (io_park.c); all are cancellation points, and a
  * signal's handler ends them with EINTR or, with SA_RESTART, lets them go on, as the
  * kernel's wait4 does.
  *
@@ -66,11 +66,11 @@ static long wait_green(long (*try)(void *), void *arg, int fd, int nbfd)
 {
 	struct pollfd p = {fd, POLLIN, 0};
 	if (fd >= 0)
-		return pt_io_call(&p, 1, NULL, PT_IO_RESTART, nbfd, try, arg);
+		return io_call(&p, 1, NULL, IO_RESTART, nbfd, try, arg);
 	for (long ms = 1;; ms = ms < 16 ? 2 * ms : 16) {
 		struct timespec dl;
 		pt_deadline_in(0, ms * 1000000, &dl);
-		long r = pt_io_call(NULL, 0, &dl, PT_IO_RESTART, -1, try, arg);
+		long r = io_call(NULL, 0, &dl, IO_RESTART, -1, try, arg);
 		if (r != -ETIMEDOUT)
 			return r;
 	}
@@ -106,10 +106,10 @@ static long wait_own_fd(long (*try)(void *), void *arg, int fd)
 pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 {
 	struct wait4_args a = {pid, status, options, ru};
-	if (!pt_io_green() || (options & WNOHANG))
-		return (pid_t)pt_io_ret(rp_raw_syscall(SYS_wait4, pid, (long)status, options, (long)ru, 0, 0));
+	if (!io_green() || (options & WNOHANG))
+		return (pid_t)io_ret(rp_raw_syscall(SYS_wait4, pid, (long)status, options, (long)ru, 0, 0));
 	pt_testcancel(pt_self());
-	return (pid_t)pt_io_ret(wait_own_fd(try_wait4, &a, exit_fd(pid, options)));
+	return (pid_t)io_ret(wait_own_fd(try_wait4, &a, exit_fd(pid, options)));
 }
 
 pid_t waitpid(pid_t pid, int *status, int options)
@@ -130,13 +130,13 @@ pid_t wait3(int *status, int options, struct rusage *ru)
 int waitid(idtype_t type, id_t id, siginfo_t *info, int options)
 {
 	struct waitid_args a = {type, id, info, options};
-	if (!pt_io_green() || (options & WNOHANG))
-		return (int)pt_io_ret(rp_raw_syscall(SYS_waitid, type, id, (long)info, options, 0, 0));
+	if (!io_green() || (options & WNOHANG))
+		return (int)io_ret(rp_raw_syscall(SYS_waitid, type, id, (long)info, options, 0, 0));
 	pt_testcancel(pt_self());
 	long r;
 	if ((int)type == P_PIDFD && !(options & (WSTOPPED | WCONTINUED)))
 		r = wait_green(try_waitid, &a, (int)id, (int)id); /* the program's own pidfd */
 	else
 		r = wait_own_fd(try_waitid, &a, type == P_PID ? exit_fd((long)id, options) : -1);
-	return (int)pt_io_ret(r);
+	return (int)io_ret(r);
 }

@@ -1,8 +1,8 @@
 /* pt_cancel.c: deferred cancellation. pthread_cancel marks the thread; it acts on
  * the request at the next cancellation point it reaches (pthread_testcancel,
  * pthread_join, pthread_cond_*wait, sem_*wait, the sleep family, sigwait and its
- * kin, sigsuspend, pause, the blocking system calls of pt_io.c, pt_socket.c,
- * pt_poll.c and pt_epoll.c), or, if it is
+ * kin, sigsuspend, pause, the blocking system calls of io_rw.c, io_socket.c,
+ * io_poll.c and io_epoll.c), or, if it is
  * blocked in one, when pthread_cancel wakes it there (sched_interrupt); from a condvar
  * wait it takes the mutex back and exits with it held.
  * PTHREAD_CANCEL_ASYNCHRONOUS is accepted and acted on like deferred, except that a

@@ -46,7 +46,7 @@ enum pt_wait { PT_WAIT_NONE, PT_WAIT_COND, PT_WAIT_JOIN, PT_WAIT_SEM, PT_WAIT_SL
 /* What a sched wait returns when a signal sent to the thread interrupted it. */
 #define PT_ESIGNALED EINTR
 
-/* A signal sent to a thread and not yet delivered (pt_sigdeliver.c). */
+/* A signal sent to a thread and not yet delivered (sig_deliver.c). */
 struct pt_sigq {
 	struct pt_sigq *next;
 	siginfo_t info;
@@ -69,7 +69,7 @@ struct pt_thread {
 	bool cancel_async;    /* PTHREAD_CANCEL_ASYNCHRONOUS (acted on like deferred) */
 	bool cancel_pending;
 	enum pt_wait waiting;
-	uint64_t io_seq; /* blocking-capable calls tried (pt_iowait.c): names the next */
+	uint64_t io_seq; /* blocking-capable calls tried (io_park.c): names the next */
 
 	void *(*fn)(void *);
 	void *arg;
@@ -91,7 +91,7 @@ struct pt_thread {
 	char name[16]; /* "" until pthread_setname_np */
 
 	/* Signals sent to this thread by the program (pthread_kill, pthread_sigqueue,
-	 * raise), delivered by the layer at deterministic points (pt_sigdeliver.c). Bit
+	 * raise), delivered by the layer at deterministic points (sig_deliver.c). Bit
 	 * sig - 1 of a mask stands for signal sig. */
 	uint64_t sigmask;             /* blocked (pthread_sigmask) */
 	uint64_t sigpending;          /* the signals on sigq */
@@ -134,7 +134,7 @@ void pt_robust_release_all(struct pt_thread *self) PT_HIDDEN;
  * with status, if it is blocked there right now; false if it is not. */
 bool pt_interrupt(struct sched_thread *t, struct pt_thread *pt, int status) PT_HIDDEN;
 
-/* ---- signals between threads (pt_sigdeliver.c) ---------------------------------------- */
+/* ---- signals between threads (sig_deliver.c) ---------------------------------------- */
 
 static inline uint64_t pt_sigbit(int sig)
 {
@@ -144,28 +144,28 @@ static inline uint64_t pt_sigbit(int sig)
 /* Queue a signal for pt (thread t) and wake or interrupt t if that is due; if t is the
  * caller, deliver at once what is unblocked. A standard signal already pending is not
  * queued twice; real-time ones queue. ENOMEM, EAGAIN (too many queued). */
-int pt_signal_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
+int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
 		   union sigval value) PT_HIDDEN;
 /* How many signals are queued in all threads (0: no thread has one pending). */
 extern unsigned pt_signals_queued PT_HIDDEN;
 /* Does sig, sent to a thread blocked in a call, end the call? Not if it is ignored
  * (SIG_IGN, or SIG_DFL for a signal whose default is to ignore it). */
-bool pt_signal_interrupts(int sig) PT_HIDDEN;
+bool sig_interrupts(int sig) PT_HIDDEN;
 /* What running the pending signals did, for a blocking call they interrupted: no
  * handler ran, or the first handler that ran had SA_RESTART, or it had not. */
 enum pt_handled { PT_HANDLED_NONE, PT_HANDLED_RESTART, PT_HANDLED_NORESTART };
 /* Run the handlers of the pending signals self does not block, lowest number first. */
-enum pt_handled pt_signals_deliver(struct pt_thread *self) PT_HIDDEN;
+enum pt_handled sig_deliver(struct pt_thread *self) PT_HIDDEN;
 /* Take the lowest pending signal in set off self's queue; false if none. */
-bool pt_signal_take(struct pt_thread *self, uint64_t set, siginfo_t *info) PT_HIDDEN;
+bool sig_take(struct pt_thread *self, uint64_t set, siginfo_t *info) PT_HIDDEN;
 /* Forget what is still queued (the thread is gone). */
-void pt_signals_drop(struct pt_thread *pt) PT_HIDDEN;
+void pt_sigq_drop(struct pt_thread *pt) PT_HIDDEN;
 
 /* A delivery point: the thread runs its pending unblocked signals' handlers here. */
 static inline enum pt_handled pt_signals_check(struct pt_thread *self)
 {
 	if (self->sigpending & ~self->sigmask)
-		return pt_signals_deliver(self);
+		return sig_deliver(self);
 	return PT_HANDLED_NONE;
 }
 
@@ -269,39 +269,39 @@ static inline struct pt_attr *pt_attr(pthread_attr_t *a)
 /* pt_attr.c: what pthread_create uses when given no attributes. */
 extern struct pt_attr pt_default_attr PT_HIDDEN;
 
-/* ---- blocking system calls (pt_iowait.c) ---------------------------------------------- */
+/* ---- blocking system calls (io_park.c) ---------------------------------------------- */
 
 /* Is the caller a running green thread (not the host before or after the run, not
  * the scheduler idling)? Only then may a call park; otherwise it goes to the kernel. */
-bool pt_io_green(void) PT_HIDDEN;
+bool io_green(void) PT_HIDDEN;
 /* A raw system call's result as the C library returns it: -1 with errno, or r. */
-long pt_io_ret(long r) PT_HIDDEN;
-/* What a descriptor is: calls on PT_FD_OTHER (regular files, directories, block
+long io_ret(long r) PT_HIDDEN;
+/* What a descriptor is: calls on IO_FD_OTHER (regular files, directories, block
  * devices, bad descriptors) go straight to the kernel. */
-enum pt_fd_kind { PT_FD_OTHER, PT_FD_STREAM /* pipe, FIFO, socket */, PT_FD_CHAR };
-enum pt_fd_kind pt_fd_kind(int fd) PT_HIDDEN;
-bool pt_fd_nonblocking(int fd) PT_HIDDEN;
+enum io_fd_kind { IO_FD_OTHER, IO_FD_STREAM /* pipe, FIFO, socket */, IO_FD_CHAR };
+enum io_fd_kind io_fd_kind(int fd) PT_HIDDEN;
+bool io_fd_nonblocking(int fd) PT_HIDDEN;
 /* The core of every blocking call. try(arg) makes the call without blocking and
  * returns its result or -errno (-EAGAIN: it would block). Until it does something
  * else, the green thread parks waiting for any of fds (other threads run), unless
- * PT_IO_DONTWAIT or nbfd (>= 0) is a descriptor opened O_NONBLOCK: then -EAGAIN is the
+ * IO_DONTWAIT or nbfd (>= 0) is a descriptor opened O_NONBLOCK: then -EAGAIN is the
  * answer. deadline (CLOCK_MONOTONIC, or NULL): -ETIMEDOUT once it passes; with none,
  * nbfd's SO_RCVTIMEO/SO_SNDTIMEO (by fds[0]'s events) gives -EAGAIN when it passes. A
  * cancellation point: pthread_cancel ends the park. A signal sent to the thread whose
- * handler runs ends it with -EINTR, unless the call is PT_IO_RESTART, has no socket
+ * handler runs ends it with -EINTR, unless the call is IO_RESTART, has no socket
  * timeout and the handler has SA_RESTART: then it parks again (signal(7)). Whether a
  * try would block is recorded (RP_INPUT_IO_BLOCK) and replayed; so is the park's end
- * (io_wait.c). */
-#define PT_IO_DONTWAIT 1 /* never park: -EAGAIN */
-#define PT_IO_RESTART  2 /* a call on a "slow" device, which SA_RESTART restarts */
-long pt_io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
+ * (io_ready.c). */
+#define IO_DONTWAIT 1 /* never park: -EAGAIN */
+#define IO_RESTART  2 /* a call on a "slow" device, which SA_RESTART restarts */
+long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
 		int flags, int nbfd, long (*try)(void *), void *arg) PT_HIDDEN;
-/* pt_poll.c: poll's core (select uses it): rel NULL waits for ever. left, if not
+/* io_poll.c: poll's core (select uses it): rel NULL waits for ever. left, if not
  * NULL (with rel), gets the time left of rel when it returns (select's timeout). */
-int pt_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
+int io_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
 	    struct timespec *left) PT_HIDDEN;
-/* pt_futex.c: the futex system call between green threads: result or -errno. */
-long pt_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
+/* io_futex.c: the futex system call between green threads: result or -errno. */
+long io_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
 	      uint32_t *uaddr2, uint32_t val3) PT_HIDDEN;
 
 /* ---- misc ---------------------------------------------------------------------------- */
@@ -312,12 +312,12 @@ long pt_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
 bool pt_in_scheduler(void) PT_HIDDEN;
 /* pt_mutexattr.c: the setpshared functions' answer (ENOTSUP with a note for shared). */
 int pt_pshared(int pshared, const char *fn) PT_HIDDEN;
-/* pt_signal.c: tgkill of the calling green thread's own kernel thread is raise();
+/* sig_api.c: tgkill of the calling green thread's own kernel thread is raise();
  * PT_TO_KERNEL when it is not for us. */
 #define PT_TO_KERNEL 1
-int pt_tgkill(pid_t real_tgid, pid_t real_tid, int sig) PT_HIDDEN;
-/* pt_ids.c: the real id a recorded one (getpid, getppid, gettid) stands for. */
-pid_t pt_real_id(pid_t p);
+int sig_tgkill(pid_t real_tgid, pid_t real_tid, int sig) PT_HIDDEN;
+/* in_ids.c: the real id a recorded one (getpid, getppid, gettid) stands for. */
+pid_t in_real_id(pid_t p);
 
 /* glibc no longer declares the old cleanup interface it still exports. */
 void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf, void (*routine)(void *),

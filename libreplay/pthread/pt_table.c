@@ -75,6 +75,6 @@ void pt_release(struct pt_thread *pt)
 		table[pt->id] = NULL;
 	free(pt->spec);
 	free(pt->robust);
-	pt_signals_drop(pt);
+	pt_sigq_drop(pt);
 	free(pt);
 }

@@ -1,4 +1,4 @@
-/* pt_sigaction.c: signals the replay cannot reproduce are said out loud.
+/* sig_action.c: signals the replay cannot reproduce are said out loud.
  *
  * A signal the process sends itself (raise, kill(getpid()), pthread_kill, sigqueue)
  * arrives at the call that sent it, the same in the replay; a fault arrives at its
@@ -54,7 +54,7 @@ static bool fault_signal(int sig)
 	       sig == SIGTRAP || sig == SIGSYS;
 }
 
-void pt_async_signal_flush(void)
+void rp_async_signal_flush(void)
 {
 	if (!pending_sig)
 		return;
@@ -73,7 +73,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	bool self = (si->si_code == SI_USER || si->si_code == SI_TKILL || si->si_code == SI_QUEUE) &&
-		    si->si_pid == pt_real_pid();
+		    si->si_pid == in_real_pid();
 	if (!self) {
 		char msg[300];
 		const char *name = sigabbrev_np(sig);
@@ -91,7 +91,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 			pending_code = si->si_code;
 			pending_pid = si->si_pid;
 			if (rp_sic_pc_instrumented((uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP]))
-				pt_async_signal_flush();
+				rp_async_signal_flush();
 		}
 	}
 	struct sigaction a = user[sig];
@@ -110,7 +110,7 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
  * handler, so it runs first): a signal still pending goes into the log. */
 static void flush_at_exit(void)
 {
-	pt_async_signal_flush();
+	rp_async_signal_flush();
 }
 
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)

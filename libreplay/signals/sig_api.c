@@ -1,9 +1,9 @@
-/* pt_signal.c: signal masks and signals sent within the program. Each thread has its
+/* sig_api.c: signal masks and signals sent within the program. Each thread has its
  * own mask (pthread_sigmask; new threads inherit their creator's); the kernel's
  * mask, which all green threads share, follows the last pthread_sigmask call, so
  * signals from outside the process are blocked as the program last asked.
  * pthread_kill, pthread_sigqueue, raise and kill aimed at our own process go through
- * the layer's queues (pt_sigdeliver.c); sigwait, sigwaitinfo, sigtimedwait, sigsuspend and pause wait
+ * the layer's queues (sig_deliver.c); sigwait, sigwaitinfo, sigtimedwait, sigsuspend and pause wait
  * for them, blocking only the calling thread, and also take a signal the kernel
  * holds pending (one the program sent the process with kill, say). */
 #include "pthread/pt_impl.h"
@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The runtime's own signals (libreplay/replay.c): the preemption tick and the
+/* The runtime's own signals (libreplay/engine/replay.c): the preemption tick and the
  * replay's breakpoint. Blocking them would stop recording or replay. */
 static void keep_runtime_signals(sigset_t *set)
 {
@@ -134,7 +134,7 @@ static int send(pthread_t thread, int sig, int code, union sigval value)
 	 * for the caller: straight to it, as glibc does. */
 	if (sched_thread_id(sched_current()) == 0 || (t == sched_current() && !handled(sig)))
 		return kernel_raise(sig);
-	return pt_signal_send(t, pt, sig, code, value);
+	return sig_send(t, pt, sig, code, value);
 }
 
 int pthread_kill(pthread_t thread, int sig)
@@ -195,7 +195,7 @@ static int send_to_process(pid_t real, int sig, int code, union sigval value)
 	struct pt_thread *pt = pt_find(t);
 	if (!handled(sig) && !(pt->waiting == PT_WAIT_SIGNAL && (pt->sigwaiting & pt_sigbit(sig))))
 		return TO_KERNEL; /* its default action, or ignored */
-	int err = pt_signal_send(t, pt, sig, code, value);
+	int err = sig_send(t, pt, sig, code, value);
 	if (err) {
 		errno = err;
 		return -1;
@@ -205,7 +205,7 @@ static int send_to_process(pid_t real, int sig, int code, union sigval value)
 
 /* tgkill of our own process and kernel thread (gettid: every green thread has the
  * one): the caller, as raise. 0 or -1 with errno; TO_KERNEL otherwise. */
-int pt_tgkill(pid_t real_tgid, pid_t real_tid, int sig)
+int sig_tgkill(pid_t real_tgid, pid_t real_tid, int sig)
 {
 	if (real_tgid != (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0) ||
 	    real_tid != (pid_t)rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0) || sig <= 0 ||
@@ -216,16 +216,16 @@ int pt_tgkill(pid_t real_tgid, pid_t real_tid, int sig)
 
 int kill(pid_t pid, int sig)
 {
-	/* getpid() gives the program the recorded pid in a replay (pt_ids.c); the kernel
+	/* getpid() gives the program the recorded pid in a replay (in_ids.c); the kernel
 	 * wants the real one. */
-	pid_t real = pid < -1 ? -pt_real_id(-pid) : pt_real_id(pid);
+	pid_t real = pid < -1 ? -in_real_id(-pid) : in_real_id(pid);
 	int r = send_to_process(real, sig, SI_USER, (union sigval){0});
 	return r == TO_KERNEL ? (int)rp_syscall(SYS_kill, real, sig) : r;
 }
 
 int sigqueue(pid_t pid, int sig, const union sigval value)
 {
-	pid_t real = pt_real_id(pid);
+	pid_t real = in_real_id(pid);
 	int r = send_to_process(real, sig, SI_QUEUE, value);
 	if (r != TO_KERNEL)
 		return r;
@@ -275,7 +275,7 @@ static int wait_for(struct pt_thread *self, uint64_t set, const struct timespec 
 /* Take a signal of `set`: the thread's own first, then one the kernel holds. */
 static bool take(struct pt_thread *self, const sigset_t *set, siginfo_t *info)
 {
-	if (pt_signal_take(self, bits_of(set), info))
+	if (sig_take(self, bits_of(set), info))
 		return true;
 	static const struct timespec now = {0, 0};
 	int saved = errno;
@@ -340,7 +340,7 @@ int sigsuspend(const sigset_t *mask)
 	self->sigmask = bits_of(&copy) & ~unblockable;
 	pt_testcancel(self);
 	wait_for(self, ~self->sigmask, NULL);
-	pt_signals_deliver(self);
+	sig_deliver(self);
 	self->sigmask = saved;
 	errno = EINTR;
 	return -1;

@@ -1,4 +1,4 @@
-/* pt_sigdeliver.c: signals one thread of the program sends another. All green
+/* sig_deliver.c: signals one thread of the program sends another. All green
  * threads share one kernel thread, so the kernel cannot aim a signal at one of them:
  * the layer keeps each thread's mask and queue and runs the handler itself, in the
  * target thread, at a point that depends only on the program's calls (so a replay
@@ -8,7 +8,7 @@
  * - when the target unblocks it (pthread_sigmask, sigsuspend);
  * - if the target is blocked in a sleep, sem_wait or a condition variable wait, that
  *   wait ends (EINTR; a spurious wakeup for the condvar) and the handler runs first;
- *   in a blocking system call (pt_iowait.c) or a futex wait (pt_futex.c), the call
+ *   in a blocking system call (io_park.c) or a futex wait (io_futex.c), the call
  *   fails with EINTR after the handler or, with SA_RESTART where Linux restarts it,
  *   waits again; sigwait-style calls and pause take or run it. An ignored signal
  *   (SIG_IGN, or SIG_DFL and ignored by default) ends no wait;
@@ -40,7 +40,7 @@ static unsigned queued(const struct pt_thread *pt)
 	return n;
 }
 
-int pt_signal_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
+int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
 		   union sigval value)
 {
 	uint64_t bit = pt_sigbit(sig);
@@ -69,9 +69,9 @@ int pt_signal_send(struct sched_thread *t, struct pt_thread *pt, int sig, int co
 	if (pt->waiting == PT_WAIT_SIGNAL) {
 		if (pt->sigwaiting & bit)
 			sched_wake_one(&pt->sigwaitq); /* it alone waits there */
-	} else if (!(pt->sigmask & bit) && pt->waiting != PT_WAIT_JOIN && pt_signal_interrupts(sig)) {
-		/* Sleeps and semaphore waits end with EINTR, system calls as pt_io_call
-		 * and pt_futex say; joins and mutexes are never interrupted (delivered
+	} else if (!(pt->sigmask & bit) && pt->waiting != PT_WAIT_JOIN && sig_interrupts(sig)) {
+		/* Sleeps and semaphore waits end with EINTR, system calls as io_call
+		 * and io_futex say; joins and mutexes are never interrupted (delivered
 		 * when they return); an ignored signal interrupts nothing. */
 		pt_interrupt(t, pt, PT_ESIGNALED);
 	}
@@ -98,7 +98,7 @@ static struct pt_sigq *unqueue(struct pt_thread *pt, uint64_t set)
 	return q;
 }
 
-bool pt_signal_take(struct pt_thread *self, uint64_t set, siginfo_t *info)
+bool sig_take(struct pt_thread *self, uint64_t set, siginfo_t *info)
 {
 	struct pt_sigq *q = unqueue(self, set);
 	if (!q)
@@ -114,7 +114,7 @@ static bool ignored_by_default(int sig)
 	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
 }
 
-bool pt_signal_interrupts(int sig)
+bool sig_interrupts(int sig)
 {
 	struct sigaction sa;
 	if (sigaction(sig, NULL, &sa) != 0)
@@ -180,7 +180,7 @@ static enum pt_handled deliver(struct pt_thread *self, siginfo_t *info)
 	return sa.sa_flags & SA_RESTART ? PT_HANDLED_RESTART : PT_HANDLED_NORESTART;
 }
 
-enum pt_handled pt_signals_deliver(struct pt_thread *self)
+enum pt_handled sig_deliver(struct pt_thread *self)
 {
 	/* A handler may send more, or unblock some: look again after each. The first
 	 * handler decides about the interrupted call, as the kernel's first one does. */
@@ -196,7 +196,7 @@ enum pt_handled pt_signals_deliver(struct pt_thread *self)
 	return first;
 }
 
-void pt_signals_drop(struct pt_thread *pt)
+void pt_sigq_drop(struct pt_thread *pt)
 {
 	while (pt->sigq) {
 		struct pt_sigq *q = pt->sigq;
@@ -207,7 +207,7 @@ void pt_signals_drop(struct pt_thread *pt)
 	pt->sigpending = 0;
 }
 
-void pt_signals_resumed(uint64_t *counter)
+void sig_resumed(uint64_t *counter)
 {
 	if (!pt_signals_queued || sched_thread_id(sched_current()) == 0)
 		return;
@@ -219,6 +219,6 @@ void pt_signals_resumed(uint64_t *counter)
 	 * may have published its count already (before a call): home stays equal to
 	 * the counter. */
 	__sic_home = *counter;
-	pt_signals_deliver(self);
+	sig_deliver(self);
 	*counter = __sic_home;
 }

@@ -1,5 +1,5 @@
 /* input.c: INPUT records in words. The layouts are the runtime's (replay.h codes,
- * pt_time.c structures); a size that does not fit the kind prints as hex. */
+ * in_clock.c structures); a size that does not fit the kind prints as hex. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* timeline.c: a schedule trace (libreplay/trace.c) as one self-contained SVG: one
+/* timeline.c: a schedule trace (libreplay/engine/trace.c) as one self-contained SVG: one
  * lane per thread, a bar while it runs, and a mark where it stopped running: red on
  * top for a preemption, below in a colour per wait kind for a blocking switch, grey
  * for a yield, black for an exit. Every element has a hover title.
