@@ -2,9 +2,13 @@
  *
  * Before any constructor of the program: take our flags off argv and, to record or
  * replay, make the address layout repeatable (re-exec without ASLR). Then the
- * program's main runs as green thread 1 on a stack of ours, under the session. */
+ * program's main runs as green thread 1 on a stack of ours, under the session.
+ *
+ * The top of libreplay's layers (libreplay/README.md): it starts the session and hands
+ * the scheduler the io layer's hooks. */
 #include "engine/engine.h"
 #include "engine/session.h"
+#include "io/io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +52,8 @@ int main(int argc, char **argv, char **envp)
 	argv = saved_argv ? saved_argv : argv;
 	struct sched_hooks h = {0};
 	rp_session_start(&argc, &argv, &h);
+	h.event_ready = io_event_ready;
+	h.idle_events = io_idle;
 	sched_set_hooks(&h);
 	int status = sched_run_main(program_main, argc, argv, envp);
 	exit(status == SCHED_RUN_ABORTED ? 1 : status);

@@ -32,7 +32,7 @@ struct k_sigaction {
 
 #define K_SA_RESTORER 0x04000000
 
-void rp_sigaction_restorer(void); /* sic_rt.S */
+void rp_sigaction_restorer(void); /* rp_restorer.S */
 
 int rp_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {

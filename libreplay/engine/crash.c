@@ -1,5 +1,5 @@
 /* crash.c: the crash report. When the program dies of a signal while recording or
- * replaying, replay.c's handler flushes the log and calls rp_crash_report, which
+ * replaying, session.c's handler flushes the log and calls rp_crash_report, which
  * names the green thread that faulted and the fault, and prints a backtrace of every
  * green thread; then the handler re-raises, so the exit status is the same signal.
  * A replay of that log reaches the same fault with the same threads in the same
@@ -26,6 +26,7 @@
 #include <link.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #define UNW_LOCAL_ONLY
@@ -292,7 +293,7 @@ void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc)
 		struct sched_thread_info info;
 		sched_thread_info(cur, &info);
 		uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)info.stack_lo;
-		if (a < lo && lo - a <= (uintptr_t)sysconf(_SC_PAGESIZE)) {
+		if (a < lo && lo - a <= (uintptr_t)getauxval(AT_PAGESZ)) {
 			put("libreplay: the address is in the guard page below thread ");
 			put_num((uint64_t)cur->id, 10);
 			put("'s stack: a stack overflow\n");

@@ -14,6 +14,7 @@
 #include "green.h"
 #include "libreplay.h"
 #include "log/log.h"
+#include "base/rp_say.h"
 #include "base/rp_syscall.h"
 
 /* The counter's start in normal runs: counting down from 2^62 never reaches zero, and
@@ -31,7 +32,7 @@ struct rp_thread {
 	ucontext_t *uc;
 	bool resumed_from_signal; /* and where: a second tick there is no progress */
 	bool preempt_soon;        /* a tick landed in foreign code: preempt at the next
-				   * counting point (replay.c, rp_record_overflow) */
+				   * counting point (record.c, rp_record_overflow) */
 	int tick_depth;           /* its preemptions in progress (on_tick, nested with
 				   * SA_NODEFER, or rp_record_overflow): its own, since
 				   * it is switched out inside them */
@@ -58,10 +59,11 @@ extern ucontext_t *rp_preempt_uc;
 /* Set before sched_preempt at a counting point that overflowed (rp_record_overflow):
  * a preemption, though not from a signal (the trace's reason). on_switch clears it. */
 extern bool rp_preempt_at_count;
-/* The pthread layer (sig_deliver.c): the running thread resumes from a preemption
- * with its counter at *counter: run the handlers of the signals other threads sent it
- * meanwhile (they count from *counter on), and leave the counter after them there. */
-void sig_resumed(uint64_t *counter);
+/* preempt.c: the running thread resumes from a preemption with its counter at
+ * *counter: run the handlers of the signals other threads sent it meanwhile (they
+ * count from *counter on), and leave the counter after them there. Set by the signals
+ * layer when it queues its first signal; NULL before: nothing to deliver. */
+extern void (*rp_resumed_hook)(uint64_t *counter);
 
 /* sic_rt.S */
 extern uint64_t __sic_home;
@@ -85,7 +87,7 @@ extern uint64_t rp_sic_xsave_size;
 extern bool rp_replaying;
 /* The counter reached zero during replay: arm the trap; returns the new counter. */
 uint64_t rp_replay_overflow(void);
-/* Recording: the counter of a thread marked preempt_soon reached zero in the stub
+/* record.c: the counter of a thread marked preempt_soon reached zero in the stub
  * that returns to stub_ret; returns the new counter. */
 uint64_t rp_record_overflow(uintptr_t stub_ret);
 /* A thread is about to run: during replay, load its counter for its next record. */
@@ -108,18 +110,8 @@ void rp_trace_end(const char *why, const ucontext_t *uc);
 void rp_crash_init(void);
 void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc);
 void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc);
-/* replay.c: the crash handler's last act: die of sig (its default action is back). */
+/* session.c: the crash handler's last act: die of sig (its default action is back). */
 void rp_crash_reraise(int sig);
-/* What a thread blocked on descriptors waits for (sched_wait_event's obj): any of
- * fds ready. It lives on the waiting thread's stack. */
-struct io_wait {
-	struct pollfd *fds;
-	unsigned long nfds;
-};
-/* io_ready.c: the scheduler hooks for threads waiting on descriptors (struct io_wait). */
-bool io_event_ready(struct sched_thread *t, const void *obj);
-void io_idle(uint64_t deadline_ns, clockid_t clk);
-
 /* debug.c: the debugger's requests (docs/gdb.md). */
 #define RP_DEBUG_VERSION 2
 struct rp_debug {
@@ -143,24 +135,6 @@ void rp_debug_stopped(void);
  * switch and just after it runs again: the debugger's stops, if asked. */
 void rp_debug_preempt_begin(int tid);
 void rp_debug_preempt_end(int tid);
-/* in_random_dev.c: fd is /dev/random or /dev/urandom (opened through open, openat,
- * fopen, dup...): the read is recorded or replayed, its result in *ret (bytes, or -1
- * with errno), and true. Otherwise false: the caller reads. For read() wrappers. */
-bool in_fd_read(int fd, void *buf, size_t n, ssize_t *ret);
-/* The bookkeeping behind it, for other wrappers that make, copy or close descriptors
- * (fcntl F_DUPFD, accept...): fd was just made (returns fd; it is checked by fstat),
- * copied from another, or closed. */
-int in_fd_opened(int fd);
-void in_fd_copied(int from, int to);
-void in_fd_closed(int fd);
-/* io_stdio.c: stdin becomes a stream whose reads park (main.c, before constructors). */
-void io_stdio_start(void);
-
-/* diagnostics: "libreplay: <message>" on stderr, then abort. */
-/* One line on stderr, prefix then the message, by write(2) alone (signal handlers and
- * a broken stdio may call it): true if it was written. */
-bool rp_vsay(const char *prefix, const char *fmt, va_list ap);
-_Noreturn void rp_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* replay.c: "libreplay: replay diverged: ..." and exit RP_EXIT_DIVERGED. */
 _Noreturn void rp_diverge(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

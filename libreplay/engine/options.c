@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+struct rp_options rp_opts = {.quantum_ns = RP_DEFAULT_QUANTUM_NS};
+
 static void usage_exit(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "libreplay: ");
@@ -145,7 +147,8 @@ void rp_options_parse(int *argc, char **argv)
 	}
 	if (rp_opts.chaos && !rp_opts.seed)
 		/* System calls: the program's time and getpid are recorded inputs. */
-		rp_opts.seed = ((uint64_t)syscall(SYS_time, NULL) << 20) ^ (uint64_t)syscall(SYS_getpid);
+		rp_opts.seed = ((uint64_t)rp_raw_syscall(SYS_time, 0, 0, 0, 0, 0, 0) << 20) ^
+			       (uint64_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	/* Take what we used off argv. */
 	int k = 1;
 	for (int j = i; j < *argc; j++)

@@ -1,4 +1,6 @@
-/* replay.h: the session: options, recording, replaying (replay.c, options.c). */
+/* session.h: the session: options, modes, exit statuses, INPUT kinds, and the calls
+ * the layers above make to record and replay (session.c, options.c, input_log.c,
+ * decide.c). */
 #ifndef RP_REPLAY_H
 #define RP_REPLAY_H
 
@@ -57,9 +59,9 @@ extern struct rp_options rp_opts;
 /* options.c: take our flags off the front of argv (and LIBREPLAY_OPTS); exits with a
  * one-line message on a bad one. */
 void rp_options_parse(int *argc, char **argv);
-/* replay.c */
+/* session.c */
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h);
-/* A value a recorded call returned. Replaying: fills buf from the log and returns
+/* input_log.c: a value a recorded call returned. Replaying: fills buf from the log and returns
  * true (a different call is a divergence). Otherwise false; then, recording,
  * rp_input_record logs what the real call gave. */
 bool rp_input_replay(uint8_t kind, void *buf, size_t len);
@@ -68,6 +70,14 @@ void rp_input_record(uint8_t kind, const void *buf, size_t len);
  * exactly buf? If so it is consumed and true returned: a decision logged only when
  * it happened, buf naming where (so that an earlier point cannot take it). */
 bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len);
+/* Recording: a signal from outside the process reached a program's handler (the
+ * signals layer's trampoline, sig_action.c). No record could say where to deliver it
+ * in a replay, so an ASYNC_SIGNAL input marks the log as one the replay refuses. The
+ * log is written only where the runtime is surely not writing it: at once when the
+ * handler interrupted the program's own code (in_program), else at the next recorded
+ * input (rp_async_signal_flush, which the inputs' wrappers call) or at exit. */
+void rp_async_signal(int sig, int code, int pid, bool in_program);
+void rp_async_signal_flush(void);
 /* Replaying, and not past the end of a log cut short: the log decides. */
 bool rp_replay_decides(void);
 /* A time-dependent question about thread t at a scheduling point (has the event it

@@ -19,30 +19,6 @@ struct rp_thread *rp_cur = &rp_main_thread;
 #define SIDE_ENTRIES 4096
 static uint64_t side_stack[3 * SIDE_ENTRIES];
 
-bool rp_vsay(const char *prefix, const char *fmt, va_list ap)
-{
-	char buf[512];
-	int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
-	if (n < 0)
-		n = 0;
-	if (n > (int)sizeof buf - 2)
-		n = sizeof buf - 2;
-	buf[n++] = '\n';
-	/* write(2): this may run inside a signal handler or with stdio in any state */
-	return rp_sys_write(2, prefix, strlen(prefix)) >= 0 && rp_sys_write(2, buf, n) >= 0;
-}
-
-_Noreturn void rp_fatal(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	bool said = rp_vsay("libreplay: ", fmt, ap);
-	va_end(ap);
-	if (!said)
-		_exit(127);
-	abort();
-}
-
 static void xsave_probe(void)
 {
 	unsigned a, b, c, d;

@@ -165,16 +165,4 @@ rp_sic_call:
 	.cfi_endproc
 	.size	rp_sic_call, .-rp_sic_call
 
-	/* Signal return for the runtime's sigaction (rp_syscall.c, rp_sigaction): the
-	 * bytes of "movq $15, %rax; syscall" (rt_sigreturn), which gdb and libunwind
-	 * recognise as a signal trampoline. No CFI: they unwind it as one. */
-	.text
-	.globl	rp_sigaction_restorer
-	.type	rp_sigaction_restorer, @function
-	nop	/* unwinders look up the caller's pc minus one: not this function */
-rp_sigaction_restorer:
-	.byte	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00	/* movq $15, %rax */
-	.byte	0x0f, 0x05					/* syscall */
-	.size	rp_sigaction_restorer, .-rp_sigaction_restorer
-
 	.section .note.GNU-stack,"",@progbits

@@ -154,13 +154,13 @@ static void child_after_fork(void)
 	rp_trace_on = false;
 	used = 0;
 	if (trace_fd >= 0)
-		close(trace_fd);
+		rp_sys_close(trace_fd);
 	trace_fd = -1;
 }
 
 void rp_trace_open(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = rp_sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		rp_fatal("--trace-schedule %s: %s", path, strerror(errno));
 	/* High, like the log's: the program's own open() gets the same numbers with and
@@ -169,7 +169,7 @@ void rp_trace_open(const char *path)
 	if (trace_fd < 0)
 		trace_fd = fd;
 	else
-		close(fd);
+		rp_sys_close(fd);
 	t0 = mono_ns();
 	put("# libreplay schedule trace 1: seq clock ns from to from_count to_count reason\n");
 	rp_trace_on = true;

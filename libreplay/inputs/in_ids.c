@@ -1,11 +1,11 @@
 /* in_ids.c: the process's identity: getpid, getppid and gettid differ from run to
  * run, and programs print them, put them in file names and seed generators with
  * them (srand(time(NULL) ^ getpid())): recorded, and the replay returns them. The
- * replay's real ids differ, so kill and sigqueue (sig_api.c) and tgkill map a recorded id back to the real
+ * replay's real ids differ, so kill, sigqueue and tgkill (sig_api.c) map a recorded id back to the real
  * one (kill(getpid(), SIGUSR1) reaches the replaying process itself). The user and
  * group ids are not recorded: a replay runs as the recording's user, the way the
  * files it reads are assumed unchanged (docs/inputs.md). */
-#include "pthread/pt_impl.h"
+#include "engine/engine.h"
 #include "inputs/inputs.h"
 
 #include <errno.h>
@@ -69,13 +69,4 @@ pid_t in_real_id(pid_t p)
 		if (replayed[k] && p == replayed[k])
 			return real_at_replay[k];
 	return p;
-}
-
-/* To the calling green thread (its masks and queue, sig_api.c) when it names our
- * own kernel thread; else the kernel's. */
-int tgkill(pid_t tgid, pid_t tid, int sig)
-{
-	pid_t real_tgid = in_real_id(tgid), real_tid = in_real_id(tid);
-	int r = sig_tgkill(real_tgid, real_tid, sig);
-	return r != PT_TO_KERNEL ? r : (int)rp_syscall(SYS_tgkill, real_tgid, real_tid, sig);
 }

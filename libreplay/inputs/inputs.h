@@ -31,9 +31,19 @@ ssize_t in_fill(enum in_chunk_call call, ssize_t (*get)(void *ctx, void *buf, si
 
 /* The process's real id, by system call (never recorded): for kill() and signals. */
 pid_t in_real_pid(void);
+/* in_ids.c: the real id a recorded one (getpid, getppid, gettid) stands for. */
+pid_t in_real_id(pid_t p);
 
-/* sig_action.c: log a signal from outside that a handler saw, if one is pending
- * (a handler cannot always write the log itself). */
-void rp_async_signal_flush(void);
+
+/* in_random_dev.c: fd is /dev/random or /dev/urandom (opened through open, openat,
+ * fopen, dup...): the read is recorded or replayed, its result in *ret (bytes, or -1
+ * with errno), and true. Otherwise false: the caller reads. For read() wrappers. */
+bool in_fd_read(int fd, void *buf, size_t n, ssize_t *ret);
+/* The bookkeeping behind it, for other wrappers that make, copy or close descriptors
+ * (fcntl F_DUPFD, accept...): fd was just made (returns fd; it is checked by fstat),
+ * copied from another, or closed. */
+int in_fd_opened(int fd);
+void in_fd_copied(int from, int to);
+void in_fd_closed(int fd);
 
 #endif

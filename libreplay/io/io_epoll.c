@@ -4,7 +4,7 @@
  * points; the timeout is a deadline on the recorded CLOCK_MONOTONIC, as for poll.
  * epoll_pwait's signal mask is not applied while the thread waits (io_poll.c). A
  * signal's handler ends the wait with EINTR, SA_RESTART or not. */
-#include "pthread/pt_impl.h"
+#include "io/io.h"
 
 #include <sys/epoll.h>
 #include <sys/syscall.h>

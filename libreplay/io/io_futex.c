@@ -16,7 +16,7 @@
  * the handler, a wait with a timeout fails with EINTR; one without fails with EINTR,
  * or, if the handler has SA_RESTART, starts again (and checks the value again). An
  * ignored signal, or a stop, ends nothing. */
-#include "pthread/pt_impl.h"
+#include "io/io.h"
 
 #include <limits.h>
 #include <linux/futex.h>

@@ -21,7 +21,7 @@
  * EINTR or, for a call on a "slow" device (IO_RESTART) without a socket timeout
  * whose handler has SA_RESTART, tries again, as signal(7) says. Nothing but the
  * program's own sigaction table decides. */
-#include "pthread/pt_impl.h"
+#include "io/io.h"
 
 #include <fcntl.h>
 #include <stdio.h>

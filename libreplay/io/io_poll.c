@@ -9,7 +9,7 @@
  *
  * Difference from the kernel's: the signal mask of ppoll and pselect is not applied
  * while the thread waits (one kernel thread: it is the process's). */
-#include "pthread/pt_impl.h"
+#include "io/io.h"
 
 #include <poll.h>
 #include <sys/select.h>

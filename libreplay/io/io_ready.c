@@ -5,7 +5,7 @@
  * from outside, the kernel's own pace), so the answer is an input: recording, a real
  * zero-timeout poll decides and a yes is logged (RP_INPUT_IO_READY, the question's
  * position); replaying, the log decides and no descriptor is looked at. */
-#include "engine/engine.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * A blocking write writes everything, as the kernel's does: the rest of a partial
  * write (RWF_NOWAIT stops when the pipe is full) waits for room. A write of at most
  * PIPE_BUF bytes to a pipe stays atomic: RWF_NOWAIT never splits it. */
-#include "pthread/pt_impl.h"
+#include "io/io.h"
 
 #include <limits.h>
 #include <sys/syscall.h>

@@ -7,7 +7,7 @@
  *
  * As a blocking send does, send, sendto and sendmsg on a stream socket send
  * everything before returning; recv and recvfrom with MSG_WAITALL read everything. */
-#include "pthread/pt_impl.h"
+#include "io/io.h"
 
 #include <fcntl.h>
 #include <limits.h>

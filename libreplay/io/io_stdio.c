@@ -22,7 +22,7 @@
  * reader into the same half-filled buffer. So the read functions, and flockfile, take
  * a recursive green mutex of the stream's own (its `lock`). Writes to a stream are
  * not serialized this way (docs/io.md). */
-#include "pthread/pt_impl.h"
+#include "io/io.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>

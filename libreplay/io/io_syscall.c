@@ -5,7 +5,7 @@
  * uname) to theirs; everything else to the kernel.
  * The runtime's own syscall() calls pass through here too, to the kernel, and so does
  * every call made outside a running green thread. */
-#include "pthread/pt_impl.h"
+#include "io/io.h"
 
 #include <poll.h>
 #include <stdarg.h>

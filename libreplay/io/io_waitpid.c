@@ -10,7 +10,7 @@
  * input of the replay like any blocking call's; the replay runs the same children
  * again and waits for them in the kernel where the recording did not wait.
  * glibc's own waits (system, pclose) still block the whole process. */
-#include "pthread/pt_impl.h"
+#include "io/io.h"
 
 #include <stdint.h>
 #include <sys/resource.h>

@@ -117,7 +117,7 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 		rp_free(r);
 		return -1;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = rp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
 	if (r->fd < 0) {
 		log_say(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		rp_log_close_reader(r);
@@ -301,7 +301,7 @@ void rp_log_close_reader(struct rp_log_reader *r)
 	if (!r)
 		return;
 	if (r->fd >= 0)
-		close(r->fd);
+		rp_sys_close(r->fd);
 	rp_free(r->path);
 	rp_free(r->argv_text);
 	rp_free(r->argv);

@@ -203,7 +203,7 @@ fail:
 		rp_free(w->buf);
 	rp_free(w);
 	rp_free(hdr);
-	close(fd);
+	rp_sys_close(fd);
 	errno = e;
 	return -1;
 }
@@ -211,7 +211,7 @@ fail:
 int rp_log_create(const char *path, const struct rp_log_header *h,
 		  struct rp_log_writer **out, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	int fd = rp_sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		log_say(err, errlen, "%s: cannot create: %s", path, strerror(errno));
 		*out = NULL;
@@ -387,7 +387,7 @@ int rp_log_close(struct rp_log_writer *w)
 		rc = -1;
 	if (w->error || w->sealed)
 		rc = -1;
-	if (close(w->fd) < 0)
+	if (rp_sys_close(w->fd) < 0)
 		rc = -1;
 	int e = w->error ? w->error : w->sealed ? EIO : 0;
 	rp_free(w->buf);

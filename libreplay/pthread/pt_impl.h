@@ -141,23 +141,17 @@ static inline uint64_t pt_sigbit(int sig)
 	return 1ull << (sig - 1);
 }
 
-/* Queue a signal for pt (thread t) and wake or interrupt t if that is due; if t is the
- * caller, deliver at once what is unblocked. A standard signal already pending is not
- * queued twice; real-time ones queue. ENOMEM, EAGAIN (too many queued). */
-int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
-		   union sigval value) PT_HIDDEN;
+/* The signals layer (libreplay/signals/) queues signals on pt_thread's sigq and
+ * delivers them at the points this layer's calls reach: */
 /* How many signals are queued in all threads (0: no thread has one pending). */
 extern unsigned pt_signals_queued PT_HIDDEN;
-/* Does sig, sent to a thread blocked in a call, end the call? Not if it is ignored
- * (SIG_IGN, or SIG_DFL for a signal whose default is to ignore it). */
-bool sig_interrupts(int sig) PT_HIDDEN;
 /* What running the pending signals did, for a blocking call they interrupted: no
  * handler ran, or the first handler that ran had SA_RESTART, or it had not. */
 enum pt_handled { PT_HANDLED_NONE, PT_HANDLED_RESTART, PT_HANDLED_NORESTART };
-/* Run the handlers of the pending signals self does not block, lowest number first. */
-enum pt_handled sig_deliver(struct pt_thread *self) PT_HIDDEN;
-/* Take the lowest pending signal in set off self's queue; false if none. */
-bool sig_take(struct pt_thread *self, uint64_t set, siginfo_t *info) PT_HIDDEN;
+/* Run the handlers of the pending signals self does not block, lowest number first:
+ * the signals layer's sig_deliver, which that layer sets when it queues its first
+ * signal (with none pending this is never called). */
+extern enum pt_handled (*pt_deliver_hook)(struct pt_thread *self) PT_HIDDEN;
 /* Forget what is still queued (the thread is gone). */
 void pt_sigq_drop(struct pt_thread *pt) PT_HIDDEN;
 
@@ -165,7 +159,7 @@ void pt_sigq_drop(struct pt_thread *pt) PT_HIDDEN;
 static inline enum pt_handled pt_signals_check(struct pt_thread *self)
 {
 	if (self->sigpending & ~self->sigmask)
-		return sig_deliver(self);
+		return pt_deliver_hook(self);
 	return PT_HANDLED_NONE;
 }
 
@@ -269,41 +263,6 @@ static inline struct pt_attr *pt_attr(pthread_attr_t *a)
 /* pt_attr.c: what pthread_create uses when given no attributes. */
 extern struct pt_attr pt_default_attr PT_HIDDEN;
 
-/* ---- blocking system calls (io_park.c) ---------------------------------------------- */
-
-/* Is the caller a running green thread (not the host before or after the run, not
- * the scheduler idling)? Only then may a call park; otherwise it goes to the kernel. */
-bool io_green(void) PT_HIDDEN;
-/* A raw system call's result as the C library returns it: -1 with errno, or r. */
-long io_ret(long r) PT_HIDDEN;
-/* What a descriptor is: calls on IO_FD_OTHER (regular files, directories, block
- * devices, bad descriptors) go straight to the kernel. */
-enum io_fd_kind { IO_FD_OTHER, IO_FD_STREAM /* pipe, FIFO, socket */, IO_FD_CHAR };
-enum io_fd_kind io_fd_kind(int fd) PT_HIDDEN;
-bool io_fd_nonblocking(int fd) PT_HIDDEN;
-/* The core of every blocking call. try(arg) makes the call without blocking and
- * returns its result or -errno (-EAGAIN: it would block). Until it does something
- * else, the green thread parks waiting for any of fds (other threads run), unless
- * IO_DONTWAIT or nbfd (>= 0) is a descriptor opened O_NONBLOCK: then -EAGAIN is the
- * answer. deadline (CLOCK_MONOTONIC, or NULL): -ETIMEDOUT once it passes; with none,
- * nbfd's SO_RCVTIMEO/SO_SNDTIMEO (by fds[0]'s events) gives -EAGAIN when it passes. A
- * cancellation point: pthread_cancel ends the park. A signal sent to the thread whose
- * handler runs ends it with -EINTR, unless the call is IO_RESTART, has no socket
- * timeout and the handler has SA_RESTART: then it parks again (signal(7)). Whether a
- * try would block is recorded (RP_INPUT_IO_BLOCK) and replayed; so is the park's end
- * (io_ready.c). */
-#define IO_DONTWAIT 1 /* never park: -EAGAIN */
-#define IO_RESTART  2 /* a call on a "slow" device, which SA_RESTART restarts */
-long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
-		int flags, int nbfd, long (*try)(void *), void *arg) PT_HIDDEN;
-/* io_poll.c: poll's core (select uses it): rel NULL waits for ever. left, if not
- * NULL (with rel), gets the time left of rel when it returns (select's timeout). */
-int io_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
-	    struct timespec *left) PT_HIDDEN;
-/* io_futex.c: the futex system call between green threads: result or -errno. */
-long io_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
-	      uint32_t *uaddr2, uint32_t val3) PT_HIDDEN;
-
 /* ---- misc ---------------------------------------------------------------------------- */
 
 /* Is the caller the scheduler itself (an idle hook sleeping, the current thread
@@ -312,12 +271,6 @@ long io_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
 bool pt_in_scheduler(void) PT_HIDDEN;
 /* pt_mutexattr.c: the setpshared functions' answer (ENOTSUP with a note for shared). */
 int pt_pshared(int pshared, const char *fn) PT_HIDDEN;
-/* sig_api.c: tgkill of the calling green thread's own kernel thread is raise();
- * PT_TO_KERNEL when it is not for us. */
-#define PT_TO_KERNEL 1
-int sig_tgkill(pid_t real_tgid, pid_t real_tid, int sig) PT_HIDDEN;
-/* in_ids.c: the real id a recorded one (getpid, getppid, gettid) stands for. */
-pid_t in_real_id(pid_t p);
 
 /* glibc no longer declares the old cleanup interface it still exports. */
 void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buf, void (*routine)(void *),

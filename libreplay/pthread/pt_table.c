@@ -78,3 +78,18 @@ void pt_release(struct pt_thread *pt)
 	pt_sigq_drop(pt);
 	free(pt);
 }
+
+/* The signal queues belong to the records (the signals layer fills them). */
+unsigned pt_signals_queued;
+enum pt_handled (*pt_deliver_hook)(struct pt_thread *self);
+
+void pt_sigq_drop(struct pt_thread *pt)
+{
+	while (pt->sigq) {
+		struct pt_sigq *q = pt->sigq;
+		pt->sigq = q->next;
+		pt_signals_queued--;
+		free(q);
+	}
+	pt->sigpending = 0;
+}

@@ -7,7 +7,7 @@
  * log record names, so a handler that ran for one cannot run at the same point in
  * the replay. Recording, the program's handlers for such signals run behind a
  * trampoline that, when one arrives, says so on stderr and logs an ASYNC_SIGNAL
- * input; a replay of that log refuses to start (replay.c) instead of diverging.
+ * input; a replay of that log refuses to start (engine/replay.c) instead of diverging.
  * SIGPROF and SIGRTMIN+7 are the runtime's (time slice, replay breakpoint): a
  * program's handler for them, or setitimer(ITIMER_PROF), fails with EINVAL and a note.
  * A handler may be preempted like any instrumented code, so it must run on its
@@ -16,6 +16,7 @@
  * SA_ONSTACK is dropped, with a note, except for faults (a stack overflow handler
  * needs it, and the program is ending).
  * signal() and sigaction() are covered; sigset/bsd_signal/sysv_signal are not. */
+#include "signals/signals.h"
 #include "inputs/inputs.h"
 
 #include <errno.h>
@@ -30,11 +31,6 @@
 
 /* The program's own handler for each signal whose kernel handler is the trampoline. */
 static struct sigaction user[_NSIG];
-static volatile sig_atomic_t pending_sig, pending_code, pending_pid;
-
-struct async_signal_value {
-	int32_t sig, code, pid;
-};
 
 /* Recording or replaying (the flags were parsed: unit tests never parse them). */
 static bool session_on(void)
@@ -52,15 +48,6 @@ static bool fault_signal(int sig)
 {
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
 	       sig == SIGTRAP || sig == SIGSYS;
-}
-
-void rp_async_signal_flush(void)
-{
-	if (!pending_sig)
-		return;
-	struct async_signal_value v = {pending_sig, pending_code, pending_pid};
-	pending_sig = 0;
-	rp_input_record(RP_INPUT_ASYNC_SIGNAL, &v, sizeof v);
 }
 
 static void say(const char *msg)
@@ -84,15 +71,9 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 			 rp_replaying ? "the recording had no such signal here, the replay may diverge" :
 			 "replaying a signal from outside is not supported: this recording will not replay");
 		say(msg);
-		if (!rp_replaying && pending_sig == 0) {
-			/* The log can be written only where the runtime is surely not writing
-			 * it: in the program's own code; else at the next recorded input. */
-			pending_sig = sig;
-			pending_code = si->si_code;
-			pending_pid = si->si_pid;
-			if (rp_sic_pc_instrumented((uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP]))
-				rp_async_signal_flush();
-		}
+		if (!rp_replaying)
+			rp_async_signal(sig, si->si_code, si->si_pid,
+					rp_sic_pc_instrumented((uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP]));
 	}
 	struct sigaction a = user[sig];
 	if (a.sa_flags & SA_RESETHAND) { /* the kernel has reset its handler already */

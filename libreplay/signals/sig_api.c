@@ -6,7 +6,8 @@
  * the layer's queues (sig_deliver.c); sigwait, sigwaitinfo, sigtimedwait, sigsuspend and pause wait
  * for them, blocking only the calling thread, and also take a signal the kernel
  * holds pending (one the program sent the process with kill, say). */
-#include "pthread/pt_impl.h"
+#include "signals/signals.h"
+#include "inputs/inputs.h"
 
 #include <dlfcn.h>
 
@@ -14,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The runtime's own signals (libreplay/engine/replay.c): the preemption tick and the
+/* The runtime's own signals (engine/record.c, engine/replay.c): the preemption tick and the
  * replay's breakpoint. Blocking them would stop recording or replay. */
 static void keep_runtime_signals(sigset_t *set)
 {
@@ -184,7 +185,7 @@ static struct sched_thread *process_target(int sig)
  * the kernel would choose one (deterministically here). 0 or -1 with errno when the
  * layer delivered it; TO_KERNEL when the kernel must act (another process, a signal
  * with its default action or ignored, no green thread running). */
-#define TO_KERNEL PT_TO_KERNEL
+#define TO_KERNEL 1
 static int send_to_process(pid_t real, int sig, int code, union sigval value)
 {
 	bool self = real == (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
@@ -203,14 +204,16 @@ static int send_to_process(pid_t real, int sig, int code, union sigval value)
 	return 0;
 }
 
-/* tgkill of our own process and kernel thread (gettid: every green thread has the
- * one): the caller, as raise. 0 or -1 with errno; TO_KERNEL otherwise. */
-int sig_tgkill(pid_t real_tgid, pid_t real_tid, int sig)
+/* tgkill with the recorded ids the program saw (in_ids.c). To our own process and
+ * kernel thread (gettid: every green thread has the one) it is raise(): the calling
+ * green thread's masks and queue; anything else is the kernel's. */
+int tgkill(pid_t tgid, pid_t tid, int sig)
 {
+	pid_t real_tgid = in_real_id(tgid), real_tid = in_real_id(tid);
 	if (real_tgid != (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0) ||
 	    real_tid != (pid_t)rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0) || sig <= 0 ||
 	    sig >= _NSIG || sched_thread_id(sched_current()) == 0 || pt_in_scheduler())
-		return TO_KERNEL;
+		return (int)rp_syscall(SYS_tgkill, real_tgid, real_tid, sig);
 	return raise(sig);
 }
 

@@ -18,7 +18,7 @@
  *   preemption (a thread that computes without calling anything: the handler runs
  *   where the time slice interrupted it, as a kernel's signal would; the replay
  *   resumes it at the same count and runs it there again). */
-#include "pthread/pt_impl.h"
+#include "signals/signals.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +29,6 @@
 /* A bound on queued real-time signals per thread, as RLIMIT_SIGPENDING bounds
  * the kernel's (EAGAIN beyond). */
 #define PT_SIGQ_MAX 1024
-
-unsigned pt_signals_queued;
 
 static unsigned queued(const struct pt_thread *pt)
 {
@@ -61,6 +59,10 @@ int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
 		*end = q;
 		pt->sigpending |= bit;
 		pt_signals_queued++;
+		/* The layers below deliver through these: set before the first signal is
+		 * pending, the only time they are called. */
+		pt_deliver_hook = sig_deliver;
+		rp_resumed_hook = sig_resumed;
 	}
 	if (t == sched_current()) {
 		pt_signals_check(pt);
@@ -194,17 +196,6 @@ enum pt_handled sig_deliver(struct pt_thread *self)
 			first = h;
 	}
 	return first;
-}
-
-void pt_sigq_drop(struct pt_thread *pt)
-{
-	while (pt->sigq) {
-		struct pt_sigq *q = pt->sigq;
-		pt->sigq = q->next;
-		pt_signals_queued--;
-		free(q);
-	}
-	pt->sigpending = 0;
 }
 
 void sig_resumed(uint64_t *counter)

@@ -1,4 +1,4 @@
-/* input.c: INPUT records in words. The layouts are the runtime's (replay.h codes,
+/* input.c: INPUT records in words. The layouts are the runtime's (engine/session.h codes,
  * in_clock.c structures); a size that does not fit the kind prints as hex. */
 #include <stdio.h>
 #include <string.h>
