@@ -30,7 +30,7 @@ LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
 GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/include/libreplay.h \
-         $(BIN)/replay-dump $(BIN)/replay-gdb $(GDBEXT)
+         $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
 # replay-dump (libreplay/tools/): reads logs with libreplay/log.c, symbolizes with libbfd.
 DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(BUILD)/obj/libreplay/log.o \
             $(BUILD)/obj/libreplay/rp_alloc.o
@@ -52,6 +52,16 @@ $(BUILD)/obj/libreplay/tools/%.o: libreplay/tools/%.c $(wildcard libreplay/tools
 $(BIN)/replay-dump: $(DUMP_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -lbfd -o $@
+
+# replay-hunt (libreplay/tools/hunt/): runs a program many times; needs nothing of ours.
+HUNT_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/hunt/*.c))
+$(BUILD)/obj/libreplay/tools/hunt/%.o: libreplay/tools/hunt/%.c libreplay/tools/hunt/hunt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BIN)/replay-hunt: $(HUNT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -o $@
 
 $(BUILD)/obj/%.o: %.S sicpp/rewrite.h
 	@mkdir -p $(dir $@)
@@ -122,7 +132,7 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/libreplay
-	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(BIN)/replay-hunt $(DESTDIR)$(PREFIX)/bin/
 	ln -sf ../../bin/sicc $(DESTDIR)$(PREFIX)/libexec/libreplay/as
 	install -m 644 $(LIB)/libreplay.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 libreplay/libreplay.h $(DESTDIR)$(PREFIX)/include/
