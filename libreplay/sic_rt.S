@@ -94,6 +94,8 @@ __sic_overflow:
  * {r15, return address, slot} to the side stack, pops the return address and calls
  * the body in its place, so stack arguments stay where the body expects them and
  * every return predicts; then gives the caller its r15 back and returns to it.
+ * A body that leaves by an indirect tail jump whose target takes the slow path
+ * again (at the same slot) is not a new entry: the target runs as the body. 
  * While the body runs, unwinding stops here (the return address is on the side
  * stack). Flags are dead on entry and on return, by the ABI. */
 	.p2align 4
@@ -101,7 +103,14 @@ __sic_overflow:
 	.type	__sic_foreign_entry, @function
 __sic_foreign_entry:
 	.cfi_startproc
+	.cfi_remember_state
 	movq	%r15, -8(%rsp)
+	/* Called from our own call below: a body entered here left by an indirect jump
+	 * that may also have been a switch (sicpp: it keeps the count in r15 and passes
+	 * no token). Its caller is ours: no entry, the body runs with the count. */
+	leaq	4f(%rip), %r15
+	cmpq	%r15, (%rsp)
+	je	5f
 	movq	__sic_side_top(%rip), %r15
 	/* Entries whose slot is at or below ours belong to frames a longjmp left. */
 1:	cmpq	__sic_side_base(%rip), %r15
@@ -124,7 +133,7 @@ __sic_foreign_entry:
 	movq	%r15, __sic_side_top(%rip)
 	movq	__sic_home(%rip), %r15
 	call	*%r11
-	/* The body stored the count in __sic_home; r15 holds the token. Find our entry
+4:	/* The body stored the count in __sic_home; r15 holds the token. Find our entry
 	 * by its slot (entries above it were left by a longjmp). */
 	movq	__sic_side_top(%rip), %r11
 	leaq	-8(%rsp), %r15
@@ -137,6 +146,9 @@ __sic_foreign_entry:
 	movq	(%r11), %r15
 	pushq	8(%r11)
 	ret
+5:	.cfi_restore_state
+	movq	__sic_home(%rip), %r15
+	jmp	*%r11
 8:	jmp	rp_sic_side_overflow
 9:	call	rp_sic_side_corrupt
 	.cfi_endproc

@@ -55,6 +55,8 @@ record_replay foreign_time "$RUNS" 2
 record_replay coroutines 8 2
 record_replay ctor_inputs 4 4
 record_replay spawn_threads 4 2
+# Indirect tail calls through method tables and comparators (issue 11, item 1).
+record_replay tail_dispatch "$RUNS" 2
 # Short slices land everywhere, also between publishing a count and a call (a
 # replay once lost track there): a lock-heavy program, many times.
 "$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"
