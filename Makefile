@@ -121,6 +121,7 @@ bench: all
 	bench/run.sh
 	bench/replay.sh
 	bench/apps.sh
+	bench/hunt.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)

@@ -3,6 +3,8 @@
 # runs' logs, tells outcomes apart (exit status, signal, deadlock, hang, the output
 # predicate), kills hangs with all they started, runs --jobs at once, refuses bad
 # flags in one line, and prints commands that replay and debug the first failure.
+# Then the buggy programs of bugs/ (README.md): each failure replays to the same
+# outcome 3 times, and no bug-free version is reported failing.
 . "$(dirname "$0")/../lib/common.sh"
 unset LIBREPLAY_OPTS
 HUNT="$ROOT/build/bin/replay-hunt"
@@ -161,5 +163,90 @@ touch notdir
 one_line_error "--keep on a file" "not a directory" --keep notdir --mode default ./oracle.sic exit 0
 "$HUNT" --help >help.out 2>&1
 check "--help: exit 0, usage on stdout" grep -q '^usage: replay-hunt' help.out
+
+# ==== the buggy programs of bugs/ ====================================================
+# Each has one bug with a window of a few instructions; -DFIXED is the same program
+# without it; -DHUNT_FORCE yields in the window, so that the bug strikes in every
+# recording (a check of the program and of the replay of its failure).
+B="$ROOT/tests/hunt/bugs"
+BUGS="pop_race check_then_act use_before_init publish_early lock_order missing_unlock lost_wakeup"
+DEADLOCKS="lock_order missing_unlock lost_wakeup"
+# What each bug's failure looks like (replay-hunt's words) and prints.
+declare -A OUTCOME=(
+	[pop_race]='exit status 1' [check_then_act]='exit status 1' [use_before_init]='killed by SIGSEGV'
+	[publish_early]='exit status 1' [lock_order]='deadlock (exit status 87)'
+	[missing_unlock]='deadlock (exit status 87)' [lost_wakeup]='deadlock (exit status 87)')
+declare -A SAYS=([pop_race]='^job [0-9]+ done 2 times$' [check_then_act]='^overdrawn: '
+	[publish_early]='before it was set$')
+for p in $BUGS; do
+	for v in sic fixed force; do
+		def=""
+		[ $v = fixed ] && def=-DFIXED
+		[ $v = force ] && def=-DHUNT_FORCE
+		"$SICC" -O2 -g $def -o "$p.$v" "$B/$p.c" -lpthread >build.out 2>&1 ||
+			fail "$p.$v: sicc build: $(head -c 300 build.out)"
+	done
+done
+
+# replays_same EXE DIR RUN RC: the kept log DIR/run-RUN.bin replays 3 times to exit
+# status (or 128+signal) RC, its recording's stdout, and no divergence; the deadlocked
+# ones under gdb too. (Not "name": check() sets that.)
+replays_same() {
+	local exe=$1 dir=$2 run=$3 want=$4 bad="" i r
+	for i in 1 2 3; do
+		# (quiet on stderr: bash's "Segmentation fault" line)
+		r=$({ timeout 60 "./$exe" --replay "$dir/run-$run.bin" >rep.out 2>rep.err; echo $?; } 2>/dev/null)
+		[ $r -eq "$want" ] || bad="replay $i exited $r, want $want"
+		cmp -s rep.out "$dir/run-$run.out" || bad="${bad:+$bad; }replay $i printed another output"
+		! grep -q diverged rep.err || bad="${bad:+$bad; }replay $i: $(grep -m1 diverged rep.err)"
+	done
+	if [ -z "$bad" ]; then pass "$exe: its failure replays 3 times to the same outcome"
+	else fail "$exe: $bad"; fi
+	case " $DEADLOCKS " in *" ${exe%.*} "*) ;; *) return ;; esac
+	timeout 120 "$ROOT/build/bin/replay-gdb" "./$exe" "$dir/run-$run.bin" -batch -nx -ex run >gdb.out 2>&1
+	if grep -q "exited with code $(printf '%02o' "$want")\\]" gdb.out && ! grep -q diverged gdb.out; then
+		pass "$exe: ... and under gdb (replay-gdb, batch), exit $want"
+	else fail "$exe: under gdb: $(grep -m2 'exited\\|diverged' gdb.out | tr '\n' ' ')"; fi
+}
+
+# found EXE BOUND MODE...: replay-hunt finds EXE's bug within BOUND runs (seeds from
+# 1) and its first failure replays; sets FIRST (0-based).
+found() {
+	local exe=$1 bound=$2 prog=${1%.*} got rc
+	shift 2
+	hunt --runs "$bound" --stop --keep "keep-$exe" "$@" -- "./$exe"
+	FIRST=$(sed -n 's/^first failing run: \([0-9]*\).*/\1/p' h.out)
+	got=$(sed -n 's/^first failing run: [0-9]*\( ([^)]*)\)\{0,1\}: //p' h.out)
+	if [ -z "$FIRST" ]; then
+		fail "$exe: not found in $bound runs ($*): $(head -n 2 h.out | tr '\n' ' ') $(head -c 200 h.err)"
+		return
+	fi
+	if [ "$got" != "${OUTCOME[$prog]}" ]; then
+		fail "$exe: found at run $FIRST, but as '$got', not '${OUTCOME[$prog]}'"
+		return
+	fi
+	pass "$exe: found at run $FIRST of at most $bound ($*): $got"
+	if [ -n "${SAYS[$prog]:-}" ]; then
+		check "$exe: ... and it says so" grep -Eq "${SAYS[$prog]}" "keep-$exe/run-$FIRST.out"
+	fi
+	case $got in
+	*SIGSEGV) rc=139 ;;
+	*'exit status '*) rc=$(echo "$got" | sed 's/.*exit status \([0-9]*\).*/\1/') ;;
+	esac
+	replays_same "$exe" "keep-$exe" "$FIRST" "$rc"
+}
+
+for p in $BUGS; do
+	case " $DEADLOCKS " in *" $p "*) continue ;; esac # their replays need DEADLOCK (issue 10)
+	found "$p.force" 3 --mode default
+done
+
+# No bug-free program fails.
+for p in $BUGS; do
+	for m in default quantum=50us; do
+		hunt --runs 10 --mode "$m" --keep "keep-$p.fixed" -- "./$p.fixed"
+		has "$p.fixed: 10 runs, no failure (--mode $m)" '^failures: 0$'
+	done
+done
 
 summary
