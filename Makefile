@@ -14,7 +14,8 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
 DEB_PKGS   := gcc make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
               libcsmith-dev pkg-config python3 procps zlib1g-dev
 
-SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c
+SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
+                 sicpp/hunt.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC        := $(wildcard libreplay/*.c)
 RT_ASM        := $(wildcard libreplay/*.S)
