@@ -1,8 +1,9 @@
 /*
  * sic_rt.S: the runtime half of the software instruction counter (docs/sic.md).
  *
- * Instrumented code keeps the counter in %r15, counting down. Three ways lead here:
+ * Instrumented code keeps the counter in %r15, counting down. It comes here by:
  *   __sic_overflow       the counter reached zero at a counting point
+ *   __sic_pause          a pause or a spin-wait's loop (sicpp/hunt.c): let others run
  *   __sic_foreign_entry  a function foreign code may call found no token in %r15
  *                        on entry: its caller is not instrumented
  * __sic_home holds the count whenever control is outside instrumented code, and an
@@ -29,12 +30,10 @@ __sic_side_end:
 	.quad	0
 
 	.text
-/* Called (from a stub, past the red zone) when %r15 reached zero. Preserves every
- * register but %r15, the flags and the whole extended state. */
-	.p2align 4
-	.globl	__sic_overflow
-	.type	__sic_overflow, @function
-__sic_overflow:
+/* The frame of the runtime's entries from a stub (__sic_overflow, __sic_pause): every
+ * register but %r15, the flags and the whole extended state are saved, the stack
+ * realigned, and unwinding goes through %rbp to the stub and the program. */
+.macro SIC_SAVE
 	.cfi_startproc
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
@@ -66,9 +65,9 @@ __sic_overflow:
 	movl	$-1, %edx
 	xsave64	(%rsp)
 	cld
-	movq	8(%rbp), %rdi		/* where in the stub we return to */
-	call	rp_sic_overflow_c	/* returns the new counter */
-	movq	%rax, %r15
+.endm
+
+.macro SIC_RESTORE
 	movl	$-1, %eax
 	movl	$-1, %edx
 	xrstor64 (%rsp)
@@ -87,7 +86,35 @@ __sic_overflow:
 	.cfi_def_cfa %rsp, 8
 	ret
 	.cfi_endproc
+.endm
+
+/* Called (from a stub, past the red zone) when %r15 reached zero. Preserves every
+ * register but %r15, the flags and the whole extended state. */
+	.p2align 4
+	.globl	__sic_overflow
+	.type	__sic_overflow, @function
+__sic_overflow:
+	SIC_SAVE
+	movq	8(%rbp), %rdi		/* where in the stub we return to */
+	call	rp_sic_overflow_c	/* returns the new counter */
+	movq	%rax, %r15
+	SIC_RESTORE
 	.size	__sic_overflow, .-__sic_overflow
+
+/* Called from a pause's stub, or a spin-wait's backward branch (sicpp/hunt.c): the
+ * thread waits for another one, so let another run (rp_sic_pause_c). The count is
+ * published in __sic_home meanwhile (a switch keeps it there), and reloaded: the
+ * runtime may have loaded the counter anew. Preserves everything else. */
+	.p2align 4
+	.globl	__sic_pause
+	.type	__sic_pause, @function
+__sic_pause:
+	SIC_SAVE
+	movq	%r15, __sic_home(%rip)
+	call	rp_sic_pause_c
+	movq	__sic_home(%rip), %r15
+	SIC_RESTORE
+	.size	__sic_pause, .-__sic_pause
 
 /* Entered by jmp from a function's foreign-entry stub with the function's body in
  * %r11, the foreign caller's return address at (%rsp) and its r15 in %r15. Moves

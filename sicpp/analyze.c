@@ -985,6 +985,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		if (y->count_target)
 			place_target_count(an, y->def);
 	}
+	plan_hunt(an);
 	for (int i = 0; i < f->n; i++) {
 		if (an->plan[i].count == CNT_FAST)
 			an->n_fast++;
