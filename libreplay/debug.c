@@ -12,7 +12,11 @@
  * stop. So while it steps, the extension sets step_tid, and a preemption of that
  * thread stops in rp_debug_preempting first; it then sets resume_tid and continues,
  * and rp_debug_resumed stops when that thread runs again, with no breakpoint in the
- * program meanwhile. Neither changes the schedule. */
+ * program meanwhile. Neither changes the schedule.
+ *
+ * Between two stops the debugger says which other threads ran and how many
+ * preemptions passed: the runtime counts switches and preemptions, and notes in each
+ * thread the switch that last started it (rp_debug_switched). */
 #include "rp_impl.h"
 
 /* volatile: the debugger writes it while the program is stopped. */
@@ -64,4 +68,11 @@ void rp_debug_preempt_end(int tid)
 		return;
 	rp_debug.resume_tid = 0;
 	rp_debug_resumed();
+}
+
+void rp_debug_switched(struct rp_thread *next, bool preempted)
+{
+	rp_debug.switches++;
+	rp_debug.preemptions += preempted;
+	next->ran_at = rp_debug.switches;
 }

@@ -37,6 +37,7 @@ struct rp_thread {
 				   * it is switched out inside them */
 	uint64_t resume_count;
 	uintptr_t resume_pc;
+	uint64_t ran_at;          /* rp_debug.switches when it last started running */
 	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
 	void *arg;
 };
@@ -132,6 +133,8 @@ struct rp_debug {
 			      * rp_debug_preempting) before it is preempted */
 	int resume_tid;      /* debugger: stop (in rp_debug_resumed) when this thread,
 			      * preempted, runs again; once */
+	uint64_t switches;    /* runtime: switches between threads so far ... */
+	uint64_t preemptions; /* ... and how many of them were preemptions */
 };
 extern volatile struct rp_debug rp_debug;
 /* Counts left before t's counter next reaches zero: no further than a requested stop. */
@@ -143,6 +146,9 @@ void rp_debug_stopped(void);
  * switch and just after it runs again: the debugger's stops, if asked. */
 void rp_debug_preempt_begin(int tid);
 void rp_debug_preempt_end(int tid);
+/* A switch to next (a preemption of the thread before it, or not): what the debugger
+ * reads to say which threads ran while the program was resumed. */
+void rp_debug_switched(struct rp_thread *next, bool preempted);
 /* pt_random_dev.c: fd is /dev/random or /dev/urandom (opened through open, openat,
  * fopen, dup...): the read is recorded or replayed, its result in *ret (bytes, or -1
  * with errno), and true. Otherwise false: the caller reads. For read() wrappers. */

@@ -8,6 +8,9 @@
 #   replay stop-at T C         stop when green thread T reaches count C
 #   $rcount(T)                 green thread T's count (for breakpoint conditions)
 #
+# `bt` leaves out the runtime's frames above and below the program's (a frame filter;
+# `bt -no-filters` shows them), and a stop after other green threads ran says which.
+#
 # It reads the runtime's state through the DWARF of libreplay.a (compiled with -g, so
 # in every program linked with it) and writes only rp_debug (libreplay/debug.c). It
 # makes our signals silent: SIGPROF (the recording's time slice) and SIG41 (SIGRTMIN+7,
@@ -348,6 +351,7 @@ preemption handler, or in a counter stub, go on until it ends in the program."""
             Stepping.fixing = False
             Stepping.cmd = None
             clear_requests()
+        announce()
 
     def fix(self, cmd):
         if live():
@@ -460,10 +464,19 @@ class RestoreCmd(gdb.Command):
         super().__init__("libreplay-restore", gdb.COMMAND_RUNNING)
 
     def invoke(self, arg, from_tty):
+        cmd = arg.strip()
+        shown = View.tid
         restore()
         if Stepping.fixing:
             return  # the post-hook's own resumes: it manages the requests
-        if arg.strip() in STEPPING:
+        if cmd not in ("kill", "detach", "quit"):
+            note_resume()
+            if shown is not None and cmd not in ("run", "start", "starti") and live():
+                gdb.write("libreplay: %s resumes green thread %d, the running one: green "
+                          "thread %d runs when the recorded schedule says (replay stop-at "
+                          "%d COUNT stops it at a count)\n" %
+                          (cmd, int(glob("rp_cur")["tid"]), shown, shown))
+        if cmd in STEPPING:
             begin_step(arg.strip())
         else:
             Stepping.cmd = None
@@ -475,6 +488,99 @@ def clear_requests():
     if live():
         set_debug("step_tid", 0)
         set_debug("resume_tid", 0)
+
+
+# ---- the runtime's frames, hidden from bt ------------------------------------------
+# A green thread switched out shows the scheduler's frames above the program's (the
+# switch, and for a preemption the signal handler and its frame), and every thread
+# has the runtime's start-up frames below them. The frame filter leaves both out:
+# the leading ones when the innermost frame is the switch (a thread rthread shows),
+# the trailing ones below the program's outermost frame. Runtime frames in between
+# (a callback the runtime makes into the program) stay. `bt -no-filters` shows all.
+
+RUNTIME_SOURCES = ("libreplay/", "sched/")
+
+
+def runtime_frame(f):
+    """Is f the runtime's own code (libreplay.a, compiled from libreplay/ and sched/)?"""
+    if f.type() == gdb.SIGTRAMP_FRAME:
+        return True
+    try:
+        fn = f.function()
+    except RuntimeError:
+        return False
+    return fn is not None and fn.symtab is not None and \
+        fn.symtab.filename.startswith(RUNTIME_SOURCES)
+
+
+class RuntimeFrames:
+    """The frame filter: the program's frames of a green thread's stack."""
+
+    def __init__(self):
+        self.name = "libreplay-runtime-frames"
+        self.priority = 100
+        self.enabled = True
+
+    def filter(self, frames):
+        frames = list(frames)
+        kinds = [runtime_frame(d.inferior_frame()) for d in frames]
+        if all(kinds):
+            return iter(frames)  # nothing of the program's (a thread not started)
+        first, last = 0, len(frames) - 1
+        if (frames[0].inferior_frame().name() or "") == "sched_switch":
+            while kinds[first]:
+                first += 1
+        while kinds[last]:
+            last -= 1
+        return iter(frames[first:last + 1])
+
+
+# ---- the story between two stops -------------------------------------------------
+# At each resume the extension notes the runtime's switch and preemption counts
+# (rp_debug, debug.c) and the running thread; at the next stop, if other green
+# threads ran meanwhile, one line says which and how many preemptions passed.
+
+class Story:
+    switches = None  # at the last resume (None: nothing to tell)
+    preemptions = 0
+    tid = 0
+
+
+def note_resume():
+    Story.switches = None
+    if not live():
+        return
+    try:
+        dbg = glob("rp_debug")
+        Story.switches, Story.preemptions = u64(dbg["switches"]), u64(dbg["preemptions"])
+        Story.tid = int(glob("rp_cur")["tid"])
+    except (gdb.error, ReplayError):
+        Story.switches = None  # an older runtime
+
+
+def plural(n, word):
+    return "%d %s%s" % (n, word, "" if n == 1 else "s")
+
+
+def announce():
+    """After a stop: which other green threads ran since the resume, if any."""
+    s0, Story.switches = Story.switches, None
+    if s0 is None or not live():
+        return
+    dbg = glob("rp_debug")
+    if u64(dbg["switches"]) == s0:
+        return
+    rthread = gdb.lookup_type("struct rp_thread").pointer()
+    ran = sorted(int(st["id"]) for st in green_threads() if int(st["ext"]) != 0 and
+                 int(st["id"]) != Story.tid and
+                 u64(st["ext"].cast(rthread)["ran_at"]) > s0)
+    if not ran:
+        return
+    now = int(glob("rp_cur")["tid"])
+    gdb.write("[green thread%s %s ran; %s passed%s]\n" % (
+        "" if len(ran) == 1 else "s", ", ".join(str(t) for t in ran),
+        plural(u64(dbg["preemptions"]) - Story.preemptions, "preemption"),
+        "; now in thread %d" % now if now != Story.tid else ""))
 
 
 # ---- commands ---------------------------------------------------------------------
@@ -753,6 +859,8 @@ class ReturnBreakpoint(ThreadPc):
 
 
 def on_stop(event):
+    if Stepping.cmd is None and not Stepping.fixing:
+        announce()  # (a next or step says it when its post-hook is done)
     if type(event) is gdb.StopEvent and live():
         f = gdb.newest_frame()
         if is_stub(f) and Stepping.cmd is None:
@@ -843,6 +951,7 @@ def register():
     ReplayStatus()
     ReplayStopAt()
     Rcount()
+    gdb.current_progspace().frame_filters["libreplay-runtime-frames"] = RuntimeFrames()
     gdb.events.stop.connect(on_stop)
     gdb.events.exited.connect(on_exit)
     gdb.events.cont.connect(on_cont)

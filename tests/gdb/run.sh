@@ -89,6 +89,43 @@ same_output x rth.out && [ "$(grep -c '^Breakpoint 1, bump' rth.out)" -eq 3 ] &&
 	pass "continue while looking at green thread 1 resumes the real thread" ||
 	fail "continue while switched: $(grep -v '^\[' rth.out | tail -n 3 | tr '\n' ' ')"
 
+# The story between stops: a continue that let other green threads run says which
+# and how many preemptions passed (the log's PREEMPT records between the two stops);
+# bt of a preempted green thread starts at the program's interrupted frame and ends
+# at its thread function (the runtime's frames are filtered; bt -no-filters has
+# them); continue while looking at one says the schedule decides.
+rgdb story.out -ex 'break racy.c:14' -ex run -ex delete -ex 'replay status' -ex 'break racy.c:14 if id == 3' \
+	-ex continue -ex 'replay status' -ex 'info rthreads' -ex 'rthread 2' -ex bt -ex 'bt -no-filters' \
+	-ex delete -ex continue
+"$ROOT/build/bin/replay-dump" --json racy.bin racy >racy.json
+story_check() {
+	python3 - story.out racy.json <<'EOF'
+import json, re, sys
+out = open(sys.argv[1]).read()
+recs = json.load(open(sys.argv[2]))["records"]
+done = [int(x) for x in re.findall(r"^replaying racy\.bin: (\d+) of \d+ records done", out, re.M)]
+m = re.search(r"^\[green threads? ([0-9, ]+) ran; (\d+) preemptions? passed; now in thread (\d+)\]$", out, re.M)
+assert len(done) == 2 and m, "no announcement after the continue"
+ran = [int(t) for t in m.group(1).split(", ")]
+want = sum(1 for r in recs[done[0]:done[1]] if r["kind"] == "PREEMPT")
+assert int(m.group(2)) == want, "announced %s preemptions, the log has %d" % (m.group(2), want)
+assert 2 not in ran and int(m.group(3)) in ran, "ran %s, now %s" % (ran, m.group(3))
+# green thread 2 was preempted: its filtered bt starts at work, the unfiltered one
+# at the scheduler's switch, through the signal frame
+bt = out.split("[looking at green thread 2]")[1]
+filtered, full = bt.split("\n#0 ", 1)
+frames = re.findall(r"^#\d+ .*", filtered, re.M)
+assert frames and all(re.match(r"#\d+ +(0x[0-9a-f]+ in )?work ", f) for f in frames), frames
+assert "sched_switch" in full.split("\n")[0] and "<signal handler called>" in full and "pt_start" in full
+EOF
+}
+check "after a continue, one line says which green threads ran and how many preemptions passed (the log's)" story_check
+expect "bt of a preempted green thread shows the program's frames only; bt -no-filters all" story.out \
+	'^#[0-9]+ +(0x[0-9a-f]+ in )?work \(arg=0x1\) at .*racy\.c:' '^#0  sched_switch \(\)' '^#[0-9]+ +<signal handler called>'
+same_output x story.out && grep -q '^libreplay: continue resumes green thread [0-9], the running one: green thread 2 runs when the recorded schedule says' story.out &&
+	pass "continue while looking at a green thread says the schedule decides; the program ends as recorded" ||
+	fail "continue after rthread 2: $(grep -v '^\[' story.out | tail -n 3 | tr '\n' ' ')"
+
 # Stop at (thread, count): thread 3 has not started yet when it is asked.
 rgdb stop.out -ex 'break work' -ex run -ex delete -ex 'replay stop-at 3 50000' -ex 'replay status' \
 	-ex continue -ex 'print $rcount(3)' -ex 'info rthreads' -ex 'replay stop-at 3 10' \
@@ -167,7 +204,7 @@ if [ -n "$pre" ]; then
 	# request behind.
 	if grep -A1 ' in rp_debug_preempting at ' step.out | grep -q 'already hit [1-9]' &&
 		grep -A1 ' in rp_debug_resumed at ' step.out | grep -q 'already hit [1-9]' &&
-		grep -q 'step_tid = 0, resume_tid = 0}' step.out; then
+		grep -Eq 'step_tid = 0, resume_tid = 0[,}]' step.out; then
 		pass "the next across the preemption stopped in rp_debug_preempting and rp_debug_resumed"
 	else
 		fail "next across a preemption: the runtime's step stops were not used: $(grep -A1 'rp_debug_pre\|rp_debug_res\|step_tid' step.out | tr '\n' ' ' | head -c 300)"
