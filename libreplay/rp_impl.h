@@ -122,11 +122,15 @@ bool rp_io_event_ready(struct sched_thread *t, const void *obj);
 void rp_io_idle(uint64_t deadline_ns, clockid_t clk);
 
 /* debug.c: the debugger's requests (docs/gdb.md). */
-#define RP_DEBUG_VERSION 2
+#define RP_DEBUG_VERSION 3
+#define RP_DEBUG_STOPS 64
 struct rp_debug {
 	int version;
-	int stop_tid;        /* debugger: stop when this thread (0: none) ... */
-	uint64_t stop_count; /* ... reaches this count */
+	int nstops;          /* debugger: the stops[] in use are below this */
+	struct rp_debug_stop {
+		int tid;        /* debugger: stop when this thread (0: a free slot) ... */
+		uint64_t count; /* ... reaches this count; the runtime frees the slot */
+	} stops[RP_DEBUG_STOPS];
 	int hit_tid;         /* runtime: the last stop taken */
 	uint64_t hit_count;
 	int step_tid;        /* debugger: this thread is being stepped: stop (in
@@ -137,7 +141,8 @@ struct rp_debug {
 	uint64_t preemptions; /* ... and how many of them were preemptions */
 };
 extern volatile struct rp_debug rp_debug;
-/* Counts left before t's counter next reaches zero: no further than a requested stop. */
+/* Counts left before t's counter next reaches zero: no further than its nearest
+ * requested stop. */
 uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left);
 /* The running thread's counter reached zero at count now: stop there if asked. */
 void rp_debug_check(int tid, uint64_t now);

@@ -115,7 +115,7 @@ assert 2 not in ran and int(m.group(3)) in ran, "ran %s, now %s" % (ran, m.group
 bt = out.split("[looking at green thread 2]")[1]
 filtered, full = bt.split("\n#0 ", 1)
 frames = re.findall(r"^#\d+ .*", filtered, re.M)
-assert frames and all(re.match(r"#\d+ +(0x[0-9a-f]+ in )?work ", f) for f in frames), frames
+assert frames and all(re.match(r"#\d+ +(0x[0-9a-f]+ in )?(work|bump) \(.*racy\.c:\d+$", f) for f in frames), frames
 assert "sched_switch" in full.split("\n")[0] and "<signal handler called>" in full and "pt_start" in full
 EOF
 }
@@ -131,7 +131,7 @@ rgdb stop.out -ex 'break work' -ex run -ex delete -ex 'replay stop-at 3 50000' -
 	-ex continue -ex 'print $rcount(3)' -ex 'info rthreads' -ex 'replay stop-at 3 10' \
 	-ex 'replay stop-at 3 60001' -ex next -ex continue -ex 'print $rcount(3)' -ex continue
 expect "replay stop-at 3 50000: stops in the program with count exactly 50000" stop.out \
-	'^stop requested: thread 3 at count 50000' '^replay: green thread 3 reached count 50000' \
+	'^stop 1: green thread 3 at count 50000' '^replay: green thread 3 reached count 50000' \
 	'^#0 .* in work \(arg=.*\) at .*racy\.c:[0-9]+' '^\$1 = 50000$' '^\* 3 +running +50000 +work at' \
 	'Green thread 3 is at count 50000 already' '^replay: green thread 3 reached count 60001' \
 	'^\$2 = 60001$'
@@ -158,6 +158,55 @@ rgdb apply.out -ex 'break racy.c:14 if id == 1' -ex run -ex 'continue 40' -ex 'r
 expect "rthread apply all bt 1" apply.out '^Green thread 1:' '^Green thread 4:' '^#0 +bump \(id=1\)' \
 	'^\* 2 +running'
 same_output x apply.out || fail "rthread apply: output differs"
+
+# Count conditions are decided by the runtime: while `$rcount(3) > 1000` cannot hold,
+# the breakpoint is out and gdb never stops at it; the runtime stops where thread 3's
+# count enters the window. Tens of thousands of passes go by with gdb evaluating the
+# condition at the one stop only ($rcount's calls are counted), and the stop is the
+# one a condition gdb evaluates at every pass finds (`+ 0` keeps it from the runtime).
+"$SICC" -O1 -g -o passes "$P/passes.c" && ./passes --record passes.bin --quantum 100us >passes.rec 2>&1
+pgdb() { local out=$1; shift; timeout 600 "$RGDB" ./passes passes.bin -batch -nx "$@" >"$out" 2>&1; }
+pgdb cond.out -ex 'break passes.c:11 if $rcount(3) > 1000' -ex run -ex 'print passes' \
+	-ex 'python print("rcount calls: %d" % Rcount.calls)' -ex 'print $rcount(3)' -ex 'info breakpoints' -ex delete -ex continue
+passes=$(sed -n 's/^\$1 = //p' cond.out) calls=$(sed -n 's/^rcount calls: //p' cond.out)
+if ! grep -qxF "$(cat passes.rec)" cond.out; then fail "count condition: the program did not end as recorded: $(tail -n 3 cond.out | tr '\n' ' ')"
+elif [ -z "$passes" ] || [ "$passes" -lt 10000 ] || [ "$calls" != 1 ]; then
+	fail "count condition: $passes passes before the stop (want >= 10000), gdb evaluated \$rcount $calls times (want 1)"
+elif ! grep -Eq '^\$2 = 100[1-9]$' cond.out || ! grep -Eq '^1 +breakpoint +keep y ' cond.out; then
+	fail "count condition: stopped with \$rcount(3) $(sed -n 's/^\$2 = //p' cond.out), or the breakpoint is not shown enabled"
+else pass "break if \$rcount(3) > 1000: $passes passes went by, gdb evaluated the condition once, at the stop"; fi
+# the same stops as a condition gdb evaluates at every pass: a window, a reversed term
+# and a conjunction with a term of the program's
+# (8 of the window's ~20 stops, then kill: gdb's own evaluation is slow at every pass)
+win=(-ex run)
+for n in 1 2 3 4 5 6 7 8; do win+=(-ex 'print $rcount(2) * 1000000 + passes' -ex continue); done
+win+=(-ex 'print $rcount(2) * 1000000 + passes' -ex kill)
+pgdb win.out -ex 'break passes.c:11 if 300 < $rcount(2) && $rcount(2) <= 340 && id == 1' "${win[@]}"
+pgdb win0.out -ex 'break passes.c:11 if 300 < $rcount(2) + 0 && $rcount(2) + 0 <= 340 && id == 1' "${win[@]}"
+stops=$(grep -c '^\$[0-9]* = ' win.out)
+if [ "$stops" -ne 9 ] || ! cmp -s <(grep '^\$' win.out) <(grep '^\$' win0.out); then
+	fail "count window: $stops stops; the runtime's and gdb's evaluation differ: $(diff <(grep '^\$' win.out) <(grep '^\$' win0.out) | head -n 4 | tr '\n' ' ')"
+else pass "a count window (300 < \$rcount(2) <= 340 && id == 1): the same $stops stops as gdb's own evaluation"; fi
+# a conditional watchpoint, gated the same way
+pgdb watch.out -ex 'break work' -ex run -ex delete -ex 'watch passes if $rcount(3) > 1000' -ex continue \
+	-ex 'python print("rcount calls: %d" % Rcount.calls)' -ex 'print $rcount(3)' -ex delete -ex continue
+expect "watch passes if \$rcount(3) > 1000: stops at the first change after the count, gdb evaluating it once" watch.out \
+	'^Hardware watchpoint [0-9]+: passes' '^Old value = [0-9]+' '^\$1 = 100[1-9]$' '^rcount calls: 1$' "^$(cat passes.rec)\$"
+
+# replay stop-at checks thread and count against the log; several stops at once,
+# listed, deleted; each stops once, at its count.
+pgdb stops.out -ex 'break work' -ex run -ex delete -ex 'replay stop-at 9 100' -ex 'replay stop-at 3 99999999' \
+	-ex 'replay stop-at 3 2000' -ex 'replay stop-at 2 5000' -ex 'replay stop-at 4 3000' -ex 'replay stop-at' \
+	-ex 'replay stop-at delete 3' -ex 'replay status' -ex continue -ex 'print $rcount(2)' -ex continue \
+	-ex 'print $rcount(3)' -ex 'replay stop-at' -ex continue
+expect "replay stop-at: a thread the recording does not have, a count past its end: one line each" stops.out \
+	'^replay stop-at: the recording has no green thread 9 \(it has 1, 2, 3, 4\)$' \
+	'^replay stop-at: green thread 3 ends at count [0-9]+ in the recording: it never reaches 99999999$'
+expect "replay stop-at: three stops set, listed, one deleted, the other two taken in turn" stops.out \
+	'^stop 1: will stop when green thread 3 reaches count 2000' '^stop 3: will stop when green thread 4 reaches count 3000' \
+	'^stop 2: green thread 2 at count 5000$' '^\$1 = 5000$' '^\$2 = 2000$' '^No stops requested\.$' \
+	"^$(cat passes.rec)\$"
+if grep -q 'green thread 4 reached' stops.out; then fail "replay stop-at: the deleted stop was taken"; fi
 
 # Recording under gdb: the time slice signal is silent too, and the log replays.
 timeout 300 gdb -batch -nx -iex "source $ROOT/build/share/libreplay/gdb/libreplay.py" -ex run \
