@@ -111,6 +111,7 @@ bench: all
 	bench/run.sh
 	bench/replay.sh
 	bench/apps.sh
+	bench/gdb.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)
