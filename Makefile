@@ -14,7 +14,8 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
 DEB_PKGS   := gcc make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
               libcsmith-dev pkg-config python3 procps zlib1g-dev
 
-SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c
+SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
+                 sicpp/hunt.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC        := $(wildcard libreplay/*.c)
 RT_ASM        := $(wildcard libreplay/*.S)
@@ -30,7 +31,7 @@ LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
 GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/include/libreplay.h \
-         $(BIN)/replay-dump $(BIN)/replay-gdb $(GDBEXT)
+         $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
 # replay-dump (libreplay/tools/): reads logs with libreplay/log.c, symbolizes with libbfd.
 DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(BUILD)/obj/libreplay/log.o \
             $(BUILD)/obj/libreplay/rp_alloc.o
@@ -52,6 +53,16 @@ $(BUILD)/obj/libreplay/tools/%.o: libreplay/tools/%.c $(wildcard libreplay/tools
 $(BIN)/replay-dump: $(DUMP_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -lbfd -o $@
+
+# replay-hunt (libreplay/tools/hunt/): runs a program many times; needs nothing of ours.
+HUNT_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/hunt/*.c))
+$(BUILD)/obj/libreplay/tools/hunt/%.o: libreplay/tools/hunt/%.c libreplay/tools/hunt/hunt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BIN)/replay-hunt: $(HUNT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -o $@
 
 $(BUILD)/obj/%.o: %.S sicpp/rewrite.h
 	@mkdir -p $(dir $@)
@@ -111,6 +122,7 @@ bench: all
 	bench/run.sh
 	bench/replay.sh
 	bench/apps.sh
+	bench/hunt.sh
 	bench/gdb.sh
 
 csmith: all
@@ -123,7 +135,7 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/libreplay
-	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(BIN)/replay-hunt $(DESTDIR)$(PREFIX)/bin/
 	ln -sf ../../bin/sicc $(DESTDIR)$(PREFIX)/libexec/libreplay/as
 	install -m 644 $(LIB)/libreplay.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 libreplay/libreplay.h $(DESTDIR)$(PREFIX)/include/

@@ -76,6 +76,9 @@ uint64_t rp_sic_start_value(void);
 /* Side stack for a new thread. */
 #define RP_SIDE_ENTRIES_THREAD 256
 uint64_t rp_sic_overflow_c(uintptr_t stub_ret);
+/* sic_rt.S's __sic_pause: a pause or a spin-wait's loop yields (count in __sic_home). */
+void rp_sic_pause_c(void);
+extern uint64_t rp_sic_pause_yields;
 _Noreturn void rp_sic_side_overflow(void);
 _Noreturn void rp_sic_side_corrupt(void);
 bool rp_sic_pc_instrumented(uintptr_t pc);

@@ -106,6 +106,21 @@ uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 	return sic_reload;
 }
 
+/* A pause, or a spin-wait's loop (sicpp/hunt.c): the thread waits for another, which
+ * on one kernel thread can only get on if this one lets it. A yield: a voluntary
+ * switch at a place the program's own instructions decide, so the replay makes the
+ * same one with no record. The count is published in __sic_home meanwhile. */
+uint64_t rp_sic_pause_yields;
+
+void rp_sic_pause_c(void)
+{
+	if (rp_cur->tid == 0 || sched_busy() || !sched_preempt_useful())
+		return;
+	rp_sic_pause_yields++;
+	sched_thread_yield();
+	pt_signals_resumed(&__sic_home);
+}
+
 uint64_t rp_sic_count(void)
 {
 	/* Called from instrumented code: the call published the count in __sic_home. */

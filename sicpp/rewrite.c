@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum stub_kind { STUB_OVERFLOW, STUB_OVERFLOW_SAFE, STUB_FOREIGN };
+enum stub_kind { STUB_OVERFLOW, STUB_OVERFLOW_SAFE, STUB_FOREIGN, STUB_YIELD };
 
 struct stub {
 	enum stub_kind kind;
@@ -32,6 +32,7 @@ struct stub {
 	struct cfi_state cfi;
 	bool has_cfi;
 	const char *fn; /* the enclosing function, to name the stub after it */
+	char *back;     /* STUB_YIELD: where it jumps back to */
 };
 
 struct rw {
@@ -43,6 +44,9 @@ struct rw {
 	int nstubs, capstubs;
 	int next_id;
 	int nnp;         /* nopreempt labels */
+	int nmemops;     /* memory access labels (hunt.c) */
+	int *atomics;    /* which of them are atomic */
+	int natomics, capatomics;
 	int nranges;
 	bool in_range;
 	const char *cur_fn;
@@ -53,7 +57,7 @@ static int new_id(struct rw *w)
 	return w->next_id++;
 }
 
-static void add_stub(struct rw *w, enum stub_kind kind, int id)
+static struct stub *add_stub(struct rw *w, enum stub_kind kind, int id)
 {
 	if (w->nstubs == w->capstubs) {
 		w->capstubs = w->capstubs ? 2 * w->capstubs : 256;
@@ -71,6 +75,7 @@ static void add_stub(struct rw *w, enum stub_kind kind, int id)
 	s->has_cfi = w->cfi.cur.in_proc && w->cfi.cur.known;
 	if (s->has_cfi)
 		cfi_copy(&s->cfi, &w->cfi.cur);
+	return s;
 }
 
 /* Mark the next instruction's PC as one where no preemption may be taken. */
@@ -111,6 +116,42 @@ static void emit_entry_check(struct rw *w)
 	nopreempt(w);
 	fprintf(w->out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n.Lsic_fb_%d:\n", id);
 	add_stub(w, STUB_FOREIGN, id);
+}
+
+/* A pause, or the backward branch of a spin-wait (hunt.c): through a stub that calls
+ * __sic_pause (the runtime lets another thread run), then on to back. A pause's
+ * branch is a jmp to the stub, which comes back right after it. */
+static void emit_yield(struct rw *w, const struct stmt *s, bool pause)
+{
+	int id = new_id(w);
+	char back[300];
+	struct stub *st;
+	if (pause) {
+		fprintf(w->out, "\tjmp\t.Lsic_py_%d\n.Lsic_pr_%d:\n", id, id);
+		snprintf(back, sizeof back, ".Lsic_pr_%d", id);
+	} else {
+		fprintf(w->out, "\t%s%s%s\t.Lsic_py_%d\n", s->prefix, *s->prefix ? " " : "", s->name, id);
+		snprintf(back, sizeof back, "%s", s->ops[0]);
+	}
+	st = add_stub(w, STUB_YIELD, id);
+	st->back = strdup(back);
+	if (!st->back) {
+		fputs("sicpp: out of memory\n", stderr);
+		exit(2);
+	}
+}
+
+static void add_atomic(struct rw *w, int label)
+{
+	if (w->natomics == w->capatomics) {
+		w->capatomics = w->capatomics ? 2 * w->capatomics : 64;
+		w->atomics = realloc(w->atomics, w->capatomics * sizeof *w->atomics);
+		if (!w->atomics) {
+			fputs("sicpp: out of memory\n", stderr);
+			exit(2);
+		}
+	}
+	w->atomics[w->natomics++] = label;
 }
 
 static void range_open(struct rw *w)
@@ -186,6 +227,27 @@ static void emit_stubs(struct rw *w)
 	fprintf(o, "\t.section\t.text.sic_stubs,\"ax\",@progbits\n");
 	for (int k = 0; k < w->nstubs; k++) {
 		struct stub *s = &w->stubs[k];
+		if (s->kind == STUB_YIELD) {
+			/* Like an overflow stub: past the red zone, every register kept. */
+			bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
+			fprintf(o, ".Lsic_py_%d:\n", s->id);
+			if (s->fn && !strchr(s->fn, '"')) /* named as a counter stub, for gdb */
+				fprintf(o, "\"%s.sic_stub.%d\":\n", s->fn, s->id);
+			if (s->has_cfi) {
+				fprintf(o, "\t.cfi_startproc\n");
+				cfi_emit(o, &s->cfi);
+			}
+			fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
+			if (adjust)
+				fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
+			fprintf(o, "\tcall\t" SIC_PAUSE "\n\tleaq\t128(%%rsp), %%rsp\n");
+			if (adjust)
+				fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
+			fprintf(o, "\tjmp\t%s\n", s->back);
+			if (s->has_cfi)
+				fprintf(o, "\t.cfi_endproc\n");
+			continue;
+		}
 		if (s->kind == STUB_FOREIGN) {
 			/* At function entry: the frame is the CIE's, CFA = rsp + 8. */
 			fprintf(o, ".Lsic_fe_%d:\n\t.cfi_startproc\n", s->id);
@@ -234,6 +296,16 @@ static void emit_tables(struct rw *w)
 	fprintf(o, "\t.section\tsic_nopreempt,\"a\",@progbits\n\t.p2align 2\n");
 	for (int k = 0; k < w->nnp; k++)
 		fprintf(o, "\t.long\t.Lsic_np_%d - .\n", k);
+	if (w->nmemops) {
+		fprintf(o, "\t.section\tsic_memops,\"a\",@progbits\n\t.p2align 2\n");
+		for (int k = 0; k < w->nmemops; k++)
+			fprintf(o, "\t.long\t.Lsic_mo_%d - .\n", k);
+	}
+	if (w->natomics) {
+		fprintf(o, "\t.section\tsic_atomics,\"a\",@progbits\n\t.p2align 2\n");
+		for (int k = 0; k < w->natomics; k++)
+			fprintf(o, "\t.long\t.Lsic_mo_%d - .\n", w->atomics[k]);
+	}
 }
 
 int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
@@ -259,6 +331,8 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			w.cur_fn = SIC_MAIN;
 		if (s->kind == ST_DIRECTIVE && !s->foreign)
 			cfi_feed(&w.cfi, s->name, s->args);
+		if (s->foreign && p->count)
+			emit_count(&w, p->count); /* a loop head at inline asm (a pause) */
 		if (is_code(an, i)) {
 			range_open(&w);
 			if (p->count)
@@ -269,8 +343,16 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 				fprintf(out, "\tmovq\t$" SIC_TOKEN ", %%r15\n");
 			if (p->nopreempt || p->token || p->ret_store)
 				nopreempt(&w); /* r15 holds the token, not the count */
+			if (p->memop) {
+				if (p->memop == 2)
+					add_atomic(&w, w.nmemops);
+				fprintf(out, ".Lsic_mo_%d:\n", w.nmemops++);
+			}
 		}
-		emit_stmt(&w, s);
+		if (p->pause || p->spin_edge)
+			emit_yield(&w, s, p->pause);
+		else
+			emit_stmt(&w, s);
 		if (p->home_reload) {
 			nopreempt(&w);
 			fprintf(out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n");
@@ -286,9 +368,12 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 	range_close(&w);
 	emit_stubs(&w);
 	emit_tables(&w);
-	for (int k = 0; k < w.nstubs; k++)
+	for (int k = 0; k < w.nstubs; k++) {
 		cfi_release(&w.stubs[k].cfi);
+		free(w.stubs[k].back);
+	}
 	free(w.stubs);
+	free(w.atomics);
 	cfi_release(&w.cfi.cur);
 	return ferror(out) ? -1 : 0;
 }

@@ -12,6 +12,7 @@ struct rewrite_opts {
 #define SIC_HOME          "__sic_home"
 #define SIC_OVERFLOW      "__sic_overflow"
 #define SIC_FOREIGN_ENTRY "__sic_foreign_entry"
+#define SIC_PAUSE         "__sic_pause"
 #define SIC_MAIN          "__sic_main"
 /* What %r15 holds while an instrumented caller is calling out: a value no foreign
  * code has in r15 by chance (not a user-space pointer, not a small number). It fits

@@ -106,9 +106,11 @@ int main(int argc, char **argv)
 	}
 	if (stats)
 		fprintf(stderr, "sicpp: %s: %d counting points (%d flag-preserving), %d entry checks, "
-			"%d calls kept local, %d calls publish the count%s\n",
+			"%d calls kept local, %d calls publish the count, %d pauses and %d spin-waits "
+			"yield, %d memory accesses listed%s\n",
 			f.path, an.n_fast + an.n_safe, an.n_safe, an.n_entry, an.n_calls_local,
-			an.n_calls_foreign, an.already_instrumented ? " (already instrumented)" : "");
+			an.n_calls_foreign, an.n_pause, an.n_spin, an.n_memops,
+			an.already_instrumented ? " (already instrumented)" : "");
 	analysis_free(&an);
 	asm_free(&f);
 	return 0;

@@ -55,6 +55,16 @@ record_replay foreign_time "$RUNS" 2
 record_replay coroutines 8 2
 record_replay ctor_inputs 4 4
 record_replay spawn_threads 4 2
+# Spin-waits yield (docs/sic.md): 2,000 handoffs through flags end without waiting for
+# time slices (a preemption per handoff otherwise), unrecorded too, and replay.
+record_replay spin_handoff 3 1
+stats=$(cd "$WORK" && LIBREPLAY_STATS=1 timeout 60 ./spin_handoff --record "$WORK/sh.bin" 2>&1 >/dev/null)
+taken=$(echo "$stats" | sed -n 's/.* \([0-9]*\) preemptions taken.*/\1/p')
+if [ -n "$taken" ] && [ "$taken" -lt 200 ]; then pass "spin_handoff: 2000 handoffs with $taken preemptions"
+else fail "spin_handoff: $stats"; fi
+check "spin_handoff: ends unrecorded" bash -c "cd '$WORK' && timeout 60 ./spin_handoff --no-record | grep -q '2000 handoffs'"
+# Indirect tail calls through method tables and comparators (issue 11, item 1).
+record_replay tail_dispatch "$RUNS" 2
 # Short slices land everywhere, also between publishing a count and a call (a
 # replay once lost track there): a lock-heavy program, many times.
 "$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"

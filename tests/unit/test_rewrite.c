@@ -594,7 +594,9 @@ static void tls_sequences_untouched(void **state)
 	struct lines l = split_lines(out);
 	int call = find(&l, 0, "call __tls_get_addr@PLT");
 	assert_string_equal(l.v[call - 1], "rex64");
-	assert_string_equal(l.v[call + 1], "movl (%rax), %edx");
+	/* (a label, which adds no bytes, names the load for the hunting scheduler) */
+	number_in(&l, call + 1, ".Lsic_mo_%d:");
+	assert_string_equal(l.v[call + 2], "movl (%rax), %edx");
 	int desc = find(&l, 0, "call *w@TLSCALL(%rax)");
 	assert_string_equal(l.v[desc - 1], "leaq w@TLSDESC(%rip), %rax");
 	assert_string_equal(l.v[desc + 1], "addq $8, %rsp");
@@ -616,6 +618,182 @@ static void global_return_publishes_the_count(void **state)
 	number_in(&l, hret - 2, "jz .Lsic_ov_%d");
 	assert_string_equal(l.v[hret - 4], "decq %r15");
 	assert_string_equal(l.v[hret - 5], "movl $1, %eax");
+	free_lines(&l);
+	free(out);
+}
+
+/* ---- spin-waits and memory accesses (hunt.c) --------------------------------------- */
+
+/* Every way a thread waits for another: gcc's _mm_pause (rep nop), inline asm holding a
+ * lone pause, a loop that only re-reads (.L5), a test-and-set loop (.L6), a
+ * compare-and-swap retry (.L7); and what is not one: inline asm that does more, a loop
+ * that stores (.L8), one that computes (.L9), one that calls (.L10). */
+static const char spins[] =
+	"\t.text\n"
+	"\t.globl\tw\n"
+	"\t.type\tw, @function\n"
+	"w:\n"
+	"\t.cfi_startproc\n"
+	"\tjmp\t.L2\n"
+	".L3:\n"
+	"\trep nop\n"
+	".L2:\n"
+	"\tmovl\tflag(%rip), %eax\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tje\t.L3\n"
+	".L4:\n"
+	"#APP\n"
+	"# 9 \"w.c\" 1\n"
+	"\tpause\n"
+	"# 0 \"\" 2\n"
+	"#NO_APP\n"
+	"\tcmpl\t$0, flag(%rip)\n"
+	"\tje\t.L4\n"
+	".L11:\n"
+	"#APP\n"
+	"\tpause\n"
+	"\tnop\n"
+	"#NO_APP\n"
+	"\tcmpl\t$0, flag(%rip)\n"
+	"\tje\t.L11\n"
+	".L5:\n"
+	"\tmovq\tptr(%rip), %rax\n"
+	"\tmovl\t(%rax), %eax\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tje\t.L5\n"
+	"\tmovl\t$1, %edx\n"
+	".L6:\n"
+	"\tmovl\t%edx, %eax\n"
+	"\txchgl\t(%rdi), %eax\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tjne\t.L6\n"
+	"\tmovl\t(%rdi), %eax\n"
+	".L7:\n"
+	"\tleal\t1(%rax), %edx\n"
+	"\tlock cmpxchgl\t%edx, (%rdi)\n"
+	"\tjne\t.L7\n"
+	".L8:\n"
+	"\tmovl\tflag(%rip), %eax\n"
+	"\tmovl\t%eax, copy(%rip)\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tje\t.L8\n"
+	".L9:\n"
+	"\taddl\t(%rdi), %eax\n"
+	"\taddq\t$4, %rdi\n"
+	"\tcmpq\t%rsi, %rdi\n"
+	"\tjne\t.L9\n"
+	".L10:\n"
+	"\tcall\tpoll_once@PLT\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tje\t.L10\n"
+	"\tmovl\t8(%rsp), %eax\n"
+	"\tmovl\t-4(%rbp), %eax\n"
+	"\tleaq\tflag(%rip), %rax\n"
+	"\tlock addl\t$1, counter(%rip)\n"
+	"\tmovl\t%eax, (%rdi)\n"
+	"\tret\n"
+	"\t.cfi_endproc\n"
+	"\t.size\tw, .-w\n";
+
+/* The stub a yield goes through: it calls __sic_pause and jumps to `back`. */
+static void check_yield_stub(const struct lines *l, int id, const char *back)
+{
+	char head[64], jmp[128];
+	snprintf(head, sizeof head, ".Lsic_py_%d:", id);
+	snprintf(jmp, sizeof jmp, "jmp %s", back);
+	int first = find(l, find(l, 0, ".section .text.sic_stubs,\"ax\",@progbits"), head);
+	int last = find(l, first, jmp);
+	assert_true(has_between(l, first, last, "leaq -128(%rsp), %rsp"));
+	assert_true(has_between(l, first, last, "call __sic_pause"));
+	assert_true(has_between(l, first, last, "leaq 128(%rsp), %rsp"));
+	assert_true(last - first < 12);
+}
+
+static void spin_waits_yield(void **state)
+{
+	char *out = rewrite_checked(spins);
+	struct lines l = split_lines(out);
+	char back[64];
+	/* rep nop, and inline asm that is only a pause: a jmp to the stub and back */
+	int i = find(&l, 0, ".L3:");
+	while (strncmp(l.v[i], "jmp .Lsic_py_", 13) != 0)
+		i++;
+	int id = number_in(&l, i, "jmp .Lsic_py_%d");
+	snprintf(back, sizeof back, ".Lsic_pr_%d", id);
+	assert_int_equal(number_in(&l, i + 1, ".Lsic_pr_%d:"), id);
+	check_yield_stub(&l, id, back);
+	assert_int_equal(find_or_none(&l, 0, "rep nop"), -1);
+	int app = find(&l, 0, "#APP");
+	id = number_in(&l, app + 2, "jmp .Lsic_py_%d");
+	snprintf(back, sizeof back, ".Lsic_pr_%d", id);
+	check_yield_stub(&l, id, back);
+	/* inline asm doing more than pausing is left alone */
+	int app2 = find(&l, app + 1, "#APP");
+	assert_string_equal(l.v[app2 + 1], "pause");
+	assert_string_equal(l.v[app2 + 2], "nop");
+	/* the loops that can only wait: their backward branch goes through a stub */
+	static const char *const waits[][2] = {{"je", ".L5"}, {"jne", ".L6"}, {"jne", ".L7"}};
+	for (int k = 0; k < 3; k++) {
+		char fmt[64], orig[64];
+		snprintf(orig, sizeof orig, "%s %s", waits[k][0], waits[k][1]);
+		assert_int_equal(find_or_none(&l, 0, orig), -1);
+		int head = find(&l, 0, strcat(strcpy(fmt, waits[k][1]), ":"));
+		int j = head;
+		snprintf(fmt, sizeof fmt, "%s .Lsic_py_", waits[k][0]);
+		while (strncmp(l.v[j], fmt, strlen(fmt)) != 0)
+			j++;
+		strcat(fmt, "%d");
+		check_yield_stub(&l, number_in(&l, j, fmt), waits[k][1]);
+	}
+	/* the loops that do work keep their branches */
+	find(&l, 0, "je .L8");
+	find(&l, 0, "jne .L9");
+	find(&l, 0, "je .L10");
+	assert_int_equal(count_substr(out, "call\t__sic_pause"), 5);
+	free_lines(&l);
+	free(out);
+}
+
+/* The line before the first line equal to s names a memory access (.Lsic_mo_N:); -1 if
+ * it does not, else N. */
+static int memop_before(const struct lines *l, const char *s)
+{
+	int i = find(l, 0, s);
+	int n = -1;
+	char rest[4];
+	if (sscanf(l->v[i - 1], ".Lsic_mo_%d%3s", &n, rest) != 2)
+		return -1;
+	return n;
+}
+
+static void memory_accesses_listed(void **state)
+{
+	char *out = rewrite_checked(spins);
+	struct lines l = split_lines(out);
+	assert_true(memop_before(&l, "movl flag(%rip), %eax") >= 0);
+	assert_true(memop_before(&l, "movl (%rax), %eax") >= 0);
+	assert_true(memop_before(&l, "movl %eax, copy(%rip)") >= 0);
+	assert_true(memop_before(&l, "movl %eax, (%rdi)") >= 0);
+	/* the frame's own slots, addresses and no memory at all are not */
+	assert_int_equal(memop_before(&l, "movl 8(%rsp), %eax"), -1);
+	assert_int_equal(memop_before(&l, "movl -4(%rbp), %eax"), -1);
+	assert_int_equal(memop_before(&l, "leaq flag(%rip), %rax"), -1);
+	assert_int_equal(memop_before(&l, "testl %eax, %eax"), -1);
+	/* the atomic ones are in sic_atomics too */
+	int x = memop_before(&l, "xchgl (%rdi), %eax");
+	int c = memop_before(&l, "lock cmpxchgl %edx, (%rdi)");
+	int a = memop_before(&l, "lock addl $1, counter(%rip)");
+	assert_true(x >= 0 && c >= 0 && a >= 0);
+	int memops = check_labels(out, "mo");
+	assert_int_equal(count_substr(out, "\t.long\t.Lsic_mo_"), memops + 3);
+	int at = find(&l, 0, ".section sic_atomics,\"a\",@progbits");
+	int mo = find(&l, 0, ".section sic_memops,\"a\",@progbits");
+	assert_true(mo < at);
+	char want[64];
+	snprintf(want, sizeof want, ".long .Lsic_mo_%d - .", x);
+	assert_true(find(&l, at, want) > at);
+	snprintf(want, sizeof want, ".long .Lsic_mo_%d - .", a);
+	assert_true(find(&l, at, want) > at);
 	free_lines(&l);
 	free(out);
 }
@@ -662,10 +840,15 @@ static void ranges_split_at_sections_and_inline_asm(void **state)
 	assert_int_equal(count_substr(out, "\t.long\t.Lsic_rs_"), 3);
 	int app = find(&l, 0, "#APP");
 	int noapp = find(&l, app, "#NO_APP");
-	number_in(&l, app - 1, ".Lsic_re_%d:");
+	/* .L8, the loop's head, counts before the inline asm, outside the ranges */
+	number_in(&l, app - 5, ".Lsic_re_%d:");
+	fast_count_after(&l, app - 5);
 	number_in(&l, noapp + 1, ".Lsic_rs_%d:");
-	/* the inline asm itself is passed through untouched */
-	assert_string_equal(l.v[app + 2], "pause");
+	/* inline asm holding only a pause yields (hunt.c); other inline asm is passed
+	 * through untouched (spin_waits_yield) */
+	int id = number_in(&l, app + 2, "jmp .Lsic_py_%d");
+	number_in(&l, app + 3, ".Lsic_pr_%d:");
+	(void)id;
 	int cold = find(&l, 0, ".section .text.unlikely");
 	number_in(&l, cold - 1, ".Lsic_re_%d:");
 	/* the stubs and the tables are outside every range */
@@ -806,6 +989,7 @@ static void output_assembles(void **state)
 		{"leaf_loop", leaf_loop}, {"rbp_loop", rbp_loop}, {"push_loop", push_loop},
 		{"drap_loop", drap_loop}, {"nocfi_loop", nocfi_loop}, {"safe_loop", safe_loop},
 		{"global_fn", global_fn}, {"mixed", mixed}, {"with_main", with_main},
+		{"spins", spins},
 	};
 	for (size_t k = 0; k < sizeof snippets / sizeof snippets[0]; k++) {
 		char *in_diag = NULL, *out_diag = NULL;
@@ -887,6 +1071,8 @@ int main(void)
 		cmocka_unit_test(foreign_call_publishes_the_count),
 		cmocka_unit_test(tls_sequences_untouched),
 		cmocka_unit_test(global_return_publishes_the_count),
+		cmocka_unit_test(spin_waits_yield),
+		cmocka_unit_test(memory_accesses_listed),
 		cmocka_unit_test(rep_string_op_marked),
 		cmocka_unit_test(note_and_tables),
 		cmocka_unit_test(ranges_split_at_sections_and_inline_asm),
