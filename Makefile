@@ -145,6 +145,7 @@ bench: all
 	bench/replay.sh
 	bench/apps.sh
 	bench/hunt.sh
+	bench/gdb.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)

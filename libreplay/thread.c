@@ -105,7 +105,9 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 		 * keep it equal to the counter just loaded in its signal frame. */
 		next->home = *rp_thread_counter(next);
 	}
-	if (rp_trace_on && prev_st != next_st) /* on_resume: not a switch */
+	if (prev_st != next_st) /* on_resume: not a switch */
+		rp_debug_switched(next, preempted);
+	if (rp_trace_on && prev_st != next_st)
 		rp_trace_switch(prev_st, next_st, prev->offset - *rp_thread_counter(prev),
 				next->offset - *rp_thread_counter(next), preempted);
 	next->uc = NULL; /* the frame is consumed when it resumes */
