@@ -67,6 +67,8 @@ void pt_signals_resumed(uint64_t *counter);
 /* sic_rt.S */
 extern uint64_t __sic_home;
 extern uint64_t *__sic_side_base, *__sic_side_top, *__sic_side_end;
+/* Words per side-stack entry: {foreign r15, return address, slot, rbx} (sic_rt.S). */
+#define RP_SIDE_WORDS 4
 uint64_t rp_sic_call(void *fn, uint64_t a, uint64_t b, uint64_t c);
 
 /* sic.c */
