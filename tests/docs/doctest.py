@@ -35,8 +35,8 @@ TIMEOUT = 600
 
 # numbers: hex (0x...), decimals and fractions, and words of hex digits with a digit
 # and a letter (build-ids, hashes)
-NUM = r"(?:0x[0-9a-f]+|[0-9a-f]*\d[0-9a-f]*(?:\.\d+)?)"
-TOKEN = re.compile(r"(\.\.\.|0x[0-9a-f]+|(?<![\w.])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{3,}(?!\w)"
+NUM = r"(?:0x[0-9a-f]+|[0-9a-f]+(?:\.\d+)?)"
+TOKEN = re.compile(r"(\.\.\.|0x[0-9a-f]+|(?<!\w)(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{3,}(?!\w)"
                    r"|\d+(?:\.\d+)?)")
 
 
