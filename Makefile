@@ -101,11 +101,14 @@ $(LIB)/libreplay.a: $(RT_OBJ) $(SCHED_OBJ)
 # recorded inputs...): sicc links them all in (libreplay.ld: EXTERN) and exports them
 # (libreplay.dynlist), so that uninstrumented libraries reach them too: libstdc++'s
 # std::thread, a plain .so's pthread_create. Measured against this machine's libc.
-$(LIB)/libreplay.syms: $(LIB)/libreplay.a
+# And libreplay.h's functions, for instrumented shared objects.
+$(LIB)/libreplay.syms: $(LIB)/libreplay.a libreplay/libreplay.h
 	nm -g --defined-only $< | awk 'NF == 3 && ($$2 == "T" || $$2 == "W") {print $$3}' | sort -u >$@.own
 	nm -D --defined-only $$($(CC) -print-file-name=libc.so.6) | \
 	  awk '{sub(/@.*/, "", $$3); print $$3}' | sort -u >$@.libc
-	comm -12 $@.own $@.libc >$@.tmp && rm -f $@.own $@.libc && mv $@.tmp $@
+	comm -12 $@.own $@.libc >$@.tmp && rm -f $@.own $@.libc
+	sed -n 's/^[a-z0-9_]* \**\(rp_[a-z0-9_]*\)(.*/\1/p' libreplay/libreplay.h >>$@.tmp # the API, for .so files
+	mv $@.tmp $@
 
 $(LIB)/libreplay.ld: $(LIB)/libreplay.syms
 	{ echo '/* Generated (Makefile): the C library functions libreplay replaces. */'; \

@@ -17,17 +17,8 @@
 	.size	__sic_home, 8
 __sic_home:
 	.quad	0
-	/* The side stack of foreign entries: {foreign r15, return address, slot, rbx}. */
-	.globl	__sic_side_base, __sic_side_top, __sic_side_end
-	.type	__sic_side_base, @object
-	.type	__sic_side_top, @object
-	.type	__sic_side_end, @object
-__sic_side_base:
-	.quad	0
-__sic_side_top:
-	.quad	0
-__sic_side_end:
-	.quad	0
+	/* The side stack of foreign entries, {foreign r15, return address, slot, rbx}
+	 * each, is __sic_side_base, __sic_side_top and __sic_side_end (sic.c). */
 
 	.text
 /* The frame of the runtime's entries from a stub (__sic_overflow, __sic_pause): every

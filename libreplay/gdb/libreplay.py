@@ -86,8 +86,12 @@ def glob_sched():
 
 
 def instrumented(pc):
-    """Is pc in code sicpp instrumented (sic.c's table of ranges)?"""
-    ranges, n = static("ranges", "sic.c"), int(static("nranges", "sic.c"))
+    """Is pc in code sicpp instrumented (sic.c's tables: the executable's ranges and
+    those of the instrumented shared libraries registered so far)?"""
+    tables = static("tables", "sic.c")
+    if int(tables) == 0:
+        return False
+    ranges, n = tables["ranges"], int(tables["nranges"])
     lo, hi = 0, n
     while lo < hi:
         mid = (lo + hi) // 2
