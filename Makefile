@@ -152,6 +152,7 @@ bench: all
 
 csmith: all
 	tests/csmith/run.sh $(N)
+	tests/csmith/callgraph.sh $(or $(N),200) 1000
 
 demo: all
 	examples/demo.sh
