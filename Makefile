@@ -12,7 +12,7 @@ CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Wno-unused-parameter
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
 DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
-              libcsmith-dev pkg-config python3 procps zlib1g-dev
+              libcsmith-dev pkg-config python3 procps zlib1g-dev chromium
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
                  sicpp/hunt.c
@@ -57,7 +57,7 @@ $(BUILD)/obj/libreplay/tools/%.o: libreplay/tools/%.c $(wildcard libreplay/tools
 
 $(BIN)/replay-dump: $(DUMP_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $^ -lbfd -o $@
+	$(CC) $(ALL_CFLAGS) $^ -lbfd -lm -o $@
 
 # replay-hunt (libreplay/tools/hunt/): runs a program many times; needs nothing of ours.
 HUNT_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/hunt/*.c))
@@ -160,6 +160,7 @@ bench: all
 
 csmith: all
 	tests/csmith/run.sh $(N)
+	tests/csmith/callgraph.sh $(or $(N),200) 1000
 
 demo: all
 	examples/demo.sh

@@ -106,8 +106,9 @@ uint64_t rp_sic_count(void)
 
 _Noreturn void rp_sic_side_overflow(void)
 {
-	rp_fatal("more than %d nested calls from uninstrumented code into instrumented code",
-		 SIDE_ENTRIES);
+	/* thread 1's side stack holds SIDE_ENTRIES, the other threads' fewer (thread.c) */
+	rp_fatal("more than %ld nested calls from uninstrumented code into instrumented code",
+		 (long)((__sic_side_end - __sic_side_base) / RP_SIDE_WORDS));
 }
 
 _Noreturn void rp_sic_side_corrupt(void)

@@ -9,7 +9,8 @@
  * PREEMPT record's count);
  * reason: why `from` stopped: preempt, yield, exit, blocked:<wait kind> (mutex, cond,
  * join, sleep, ...), or host (the scheduler's own context, thread 0, handing over).
- * The last line has `to` 0 and reason end (exit) or the crash's signal (SIGSEGV...).
+ * The last line has `to` 0 and says how the run ended: exit:STATUS, deadlock (every
+ * thread blocked when the process exits), or the crash's signal (SIGSEGV...).
  * The log holds only the preemptions; the blocking switches follow from the program,
  * so `./app --replay LOG --trace-schedule T` traces the recording's whole schedule.
  *
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -143,9 +145,27 @@ void rp_trace_end(const char *why, const ucontext_t *uc)
 	rp_trace_on = false;
 }
 
+/* Exiting with every live thread blocked (none running: the scheduler's deadlock
+ * hook exits): a deadlock. */
+static bool deadlocked(void)
+{
+	bool blocked = false;
+	for (struct sched_thread *t = sched_thread_next(NULL); t; t = sched_thread_next(t)) {
+		struct sched_thread_info in;
+		sched_thread_info(t, &in);
+		if (in.state == SCHED_RUNNABLE || in.state == SCHED_RUNNING)
+			return false;
+		blocked |= in.state == SCHED_BLOCKED;
+	}
+	return blocked;
+}
+
 static void at_exit(int status, void *arg)
 {
-	rp_trace_end("end", NULL);
+	char why[24] = "deadlock";
+	if (!deadlocked())
+		snprintf(why, sizeof why, "exit:%d", status & 0xff);
+	rp_trace_end(why, NULL);
 }
 
 static void child_after_fork(void)
