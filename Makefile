@@ -11,14 +11,17 @@ CC         := gcc
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Wno-unused-parameter
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
-DEB_PKGS   := gcc make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
-              libcsmith-dev pkg-config python3 procps zlib1g-dev
+DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
+              libcsmith-dev pkg-config python3 procps zlib1g-dev chromium
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
                  sicpp/hunt.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
-RT_SRC        := $(wildcard libreplay/*.c libreplay/engine/*.c)
-RT_ASM        := $(wildcard libreplay/*.S)
+# The runtime's layers (libreplay/README.md): each folder one concern.
+RT_DIRS       := base log engine inputs pthread signals io
+RT_SRC        := $(wildcard $(RT_DIRS:%=libreplay/%/*.c)) libreplay/main.c
+RT_ASM        := $(wildcard $(RT_DIRS:%=libreplay/%/*.S))
+RT_HDR        := $(wildcard libreplay/*.h $(RT_DIRS:%=libreplay/%/*.h))
 RT_OBJ        := $(RT_SRC:%.c=$(BUILD)/obj/%.o) $(RT_ASM:%.S=$(BUILD)/obj/%.o)
 SCHED_SRC     := $(wildcard sched/*.c)
 SCHED_ASM     := $(wildcard sched/*.S)
@@ -30,11 +33,13 @@ BIN   := $(BUILD)/bin
 LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
 GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py
-TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/include/libreplay.h \
-         $(BIN)/replay-dump $(BIN)/replay-gdb $(GDBEXT)
-# replay-dump (libreplay/tools/): reads logs with libreplay/log.c, symbolizes with libbfd.
-DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(BUILD)/obj/libreplay/log.o \
-            $(BUILD)/obj/libreplay/rp_alloc.o
+TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a \
+         $(LIB)/libreplay-log.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
+         $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
+# The log's reader and writer alone (libreplay/log/ and the allocator it uses), for tools.
+LOG_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/log/*.c) libreplay/base/rp_alloc.c)
+# replay-dump (libreplay/tools/): reads logs with libreplay/log/, symbolizes with libbfd.
+DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(LIB)/libreplay-log.a
 # gdb reads every file in this directory at start-up (Debian's gdb); only a system
 # PREFIX installs there by default (GDBINIT_DIR= to skip, or another directory).
 GDBINIT_DIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/gdb/gdbinit.d)
@@ -42,17 +47,27 @@ GDBINIT_DIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/gdb/gdbinit.d)
 .PHONY: all check unit e2e bench install deps clean demo csmith
 all: $(TOOLS)
 
-$(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h libreplay/engine/*.h sched/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h sched/*.h) $(RT_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched -I$(BUILD)/gen -c $< -o $@
 
-$(BUILD)/obj/libreplay/tools/%.o: libreplay/tools/%.c $(wildcard libreplay/tools/*.h) libreplay/log.h libreplay/replay.h
+$(BUILD)/obj/libreplay/tools/%.o: libreplay/tools/%.c $(wildcard libreplay/tools/*.h) $(RT_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ilibreplay/tools -Ilibreplay -Isched -c $< -o $@
 
 $(BIN)/replay-dump: $(DUMP_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $^ -lbfd -o $@
+	$(CC) $(ALL_CFLAGS) $^ -lbfd -lm -o $@
+
+# replay-hunt (libreplay/tools/hunt/): runs a program many times; needs nothing of ours.
+HUNT_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/hunt/*.c))
+$(BUILD)/obj/libreplay/tools/hunt/%.o: libreplay/tools/hunt/%.c libreplay/tools/hunt/hunt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BIN)/replay-hunt: $(HUNT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -o $@
 
 # The overflow's quick path runs with the program's vector registers live (sic_rt.S).
 $(BUILD)/obj/libreplay/engine/sic_quick.o: ALL_CFLAGS += -mgeneral-regs-only
@@ -76,6 +91,10 @@ $(BIN)/sicc: $(BUILD)/obj/sicpp/sicc.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@
 
+# sic++: sicc for C++ (g++ by default), the same program.
+$(BIN)/sic++: $(BIN)/sicc
+	ln -sf sicc $@
+
 # The assembler gcc runs under sicc (-B): the same program as sicc, named "as".
 $(LIBEXEC)/as: $(BIN)/sicc
 	@mkdir -p $(dir $@)
@@ -84,6 +103,30 @@ $(LIBEXEC)/as: $(BIN)/sicc
 $(LIB)/libreplay.a: $(RT_OBJ) $(SCHED_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+$(LIB)/libreplay-log.a: $(LOG_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# The C library functions libreplay replaces (pthread_*, the blocking calls, the
+# recorded inputs...): sicc links them all in (libreplay.ld: EXTERN) and exports them
+# (libreplay.dynlist), so that uninstrumented libraries reach them too: libstdc++'s
+# std::thread, a plain .so's pthread_create. Measured against this machine's libc.
+# And libreplay.h's functions, for instrumented shared objects.
+$(LIB)/libreplay.syms: $(LIB)/libreplay.a libreplay/libreplay.h
+	nm -g --defined-only $< | awk 'NF == 3 && ($$2 == "T" || $$2 == "W") {print $$3}' | sort -u >$@.own
+	nm -D --defined-only $$($(CC) -print-file-name=libc.so.6) | \
+	  awk '{sub(/@.*/, "", $$3); print $$3}' | sort -u >$@.libc
+	comm -12 $@.own $@.libc >$@.tmp && rm -f $@.own $@.libc
+	sed -n 's/^[a-z0-9_]* \**\(rp_[a-z0-9_]*\)(.*/\1/p' libreplay/libreplay.h >>$@.tmp # the API, for .so files
+	mv $@.tmp $@
+
+$(LIB)/libreplay.ld: $(LIB)/libreplay.syms
+	{ echo '/* Generated (Makefile): the C library functions libreplay replaces. */'; \
+	  printf 'EXTERN('; tr '\n' ' ' <$<; echo ')'; } >$@
+
+$(LIB)/libreplay.dynlist: $(LIB)/libreplay.syms
+	{ echo '{'; sed 's/.*/	&;/' $<; echo '};'; } >$@
 
 $(BUILD)/include/libreplay.h: libreplay/libreplay.h
 	@mkdir -p $(dir $@)
@@ -115,9 +158,12 @@ bench: all
 	bench/run.sh
 	bench/replay.sh
 	bench/apps.sh
+	bench/hunt.sh
+	bench/gdb.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)
+	tests/csmith/callgraph.sh $(or $(N),200) 1000
 
 demo: all
 	examples/demo.sh
@@ -126,9 +172,11 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/libreplay
-	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(BIN)/replay-hunt $(DESTDIR)$(PREFIX)/bin/
+	ln -sf sicc $(DESTDIR)$(PREFIX)/bin/sic++
 	ln -sf ../../bin/sicc $(DESTDIR)$(PREFIX)/libexec/libreplay/as
-	install -m 644 $(LIB)/libreplay.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(LIB)/libreplay.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
+	  $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 libreplay/libreplay.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libreplay/libreplay.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libreplay.pc

@@ -1,2 +1,267 @@
-/* proto shim */
-#include "rp_impl.h"
+/* engine/engine.h: libreplay's internal interface. */
+#ifndef RP_IMPL_H
+#define RP_IMPL_H
+
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <ucontext.h>
+
+#include "green.h"
+#include "libreplay.h"
+#include "log/log.h"
+#include "base/rp_say.h"
+#include "base/rp_syscall.h"
+
+/* What an instrumented caller leaves in %r15 during a call (sicpp/rewrite.h, SIC_TOKEN;
+ * sic_rt.S has its own copy). */
+#define RP_SIC_TOKEN ((uint64_t)(int64_t)-0x61a53f22)
+
+/* The counter's start in normal runs: counting down from 2^62 never reaches zero, and
+ * a foreign library's r15 is very unlikely to equal such a value. */
+#define RP_SIC_BASE (UINT64_C(1) << 62)
+
+/* A green thread as the runtime sees it (struct sched_thread's ext). Its count is
+ * offset - counter, where the counter is: %r15 while it runs instrumented code;
+ * saved r15 in uc while it is switched out from a signal handler; home otherwise. */
+struct rp_thread {
+	int tid;
+	uint64_t offset;
+	uint64_t home;
+	uint64_t *side_base, *side_top, *side_end; /* the foreign-entry side stack */
+	ucontext_t *uc;
+	bool resumed_from_signal; /* and where: a second tick there is no progress */
+	bool preempt_soon;        /* a tick landed in foreign code: preempt at the next
+				   * counting point (record.c, rp_record_overflow) */
+	int tick_depth;           /* its preemptions in progress (on_tick, nested with
+				   * SA_NODEFER, or rp_record_overflow): its own, since
+				   * it is switched out inside them */
+	uint64_t resume_count;
+	uintptr_t resume_pc;
+	uint64_t ran_at;          /* rp_debug.switches when it last started running */
+	/* Preemptions by count (--hunt, --chaos; count.c): */
+	uint64_t slice_end;       /* the count where its slice ends */
+	bool soon;                /* preempt at its next counting point ... */
+	uintptr_t soon_pc;        /* ... or at this memory access first (the breakpoint) */
+	uintptr_t exit_pc;        /* the breakpoint where its loop ends: decide there */
+	unsigned exit_slices;     /* ... slices it has waited for it */
+	int new_prio;             /* a change point's priority, given at that preemption */
+	uint64_t in_count;        /* its count when it was last switched in */
+	uintptr_t stop_pc;        /* switched out by a preemption from our own code (not a
+				   * signal): the pc its PREEMPT names, for reports */
+	uint64_t switch_count;    /* its count when it was switched in (thread.c) */
+	int seek;                 /* where its slice's end looks for a place (count.c) */
+	bool pending;             /* ... for a decision taken already (a window missed) */
+	uintptr_t seek_pc;        /* ... the pc the slice ended at */
+	unsigned seek_left;       /* ... counting points it may still look at */
+	/* Its clock reads (inputs/in_clock.c): the next one's number, and their models
+	 * (malloc'd; freed when the thread's record is). */
+	uint64_t clock_reads;
+	void *clocks;
+	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
+	void *arg;
+};
+/* The running thread (the main thread before sched runs). */
+extern struct rp_thread *rp_cur;
+extern struct rp_thread rp_main_thread;
+/* Where t's counter is while it is switched out. */
+uint64_t *rp_thread_counter(struct rp_thread *t);
+
+/* thread.c */
+int rp_thread_create(struct sched_thread **out, const struct sched_thread_attr *attr,
+		     void *(*fn)(void *), void *arg);
+void rp_threads_init(struct sched_hooks *h);
+/* Final counts of every thread so far (exited ones and, for live ones, now; uc: the
+ * signal that stopped the running thread, or NULL in our own code). */
+size_t rp_thread_finals(struct rp_log_final *out, size_t max, const ucontext_t *uc);
+/* The logical clock: the counts all the program's threads executed, summed; from our
+ * code called by the program (its count published). */
+uint64_t rp_logical_clock(void);
+/* Set before sched_preempt from a signal handler: the interrupted context. */
+extern ucontext_t *rp_preempt_uc;
+/* Set before sched_preempt at a counting point that overflowed (rp_record_overflow):
+ * a preemption, though not from a signal (the trace's reason). on_switch clears it. */
+extern bool rp_preempt_at_count;
+/* preempt.c: the running thread resumes from a preemption with its counter at
+ * *counter: run the handlers of the signals other threads sent it meanwhile (they
+ * count from *counter on), and leave the counter after them there. Set by the signals
+ * layer when it queues its first signal; NULL before: nothing to deliver. */
+extern void (*rp_resumed_hook)(uint64_t *counter);
+
+/* sic_rt.S */
+extern uint64_t __sic_home;
+extern uint64_t *__sic_side_base, *__sic_side_top, *__sic_side_end;
+/* Words per side-stack entry: {foreign r15, return address, slot, rbx} (sic_rt.S). */
+#define RP_SIDE_WORDS 4
+uint64_t rp_sic_call(void *fn, uint64_t a, uint64_t b, uint64_t c);
+
+/* sic.c */
+void rp_sic_init(void);
+/* What a new thread's counter starts at (its count is then 0). */
+uint64_t rp_sic_start_value(void);
+/* Side stack for a new thread. */
+#define RP_SIDE_ENTRIES_THREAD 256
+uint64_t rp_sic_overflow_c(uintptr_t stub_ret);
+/* sic_quick.c: the overflow when only the counter changes (0: the full path, which
+ * saves the vector state). What it needs, set up by the full path's code. */
+#define RP_WINDOW_BYTES 256 /* how far ahead a window is looked for */
+enum { RP_SEEK_NONE, RP_SEEK_WINDOW, RP_SEEK_EXIT };
+struct rp_sic_quick {
+	uint64_t reload;        /* LIBREPLAY_SIC_STRESS */
+	bool seeking;           /* the counting modes look on for windows */
+	const uintptr_t *atomics, *repeats; /* sorted (sic.c) */
+	size_t natomics, nrepeats;
+};
+extern struct rp_sic_quick rp_sic_quick;
+uint64_t rp_sic_overflow_quick(uintptr_t stub_ret);
+/* Where a counting point's stub that returns to ret resumes the program, or 0. */
+uintptr_t rp_stub_resume_pc(uintptr_t ret);
+/* sic.c: sort the memory access tables and hand them to the quick path. */
+void rp_sic_memops_load(void);
+/* sic.c: where the innermost loop around pc is left (sicpp's sic_loops), or 0. */
+uintptr_t rp_sic_loop_exit(uintptr_t pc);
+/* The memory accesses (sicpp/hunt.c's tables, the executable's) of the kinds asked in
+ * [from, to), at most max of them, in table order (any, atomic, repeated). */
+enum { RP_MEMOP_ANY = 1, RP_MEMOP_ATOMIC = 2, RP_MEMOP_REPEAT = 4 };
+size_t rp_sic_memops(uintptr_t from, uintptr_t to, unsigned kinds, uintptr_t *out, size_t max);
+/* sic_rt.S's __sic_pause: a pause or a spin-wait's loop yields (count in __sic_home). */
+void rp_sic_pause_c(void);
+extern uint64_t rp_sic_pause_yields;
+_Noreturn void rp_sic_side_overflow(void);
+_Noreturn void rp_sic_side_corrupt(void);
+bool rp_sic_pc_instrumented(uintptr_t pc);
+bool rp_sic_pc_preemptible(uintptr_t pc);
+extern uint64_t rp_sic_xsave_size;
+
+/* replay.c */
+extern bool rp_replaying;
+
+/* count.c: preemptions by instruction count (--hunt, --chaos) rather than by a timer,
+ * recording or not. */
+extern bool rp_counting;
+/* The counter of the running thread reached zero (counting modes, not replaying). */
+uint64_t rp_count_overflow(uintptr_t stub_ret);
+/* Load t's counter (at *counter) for its next preemption by count. */
+void rp_count_arm(struct rp_thread *t, uint64_t *counter);
+/* A switch from prev to next (thread.c's on_switch): prev's pending preemption goes. */
+void rp_count_switched(struct rp_thread *prev, struct rp_thread *next);
+/* A thread was created (thread.c): its slice, and its priority (--hunt). */
+void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t);
+/* Replaying a --hunt log: the PRIORITY inputs of the running thread t due now. */
+void rp_count_replay_priorities(struct rp_thread *t);
+/* Start the preemptions of a run that is not a replay (session.c): the timer, or the
+ * counts; the --timeout timer. */
+void rp_count_start(void);
+/* The pthread layer's synchronization calls (lock, unlock, wait, signal, post, create,
+ * join...): ret is the call's return address. Steps of the hunting scheduler, which
+ * may preempt the caller before the call acts, or right after it. */
+extern bool rp_sync_watch;
+void rp_sync_begin_slow(void *ret);
+void rp_sync_end_slow(void *ret);
+static inline void rp_sync_begin(void *ret)
+{
+	if (__builtin_expect(rp_sync_watch, 0))
+		rp_sync_begin_slow(ret);
+}
+static inline void rp_sync_end(void *ret)
+{
+	if (__builtin_expect(rp_sync_watch, 0))
+		rp_sync_end_slow(ret);
+}
+
+/* outcome.c: --timeout expired: the running thread stops where the replay can stop it
+ * too; at an overflow, the instruction after it (rp_hang_overflow). Every thread
+ * waiting for time or descriptors: the idle hooks end the run (rp_idle_hang_check,
+ * also replaying: the log's END says the hang came then). */
+extern volatile sig_atomic_t rp_hang_due;
+uint64_t rp_hang_overflow(uintptr_t stub_ret);
+void rp_idle_hang_check(void);
+/* The run ends in a deadlock or a hang (how: RP_LOG_DEADLOCK, RP_LOG_HANG): log it (or
+ * check the log says so), report it, stop a debugger there, exit 87 or 88. uc, count,
+ * pc: where the running thread stopped (a hang), or NULL. */
+_Noreturn void rp_outcome(int how, ucontext_t *uc, uint64_t count, uintptr_t pc);
+/* Every thread's state (the waits-for graph of END), whether two are the same, and the
+ * report of a deadlock or a hang (here: the running thread; uc: where it stopped, or
+ * NULL). */
+size_t rp_outcome_graph(struct rp_log_wait *w, size_t max);
+bool rp_outcome_same(const struct rp_log_wait *a, size_t na, const struct rp_log_wait *b, size_t nb);
+void rp_outcome_report(int how, const char *why, struct sched_thread *here, ucontext_t *uc);
+/* objname.c: a name for an address the reports mention ("lock_a", "locks+0x18"). */
+const char *rp_objname(const void *p, char *buf, size_t len);
+/* pc is in a stub of sicpp's ("fn.sic_stub.N"): "fn.sic_stub" in buf, else NULL. */
+const char *rp_stub_function(uintptr_t pc, char *buf, size_t len);
+/* The counter reached zero during replay: arm the trap; returns the new counter. */
+uint64_t rp_replay_overflow(void);
+/* record.c: the counter of a thread marked preempt_soon reached zero in the stub
+ * that returns to stub_ret; returns the new counter. */
+uint64_t rp_record_overflow(uintptr_t stub_ret);
+/* A thread is about to run: during replay, load its counter for its next record. */
+void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
+/* A thread exits: during replay, check the log did not expect more of it. */
+void rp_replay_thread_exit(struct rp_thread *t);
+
+/* trace.c: --trace-schedule, every switch (rp_trace_on once a trace is open). */
+extern bool rp_trace_on;
+void rp_trace_open(const char *path);
+void rp_trace_switch(struct sched_thread *prev, struct sched_thread *next, uint64_t prev_count,
+		     uint64_t next_count, bool preempted);
+void rp_trace_flush(void); /* async-signal-safe */
+/* The last line (why: "end", or the crash's signal name; uc: the crash's context, or
+ * NULL), then flush and stop; async-signal-safe. */
+void rp_trace_end(const char *why, const ucontext_t *uc);
+
+/* crash.c: the crash report (load libunwind first, at session start). rp_crash ends
+ * the schedule trace and prints the report; async-signal-safe. */
+void rp_crash_init(void);
+void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc);
+void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc);
+/* crash.c, for outcome.c's reports: a thread's header and backtrace (here: the one
+ * making the report, from its own stack), more text, and out with it all. */
+void rp_report_thread(struct sched_thread *st, const char *state, bool here, ucontext_t *here_uc);
+void rp_report_line(const char *s);
+void rp_report_flush(void);
+/* session.c: the crash handler's last act: die of sig (its default action is back). */
+void rp_crash_reraise(int sig);
+/* debug.c: the debugger's requests (docs/gdb.md). */
+#define RP_DEBUG_VERSION 3
+#define RP_DEBUG_STOPS 64
+struct rp_debug {
+	int version;
+	int nstops;          /* debugger: the stops[] in use are below this */
+	struct rp_debug_stop {
+		int tid;        /* debugger: stop when this thread (0: a free slot) ... */
+		uint64_t count; /* ... reaches this count; the runtime frees the slot */
+	} stops[RP_DEBUG_STOPS];
+	int hit_tid;         /* runtime: the last stop taken */
+	uint64_t hit_count;
+	int step_tid;        /* debugger: this thread is being stepped: stop (in
+			      * rp_debug_preempting) before it is preempted */
+	int resume_tid;      /* debugger: stop (in rp_debug_resumed) when this thread,
+			      * preempted, runs again; once */
+	uint64_t switches;    /* runtime: switches between threads so far ... */
+	uint64_t preemptions; /* ... and how many of them were preemptions */
+};
+extern volatile struct rp_debug rp_debug;
+/* Counts left before t's counter next reaches zero: no further than its nearest
+ * requested stop. */
+uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left);
+/* The running thread's counter reached zero at count now: stop there if asked. */
+void rp_debug_check(int tid, uint64_t now);
+void rp_debug_stopped(void);
+/* A preemption of the running thread (a tick, the replay's trap), just before the
+ * switch and just after it runs again: the debugger's stops, if asked. */
+void rp_debug_preempt_begin(int tid);
+void rp_debug_preempt_end(int tid);
+/* A switch to next (a preemption of the thread before it, or not): what the debugger
+ * reads to say which threads ran while the program was resumed. */
+void rp_debug_switched(struct rp_thread *next, bool preempted);
+/* The run ends in a deadlock or a hang: a debugger stops here first. */
+void rp_debug_outcome(int how);
+/* replay.c: "libreplay: replay diverged: ..." and exit RP_EXIT_DIVERGED. */
+_Noreturn void rp_diverge(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

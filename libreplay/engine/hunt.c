@@ -11,10 +11,8 @@
  * or without a log. The mechanics (loading counters, the breakpoint, the records)
  * are hunt_run.c's; the replay asks nothing here: the log holds every decision.
  */
-#include "hunt.h"
+#include "engine/hunt.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static struct {
@@ -101,10 +99,6 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 	h.depth = p->depth < 1 ? 1 + (int)below(5) :
 		  p->depth > RP_HUNT_MAX_DEPTH ? RP_HUNT_MAX_DEPTH : p->depth;
 	h.nchange = h.depth - 1;
-	if (getenv("HUNT_DEBUG"))
-		fprintf(stderr, "hunt: %s sync %u window %u slice 2^%u fair %lu k %lu depth %d\n",
-			h.strict ? "pct" : "rr", h.sync_shift,
-			h.window_shift, h.slice_log2, (unsigned long)h.fair, (unsigned long)k, h.depth);
 	for (int i = 0; i < h.nchange; i++) {
 		uint64_t c = 1 + below(k);
 		int j = i;

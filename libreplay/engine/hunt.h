@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RP_HUNT_DEFAULT_DEPTH 3 /* PCT's d: d-1 change points */
 #define RP_HUNT_MAX_DEPTH 16
 #define RP_HUNT_SLICE_MIN_LOG2 6 /* slices of at least 2^6 counts */
 #define RP_HUNT_SITE_LEVELS 5 /* a call site preempts with probability 2^-2 .. 2^-5 */

@@ -3,11 +3,46 @@
  * record carries, rp_outcome_graph), and the report a recording and its replay print
  * alike: each thread's state in words, with the objects named by their symbols
  * (objname.c), and its backtrace (crash.c); then the waits-for cycle, if there is one.
- * No stdio: a hang's report may come from a signal handler. */
-#include "engine.h"
+ * No stdio for the report: a hang's may come from a signal handler (the program's
+ * stdout is flushed before the exit all the same, as exit would). */
+#include "engine/core.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#define RP_OUTCOME_THREADS 1024 /* threads whose state an END of a deadlock or hang holds */
+static struct rp_log_wait outcome_waits[RP_OUTCOME_THREADS];
+
+/* The run ends as a deadlock or a hang (how): the log gets END with every thread's
+ * state (the replay checks its own against it), the report is printed, a debugger
+ * stops in rp_debug_outcome, and the process exits with the outcome's status. uc: the
+ * signal context the running thread stopped at (count, pc) (a hang), or NULL. */
+_Noreturn void rp_outcome(int how, ucontext_t *uc, uint64_t count, uintptr_t pc)
+{
+	rp_dying = 1;
+	rp_record_stop_timer();
+	rp_hang_stop();
+	rp_bp_disarm();
+	rp_trace_end(how == RP_LOG_DEADLOCK ? "deadlock" : "hang", uc);
+	struct rp_log_outcome o = {0};
+	o.nwaits = (uint32_t)rp_outcome_graph(outcome_waits, RP_OUTCOME_THREADS);
+	o.waits = outcome_waits;
+	if (uc) {
+		o.stop_tid = (uint32_t)rp_cur->tid;
+		o.stop_count = count;
+		o.stop_pc = pc - rp_exe_base;
+	}
+	int status = how == RP_LOG_DEADLOCK ? RP_EXIT_DEADLOCK : RP_EXIT_HANG;
+	if (rp_replaying)
+		rp_replay_check_outcome(how, uc, &o);
+	else
+		rp_record_outcome(how, status, uc, &o);
+	rp_outcome_report(how, "the run went on past --timeout", sched_current(), uc);
+	fflush(stdout);
+	rp_debug_outcome(how);
+	_exit(status);
+}
 
 size_t rp_outcome_graph(struct rp_log_wait *w, size_t max)
 {

@@ -57,13 +57,38 @@ check "replay-dump: the executable as a second argument, from elsewhere" \
 	bash -c "cd / && '$DUMP' --summary '$WORK/rc.bin' '$WORK/racy_counter' | grep -q 'build-id .*matches'"
 
 # INPUT kinds replay-dump does not know (others add them) print as kind, length, hex.
-gcc -O2 -I"$ROOT/libreplay" -o write_log "$P/write_log.c" "$ROOT/build/obj/libreplay/log.o" \
-	"$ROOT/build/obj/libreplay/rp_alloc.o" && ./write_log odd.bin
+gcc -O2 -I"$ROOT/libreplay" -o write_log "$P/write_log.c" "$ROOT/build/lib/libreplay-log.a" &&
+	./write_log odd.bin
 "$DUMP" odd.bin >odd.txt 2>&1
 check "replay-dump: unknown INPUT kinds as kind, length and hex bytes" bash -c \
 	"grep -Eq 't1 +INPUT +kind 17 +3 bytes +0102ff$' odd.txt && grep -Eq 't2 +INPUT +kind 29 +0 bytes +\(empty\)$' odd.txt &&
 	 grep -Eq 'kind 4 +8 bytes +time = 1234567890$' odd.txt && grep -Eq 'kind 4 +3 bytes +0102ff$' odd.txt &&
 	 grep -q 'not checked' odd.txt"
+
+# ---- names and lines: the program's main, an inlined function's own line ------------------
+build order "$P/order.c"
+addrs=$(objdump -d --no-show-raw-insn order | awk '/<worker>:/,/^$/' | sed -n 's/^ *\([0-9a-f]*\):.*/0x\1/p')
+"$DUMP" --where order $addrs >where.txt
+lines=(); for a in $addrs; do lines+=(-ex "info line *$a"); done
+gdb -batch -nx "${lines[@]}" order >where.gdb 2>&1
+addr2line -e order $addrs >where.a2l
+check "replay-dump --where: every instruction of worker at gdb's line (is_stmt rows), where libbfd's own lookup is not" python3 - where.txt where.gdb where.a2l <<'EOF'
+import re, sys
+ours = [re.search(r":(\d+)(?: in (\w+), inlined at .*:(\d+))?\)$", l) for l in open(sys.argv[1])]
+gdb = [re.match(r'Line (\d+) of', l) for l in open(sys.argv[2]) if l.startswith(("Line", "No line"))]
+bfd = [l.rsplit(":", 1)[1].split()[0] for l in open(sys.argv[3])]
+assert len(ours) == len(gdb) == len(bfd) > 20, (len(ours), len(gdb), len(bfd))
+differ = [i for i, (o, g) in enumerate(zip(ours, gdb)) if g and (not o or o.group(1) != g.group(1))]
+assert not differ, "%d lines differ from gdb's" % len(differ)
+naive = sum(1 for b, g in zip(bfd, gdb) if g and b != g.group(1))
+assert naive > 0, "libbfd's lookup agrees with gdb everywhere: the test no longer exercises the case"
+inl = [o for o in ours if o and o.group(2)]
+assert inl and all(o.group(2) == "take" and o.group(3) == "21" for o in inl), "inlined take at line 21"
+print("%d addresses, %d where libbfd alone says otherwise, %d in inlined take" % (len(ours), naive, len(inl)))
+EOF
+main_at=$(printf '0x%x' "$(nm order | sed -n 's/^\([0-9a-f]*\) T __sic_main$/0x\1/p')")
+check "replay-dump: the program's main is main, not __sic_main" bash -c \
+	"'$DUMP' --where order $main_at | grep -q '^$main_at main+0x0 (.*order\.c:[0-9]*)$'"
 
 # ---- bad input: one line, non-zero ---------------------------------------------------
 one_line_error() { # NAME WANT_RC PATTERN COMMAND...
@@ -111,7 +136,7 @@ check "trace: preemptions at the next counting point are preempt in the recordin
 check "trace: ... and the replay traces the same schedule" \
 	cmp <(cut -d' ' -f1,2,4- ft.rec.trace) <(cut -d' ' -f1,2,4- ft.rep.trace)
 check "trace: mutex, condvar, join, yield and exit switches are there" bash -c \
-	"for r in blocked:mutex blocked:cond blocked:join yield exit end; do grep -q \" \$r\$\" ten.rep.trace || exit 1; done"
+	"for r in blocked:mutex blocked:cond blocked:join yield exit exit:0; do grep -q \" \$r\$\" ten.rep.trace || exit 1; done"
 "$DUMP" --timeline ten.rep.trace -o ten.svg
 lanes=$(grep -c '<g class="lane"' ten.svg)
 marks=$(grep -o 'class="sw [a-z]*" data-n="[0-9]*"' ten.svg | awk -F'"' '{s += $4} END {print s}')
@@ -134,7 +159,7 @@ done
 check "trace: each preemption is the log's next PREEMPT, at its count (checked by the timeline)" \
 	test -s ten.log.svg
 check "timeline with the log: preemptions say where they struck" \
-	grep -Eq '<title>t[0-9]+ @clock [0-9]+: 1 preemption at (worker|compute)\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+\)' ten.log.svg
+	grep -Eq '<title>t[0-9]+ count [0-9]+ pc 0x[0-9a-f]+ at (worker|compute)\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+( in compute, inlined at ten_threads\.c:[0-9]+)?\), preempted @clock [0-9]+<' ten.log.svg
 one_line_error "timeline: a trace of another log" 2 "not the log's next" "$DUMP" --timeline ten.rep.trace rc.bin racy_counter
 one_line_error "timeline: not a trace" 2 "not a schedule trace" "$DUMP" --timeline rc.txt
 
@@ -160,7 +185,7 @@ crash_case() { # NAME ARG SIGNAL STATUS
 		test \$(grep -c '^libreplay: thread [0-9]* (' '$c.rec.report') -eq 5 &&
 		grep -A12 '(blocked on mutex)' '$c.rec.report' | grep -q waits_on_mutex &&
 		grep -A12 '(blocked on condvar)' '$c.rec.report' | grep -q waits_on_cond &&
-		grep -A12 '(blocked on join)' '$c.rec.report' | grep -q __sic_main &&
+		grep -A12 '(blocked on join)' '$c.rec.report' | grep -q '  main+' &&
 		grep -A3 '(preempted)\|(runnable)' '$c.rec.report' | grep -q 'spins+'"
 	check "crash ($sig): the replay dies of it too" test $rc2 -eq "$want"
 	check "crash ($sig): and prints the same report" cmp "$c.rec.report" "$c.rep.report"
@@ -169,6 +194,23 @@ crash_case() { # NAME ARG SIGNAL STATUS
 }
 crash_case segv "" SIGSEGV 139
 crash_case abort abort SIGABRT 134
+# A tick deferred before the crash: a thread in memset is preempted at its next counting
+# point (rp_record_overflow), not from the timer's signal; the replay preempts it there
+# by its trap. Both reports show it preempted at the program's instruction.
+LIBREPLAY_STATS=1 ./crash_report --record def.bin --quantum 200us deferred >def.rec.out 2>def.rec.err
+rc=$?
+./crash_report --replay def.bin >def.rep.out 2>def.rep.err
+rc2=$?
+report def.rec.err >def.rec.report
+report def.rep.err >def.rep.report
+check "crash after a deferred tick: ticks were deferred, the recording died of SIGSEGV" bash -c \
+	"test $rc -eq 139 && grep -Eq 'preemptions taken, [1-9][0-9]* ticks deferred' def.rec.err"
+check "crash after a deferred tick: the thread in memset is preempted at the program's instruction" \
+	bash -c "grep -A1 '(preempted)' def.rec.report | grep -q '#0  in_library+'"
+check "crash after a deferred tick: the replay's report is the recording's" \
+	bash -c "test $rc2 -eq 139 && cmp def.rec.report def.rep.report"
+check "crash reports name the program's main main, never __sic_main" bash -c \
+	"! grep -q __sic_main segv.rec.report abort.rec.report def.rec.report"
 # A stack overflow: no stack is left for a handler, so the fatal handlers have their own.
 ./crash_report --record ov.bin --quantum 200us overflow >ov.rec.out 2>ov.rec.err
 rc=$?
@@ -191,4 +233,83 @@ check "crash under gdb: gdb stops at the fault, in fault_here, before the report
 	"grep -q 'Program received signal SIGSEGV' gdb.out && grep -A1 'Program received signal SIGSEGV' gdb.out | grep -q fault_here && ! grep -q 'died of' gdb.out"
 ./crash_report --replay segv.bin --trace-schedule crash.trace >/dev/null 2>&1
 check "trace: a crash ends the trace with the signal" bash -c "tail -n 1 crash.trace | grep -q ' SIGSEGV$'"
+# The end as what it was, the last preemptions before a failure, labels inside the
+# picture, round integer ticks: on a normal exit, a crash (with few preemptions, so
+# that each is labelled), an abort and a deadlock.
+./crash_report --replay segv.bin --trace-schedule segv.trace >/dev/null 2>&1
+./crash_report --record few.bin --quantum 2ms >/dev/null 2>&1
+./crash_report --replay few.bin --trace-schedule few.trace >/dev/null 2>&1
+./crash_report --replay abort.bin --trace-schedule abort.trace >/dev/null 2>&1
+build deadlock "$P/deadlock.c"
+./deadlock --record dl.bin --quantum 1ms --trace-schedule dl.trace >/dev/null 2>&1
+"$DUMP" --timeline segv.trace -o segv.svg segv.bin crash_report
+"$DUMP" --timeline few.trace --by-switch -o few.svg few.bin crash_report
+"$DUMP" --timeline abort.trace -o abort.svg abort.bin crash_report
+"$DUMP" --timeline dl.trace -o dl.svg
+timeline_check() { # SVG END-LABEL FAILED: the end, the highlights, label bounds, ticks
+	python3 - "$@" <<'EOF'
+import re, sys, xml.etree.ElementTree as E
+path, want, failed = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+t = open(path).read()
+svg = E.fromstring(t)
+ns = "{http://www.w3.org/2000/svg}"
+W = float(svg.get("width"))
+texts = svg.iter(ns + "text")
+ends = [x.text for x in svg.iter(ns + "text") if x.get("class") == "endlabel"]
+assert ends == [want], "end drawn as %s, want %s" % (ends, want)
+last = [x for x in svg.iter(ns + "rect") if x.get("class") == "last"]
+listed = [x.text for x in svg.iter(ns + "text") if x.get("class") == "lastlist"]
+pre = t.count('class="sw preempt"')
+if failed:
+    assert len(last) == min(3, pre) == len(listed) and pre > 0, (len(last), len(listed), pre)
+    assert all(re.match(r"\d: t\d+ count \d+( pc 0x[0-9a-f]+ at \S+\+0x[0-9a-f]+ \(.*:\d+.*\))?, @\w+ \d+$", l) for l in listed), listed
+else:
+    assert not last and not listed, "highlights after a normal end"
+for x in svg.iter(ns + "text"):
+    if x.get("data-w"):
+        w, at = float(x.get("data-w")), float(x.get("x"))
+        lo, hi = (at, at + w) if x.get("text-anchor") == "start" else (at - w, at)
+        assert 0 <= lo and hi <= W, "label %r spans %.0f-%.0f of %.0f" % (x.text, lo, hi, W)
+ticks = [x for x in next(g for g in svg.iter(ns + "g") if g.get("class") == "ticks").iter(ns + "text")]
+vals = [float(x.text) for x in ticks]
+xs = [float(x.get("x")) for x in ticks]
+assert len(vals) >= 3 and all(v == int(v) for v in vals), vals
+steps = {round(b - a, 6) for a, b in zip(vals, vals[1:])}
+assert len(steps) == 1 and re.match(r"^[125]0*$", str(int(steps.pop()))), vals
+assert max(b - a for a, b in zip(xs, xs[1:])) - min(b - a for a, b in zip(xs, xs[1:])) < 0.5, xs
+EOF
+}
+check "timeline: a normal end is drawn as its exit status, nothing highlighted" timeline_check ten.svg "exit status 0" 0
+check "timeline: a crash is drawn as its signal; its last 3 preemptions highlighted and listed" \
+	timeline_check segv.svg "SIGSEGV in thread $(sed -n 's/^libreplay: thread \([0-9]*\) died of SIGSEGV.*/\1/p' segv.rep.report)" 1
+check "timeline: with few preemptions each is labelled, inside the picture" bash -c \
+	"grep -q 'class=\"plabel\"' few.svg && $(declare -f timeline_check); timeline_check few.svg 'SIGSEGV in thread $(sed -n 's/^libreplay: thread \([0-9]*\) died of SIGSEGV.*/\1/p' segv.rep.report)' 1"
+check "timeline: an abort is drawn as SIGABRT" timeline_check abort.svg "SIGABRT in thread $(sed -n 's/^libreplay: thread \([0-9]*\) died of SIGABRT.*/\1/p' abort.rep.report)" 1
+check "timeline: a deadlock is drawn as one" bash -c "tail -n 1 dl.trace | grep -q ' deadlock$' && $(declare -f timeline_check); timeline_check dl.svg 'deadlock: every thread blocked' 1"
+
+# The HTML page, loaded in headless Chromium: its script ran over every shape, the
+# view opened on the range the URL names (the axis redrawn for it), and hovering a
+# preemption mark shows its thread, count, pc and function:line.
+"$DUMP" --timeline ten.rep.trace -o ten.html ten.bin ten_threads
+chrome() { # URL: the DOM after the page's scripts ran
+	rm -rf "$WORK/chromium" && timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$WORK/chromium" --window-size=1400,1000 --dump-dom "$1" 2>/dev/null
+}
+probe=$(python3 - ten.html <<'EOF'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r'<rect class="sw preempt" data-n="1" data-x="([0-9.]+)" data-fixed="1" x="[0-9.]+" y="([0-9.]+)"[^>]*><title>([^<]*)</title>', t)
+print("%.0f,%.0f %s" % (float(m.group(1)) + 1.5, float(m.group(2)) + 2, m.group(3)))
+EOF
+)
+chrome "file://$WORK/ten.html#probe=${probe%% *}" >ten.dom
+chrome "file://$WORK/ten.html#view=1000000,2000000" >ten.view.dom
+items=$(grep -c 'data-x=' ten.html)
+check "timeline page in Chromium: the script ran over its $items shapes" grep -q "<body data-ready=\"$((items))\"" ten.dom
+check "timeline page in Chromium: hover over a preemption: thread, count, pc, function:line" bash -c \
+	"grep -qF '<div id=\"status\">${probe#* }</div>' ten.dom && echo '${probe#* }' | grep -Eq '^t[0-9]+ count [0-9]+ pc 0x[0-9a-f]+ at [a-z_]+\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+'"
+check "timeline page in Chromium: #view=1000000,2000000 zooms there, the axis redrawn" bash -c \
+	"grep -q 'data-view=\"1000000-2000000\"' ten.view.dom && grep -o '<g class=\"ticks\">.*</g>' ten.view.dom | grep -q '>1200000<'"
+
 summary
