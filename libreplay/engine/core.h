@@ -58,6 +58,9 @@ extern bool rp_scheduling;
 void rp_record_start(int argc, char **argv);
 /* Start preempting (recording or --no-record): the time slice, unless counting. */
 void rp_record_schedule(void);
+/* uc stopped t at a counting point's branch: make its next counting point overflow
+ * (false: not there, nothing done). */
+bool rp_overflow_soon(struct rp_thread *t, ucontext_t *uc);
 /* A preemption of t at (count, pc) taken: its PREEMPT record, if there is a log. */
 void rp_record_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc);
 /* The program ends (uc: the fatal signal's context, or NULL): the END record. */

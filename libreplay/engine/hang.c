@@ -1,7 +1,8 @@
 /*
  * hang.c: --timeout. When the time is up the running thread is stopped where its replay
  * can stop it too: at once if it is at an instruction of the program that may be
- * preempted, else at the instruction after its next counting point (the breakpoint);
+ * preempted, else at the instruction after its next counting point (the breakpoint),
+ * made to come at once (rp_overflow_soon, or __sic_home in the runtime and foreign code);
  * every thread waiting for time or descriptors, the idle hooks end the run. Then the
  * run ends as a hang (outcome.c): the log's END holds the stop position and every
  * thread's state, and the replay stops at the same place and reports the same.
@@ -70,6 +71,8 @@ static void on_hang(int sig, siginfo_t *si, void *ucv)
 	uint64_t r15 = (uint64_t)uc->uc_mcontext.gregs[REG_R15];
 	if (t->tid != 0 && !sched_busy() && rp_sic_pc_preemptible(pc))
 		rp_outcome(RP_LOG_HANG, uc, t->offset - r15, pc);
+	if (t->tid != 0 && !sched_busy() && !t->tick_depth)
+		rp_overflow_soon(t, uc); /* a tight loop: its next counting point */
 	if (t->tid != 0 && !sched_busy() && !t->tick_depth && !rp_sic_pc_instrumented(pc)) {
 		bool in_exe = pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext;
 		if ((!in_exe || r15 == RP_SIC_TOKEN) && __sic_home > 1) {

@@ -3,7 +3,7 @@
  * ends the time slice. If the interrupted PC is one where the replay can reproduce the
  * state (rp_sic_pc_preemptible), the handler logs a PREEMPT record (thread, count, pc)
  * and preempts; otherwise the tick is deferred: to the thread's next counting point
- * when it is in foreign code, else to a later tick. With --hunt or --chaos the counts
+ * when it is in foreign code or at a counting point's branch, else to a later tick. With --hunt or --chaos the counts
  * decide instead (count.c), and without a log (--no-record) the same preemptions are
  * taken, only not logged. The other time-dependent decisions
  * (a deadline found expired, the clock read for a sleep) are logged by decide.c,
@@ -139,6 +139,27 @@ static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc, uint64_t r1
 	t->preempt_soon = true;
 }
 
+/* The interrupted context uc stopped at a counting point's branch (dec %r15; je stub),
+ * where the flags are live and it cannot be preempted: a tight loop (for (;;);, a spin
+ * on a flag) is interrupted there nearly every time, as the instruction after the
+ * decrement retires with it. %r15 is surely the counter there: it becomes 1 (0: the
+ * branch goes to the overflow already), the offset moves so that the count stays the
+ * same, and the next counting point overflows. */
+bool rp_overflow_soon(struct rp_thread *t, ucontext_t *uc)
+{
+	static const unsigned char dec_r15[] = {0x49, 0xff, 0xcf};
+	const unsigned char *p = (const unsigned char *)rp_pc_of(uc);
+	if (!rp_sic_pc_instrumented((uintptr_t)p) || memcmp(p - 3, dec_r15, 3) != 0 ||
+	    p[0] != 0x0f || p[1] != 0x84)
+		return false;
+	uint64_t *r15 = (uint64_t *)&uc->uc_mcontext.gregs[REG_R15];
+	if (*r15 > 1) {
+		t->offset -= *r15 - 1;
+		*r15 = 1;
+	}
+	return true;
+}
+
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -150,9 +171,13 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	uintptr_t pc = rp_pc_of(uc);
 	struct rp_thread *t = rp_cur;
 	if (!rp_scheduling || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
-		if (rp_scheduling && t->tid != 0 && !t->tick_depth && !rp_sic_pc_instrumented(pc) &&
-		    sched_preempt_useful())
-			preempt_at_next_count(t, pc, (uint64_t)uc->uc_mcontext.gregs[REG_R15]);
+		if (rp_scheduling && t->tid != 0 && !t->tick_depth && sched_preempt_useful() &&
+		    !sched_busy()) {
+			if (!rp_sic_pc_instrumented(pc))
+				preempt_at_next_count(t, pc, (uint64_t)uc->uc_mcontext.gregs[REG_R15]);
+			else if (rp_overflow_soon(t, uc))
+				t->preempt_soon = true;
+		}
 		deferred_ticks++;
 		errno = saved;
 		return;

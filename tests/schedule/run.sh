@@ -20,12 +20,15 @@ schedule() { grep -v '^#' "$1" | cut -d' ' -f1,2,4-; }
 records() { "$DUMP" "$1" | grep -E '^ +[0-9]+  ' | grep -v timestamp | sed -E 's/^ +[0-9]+//'; }
 
 # ---- one seed, one schedule ------------------------------------------------------------
-for mode in --hunt=5 --chaos=5; do
-	./lost_update --record a.bin $mode --trace-schedule a.tr >a.out 2>&1
-	./lost_update --record b.bin $mode --trace-schedule b.tr >b.out 2>&1
-	./lost_update --no-record $mode --trace-schedule c.tr >c.out 2>&1
+# (--chaos slices are 2^10 counts or more: 100000 rounds each; a round is one count)
+for mode in "--hunt=5 1000" "--chaos=5 100000"; do
+	set -- $mode
+	./lost_update --record a.bin $1 --trace-schedule a.tr $2 >a.out 2>&1
+	./lost_update --record b.bin $1 --trace-schedule b.tr $2 >b.out 2>&1
+	./lost_update --no-record $1 --trace-schedule c.tr $2 >c.out 2>&1
 	./lost_update --replay a.bin --trace-schedule d.tr >d.out 2>&1
-	if [ "$(grep -c . a.tr)" -gt 5 ] && cmp -s <(schedule a.tr) <(schedule b.tr) &&
+	mode=$1
+	if [ "$(grep -c preempt a.tr)" -gt 2 ] && cmp -s <(schedule a.tr) <(schedule b.tr) &&
 		cmp -s <(schedule a.tr) <(schedule c.tr) && cmp -s <(schedule a.tr) <(schedule d.tr) &&
 		cmp -s a.out b.out && cmp -s a.out c.out && cmp -s a.out d.out &&
 		cmp -s <(records a.bin) <(records b.bin)
