@@ -121,7 +121,7 @@ bool rp_io_event_ready(struct sched_thread *t, const void *obj);
 void rp_io_idle(uint64_t deadline_ns, clockid_t clk);
 
 /* debug.c: the debugger's requests (docs/gdb.md). */
-#define RP_DEBUG_VERSION 2
+#define RP_DEBUG_VERSION 3
 struct rp_debug {
 	int version;
 	int stop_tid;        /* debugger: stop when this thread (0: none) ... */
@@ -132,6 +132,19 @@ struct rp_debug {
 			      * rp_debug_preempting) before it is preempted */
 	int resume_tid;      /* debugger: stop (in rp_debug_resumed) when this thread,
 			      * preempted, runs again; once */
+	/* Going back in time (checkpoints, docs/gdb.md). */
+	uint64_t stop_time;  /* debugger: stop when the time (the sum of every thread's
+			      * count) reaches this (0: none) */
+	uint64_t tick_every; /* debugger: a counter overflows at least every this many
+			      * counts of a thread (0: off) ... */
+	uint64_t ckpt_ns;    /* ... and stops in rp_debug_checkpoint once this much
+			      * replay CPU time has passed since the last stop there */
+	uint64_t replay_ns;  /* runtime: CPU time the replay has run, as of the last tick */
+	uint64_t ckpt_at_ns; /* runtime: replay_ns at the last stop in rp_debug_checkpoint */
+	uint64_t clock_ns;   /* runtime: this process's CPU clock at the last tick */
+	int checkpointing;   /* debugger: fork() is a checkpoint (a bare fork system call) */
+	int outside_fd;      /* runtime: a pipe read here whose other end is another
+			      * process's (-1: none), as of the last checkpoint */
 };
 extern volatile struct rp_debug rp_debug;
 /* Counts left before t's counter next reaches zero: no further than a requested stop. */
@@ -143,6 +156,15 @@ void rp_debug_stopped(void);
  * switch and just after it runs again: the debugger's stops, if asked. */
 void rp_debug_preempt_begin(int tid);
 void rp_debug_preempt_end(int tid);
+/* The debugger restored a checkpoint (a forked copy of the replay): the replay's
+ * hardware breakpoint (descriptor fd, armed at armed_pc or 0) belonged to the
+ * process it was forked from; open this process's own on the same descriptor. */
+int rp_debug_restored(int fd, uint64_t armed_pc);
+void rp_debug_checkpoint(void);
+/* After forking a checkpoint, in the live process: pipes of its own (debug.c). */
+void rp_debug_forked(void);
+/* thread.c: the sum of the counts of every thread but tid (exited ones included). */
+uint64_t rp_thread_counts_but(int tid);
 /* pt_random_dev.c: fd is /dev/random or /dev/urandom (opened through open, openat,
  * fopen, dup...): the read is recorded or replayed, its result in *ret (bytes, or -1
  * with errno), and true. Otherwise false: the caller reads. For read() wrappers. */
