@@ -28,7 +28,7 @@ UNIT_LINK     := $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o,$(RT_OBJ))
 BIN   := $(BUILD)/bin
 LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
-GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py
+GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py $(BUILD)/share/libreplay/gdb/timetravel.py
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/include/libreplay.h \
          $(BIN)/replay-dump $(BIN)/replay-gdb $(GDBEXT)
 # replay-dump (libreplay/tools/): reads logs with libreplay/log.c, symbolizes with libbfd.
@@ -90,7 +90,7 @@ $(BIN)/replay-gdb: libreplay/gdb/replay-gdb
 	@mkdir -p $(dir $@)
 	cp $< $@ && chmod 755 $@
 
-$(GDBEXT): libreplay/gdb/libreplay.py
+$(BUILD)/share/libreplay/gdb/%.py: libreplay/gdb/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -111,6 +111,7 @@ bench: all
 	bench/run.sh
 	bench/replay.sh
 	bench/apps.sh
+	bench/reverse.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)

@@ -18,6 +18,7 @@
 # resumes the program (hooks on every command that resumes it) and on `rthread`.
 
 import re
+import sys
 
 import gdb
 
@@ -461,6 +462,8 @@ class RestoreCmd(gdb.Command):
 
     def invoke(self, arg, from_tty):
         restore()
+        if arg.strip() in ("checkpoint", "restart") and timetravel is not None:
+            timetravel.before_checkpoint()
         if Stepping.fixing:
             return  # the post-hook's own resumes: it manages the requests
         if arg.strip() in STEPPING:
@@ -826,6 +829,21 @@ def setup_signals():
         gdb.execute("handle %s nostop noprint pass" % sig, to_string=True)
 
 
+# Going back in time (timetravel.py, beside this file): its own module, handed this one.
+timetravel = None
+
+
+def load_timetravel():
+    global timetravel
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "timetravel.py")
+    spec = importlib.util.spec_from_file_location("libreplay_timetravel", path)
+    timetravel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timetravel)
+    timetravel.register(sys.modules[__name__])
+
+
 def register():
     # Once per gdb session, however often it is sourced (wrapper and gdbinit both).
     if getattr(gdb, "libreplay_loaded", False):
@@ -846,6 +864,7 @@ def register():
     gdb.events.stop.connect(on_stop)
     gdb.events.exited.connect(on_exit)
     gdb.events.cont.connect(on_cont)
+    load_timetravel()
 
 
 register()
