@@ -186,8 +186,9 @@ void rp_debug_preempt_end(int tid)
  * the live reader never sees the end of the data. So after forking a checkpoint the
  * live process moves to pipes of its own: a new pipe for each one it holds both ends
  * of, with the same contents, flags and descriptor numbers; the old one, contents
- * intact, stays with the checkpoint. A pipe to another process (stdin from a shell,
- * say) or a socket cannot be copied: rp_debug.outside_fd names one. */
+ * intact, stays with the checkpoint. A pipe the program reads from another process
+ * (stdin from a shell, say) or a socket cannot be copied: rp_debug.outside_fd names
+ * one. */
 #define RP_DEBUG_FDS 4096
 
 static long sys(long nr, long a, long b, long c)
@@ -268,7 +269,8 @@ void rp_debug_forked(void)
 			continue;
 		int r = end_of(ino, O_RDONLY), w = end_of(ino, O_WRONLY);
 		if (r < 0 || w < 0) {
-			if (rp_debug.outside_fd < 0)
+			/* Output to another process (stdout to a pager) is no state of ours. */
+			if (mode != O_WRONLY && rp_debug.outside_fd < 0)
 				rp_debug.outside_fd = fd;
 			continue;
 		}

@@ -938,7 +938,7 @@ class LineHits(gdb.Breakpoint):
     def stop(self):
         if running_tid() != self.tid:
             return False
-        f = gdb.newest_frame()
+        f = real_frame(gdb.newest_frame())
         older = f.older()
         cfa = lr.u64(older.read_register("rsp")) if older is not None else 0
         if f.pc() == self.location_pc:
@@ -948,11 +948,22 @@ class LineHits(gdb.Breakpoint):
         return False
 
 
+def real_frame(frame):
+    """The frame of the function that holds frame's code: a function gcc inlined
+    has a frame in gdb, but no call, no entry and no stack frame of its own."""
+    while frame.type() == gdb.INLINE_FRAME and frame.older() is not None:
+        frame = frame.older()
+    return frame
+
+
 def function_lines(frame):
-    """(entry pc, {pc: line}) of the function of frame: its line table's starts."""
+    """(entry pc, {pc: line}) of the function of frame: its line table's starts
+    (those of the functions inlined into it too)."""
     blk = gdb.block_for_pc(frame.pc())
     while blk is not None and blk.function is None:
         blk = blk.superblock
+    while blk is not None and blk.superblock is not None and blk.superblock.function is not None:
+        blk = blk.superblock  # out of inlined blocks
     if blk is None:
         raise TimeError("No line information here.")
     symtab = frame.find_sal().symtab
@@ -965,6 +976,7 @@ def function_lines(frame):
 
 
 def frame_cfa(frame):
+    frame = real_frame(frame)
     older = frame.older()
     return lr.u64(older.read_register("rsp")) if older is not None else 0
 
