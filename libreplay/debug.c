@@ -1,10 +1,12 @@
 /* debug.c: what a debugger reads and writes during a replay (libreplay/gdb/libreplay.py).
  *
- * The gdb extension asks for a stop by writing rp_debug.stop_tid and stop_count while
- * the program is stopped. The replay engine keeps that thread's counter from running
- * past stop_count (the nearer of it and the next logged preemption), and when the
- * counter reaches it, rp_debug_stopped runs: the extension has a breakpoint there.
- * Nothing here changes the schedule: the counter only overflows once more.
+ * The gdb extension asks for stops by writing (thread, count) pairs into
+ * rp_debug.stops while the program is stopped: its `replay stop-at`, and the counts
+ * where a breakpoint's `$rcount` condition turns true or false. The replay engine
+ * keeps a thread's counter from running past its nearest requested count (the nearer
+ * of it and the next logged preemption), and when the counter reaches it,
+ * rp_debug_stopped runs: the extension has a breakpoint there. Nothing here changes
+ * the schedule: the counter only overflows once more.
  *
  * Stepping over a preemption: gdb, asked to step a thread that the replay's trap (or
  * the recording's tick) preempts, would let the program run with a breakpoint at the
@@ -13,6 +15,10 @@
  * thread stops in rp_debug_preempting first; it then sets resume_tid and continues,
  * and rp_debug_resumed stops when that thread runs again, with no breakpoint in the
  * program meanwhile. Neither changes the schedule.
+ *
+ * Between two stops the debugger says which other threads ran and how many
+ * preemptions passed: the runtime counts switches and preemptions, and notes in each
+ * thread the switch that last started it (rp_debug_switched).
  *
  * Going back in time (paper 003): the extension keeps fork checkpoints of the replay
  * and goes back by restoring one and replaying forward to the time wanted. It asks
@@ -56,8 +62,12 @@ static uint64_t min_left(uint64_t left, uint64_t to)
 
 uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left)
 {
-	if (rp_debug.stop_tid == tid && rp_debug.stop_count > now)
-		left = min_left(left, rp_debug.stop_count - now);
+	int n = rp_debug.nstops < RP_DEBUG_STOPS ? rp_debug.nstops : RP_DEBUG_STOPS;
+	for (int i = 0; i < n; i++) {
+		const volatile struct rp_debug_stop *s = &rp_debug.stops[i];
+		if (s->tid == tid && s->count > now)
+			left = min_left(left, s->count - now);
+	}
 	if (rp_debug.tick_every)
 		left = min_left(left, rp_debug.tick_every - now % rp_debug.tick_every);
 	if (rp_debug.stop_time) {
@@ -101,14 +111,52 @@ void rp_debug_check(int tid, uint64_t now)
 {
 	if (rp_debug.tick_every && now % rp_debug.tick_every == 0)
 		tick();
-	if (rp_debug.stop_tid == tid && rp_debug.stop_count == now) {
-		rp_debug.stop_tid = 0; /* once: a continue goes on */
-		hit(tid, now);
+	int n = rp_debug.nstops < RP_DEBUG_STOPS ? rp_debug.nstops : RP_DEBUG_STOPS;
+	bool stop = false;
+	for (int i = 0; i < n; i++) {
+		volatile struct rp_debug_stop *s = &rp_debug.stops[i];
+		if (s->tid == tid && s->count == now) {
+			s->tid = 0; /* once: a continue goes on */
+			stop = true;
+		}
 	}
 	if (rp_debug.stop_time && rp_thread_counts_but(tid) + now == rp_debug.stop_time) {
 		rp_debug.stop_time = 0;
-		hit(tid, now);
+		stop = true;
 	}
+	if (stop)
+		hit(tid, now);
+}
+
+__attribute__((noinline, noclone, used)) void rp_debug_preempting(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, noclone, used)) void rp_debug_resumed(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+void rp_debug_preempt_begin(int tid)
+{
+	if (rp_debug.step_tid == tid)
+		rp_debug_preempting();
+}
+
+void rp_debug_preempt_end(int tid)
+{
+	if (rp_debug.resume_tid != tid)
+		return;
+	rp_debug.resume_tid = 0;
+	rp_debug_resumed();
+}
+
+void rp_debug_switched(struct rp_thread *next, bool preempted)
+{
+	rp_debug.switches++;
+	rp_debug.preemptions += preempted;
+	next->ran_at = rp_debug.switches;
 }
 
 /* gdb's checkpoint calls fork() by name: the pthread layer's (pt_fork.c), in every
@@ -153,30 +201,6 @@ int rp_debug_restored(int fd, uint64_t armed_pc)
 		err = rp_raw_syscall(SYS_dup3, nfd, fd, O_CLOEXEC, 0, 0, 0);
 	rp_raw_syscall(SYS_close, nfd, 0, 0, 0, 0, 0);
 	return err < 0 ? (int)err : 0;
-}
-
-__attribute__((noinline, noclone, used)) void rp_debug_preempting(void)
-{
-	__asm__ volatile("" ::: "memory");
-}
-
-__attribute__((noinline, noclone, used)) void rp_debug_resumed(void)
-{
-	__asm__ volatile("" ::: "memory");
-}
-
-void rp_debug_preempt_begin(int tid)
-{
-	if (rp_debug.step_tid == tid)
-		rp_debug_preempting();
-}
-
-void rp_debug_preempt_end(int tid)
-{
-	if (rp_debug.resume_tid != tid)
-		return;
-	rp_debug.resume_tid = 0;
-	rp_debug_resumed();
 }
 
 /* ---- pipes the process holds both ends of --------------------------------------- */

@@ -5,8 +5,9 @@
  * through struct sched_hooks.
  *
  * Determinism: given the same sequence of calls and the same hook answers, every
- * scheduling decision is the same. Run queue and wait queues are FIFO; the only
- * time-dependent inputs are the hooks now_ns and timeout_expired.
+ * scheduling decision is the same. Run queue and wait queues are FIFO (the run
+ * queue by priority first, once priorities are set: sched_set_priority); the only
+ * time-dependent inputs are the hooks now_ns, timeout_expired and event_ready.
  *
  * Errors are returned the pthread way: 0 or an error number, errno untouched.
  * Deadlines are absolute (struct timespec) on CLOCK_MONOTONIC or CLOCK_REALTIME;
@@ -26,6 +27,10 @@ extern "C" {
 #endif
 
 struct sched_thread;
+struct sched_mutex;
+
+/* How many of the mutexes a thread holds are listed (sched_thread_info.held). */
+#define SCHED_HELD_MAX 8
 
 /* ---- wait queues -------------------------------------------------------------
  * An intrusive FIFO list through the waiting threads' descriptors. All-zero is an
@@ -95,6 +100,9 @@ struct sched_thread {
 	int tm_slot; /* which deadline list, -1 for none */
 
 	unsigned rdlocks; /* read locks held (any rwlock), see sched_rwlock_rdlock.c */
+	unsigned nheld;   /* mutexes held; the first SCHED_HELD_MAX are in held[] */
+	const struct sched_mutex *held[SCHED_HELD_MAX];
+	int prio;         /* sched_set_priority; 0 by default */
 
 	struct sched_thread *all_next, *all_prev; /* every thread of the run, by id */
 };
@@ -234,6 +242,20 @@ bool sched_preempt_useful(void);
  * through a switch)? Then sched_preempt refuses. (Async-signal-safe.) */
 bool sched_busy(void);
 
+/* ---- priorities (for a testing scheduler: libreplay's --hunt) ----------------------
+ * Every thread starts at priority 0, and while all are equal the run queue is FIFO, as
+ * above. Once any thread has another priority, every scheduling point runs the
+ * runnable thread of the highest priority (FIFO among equals), except that a thread
+ * that yields or is preempted runs only if no other thread can: so a preemption or a
+ * yield always lets another thread run once. Deterministic: the same calls with the
+ * same priorities make the same choices. Priorities reset when a run ends. */
+void sched_set_priority(struct sched_thread *t, int prio);
+int sched_priority(const struct sched_thread *t);
+/* Is a runnable thread of higher priority than the current one waiting (a wake-up or
+ * a creation made one runnable)? The caller may then preempt. Always false while all
+ * priorities are equal. (Async-signal-safe.) */
+bool sched_preempt_wanted(void);
+
 /* ---- debugging: every thread of the run ---------------------------------------- */
 
 /* Iterate in id order: t = NULL gives the first. Includes exited threads not yet
@@ -257,12 +279,22 @@ struct sched_thread_info {
 	/* Its thread pointer (the fs base while it runs): its TLS and glibc TCB are
 	 * there. Thread 1's is the process's own. */
 	void *tp;
+	/* Who holds what it waits for: a mutex's owner, a write-locked rwlock's writer, the
+	 * thread it joins (0: nobody, or not one thread). */
+	int wait_owner;
+	/* The mutexes it holds (most recently taken last): nheld of them, the first
+	 * SCHED_HELD_MAX listed. An exited thread still lists those it did not unlock. */
+	unsigned nheld;
+	const struct sched_mutex *held[SCHED_HELD_MAX];
+	int prio;
 };
 void sched_thread_info(const struct sched_thread *t, struct sched_thread_info *out);
 
-/* One line per thread: "sched:   thread 2: blocked on mutex 0x... held by thread 3". */
+/* One line per thread: "sched:   thread 2: blocked on mutex 0x... held by thread 3",
+ * then "; holds mutex 0x..." for the mutexes it holds. */
 void sched_dump(FILE *f);
-/* "sched: deadlock: all N threads blocked" then sched_dump. */
+/* "sched: deadlock: all N live threads are blocked" (and how many exited, not joined)
+ * then sched_dump. */
 void sched_report_deadlock(FILE *f);
 
 /* ---- generic blocking, for the pthread layer ---------------------------------- */

@@ -50,6 +50,14 @@ static void blocked_on(FILE *f, const struct sched_thread *t)
 			t->tm_slot == SCHED_SLOT_REALTIME ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC");
 }
 
+static void held(FILE *f, const struct sched_thread *t)
+{
+	for (unsigned i = 0; i < t->nheld && i < SCHED_HELD_MAX; i++)
+		fprintf(f, "%s%p", i ? ", " : "; holds mutex ", (const void *)t->held[i]);
+	if (t->nheld > SCHED_HELD_MAX)
+		fprintf(f, " and %u more", t->nheld - SCHED_HELD_MAX);
+}
+
 static bool host_blocked(void)
 {
 	return sched_g.cur == &sched_g.host && sched_g.host.state == SCHED_BLOCKED;
@@ -79,6 +87,7 @@ void sched_dump(FILE *f)
 		}
 		if (t->detached)
 			fputs(" (detached)", f);
+		held(f, t);
 		fputc('\n', f);
 	}
 	if (host_blocked()) {
@@ -90,7 +99,12 @@ void sched_dump(FILE *f)
 
 void sched_report_deadlock(FILE *f)
 {
-	int n = sched_g.live + host_blocked();
-	fprintf(f, "sched: deadlock: all %d threads blocked\n", n);
+	int n = sched_g.live + host_blocked(), exited = 0;
+	for (struct sched_thread *t = sched_g.all_head; t; t = t->all_next)
+		exited += t->state == SCHED_EXITED;
+	fprintf(f, "sched: deadlock: all %d live thread%s blocked", n, n == 1 ? " is" : "s are");
+	if (exited)
+		fprintf(f, " (%d more exited, not joined)", exited);
+	fputc('\n', f);
 	sched_dump(f);
 }

@@ -44,6 +44,7 @@ struct sched_globals {
 	struct sched_thread *abandoned; /* kept by teardown, through all_next */
 	int next_id;
 	int live; /* created and not exited */
+	bool priorities; /* some thread has a priority (sched_set_priority): rq_pick looks */
 
 	int (*main_fn)(int, char **, char **);
 	int argc;
@@ -91,6 +92,20 @@ static inline struct sched_thread *rq_pop(void)
 	return t;
 }
 
+/* sched_priority.c: with priorities set, the first runnable thread of the highest
+ * priority, other than `not` unless it is the only one; taken off the run queue. */
+struct sched_thread *sched_rq_pick_prio(const struct sched_thread *not) SCHED_HIDDEN;
+
+/* The next thread to run, taken off the run queue (NULL: none runnable). `not` (the
+ * thread that yields or is preempted, already queued) runs only if nothing else can.
+ * Without priorities (the default) that is the head: FIFO. */
+static inline struct sched_thread *rq_pick(const struct sched_thread *not)
+{
+	if (__builtin_expect(sched_g.priorities, 0))
+		return sched_rq_pick_prio(not);
+	return rq_pop();
+}
+
 /* ---- wait queues ---------------------------------------------------------------- */
 static inline void wq_push(struct sched_waitq *q, struct sched_thread *t)
 {
@@ -130,6 +145,17 @@ static inline struct sched_thread *wq_first(struct sched_waitq *q)
 		wq_remove(t);
 	return t;
 }
+
+/* ---- mutexes a thread holds (for reports and debuggers) ------------------------- */
+static inline void held_add(struct sched_thread *t, const struct sched_mutex *m)
+{
+	if (t->nheld < SCHED_HELD_MAX)
+		t->held[t->nheld] = m;
+	t->nheld++;
+}
+
+/* m was released by whoever holds it (the thread whose id is owner). */
+void sched_held_drop(int owner, const struct sched_mutex *m) SCHED_HIDDEN;
 
 /* ---- sched_switch.S ---------------------------------------------------------- */
 /* Save the callee-saved registers, MXCSR and x87 control word on the stack, store

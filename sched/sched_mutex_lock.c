@@ -10,6 +10,7 @@ int sched_mutex_acquire(struct sched_mutex *m, const struct timespec *deadline,
 	if (m->count == 0) {
 		m->owner = cur->id;
 		m->count = 1;
+		held_add(cur, m);
 		return 0;
 	}
 	if (m->owner == cur->id) {

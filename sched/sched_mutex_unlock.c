@@ -13,10 +13,12 @@ int sched_mutex_release(struct sched_mutex *m)
 		m->count--;
 		return 0;
 	}
+	sched_held_drop(m->owner, m);
 	/* Handed over, not released: the waiter cannot lose it to a later locker. */
 	if ((t = sched_wakeup(&m->waiters))) {
 		m->owner = t->id;
 		m->count = 1;
+		held_add(t, m);
 	} else {
 		m->owner = 0;
 		m->count = 0;

@@ -14,7 +14,7 @@ bool sched_preempt(void)
 	sched_expire();
 	if (sched_g.rq_head) {
 		rq_push(sched_g.cur);
-		sched_switch_to(rq_pop());
+		sched_switch_to(rq_pick(sched_g.cur));
 	} else {
 		sched_go_on();
 	}

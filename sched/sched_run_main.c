@@ -56,6 +56,7 @@ static void teardown(void)
 		sched_g.timers[slot] = NULL;
 	sched_g.live = 0;
 	sched_g.next_id = 1;
+	sched_g.priorities = false;
 	sched_stack_cache_drop();
 	sched_tls_cache_drop();
 }
@@ -88,7 +89,7 @@ int sched_run_main(int (*main_fn)(int, char **, char **), int argc, char **argv,
 		return SCHED_RUN_ABORTED;
 	}
 	sched_g.host.state = SCHED_BLOCKED;
-	sched_switch_to(rq_pop());
+	sched_switch_to(rq_pick(NULL));
 	/* The run is over: main returned, the last thread exited, or a deadlock. */
 	teardown();
 	sched_g.running = false;

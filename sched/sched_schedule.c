@@ -84,7 +84,7 @@ void sched_schedule(void)
 	struct sched_thread *cur = sched_g.cur, *next;
 	for (;;) {
 		sched_expire();
-		if ((next = rq_pop()))
+		if ((next = rq_pick(NULL)))
 			break;
 		if (idle())
 			continue;

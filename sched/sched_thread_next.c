@@ -6,6 +6,26 @@ struct sched_thread *sched_thread_next(struct sched_thread *t)
 	return t ? t->all_next : sched_g.all_head;
 }
 
+/* Who holds what a blocked thread waits for (0: nobody, or not a single thread). */
+static int wait_owner(const struct sched_thread *t)
+{
+	const struct sched_mutex *m = t->wait_obj;
+	const struct sched_rwlock *l = t->wait_obj;
+	if (t->state != SCHED_BLOCKED || !t->wait_obj)
+		return 0;
+	switch (t->wait_kind) {
+	case SCHED_WAIT_MUTEX:
+		return m->count ? m->owner : 0;
+	case SCHED_WAIT_RDLOCK:
+	case SCHED_WAIT_WRLOCK:
+		return l->writer ? l->wowner : 0;
+	case SCHED_WAIT_JOIN:
+		return ((const struct sched_thread *)t->wait_obj)->id;
+	default:
+		return 0;
+	}
+}
+
 void sched_thread_info(const struct sched_thread *t, struct sched_thread_info *out)
 {
 	bool suspended = t->state == SCHED_RUNNABLE || t->state == SCHED_BLOCKED;
@@ -23,5 +43,10 @@ void sched_thread_info(const struct sched_thread *t, struct sched_thread_info *o
 		.stack_lo = t->stack_lo,
 		.stack_hi = t->stack_hi,
 		.tp = t->tp,
+		.wait_owner = wait_owner(t),
+		.nheld = t->nheld,
+		.prio = t->prio,
 	};
+	for (unsigned i = 0; i < t->nheld && i < SCHED_HELD_MAX; i++)
+		out->held[i] = t->held[i];
 }

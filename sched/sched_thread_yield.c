@@ -7,7 +7,7 @@ void sched_thread_yield(void)
 	sched_expire();
 	if (sched_g.rq_head) {
 		rq_push(sched_g.cur);
-		sched_switch_to(rq_pop());
+		sched_switch_to(rq_pick(sched_g.cur));
 		sched_reap();
 	} else {
 		sched_go_on();

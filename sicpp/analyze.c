@@ -142,6 +142,12 @@ static bool in_debug_section(const struct analysis *an, int i)
 	return an->sect[i] >= 0 && !strncmp(an->sect_name[an->sect[i]], ".debug", 6);
 }
 
+/* The C++ (and -fexceptions) call-site tables: which code ranges land where. */
+static bool in_except_table(const struct analysis *an, int i)
+{
+	return an->sect[i] >= 0 && !strncmp(an->sect_name[an->sect[i]], ".gcc_except_table", 17);
+}
+
 static bool is_ident_start(int c)
 {
 	return isalpha(c) || c == '_' || c == '.';
@@ -510,6 +516,10 @@ static void place_target_count(struct analysis *an, int d)
 			first = i;
 		if (an->plan[i].count) /* another target's count already covers this spot */
 			return;
+		/* The linker rewrites a TLS access sequence by its exact bytes: nothing
+		 * may go between its lea and its call (count before it, at the latest). */
+		if (strstr(s->args, "@tlsgd") || strstr(s->args, "@tlsld") || strstr(s->args, "@TLSDESC"))
+			break;
 		if (!flags_live(an, i, FL_INC)) {
 			an->plan[i].count = CNT_FAST;
 			return;
@@ -528,11 +538,126 @@ static bool op_is(const struct stmt *s, int k, const char *what)
 	return s->nops > k && !strcmp(s->ops[k], what);
 }
 
-/* Is the indirect jump at statement i the dispatch of one of gcc's switch jump tables,
- * which stays in its function (so it needs no count published for a callee)?
+/* Code labels (not functions) of an executable section named in data: a jump table's
+ * entries, or an address taken with &&label. */
+static bool is_code_label(struct analysis *an, const struct sym *y)
+{
+	return y && !y->is_func && y->def >= 0 && an->sect[y->def] >= 0 &&
+	       an->sect_exec[an->sect[y->def]];
+}
+
+/* Is `name` a jump table: a label of data whose entries (up to the next label or
+ * section change) name code labels only, besides the table itself (`.long .L5-.L4`)?
+ * A table of function pointers, a pointer variable (`jmp *fp(%rip)`) or data set at
+ * run time is not one. */
+static bool is_jump_table(struct analysis *an, const char *name)
+{
+	struct sym *t = sym_find(an, name);
+	if (!t || t->is_func || t->def < 0 || an->sect[t->def] < 0 || an->sect_exec[an->sect[t->def]])
+		return false;
+	struct asm_file *f = an->f;
+	int entries = 0;
+	for (int k = t->def + 1; k < f->n && an->sect[k] == an->sect[t->def]; k++) {
+		const struct stmt *s = &f->st[k];
+		if (s->kind == ST_LABEL || s->foreign)
+			break;
+		if (s->kind != ST_DIRECTIVE)
+			continue;
+		if (!strcmp(s->name, ".align") || !strcmp(s->name, ".p2align") || !strcmp(s->name, ".balign"))
+			continue;
+		if (strcmp(s->name, ".quad") && strcmp(s->name, ".long") && strcmp(s->name, ".int"))
+			break;
+		for (const char *e = s->args; *e; e += *e == ',') {
+			while (isspace((unsigned char)*e))
+				e++;
+			char label[256];
+			size_t n = strcspn(e, "-+, \t");
+			if (n == 0 || n >= sizeof label)
+				return false;
+			memcpy(label, e, n);
+			label[n] = '\0';
+			if (!is_code_label(an, sym_find(an, label)))
+				return false;
+			e += n;
+			if (*e == '-') { /* only "label" or "label-table" */
+				size_t m = strlen(name);
+				if (strncmp(e + 1, name, m) || (e[1 + m] && e[1 + m] != ','))
+					return false;
+				e += 1 + m;
+			}
+			if (*e && *e != ',')
+				return false;
+			entries++;
+		}
+	}
+	return entries > 0;
+}
+
+/* The name of a general register without its size: "ax" for %rax/%eax/%ax/%al, "8"
+ * for %r8/%r8d/%r8w/%r8b; "" if op is not a register. */
+static void register_family(const char *op, char fam[4])
+{
+	fam[0] = '\0';
+	if (op[0] != '%')
+		return;
+	const char *r = op + 1;
+	size_t n = strlen(r);
+	if (r[0] == 'r' && isdigit((unsigned char)r[1])) {
+		snprintf(fam, 4, "%.*s", (int)strspn(r + 1, "0123456789"), r + 1);
+		return;
+	}
+	if ((r[0] == 'r' || r[0] == 'e') && n == 3)
+		r++, n--;
+	if (n == 2 && (r[1] == 'l' || r[1] == 'h') && strchr("abcd", r[0]))
+		snprintf(fam, 4, "%cx", r[0]); /* al, ah */
+	else if (n == 3 && r[2] == 'l')
+		snprintf(fam, 4, "%.2s", r); /* sil, dil, spl, bpl */
+	else if (n == 2)
+		snprintf(fam, 4, "%s", r);
+}
+
+static bool same_register(const char *a, const char *b)
+{
+	char fa[4], fb[4];
+	register_family(a, fa);
+	register_family(b, fb);
+	return fa[0] && !strcmp(fa, fb);
+}
+
+/* Is the last instruction of the function before statement `before` that writes the
+ * register `base` a `leaq .Ltable(%rip), %base` of a jump table? (gcc hoists it out
+ * of loops.) `jump` is the indirect jump, for its function. */
+static bool loads_jump_table(struct analysis *an, int before, int jump, const char *base)
+{
+	for (int k = before - 1; k >= 0 && an->fn[k] == an->fn[jump]; k--) {
+		const struct stmt *s = &an->f->st[k];
+		if (s->kind != ST_INSN || s->foreign || s->nops == 0)
+			continue;
+		if (strcmp(s->ops[s->nops - 1], base)) {
+			if (same_register(s->ops[s->nops - 1], base))
+				return false; /* a part of it written: not what we know */
+			continue;
+		}
+		if (strcmp(s->name, "leaq") != 0 || s->nops != 2 || !strstr(s->ops[0], "(%rip)"))
+			return false;
+		char name[256];
+		size_t n = strcspn(s->ops[0], "(+-");
+		if (n >= sizeof name)
+			return false;
+		memcpy(name, s->ops[0], n);
+		name[n] = '\0';
+		return is_jump_table(an, name);
+	}
+	return false;
+}
+
+/* Is the indirect jump at statement i the dispatch of one of gcc's switch jump tables
+ * or a computed goto, which stays in its function (so it needs no count published for
+ * a callee)?
  *  - tagged `notrack` (-fcf-protection): gcc tags switches and computed gotos, never a
  *    tail call, whose target must start with endbr64;
- *  - `jmp *.Ltable(,%reg,8)`, .Ltable a label of data (non-PIC tables);
+ *  - `jmp *.Ltable(,%reg,8)`, .Ltable a jump table (non-PIC tables), or
+ *    `leaq .Ltable(%rip), %base` ... `jmp *(%base,%reg,8)` (the same in a PIE);
  *  - `movslq (%base,%idx,4), %reg; addq %base, %reg; jmp *%reg`: a table of 32-bit
  *    offsets from its own start, which only jump tables are (PIC/PIE tables).
  * Anything else may be a tail call through a pointer. */
@@ -547,12 +672,20 @@ static bool is_switch_dispatch(struct analysis *an, int i)
 	if (op[0] == '.' || isalpha((unsigned char)op[0])) {
 		char name[256];
 		size_t n = strcspn(op, "(+-");
-		if (n >= sizeof name)
-			return false;
+		if (n >= sizeof name || strncmp(op + n, "(,%", 3))
+			return false; /* not indexed: a pointer in memory */
 		memcpy(name, op, n);
 		name[n] = '\0';
-		struct sym *t = sym_find(an, name);
-		return t && t->def >= 0 && an->sect[t->def] >= 0 && !an->sect_exec[an->sect[t->def]];
+		return is_jump_table(an, name);
+	}
+	if (op[0] == '(' && op[1] == '%') {
+		char base[16];
+		size_t n = strcspn(op + 1, ",)");
+		if (n >= sizeof base || op[1 + n] != ',' || !strstr(op, ",8)"))
+			return false;
+		memcpy(base, op + 1, n);
+		base[n] = '\0';
+		return loads_jump_table(an, i, i, base);
 	}
 	if (op[0] != '%')
 		return false;
@@ -581,26 +714,33 @@ static bool is_switch_dispatch(struct analysis *an, int i)
 	snprintf(want, sizeof want, "(%s,", base);
 	if (strncmp(l->ops[0], want, strlen(want)) != 0 || !strstr(l->ops[0], ",4)"))
 		return false;
-	/* ...and the base is the address of a table in data: the last instruction of the
-	 * function before the load that writes the base register (gcc hoists it out of
-	 * loops) must be `leaq .Ltable(%rip), %base`. */
-	for (int k = load - 1; k >= 0 && an->fn[k] == an->fn[i]; k--) {
-		const struct stmt *s = &an->f->st[k];
-		if (s->kind != ST_INSN || s->foreign || s->nops == 0 || !op_is(s, s->nops - 1, base))
-			continue;
-		if (strcmp(s->name, "leaq") != 0 || s->nops != 2 || !strstr(s->ops[0], "(%rip)"))
-			return false;
-		char name[256];
-		size_t n = strcspn(s->ops[0], "(+-");
-		if (n >= sizeof name)
-			return false;
-		memcpy(name, s->ops[0], n);
-		name[n] = '\0';
-		struct sym *t = sym_find(an, name);
-		return t && !t->is_func && t->def >= 0 && an->sect[t->def] >= 0 &&
-		       !an->sect_exec[an->sect[t->def]];
+	return loads_jump_table(an, load, i, base);
+}
+
+/* Can the indirect jump at statement i reach a label of its own function: does the
+ * function take the address of one of its labels (jump tables, &&label)? Outside a
+ * function: does the file take any? */
+static bool may_stay(struct analysis *an, int i)
+{
+	const struct sym *fn = owner_at(an, i);
+	for (int k = 0; k < an->nsyms; k++) {
+		const struct sym *t = &an->syms[k];
+		if (t->addr_taken && is_code_label(an, t) && !an->f->st[t->def].foreign &&
+		    (!fn || owner_at(an, t->def) == fn))
+			return true;
 	}
 	return false;
+}
+
+/* Where an indirect jump goes: it stays in its function (a switch, a computed goto),
+ * surely leaves it (a tail call through a pointer), or either, as far as we can see. */
+enum ijump { IJ_STAYS, IJ_LEAVES, IJ_EITHER };
+
+static enum ijump indirect_jump_kind(struct analysis *an, int i)
+{
+	if (is_switch_dispatch(an, i))
+		return IJ_STAYS;
+	return may_stay(an, i) ? IJ_EITHER : IJ_LEAVES;
 }
 
 /* The labels an indirect jump at statement i may reach that lie behind it (or in
@@ -625,6 +765,43 @@ static void plan_site_count(struct analysis *an, int i)
 	if (an->plan[i].count)
 		return;
 	an->plan[i].count = flags_live(an, i, FL_INC) ? CNT_SAFE : CNT_FAST;
+}
+
+/* Landing pads: the third field of each call-site record of gcc's LSDA (between
+ * .LLSDACSB<n> and .LLSDACSE<n>: start, length, landing pad or 0, action). The
+ * unwinder jumps there, so no jump of ours does: the table takes no address a
+ * program jumps to. */
+static void mark_landing_pads(struct analysis *an)
+{
+	struct asm_file *f = an->f;
+	int field = -1; /* inside a call-site table: uleb128 fields seen */
+	for (int i = 0; i < f->n; i++) {
+		struct stmt *s = &f->st[i];
+		if (s->foreign || !in_except_table(an, i)) {
+			if (s->kind != ST_BLANK)
+				field = -1;
+			continue;
+		}
+		if (s->kind == ST_LABEL) {
+			if (!strncmp(s->name, ".LLSDACSB", 9))
+				field = 0;
+			else if (!strncmp(s->name, ".LLSDACSE", 9))
+				field = -1;
+			continue;
+		}
+		if (field < 0 || s->kind != ST_DIRECTIVE || strcmp(s->name, ".uleb128"))
+			continue;
+		if (field++ % 4 != 2 || s->nops != 1)
+			continue;
+		char label[256];
+		size_t n = strcspn(s->ops[0], "-+ ");
+		if (n == 0 || n >= sizeof label)
+			continue;
+		memcpy(label, s->ops[0], n);
+		label[n] = '\0';
+		if (is_ident_start((unsigned char)label[0]))
+			sym_get(an, label)->landing_pad = true;
+	}
 }
 
 int analyze(struct analysis *an, struct asm_file *f, bool pic)
@@ -670,7 +847,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			else if (!strcmp(d, ".globl") || !strcmp(d, ".global") || !strcmp(d, ".weak"))
 				for (int k = 0; k < s->nops; k++)
 					sym_get(an, s->ops[k])->global = true;
-			else if (is_data_directive(d) && !in_debug_section(an, i)) {
+			else if (is_data_directive(d) && !in_debug_section(an, i) && !in_except_table(an, i)) {
 				if ((!strcmp(d, ".set") || !strcmp(d, ".equ")) && s->nops == 2)
 					for_each_ident(s->ops[1], mark_addr_taken, an);
 				else
@@ -686,6 +863,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				sym_get(an, buf)->branch_ref = true;
 		}
 	}
+
+	mark_landing_pads(an);
 
 	/* Which function each statement belongs to; tail jumps. */
 	int cur = -1;
@@ -711,7 +890,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		char buf[256];
 		const char *t = branch_target(s, buf, sizeof buf);
 		struct sym *y = t ? sym_find(an, t) : NULL;
-		bool tail = (!t && !is_switch_dispatch(an, i)) || (t && (!y || y->def < 0 || y->is_func));
+		bool tail = (!t && indirect_jump_kind(an, i) != IJ_STAYS) ||
+			    (t && (!y || y->def < 0 || y->is_func));
 		if (tail && an->fn[i] >= 0) {
 			struct sym *fn = &an->syms[an->fn[i]];
 			fn->has_tail = true;
@@ -731,6 +911,10 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			if (y && y->is_func && returns_publish(y) && owner(an, y) == y && an->sect[i] >= 0 &&
 			    an->sect_exec[an->sect[i]])
 				plan_entry_check(an, i);
+			/* The unwinder lands here with the r15 of the call that threw: the
+			 * token it passed (the count is in __sic_home). */
+			if (y && y->landing_pad && is_code_label(an, y))
+				an->plan[i].landing_reload = true;
 			continue;
 		}
 		if (!is_code(an, i))
@@ -759,11 +943,17 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				 * whose address is taken; count at those behind it (or in
 				 * another section), as for a direct jump. A tail call needs no
 				 * count: a callee of ours counts on entry, and a foreign one
-				 * comes back only through a call or a callback, which count. It
-				 * may still leave, so publish the count (no token: it may be a
-				 * switch, which stays in this function). */
+				 * comes back only through a call or a callback, which count.
+				 * One that surely leaves publishes the count and passes the
+				 * token, as a direct tail jump does. One that may also stay
+				 * publishes the count and keeps it in r15 (a label of ours
+				 * needs it there); a callee of ours then takes the slow entry,
+				 * which knows a body's tail call from a foreign caller
+				 * (__sic_foreign_entry). */
 				mark_indirect_targets(an, i);
-				an->plan[i].home_store = !is_switch_dispatch(an, i);
+				enum ijump k = indirect_jump_kind(an, i);
+				an->plan[i].home_store = k != IJ_STAYS;
+				an->plan[i].token = k == IJ_LEAVES;
 			} else if (!y || y->def < 0 || y->is_func) {
 				/* Tail jump: publish the count, and pass the token if it is
 				 * surely taken (a jcc may fall through and stay here). */
@@ -795,6 +985,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		if (y->count_target)
 			place_target_count(an, y->def);
 	}
+	plan_hunt(an);
 	for (int i = 0; i < f->n; i++) {
 		if (an->plan[i].count == CNT_FAST)
 			an->n_fast++;

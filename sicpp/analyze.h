@@ -15,6 +15,7 @@ struct sym {
 	bool count_target;/* (labels) target of a backward or cross-section jump */
 	bool branch_ref;  /* (labels) named by a direct jump */
 	bool asm_ref;     /* named inside inline assembly (asm goto) */
+	bool landing_pad; /* (labels) where the unwinder lands (.gcc_except_table) */
 };
 
 enum count_kind {
@@ -30,8 +31,13 @@ struct stmt_plan {
 	bool token;          /* ...then movq $SIC_TOKEN, %r15: "the caller is instrumented" */
 	bool home_reload;    /* movq __sic_home, %r15 after it */
 	bool entry_check;    /* a function's entry check goes after this statement */
+	bool landing_reload; /* (a landing pad's label) reload the count if r15 holds the token */
 	bool ret_store;      /* a return that publishes the count */
 	bool nopreempt;      /* the instruction's own PC must not take a preemption */
+	/* hunt.c: */
+	bool pause;          /* a pause: becomes a jump through a stub calling __sic_pause */
+	bool spin_edge;      /* the backward branch of a spin-wait: through such a stub */
+	uint8_t memop;       /* 1: accesses memory beyond its frame (sic_memops); 2: atomically */
 };
 
 struct analysis {
@@ -55,6 +61,7 @@ struct analysis {
 	int budget;
 	/* statistics for --stats and the tests */
 	int n_fast, n_safe, n_entry, n_calls_local, n_calls_foreign;
+	int n_pause, n_spin, n_memops;
 };
 
 /* 0 on success; -1 after printing a file:line error. */
@@ -66,6 +73,8 @@ uint8_t flags_live(struct analysis *an, int i, uint8_t mask);
 /* Is this statement code we instrument (an instruction in an executable section,
  * outside inline asm and foreign syntax blocks)? */
 bool is_code(const struct analysis *an, int i);
+/* hunt.c: yields at spin-waits, the table of memory accesses (after analyze's plan). */
+void plan_hunt(struct analysis *an);
 /* The symbol a direct branch names ("foo" for "foo@PLT"); NULL for indirect ones. */
 const char *branch_target(const struct stmt *s, char *buf, size_t len);
 

@@ -135,6 +135,7 @@ class Store:
     refusal = None     # why this replay cannot be checkpointed (one line), or None
     warned = None      # the descriptor warn_outside named
     interval_ns = CHECKPOINT_NS
+    want_time = False  # stop_time is ours to stop at
     took = []          # seconds each automatic checkpoint took
 
 
@@ -273,8 +274,7 @@ def restore_live(ck):
     if err:
         raise TimeError("libreplay: the restored checkpoint cannot open its hardware "
                         "breakpoint (error %d)" % -err)
-    for field in ("stop_tid", "stop_time", "step_tid", "resume_tid"):
-        lr.set_debug(field, 0)
+    clear_requests()
     # The process we left is a checkpoint of a later time: keep it for going forward
     # again, unless one is near it.
     if live and old_pos is not None:
@@ -471,9 +471,32 @@ def go_forward_count(tid, count):
         raise TimeError("The program ended before green thread %d reached count %d." % (tid, count))
 
 
-def go_forward_time(t, now):
+def clear_requests():
+    """A restored process holds the requests of its time: the extension's are now's."""
+    for field in ("stop_time", "step_tid", "resume_tid"):
+        lr.set_debug(field, 0)
+    Store.want_time = False
+    if hasattr(lr, "write_stops"):
+        lr.write_stops()
+
+
+def time_reached():
+    """Used by the extension's stop in rp_debug_stopped: is this the time asked for
+    (the runtime clears stop_time when it reaches it)?"""
+    if Store.want_time and int(lr.glob("rp_debug")["stop_time"]) == 0:
+        Store.want_time = False
+        return True
+    return False
+
+
+def ask_time(t):
     lr.ensure_stop_bp()
+    Store.want_time = True
     lr.set_debug("stop_time", t)
+
+
+def go_forward_time(t, now):
+    ask_time(t)
     reload_for_time(t, now)
     if not cont():
         raise TimeError("The program ended before time %d." % t)
@@ -767,8 +790,7 @@ def scan(start, end, here=None):
     resync_watchpoints()
     Store.history.resume_at(position())
     now = position()
-    lr.ensure_stop_bp()
-    lr.set_debug("stop_time", end)
+    ask_time(end)
     reload_for_time(end, now)
     with Silent():
         for _ in range(100000):
@@ -1190,8 +1212,7 @@ class AfterCheckpoint(gdb.Command):
             fd = int(lr.static("bp_fd", "replay.c"))
             armed = lr.u64(lr.static("bp_armed_pc", "replay.c"))
             gdb.parse_and_eval("rp_debug_restored(%d, %d)" % (fd, armed))
-            for field in ("stop_tid", "stop_time", "step_tid", "resume_tid"):
-                lr.set_debug(field, 0)
+            clear_requests()
             resync_watchpoints()
             Store.history.resume_at(position())
 

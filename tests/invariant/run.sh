@@ -41,7 +41,7 @@ for p in "$here"/progs/*.c; do
 		cases+=("$name|$o")
 	done
 	case $name in
-	recursion | callbacks | fnptr) cases+=("$name|-O2 -fPIC") ;;
+	recursion | callbacks | fnptr | tailcalls) cases+=("$name|-O2 -fPIC") ;;
 	loops | switch) cases+=("$name|-Os") ;;
 	esac
 done
@@ -177,7 +177,7 @@ pool() { # run "$@" in the background, at most $jobs at a time
 # The slow cross-checks first, so they overlap the rest. Between them they leave and
 # re-enter instrumented code every way sicstep knows: calls out, callbacks through
 # the foreign-entry stub, longjmp, PLT calls, tail calls to libc and through pointers.
-crosses=("callbacks|-O2" "longjmp|-O0" "fnptr|-O2 -fPIC" "recursion|-O2")
+crosses=("callbacks|-O2" "longjmp|-O0" "fnptr|-O2 -fPIC" "recursion|-O2" "tailcalls|-O2")
 for i in "${!crosses[@]}"; do
 	pool cross_check "$i" "${crosses[$i]%%|*}" "${crosses[$i]#*|}"
 done

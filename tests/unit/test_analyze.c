@@ -462,10 +462,181 @@ static void pointer_jumps_may_be_tail_calls(void **state)
 		      "\tret\n");
 	assert_int_equal(u.rc, 0);
 	int f_jmp = stmt_at(&u.f, "jmp *%rax");
+	int h_jmp = stmt_from(&u.f, f_jmp + 1, "jmp *%rax");
 	assert_true(u.an.plan[f_jmp].home_store);
-	assert_true(u.an.plan[stmt_from(&u.f, f_jmp + 1, "jmp *%rax")].home_store);
+	assert_true(u.an.plan[h_jmp].home_store);
+	/* neither function takes a label's address: the jumps surely leave, with the
+	 * token, as direct tail jumps do (issue 11: a callee took the slow path) */
+	assert_true(u.an.plan[f_jmp].token);
+	assert_true(u.an.plan[h_jmp].token);
 	assert_true(sym_find(&u.an, "f")->has_tail);
 	assert_true(sym_find(&u.an, "h")->has_tail);
+	unit_free(&u);
+}
+
+/* Jumps through memory that are not switch tables (issue 11): a pointer variable in
+ * .data (`jmp *fp(%rip)`, once taken for a table), an indexed table of function
+ * pointers (non-PIC and PIE forms). And the PIE form of a real jump table is a switch. */
+static void memory_jumps_through_pointers_are_tail_calls(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tg, @function\n"
+		      "g:\n"
+		      "\tret\n"
+		      "\t.size\tg, .-g\n"
+		      "\t.type\ta, @function\n"
+		      "a:\n"
+		      "\tjmp\t*fp(%rip)\n"
+		      "\t.size\ta, .-a\n"
+		      "\t.type\tb, @function\n"
+		      "b:\n"
+		      "\tjmp\t*tab(,%rdi,8)\n"
+		      "\t.size\tb, .-b\n"
+		      "\t.type\tc, @function\n"
+		      "c:\n"
+		      "\tleaq\ttab(%rip), %rdx\n"
+		      "\tjmp\t*(%rdx,%rdi,8)\n"
+		      "\t.size\tc, .-c\n"
+		      "\t.type\td, @function\n"
+		      "d:\n"
+		      "\tleaq\t.L4(%rip), %rdx\n"
+		      "\tjmp\t*(%rdx,%rdi,8)\n"
+		      ".L5:\n"
+		      "\tret\n"
+		      ".L6:\n"
+		      "\tret\n"
+		      "\t.size\td, .-d\n"
+		      "\t.type\te, @function\n"
+		      "e:\n"
+		      "\tleaq\t.L4(%rip), %rdx\n"
+		      "\tmovl\t$0, %edx\n"            /* the base is no longer the table */
+		      "\tjmp\t*(%rdx,%rsi,8)\n"
+		      "\t.size\te, .-e\n"
+		      "\t.data\n"
+		      "fp:\n"
+		      "\t.quad\tg\n"
+		      "\t.section\t.rodata\n"
+		      "tab:\n"
+		      "\t.quad\tg\n"
+		      "\t.quad\tg\n"
+		      ".L4:\n"
+		      "\t.quad\t.L5\n"
+		      "\t.quad\t.L6\n");
+	assert_int_equal(u.rc, 0);
+	const char *tails[] = {"jmp *fp(%rip)", "jmp *tab(,%rdi,8)", "jmp *(%rdx,%rdi,8)"};
+	for (int k = 0; k < 3; k++) {
+		const struct stmt_plan *p = plan_of(&u, tails[k]);
+		assert_true(p->home_store);
+		assert_true(p->token);
+	}
+	assert_true(sym_find(&u.an, "a")->has_tail);
+	assert_true(sym_find(&u.an, "b")->has_tail);
+	assert_true(sym_find(&u.an, "c")->has_tail);
+	int d_jmp = stmt_from(&u.f, stmt_at(&u.f, "d:"), "jmp *(%rdx,%rdi,8)");
+	assert_false(u.an.plan[d_jmp].home_store);
+	assert_false(sym_find(&u.an, "d")->has_tail);
+	/* e's base register was overwritten after the table's address: not a switch */
+	assert_true(plan_of(&u, "jmp *(%rdx,%rsi,8)")->home_store);
+	unit_free(&u);
+}
+
+/* A function with a computed goto and a jump through a pointer: sicpp cannot tell
+ * the pointer jump from the goto's, so it publishes the count and keeps it in r15
+ * (no token); the runtime's slow entry knows a body's tail call (sic_rt.S). */
+static void jump_that_may_stay_keeps_the_count(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tleaq\t.L2(%rip), %rax\n"
+		      "\tmovq\t%rax, next(%rip)\n"
+		      "\tjmp\t*next(%rip)\n"
+		      ".L2:\n"
+		      "\tjmp\t*fp(%rip)\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	const char *jumps[] = {"jmp *next(%rip)", "jmp *fp(%rip)"};
+	for (int k = 0; k < 2; k++) {
+		const struct stmt_plan *p = plan_of(&u, jumps[k]);
+		assert_true(p->home_store);
+		assert_false(p->token);
+	}
+	assert_true(sym_find(&u.an, "f")->has_tail);
+	unit_free(&u);
+}
+
+/* Landing pads (C++ exceptions): the third field of each call-site record. The
+ * unwinder lands there with the token in r15: the label gets the reload. The
+ * table's labels take no address a jump could use. */
+static void landing_pads_reload_the_count(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.globl\tf\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      ".LFB1:\n"
+		      ".LEHB0:\n"
+		      "\tcall\tg@PLT\n"
+		      ".LEHE0:\n"
+		      "\tret\n"
+		      ".L5:\n"
+		      "\tmovq\t%rax, %rdi\n"
+		      "\tcall\t_Unwind_Resume@PLT\n"
+		      "\t.size\tf, .-f\n"
+		      "\t.section\t.gcc_except_table,\"a\",@progbits\n"
+		      ".LLSDA1:\n"
+		      "\t.byte\t0xff\n"
+		      "\t.byte\t0xff\n"
+		      "\t.byte\t0x1\n"
+		      "\t.uleb128 .LLSDACSE1-.LLSDACSB1\n"
+		      ".LLSDACSB1:\n"
+		      "\t.uleb128 .LEHB0-.LFB1\n"
+		      "\t.uleb128 .LEHE0-.LEHB0\n"
+		      "\t.uleb128 .L5-.LFB1\n"
+		      "\t.uleb128 0\n"
+		      "\t.uleb128 .LEHE0-.LFB1\n"
+		      "\t.uleb128 .L6-.LEHE0\n"
+		      "\t.uleb128 0\n"            /* no landing pad */
+		      "\t.uleb128 0\n"
+		      ".LLSDACSE1:\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(sym_find(&u.an, ".L5")->landing_pad);
+	assert_true(plan_of(&u, ".L5:")->landing_reload);
+	assert_false(sym_find(&u.an, ".LEHB0")->landing_pad);
+	assert_false(sym_find(&u.an, ".LEHE0")->landing_pad);
+	assert_false(sym_find(&u.an, ".LFB1")->landing_pad);
+	assert_false(sym_find(&u.an, ".L5")->addr_taken);
+	assert_false(sym_find(&u.an, ".LEHB0")->addr_taken);
+	assert_false(plan_of(&u, "ret")->landing_reload);
+	unit_free(&u);
+}
+
+/* A loop head right before a TLS access (gcc -fPIC, C++ thread_local): the count
+ * goes before the sequence, never between its lea and its call (the linker rewrites
+ * it by its bytes). A lone `rex64` is a prefix, not an unknown flag reader. */
+static void count_never_inside_tls_sequence(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      ".L2:\n"
+		      "\tdata16\tleaq\tx@tlsgd(%rip), %rdi\n"
+		      "\t.value\t0x6666\n"
+		      "\trex64\n"
+		      "\tcall\t__tls_get_addr@PLT\n"
+		      "\tjmp\t.L2\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "data16 leaq x@tlsgd(%rip), %rdi")->count, CNT_FAST);
+	assert_int_equal(plan_of(&u, "rex64")->count, CNT_NONE);
+	const struct stmt_plan *call = plan_of(&u, "call __tls_get_addr@PLT");
+	assert_int_equal(call->count, CNT_NONE);
+	assert_false(call->home_store);
+	assert_false(call->token);
 	unit_free(&u);
 }
 
@@ -1169,6 +1340,10 @@ int main(void)
 		cmocka_unit_test(indirect_jumps_count),
 		cmocka_unit_test(switch_dispatch_stays_in_function),
 		cmocka_unit_test(pointer_jumps_may_be_tail_calls),
+		cmocka_unit_test(memory_jumps_through_pointers_are_tail_calls),
+		cmocka_unit_test(jump_that_may_stay_keeps_the_count),
+		cmocka_unit_test(landing_pads_reload_the_count),
+		cmocka_unit_test(count_never_inside_tls_sequence),
 		cmocka_unit_test(global_function_entry_check_after_endbr64),
 		cmocka_unit_test(entry_check_before_loop_at_function_start),
 		cmocka_unit_test(entry_check_without_cfi_goes_after_label),

@@ -513,6 +513,44 @@ static void safe_count_sequence(void **state)
 	free(out);
 }
 
+/* A landing pad's label is followed by the reload: the unwinder lands with the
+ * token in r15 (no preemption until the count is back). */
+static void landing_pad_reload(void **state)
+{
+	char *out = rewrite_checked("\t.text\n"
+				    "\t.globl\tf\n"
+				    "\t.type\tf, @function\n"
+				    "f:\n"
+				    ".LFB1:\n"
+				    ".LEHB0:\n"
+				    "\tcall\tg@PLT\n"
+				    ".LEHE0:\n"
+				    "\tret\n"
+				    ".L5:\n"
+				    "\tmovq\t%rax, %rdi\n"
+				    "\tcall\t_Unwind_Resume@PLT\n"
+				    "\t.size\tf, .-f\n"
+				    "\t.section\t.gcc_except_table,\"a\",@progbits\n"
+				    ".LLSDACSB1:\n"
+				    "\t.uleb128 .LEHB0-.LFB1\n"
+				    "\t.uleb128 .LEHE0-.LEHB0\n"
+				    "\t.uleb128 .L5-.LFB1\n"
+				    "\t.uleb128 0\n"
+				    ".LLSDACSE1:\n");
+	struct lines l = split_lines(out);
+	int lp = find(&l, 0, ".L5:");
+	assert_true(is_np_label(l.v[lp + 1]));
+	assert_string_equal(l.v[lp + 2], "cmpq $" SIC_TOKEN ", %r15");
+	assert_true(is_np_label(l.v[lp + 3]));
+	int id = number_in(&l, lp + 4, "jne .Lsic_lp_%d");
+	assert_true(is_np_label(l.v[lp + 5]));
+	assert_string_equal(l.v[lp + 6], "movq __sic_home(%rip), %r15");
+	assert_int_equal(number_in(&l, lp + 7, ".Lsic_lp_%d:"), id);
+	assert_string_equal(l.v[lp + 8], "movq %rax, %rdi");
+	free_lines(&l);
+	free(out);
+}
+
 /* ---- entry checks, calls, returns ------------------------------------------------------------ */
 
 static void foreign_entry_check(void **state)
@@ -594,7 +632,9 @@ static void tls_sequences_untouched(void **state)
 	struct lines l = split_lines(out);
 	int call = find(&l, 0, "call __tls_get_addr@PLT");
 	assert_string_equal(l.v[call - 1], "rex64");
-	assert_string_equal(l.v[call + 1], "movl (%rax), %edx");
+	/* (a label, which adds no bytes, names the load for the hunting scheduler) */
+	number_in(&l, call + 1, ".Lsic_mo_%d:");
+	assert_string_equal(l.v[call + 2], "movl (%rax), %edx");
 	int desc = find(&l, 0, "call *w@TLSCALL(%rax)");
 	assert_string_equal(l.v[desc - 1], "leaq w@TLSDESC(%rip), %rax");
 	assert_string_equal(l.v[desc + 1], "addq $8, %rsp");
@@ -620,6 +660,182 @@ static void global_return_publishes_the_count(void **state)
 	free(out);
 }
 
+/* ---- spin-waits and memory accesses (hunt.c) --------------------------------------- */
+
+/* Every way a thread waits for another: gcc's _mm_pause (rep nop), inline asm holding a
+ * lone pause, a loop that only re-reads (.L5), a test-and-set loop (.L6), a
+ * compare-and-swap retry (.L7); and what is not one: inline asm that does more, a loop
+ * that stores (.L8), one that computes (.L9), one that calls (.L10). */
+static const char spins[] =
+	"\t.text\n"
+	"\t.globl\tw\n"
+	"\t.type\tw, @function\n"
+	"w:\n"
+	"\t.cfi_startproc\n"
+	"\tjmp\t.L2\n"
+	".L3:\n"
+	"\trep nop\n"
+	".L2:\n"
+	"\tmovl\tflag(%rip), %eax\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tje\t.L3\n"
+	".L4:\n"
+	"#APP\n"
+	"# 9 \"w.c\" 1\n"
+	"\tpause\n"
+	"# 0 \"\" 2\n"
+	"#NO_APP\n"
+	"\tcmpl\t$0, flag(%rip)\n"
+	"\tje\t.L4\n"
+	".L11:\n"
+	"#APP\n"
+	"\tpause\n"
+	"\tnop\n"
+	"#NO_APP\n"
+	"\tcmpl\t$0, flag(%rip)\n"
+	"\tje\t.L11\n"
+	".L5:\n"
+	"\tmovq\tptr(%rip), %rax\n"
+	"\tmovl\t(%rax), %eax\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tje\t.L5\n"
+	"\tmovl\t$1, %edx\n"
+	".L6:\n"
+	"\tmovl\t%edx, %eax\n"
+	"\txchgl\t(%rdi), %eax\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tjne\t.L6\n"
+	"\tmovl\t(%rdi), %eax\n"
+	".L7:\n"
+	"\tleal\t1(%rax), %edx\n"
+	"\tlock cmpxchgl\t%edx, (%rdi)\n"
+	"\tjne\t.L7\n"
+	".L8:\n"
+	"\tmovl\tflag(%rip), %eax\n"
+	"\tmovl\t%eax, copy(%rip)\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tje\t.L8\n"
+	".L9:\n"
+	"\taddl\t(%rdi), %eax\n"
+	"\taddq\t$4, %rdi\n"
+	"\tcmpq\t%rsi, %rdi\n"
+	"\tjne\t.L9\n"
+	".L10:\n"
+	"\tcall\tpoll_once@PLT\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tje\t.L10\n"
+	"\tmovl\t8(%rsp), %eax\n"
+	"\tmovl\t-4(%rbp), %eax\n"
+	"\tleaq\tflag(%rip), %rax\n"
+	"\tlock addl\t$1, counter(%rip)\n"
+	"\tmovl\t%eax, (%rdi)\n"
+	"\tret\n"
+	"\t.cfi_endproc\n"
+	"\t.size\tw, .-w\n";
+
+/* The stub a yield goes through: it calls __sic_pause and jumps to `back`. */
+static void check_yield_stub(const struct lines *l, int id, const char *back)
+{
+	char head[64], jmp[128];
+	snprintf(head, sizeof head, ".Lsic_py_%d:", id);
+	snprintf(jmp, sizeof jmp, "jmp %s", back);
+	int first = find(l, find(l, 0, ".section .text.sic_stubs,\"ax\",@progbits"), head);
+	int last = find(l, first, jmp);
+	assert_true(has_between(l, first, last, "leaq -128(%rsp), %rsp"));
+	assert_true(has_between(l, first, last, "call __sic_pause"));
+	assert_true(has_between(l, first, last, "leaq 128(%rsp), %rsp"));
+	assert_true(last - first < 12);
+}
+
+static void spin_waits_yield(void **state)
+{
+	char *out = rewrite_checked(spins);
+	struct lines l = split_lines(out);
+	char back[64];
+	/* rep nop, and inline asm that is only a pause: a jmp to the stub and back */
+	int i = find(&l, 0, ".L3:");
+	while (strncmp(l.v[i], "jmp .Lsic_py_", 13) != 0)
+		i++;
+	int id = number_in(&l, i, "jmp .Lsic_py_%d");
+	snprintf(back, sizeof back, ".Lsic_pr_%d", id);
+	assert_int_equal(number_in(&l, i + 1, ".Lsic_pr_%d:"), id);
+	check_yield_stub(&l, id, back);
+	assert_int_equal(find_or_none(&l, 0, "rep nop"), -1);
+	int app = find(&l, 0, "#APP");
+	id = number_in(&l, app + 2, "jmp .Lsic_py_%d");
+	snprintf(back, sizeof back, ".Lsic_pr_%d", id);
+	check_yield_stub(&l, id, back);
+	/* inline asm doing more than pausing is left alone */
+	int app2 = find(&l, app + 1, "#APP");
+	assert_string_equal(l.v[app2 + 1], "pause");
+	assert_string_equal(l.v[app2 + 2], "nop");
+	/* the loops that can only wait: their backward branch goes through a stub */
+	static const char *const waits[][2] = {{"je", ".L5"}, {"jne", ".L6"}, {"jne", ".L7"}};
+	for (int k = 0; k < 3; k++) {
+		char fmt[64], orig[64];
+		snprintf(orig, sizeof orig, "%s %s", waits[k][0], waits[k][1]);
+		assert_int_equal(find_or_none(&l, 0, orig), -1);
+		int head = find(&l, 0, strcat(strcpy(fmt, waits[k][1]), ":"));
+		int j = head;
+		snprintf(fmt, sizeof fmt, "%s .Lsic_py_", waits[k][0]);
+		while (strncmp(l.v[j], fmt, strlen(fmt)) != 0)
+			j++;
+		strcat(fmt, "%d");
+		check_yield_stub(&l, number_in(&l, j, fmt), waits[k][1]);
+	}
+	/* the loops that do work keep their branches */
+	find(&l, 0, "je .L8");
+	find(&l, 0, "jne .L9");
+	find(&l, 0, "je .L10");
+	assert_int_equal(count_substr(out, "call\t__sic_pause"), 5);
+	free_lines(&l);
+	free(out);
+}
+
+/* The line before the first line equal to s names a memory access (.Lsic_mo_N:); -1 if
+ * it does not, else N. */
+static int memop_before(const struct lines *l, const char *s)
+{
+	int i = find(l, 0, s);
+	int n = -1;
+	char rest[4];
+	if (sscanf(l->v[i - 1], ".Lsic_mo_%d%3s", &n, rest) != 2)
+		return -1;
+	return n;
+}
+
+static void memory_accesses_listed(void **state)
+{
+	char *out = rewrite_checked(spins);
+	struct lines l = split_lines(out);
+	assert_true(memop_before(&l, "movl flag(%rip), %eax") >= 0);
+	assert_true(memop_before(&l, "movl (%rax), %eax") >= 0);
+	assert_true(memop_before(&l, "movl %eax, copy(%rip)") >= 0);
+	assert_true(memop_before(&l, "movl %eax, (%rdi)") >= 0);
+	/* the frame's own slots, addresses and no memory at all are not */
+	assert_int_equal(memop_before(&l, "movl 8(%rsp), %eax"), -1);
+	assert_int_equal(memop_before(&l, "movl -4(%rbp), %eax"), -1);
+	assert_int_equal(memop_before(&l, "leaq flag(%rip), %rax"), -1);
+	assert_int_equal(memop_before(&l, "testl %eax, %eax"), -1);
+	/* the atomic ones are in sic_atomics too */
+	int x = memop_before(&l, "xchgl (%rdi), %eax");
+	int c = memop_before(&l, "lock cmpxchgl %edx, (%rdi)");
+	int a = memop_before(&l, "lock addl $1, counter(%rip)");
+	assert_true(x >= 0 && c >= 0 && a >= 0);
+	int memops = check_labels(out, "mo");
+	assert_int_equal(count_substr(out, "\t.long\t.Lsic_mo_"), memops + 3);
+	int at = find(&l, 0, ".section sic_atomics,\"a\",@progbits");
+	int mo = find(&l, 0, ".section sic_memops,\"a\",@progbits");
+	assert_true(mo < at);
+	char want[64];
+	snprintf(want, sizeof want, ".long .Lsic_mo_%d - .", x);
+	assert_true(find(&l, at, want) > at);
+	snprintf(want, sizeof want, ".long .Lsic_mo_%d - .", a);
+	assert_true(find(&l, at, want) > at);
+	free_lines(&l);
+	free(out);
+}
+
 static void rep_string_op_marked(void **state)
 {
 	char *out = rewrite_checked(global_fn);
@@ -628,6 +844,82 @@ static void rep_string_op_marked(void **state)
 	assert_true(is_np_label(l.v[rep - 1]));
 	assert_string_equal(l.v[rep - 2], "movl $16, %ecx");
 	free_lines(&l);
+	free(out);
+}
+
+/* ---- shared objects (--pic) ---------------------------------------------------------------- */
+
+static char *rewrite_pic(const char *text)
+{
+	struct asm_file f;
+	struct analysis an;
+	char err[256] = "";
+	assert_int_equal(parse_text(&f, text, err, sizeof err), 0);
+	assert_int_equal(analyze(&an, &f, true), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	struct rewrite_opts opts = {.rename_main = true};
+	assert_int_equal(rewrite(out, &an, &opts), 0);
+	fclose(out);
+	analysis_free(&an);
+	asm_free(&f);
+	check_well_formed(buf);
+	return buf;
+}
+
+/* A shared object reaches the runtime through the GOT: __sic_home with %rax saved
+ * below the stack pointer (flags untouched), the reload and the entry check through
+ * r15 itself, the stubs' calls through the GOT (no lazy PLT binding). */
+static void pic_reaches_runtime_through_got(void **state)
+{
+	char *out = rewrite_pic(global_fn);
+	struct lines l = split_lines(out);
+	assert_int_equal(count_substr(out, "__sic_home(%rip)"), 0);
+	int call = find(&l, 0, "call ext@PLT");
+	assert_string_equal(l.v[call - 6], "movq %rax, -8(%rsp)");
+	assert_string_equal(l.v[call - 5], "movq __sic_home@GOTPCREL(%rip), %rax");
+	assert_string_equal(l.v[call - 4], "movq %r15, (%rax)");
+	assert_string_equal(l.v[call - 3], "movq -8(%rsp), %rax");
+	assert_string_equal(l.v[call - 2], "movq $" SIC_TOKEN ", %r15");
+	assert_true(is_np_label(l.v[call - 1]));
+	assert_true(is_np_label(l.v[call + 1]));
+	assert_string_equal(l.v[call + 2], "movq __sic_home@GOTPCREL(%rip), %r15");
+	assert_true(is_np_label(l.v[call + 3])); /* r15 holds an address there */
+	assert_string_equal(l.v[call + 4], "movq (%r15), %r15");
+	int check = find(&l, 0, "cmpq $" SIC_TOKEN ", %r15");
+	assert_string_equal(l.v[check + 4], "movq __sic_home@GOTPCREL(%rip), %r15");
+	assert_true(is_np_label(l.v[check + 5]));
+	assert_string_equal(l.v[check + 6], "movq (%r15), %r15");
+	assert_true(count_substr(out, "\tcall\t*__sic_overflow@GOTPCREL(%rip)\n") > 0);
+	assert_int_equal(count_substr(out, "\tcall\t__sic_overflow\n"), 0);
+	assert_int_equal(count_substr(out, "\tjmp\t*__sic_foreign_entry@GOTPCREL(%rip)\n"), 1);
+	free_lines(&l);
+	free(out);
+}
+
+/* ...and registers its module's tables from a constructor in a COMDAT group (one per
+ * linked module), before the module's others, with a destructor to take them back. */
+static void pic_registers_module_tables(void **state)
+{
+	char *out = rewrite_pic(global_fn);
+	assert_int_equal(count_substr(out, "\t.section\t.init_array.00100,\"awG\",@init_array,"
+				     SIC_MODULE_CTOR ",comdat\n"), 1);
+	assert_int_equal(count_substr(out, "\t.section\t.fini_array.00100,\"awG\",@fini_array,"
+				     SIC_MODULE_CTOR ",comdat\n"), 1);
+	assert_int_equal(count_substr(out, "\tleaq\t__start_sic_ranges(%rip), %rdi\n"), 2);
+	assert_int_equal(count_substr(out, "\tjmp\t*" SIC_REGISTER_MODULE "@GOTPCREL(%rip)\n"), 1);
+	assert_int_equal(count_substr(out, "\tjmp\t*" SIC_UNREGISTER_MODULE "@GOTPCREL(%rip)\n"), 1);
+	free(out);
+	/* an object of data alone has nothing to register (and no table to name) */
+	out = rewrite_pic("\t.data\nx:\n\t.long\t1\n");
+	assert_int_equal(count_substr(out, SIC_MODULE_CTOR), 0);
+	free(out);
+	/* without --pic: none of it */
+	out = rewrite_checked(global_fn);
+	assert_int_equal(count_substr(out, SIC_MODULE_CTOR), 0);
+	assert_int_equal(count_substr(out, "GOTPCREL"), 0);
 	free(out);
 }
 
@@ -662,10 +954,15 @@ static void ranges_split_at_sections_and_inline_asm(void **state)
 	assert_int_equal(count_substr(out, "\t.long\t.Lsic_rs_"), 3);
 	int app = find(&l, 0, "#APP");
 	int noapp = find(&l, app, "#NO_APP");
-	number_in(&l, app - 1, ".Lsic_re_%d:");
+	/* .L8, the loop's head, counts before the inline asm, outside the ranges */
+	number_in(&l, app - 5, ".Lsic_re_%d:");
+	fast_count_after(&l, app - 5);
 	number_in(&l, noapp + 1, ".Lsic_rs_%d:");
-	/* the inline asm itself is passed through untouched */
-	assert_string_equal(l.v[app + 2], "pause");
+	/* inline asm holding only a pause yields (hunt.c); other inline asm is passed
+	 * through untouched (spin_waits_yield) */
+	int id = number_in(&l, app + 2, "jmp .Lsic_py_%d");
+	number_in(&l, app + 3, ".Lsic_pr_%d:");
+	(void)id;
 	int cold = find(&l, 0, ".section .text.unlikely");
 	number_in(&l, cold - 1, ".Lsic_re_%d:");
 	/* the stubs and the tables are outside every range */
@@ -806,6 +1103,7 @@ static void output_assembles(void **state)
 		{"leaf_loop", leaf_loop}, {"rbp_loop", rbp_loop}, {"push_loop", push_loop},
 		{"drap_loop", drap_loop}, {"nocfi_loop", nocfi_loop}, {"safe_loop", safe_loop},
 		{"global_fn", global_fn}, {"mixed", mixed}, {"with_main", with_main},
+		{"spins", spins},
 	};
 	for (size_t k = 0; k < sizeof snippets / sizeof snippets[0]; k++) {
 		char *in_diag = NULL, *out_diag = NULL;
@@ -884,9 +1182,14 @@ int main(void)
 		cmocka_unit_test(stub_without_cfi),
 		cmocka_unit_test(safe_count_sequence),
 		cmocka_unit_test(foreign_entry_check),
+		cmocka_unit_test(landing_pad_reload),
+		cmocka_unit_test(pic_reaches_runtime_through_got),
+		cmocka_unit_test(pic_registers_module_tables),
 		cmocka_unit_test(foreign_call_publishes_the_count),
 		cmocka_unit_test(tls_sequences_untouched),
 		cmocka_unit_test(global_return_publishes_the_count),
+		cmocka_unit_test(spin_waits_yield),
+		cmocka_unit_test(memory_accesses_listed),
 		cmocka_unit_test(rep_string_op_marked),
 		cmocka_unit_test(note_and_tables),
 		cmocka_unit_test(ranges_split_at_sections_and_inline_asm),

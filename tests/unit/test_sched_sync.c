@@ -753,10 +753,10 @@ static void deadlock_reaches_the_hook(void **state)
 	assert_int_equal(deadlocks, 1);
 	char want[512];
 	snprintf(want, sizeof want,
-		 "sched: deadlock: all 3 threads blocked\n"
-		 "sched:   thread 1: blocked on mutex %p held by thread 2\n"
-		 "sched:   thread 2: blocked on mutex %p held by thread 1\n",
-		 (void *)&mb, (void *)&ma);
+		 "sched: deadlock: all 3 live threads are blocked\n"
+		 "sched:   thread 1: blocked on mutex %p held by thread 2; holds mutex %p\n"
+		 "sched:   thread 2: blocked on mutex %p held by thread 1; holds mutex %p\n",
+		 (void *)&mb, (void *)&ma, (void *)&ma, (void *)&mb);
 	assert_memory_equal(report, want, strlen(want));
 	assert_non_null(strstr(report, "sched:   thread 3: blocked on condvar "));
 	free(report);
@@ -801,8 +801,8 @@ static void default_deadlock_report_and_exit(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 1);
-	assert_non_null(strstr(buf, "sched: deadlock: all 2 threads blocked\n"));
-	assert_non_null(strstr(buf, "sched:   thread 1: blocked on joining thread 2\n"));
+	assert_non_null(strstr(buf, "sched: deadlock: all 2 live threads are blocked\n"));
+	assert_non_null(strstr(buf, "sched:   thread 1: blocked on joining thread 2; holds mutex "));
 	assert_non_null(strstr(buf, "sched:   thread 2: blocked on mutex "));
 }
 

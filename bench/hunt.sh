@@ -1,0 +1,167 @@
+#!/bin/bash
+# bench/hunt.sh: how soon each scheduling mode finds the bugs of tests/hunt/bugs/, and
+# what spin-waiting and loops of clock reads or locks cost a recording (issue 10).
+#
+#   bench/hunt.sh                 (make first: it uses build/bin/sicc and replay-hunt)
+#
+#   1. per buggy program and per mode, replay-hunt's failures per RUNS runs and the
+#      first failing run (counted from 1): default 10 ms slices, --quantum 50us,
+#      time-based --chaos, --hunt (when the runtime has it), and native threads on
+#      every core (the same source built with gcc -pthread, for reference);
+#   2. spin-waiting (bench/hunt/spin_flag.c, spin_tas.c, spin_barrier.c): the median
+#      wall time of a recording against the same source built with gcc -pthread
+#      run natively, both pinned to one CPU (taskset -c 0), in alternating rounds;
+#   3. log bytes per second of a loop of clock reads (bench/hunt/clock_loop.c) and of
+#      lock/unlock (bench/hunt/lock_loop.c), recorded, medians.
+#
+# Numbers only: nothing here is asserted (the issue's goals are printed beside them).
+# Exit 1 only when something does not build or a spin program fails.
+#
+# Environment:
+#   RUNS=N        runs per program and mode in part 1 (default 100)
+#   SPIN_RUNS=N   rounds of parts 2 and 3 (default 5); medians are over them
+#   TIMEOUT=T     replay-hunt --timeout in part 1 (default 2s): a deadlock natively
+#                 (or a hang) costs that much
+#   PROGS="..."   the buggy programs of part 1 (default: all of tests/hunt/bugs)
+#   MODES="..."   the modes of part 1 (default: default quantum=50us chaos hunt native)
+#
+# Results: stdout and build/bench/hunt.txt; part 1's kept failing runs in
+# build/bench/hunt/keep-PROGRAM-MODE/.
+set -euo pipefail
+export LC_ALL=C
+unset LIBREPLAY_OPTS
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$ROOT/build/bench
+W=$OUT/hunt
+SICC=$ROOT/build/bin/sicc
+HUNT=$ROOT/build/bin/replay-hunt
+REPORT=$OUT/hunt.txt
+RUNS=${RUNS:-100}
+SPIN_RUNS=${SPIN_RUNS:-5}
+TIMEOUT=${TIMEOUT:-2s}
+BUGS=$ROOT/tests/hunt/bugs
+PROGS=${PROGS:-$(cd "$BUGS" && ls ./*.c | sed 's|^\./||; s|\.c$||' | tr '\n' ' ')}
+MODES=${MODES:-default quantum=50us chaos hunt native}
+
+die() {
+	echo "hunt-bench: $*" >&2
+	exit 1
+}
+case $RUNS$SPIN_RUNS in '' | *[!0-9]*) die "RUNS=$RUNS SPIN_RUNS=$SPIN_RUNS: want positive numbers" ;; esac
+[ "$RUNS" -ge 1 ] && [ "$SPIN_RUNS" -ge 1 ] || die "RUNS and SPIN_RUNS must be at least 1"
+[ -x "$SICC" ] && [ -x "$HUNT" ] || die "$SICC or $HUNT missing: run make first"
+[ -n "${EPOCHREALTIME:-}" ] || die "needs bash 5 (EPOCHREALTIME)"
+command -v taskset >/dev/null || die "needs taskset (util-linux)"
+
+rm -rf "$W" && mkdir -p "$W"
+exec > >(tee "$REPORT")
+
+# ---- build ------------------------------------------------------------------------
+echo "hunt-bench: building into $W" >&2
+for p in $PROGS; do
+	"$SICC" -O2 -g -o "$W/$p.sic" "$BUGS/$p.c" -lpthread || die "$p: sicc failed"
+	gcc -O2 -g -pthread -o "$W/$p.gcc" "$BUGS/$p.c" || die "$p: gcc failed"
+done
+for p in spin_flag spin_tas spin_barrier clock_loop lock_loop; do
+	"$SICC" -O2 -g -o "$W/$p.sic" "$ROOT/bench/hunt/$p.c" -lpthread || die "$p: sicc failed"
+	gcc -O2 -g -pthread -o "$W/$p.gcc" "$ROOT/bench/hunt/$p.c" || die "$p: gcc failed"
+done
+HAS_HUNT=0
+"$W/spin_flag.sic" --replay-help | grep -q -- '--hunt' && HAS_HUNT=1
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# ---- 1. finding the bugs --------------------------------------------------------------
+echo
+echo "== 1. Failures per $RUNS runs, and the first failing run (1 = the first run)"
+echo "   replay-hunt --runs $RUNS --timeout $TIMEOUT --mode MODE, $(nproc) jobs; native: gcc -pthread, every core"
+printf '%-18s' program
+for m in $MODES; do printf ' %16s' "$m"; done
+echo
+for p in $PROGS; do
+	printf '%-18s' "$p"
+	for m in $MODES; do
+		if [ "$m" = hunt ] && [ $HAS_HUNT = 0 ]; then
+			printf ' %16s' "(no --hunt)"
+			continue
+		fi
+		exe=$W/$p.sic
+		[ "$m" = native ] && exe=$W/$p.gcc
+		"$HUNT" --runs "$RUNS" --timeout "$TIMEOUT" --mode "$m" --keep "$W/keep-$p-${m%%=*}" \
+			-- "$exe" >"$W/$p-${m%%=*}.report" 2>&1 || true
+		f=$(sed -n 's/^failures: \([0-9]*\).*/\1/p' "$W/$p-${m%%=*}.report")
+		first=$(sed -n 's/^first failing run: \([0-9]*\).*/\1/p' "$W/$p-${m%%=*}.report")
+		[ -n "$f" ] || die "$p, mode $m: no report: $(head -c 300 "$W/$p-${m%%=*}.report")"
+		printf ' %16s' "$f/$RUNS${first:+ @$((first + 1))}"
+	done
+	echo
+done
+echo "   (N/$RUNS @K: N runs of $RUNS failed, the first at run K; goal for --hunt: every bug by run 20,"
+echo "    and more failures than native on every program)"
+
+# ---- 2. spin-waiting ------------------------------------------------------------------
+# wall CMD...: seconds the command took (its stdout and stderr to $W/last.*).
+wall() {
+	local t0=$EPOCHREALTIME rc=0
+	"$@" >"$W/last.out" 2>"$W/last.err" </dev/null || rc=$?
+	local t1=$EPOCHREALTIME
+	[ $rc -eq 0 ] || die "$* exited $rc: $(head -c 300 "$W/last.err")"
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+}
+
+echo
+echo "== 2. Spin-waiting: median wall seconds of $SPIN_RUNS runs, every run pinned to CPU 0"
+variants="native recorded"
+[ $HAS_HUNT = 1 ] && variants="$variants hunt"
+printf '%-14s' program
+for v in $variants; do printf ' %10s' "$v"; done
+[ $HAS_HUNT = 1 ] && printf ' %16s' "hunt/native"
+printf ' %16s\n' "recorded/native"
+for p in spin_flag spin_tas spin_barrier; do
+	: >"$W/$p.times"
+	for r in $(seq "$SPIN_RUNS"); do
+		for v in $variants; do
+			case $v in
+			native) t=$(wall taskset -c 0 "$W/$p.gcc") ;;
+			recorded) t=$(wall taskset -c 0 "$W/$p.sic" --record "$W/$p.bin") ;;
+			hunt) t=$(wall taskset -c 0 "$W/$p.sic" --record "$W/$p.bin" --hunt="$r") ;;
+			esac
+			echo "$v $t" >>"$W/$p.times"
+		done
+	done
+	printf '%-14s' "$p"
+	declare -A med=()
+	for v in $variants; do
+		med[$v]=$(awk -v v="$v" '$1 == v { print $2 }' "$W/$p.times" | median)
+		printf ' %10s' "${med[$v]}"
+	done
+	[ $HAS_HUNT = 1 ] && printf ' %16s' "$(awk -v a="${med[hunt]}" -v b="${med[native]}" 'BEGIN { printf "%.2fx", a / b }')"
+	printf ' %16s\n' "$(awk -v a="${med[recorded]}" -v b="${med[native]}" 'BEGIN { printf "%.2fx", a / b }')"
+	unset med
+done
+echo "   (recorded: --record, the default 10 ms slices; hunt: --record --hunt=ROUND; goal: within 2x of native)"
+
+# ---- 3. log bytes per second ------------------------------------------------------------
+echo
+echo "== 3. Log written per second of recording: median of $SPIN_RUNS runs"
+lvariants="recorded"
+[ $HAS_HUNT = 1 ] && lvariants="$lvariants hunt"
+for p in clock_loop lock_loop; do
+	for v in $lvariants; do
+		: >"$W/$p-$v.rates"
+		for r in $(seq "$SPIN_RUNS"); do
+			flags=(--record "$W/$p.bin")
+			[ "$v" = hunt ] && flags+=(--hunt="$r")
+			t=$(wall "$W/$p.sic" "${flags[@]}")
+			b=$(stat -c %s "$W/$p.bin")
+			echo "$b $t" | awk '{ printf "%.1f %d %s\n", $1 / $2, $1, $2 }' >>"$W/$p-$v.rates"
+		done
+		rate=$(awk '{ print $1 }' "$W/$p-$v.rates" | median)
+		bytes=$(awk '{ print $2 }' "$W/$p-$v.rates" | median)
+		secs=$(awk '{ print $3 }' "$W/$p-$v.rates" | median)
+		printf '%-12s %-9s %12s bytes/s  (median log %s bytes, median run %s s)\n' "$p" "$v" \
+			"$(awk -v r="$rate" 'BEGIN { printf "%.0f", r }')" "$bytes" "$secs"
+	done
+done
+echo "   (goal: at most a few KB/s)"

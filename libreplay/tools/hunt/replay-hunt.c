@@ -1,0 +1,238 @@
+/* replay-hunt: run a program built with sicc many times, each run recorded, until
+ * the failures show (docs/debugging.md, docs/tools.md).
+ *
+ *   replay-hunt [--runs N] [--time LIMIT] [--jobs J] [--seed S] [--timeout T]
+ *               [--fail-if REGEX] [--expect REGEX] [--keep DIR] [--mode MODE]
+ *               [--pass FLAG]... [--stop] [--] PROGRAM [ARGS...]
+ *
+ * Run I records into DIR/run-I.bin with --hunt=S+I (or the mode's flags). A failure
+ * is a non-zero exit, a signal, a deadlock (87), a hang (88, or killed past the
+ * limit), or output that fails the predicate. Failing runs keep their log and
+ * output; passing runs' are removed. Exit 1 when a run failed, 0 when none did,
+ * 2 on bad usage, 130 when interrupted before any failure. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hunt.h"
+
+static void usage(void)
+{
+	printf("usage: replay-hunt [flags] [--] PROGRAM [ARGS...]\n"
+	       "Runs PROGRAM (built with sicc) many times, each run recorded, and keeps\n"
+	       "the logs of the runs that fail.\n"
+	       "  --runs N         at most N runs (default 100, or no limit with --time)\n"
+	       "  --time LIMIT     start no run after LIMIT, e.g. 30s, 5m\n"
+	       "  --jobs J         J runs at once (default: every CPU we may use)\n"
+	       "  --seed S         run I uses seed S+I (default 1)\n"
+	       "  --timeout T      a run still going after T is a hang (default 10s);\n"
+	       "                   passed to the program, which reports it (exit 88);\n"
+	       "                   replay-hunt kills it after 2T+2s\n"
+	       "  --fail-if REGEX  a run whose output has a line matching REGEX fails\n"
+	       "  --expect REGEX   a run whose output has no line matching REGEX fails\n"
+	       "                   (extended regular expressions; stdout and stderr)\n"
+	       "  --keep DIR       where failing runs stay: DIR/run-I.bin, .out, .err\n"
+	       "                   (default hunt-logs)\n"
+	       "  --mode MODE      hunt (default: --hunt=SEED), chaos (--chaos=SEED),\n"
+	       "                   quantum=T (--quantum T), default (the default slices),\n"
+	       "                   native (a program not built with sicc: no flags, no log)\n"
+	       "  --pass FLAG      one more flag for the program's runtime (repeatable)\n"
+	       "  --stop           stop starting runs once one has failed\n"
+	       "A failure: a non-zero exit, a signal, a deadlock (exit 87), a hang (exit 88,\n"
+	       "or killed), or the output test. Exit 1 if a run failed, 0 if none did.\n");
+	exit(0);
+}
+
+static uint64_t number(const char *flag, const char *v, uint64_t min)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (!*v || *end || errno || *v == '-' || n < min)
+		hunt_die(2, "%s '%s': want a whole number%s", flag, v, min ? " of at least 1" : "");
+	return n;
+}
+
+static uint64_t duration(const char *flag, const char *v)
+{
+	uint64_t ns;
+	if (!hunt_parse_duration(v, &ns))
+		hunt_die(2, "%s '%s': want a duration, e.g. 500ms, 10s, 5m", flag, v);
+	return ns;
+}
+
+static regex_t *regex(const char *flag, const char *v)
+{
+	regex_t *re = hunt_xmalloc(sizeof *re);
+	int rc = regcomp(re, v, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[256];
+		regerror(rc, re, msg, sizeof msg);
+		hunt_die(2, "%s '%s': %s", flag, v, msg);
+	}
+	return re;
+}
+
+static void mode(struct hunt_opts *o, const char *v)
+{
+	static const struct {
+		const char *name;
+		enum hunt_mode mode;
+	} modes[] = {{"hunt", HUNT_MODE_HUNT},
+		     {"chaos", HUNT_MODE_CHAOS},
+		     {"default", HUNT_MODE_DEFAULT},
+		     {"native", HUNT_MODE_NATIVE}};
+	o->mode_name = v;
+	for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+		if (!strcmp(v, modes[i].name)) {
+			o->mode = modes[i].mode;
+			return;
+		}
+	uint64_t ns;
+	if (!strncmp(v, "quantum=", 8) && hunt_parse_duration(v + 8, &ns)) {
+		o->mode = HUNT_MODE_QUANTUM;
+		o->quantum = v + 8;
+		return;
+	}
+	hunt_die(2, "--mode '%s': want hunt, chaos, quantum=TIME, default or native", v);
+}
+
+static unsigned cpus(void)
+{
+	cpu_set_t set;
+	if (!sched_getaffinity(0, sizeof set, &set) && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+/* argv[*i] is a flag taking a value: the value (from "--flag=v" or the next word). */
+static const char *value(int argc, char **argv, int *i, const char *flag)
+{
+	size_t n = strlen(flag);
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (*i + 1 >= argc)
+		hunt_die(2, "%s needs a value", flag);
+	return argv[++*i];
+}
+
+static bool is(const char *arg, const char *flag)
+{
+	size_t n = strlen(flag);
+	return !strncmp(arg, flag, n) && (arg[n] == 0 || arg[n] == '=');
+}
+
+static void parse(struct hunt_opts *o, int argc, char **argv)
+{
+	int i = 1;
+	bool runs_given = false;
+	o->pass = hunt_xmalloc((size_t)argc * sizeof *o->pass);
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage();
+		} else if (is(a, "--runs")) {
+			o->runs = number("--runs", value(argc, argv, &i, "--runs"), 1);
+			runs_given = true;
+		} else if (is(a, "--time")) {
+			o->time_ns = duration("--time", value(argc, argv, &i, "--time"));
+		} else if (is(a, "--jobs")) {
+			o->jobs = (unsigned)number("--jobs", value(argc, argv, &i, "--jobs"), 1);
+			if (o->jobs > 4096)
+				hunt_die(2, "--jobs '%u': at most 4096", o->jobs);
+		} else if (is(a, "--seed")) {
+			o->seed = number("--seed", value(argc, argv, &i, "--seed"), 0);
+		} else if (is(a, "--timeout")) {
+			const char *v = value(argc, argv, &i, "--timeout");
+			o->timeout_ns = duration("--timeout", v);
+			if (o->timeout_ns < 1000000)
+				hunt_die(2, "--timeout '%s': at least 1ms", v);
+		} else if (is(a, "--fail-if")) {
+			o->fail_if_src = value(argc, argv, &i, "--fail-if");
+			o->fail_if = regex("--fail-if", o->fail_if_src);
+		} else if (is(a, "--expect")) {
+			o->expect_src = value(argc, argv, &i, "--expect");
+			o->expect = regex("--expect", o->expect_src);
+		} else if (is(a, "--keep")) {
+			o->keep = value(argc, argv, &i, "--keep");
+			if (!*o->keep)
+				hunt_die(2, "--keep needs a directory");
+		} else if (is(a, "--mode")) {
+			mode(o, value(argc, argv, &i, "--mode"));
+		} else if (is(a, "--pass")) {
+			o->pass[o->npass++] = value(argc, argv, &i, "--pass");
+		} else if (!strcmp(a, "--stop")) {
+			o->stop = true;
+		} else {
+			hunt_die(2, "unknown flag '%s' (replay-hunt --help)", a);
+		}
+	}
+	if (i >= argc)
+		hunt_die(2, "no program to run (replay-hunt [flags] -- PROGRAM [ARGS...])");
+	o->cmd = argv + i;
+	o->ncmd = argc - i;
+	if (!runs_given && !o->time_ns)
+		o->runs = 100;
+	if (o->mode == HUNT_MODE_NATIVE && o->npass)
+		hunt_die(2, "--pass '%s': a native program takes no runtime flags", o->pass[0]);
+	for (int k = 0; k < o->npass; k++)
+		if (!strncmp(o->pass[k], "--record", 8) || !strncmp(o->pass[k], "--replay", 8) ||
+		    !strcmp(o->pass[k], "--no-record"))
+			hunt_die(2, "--pass '%s': replay-hunt chooses where each run records",
+				 o->pass[k]);
+}
+
+/* mkdir -p DIR */
+static void make_keep(const char *dir)
+{
+	char *p = strdup(dir);
+	if (!p)
+		hunt_die(2, "out of memory");
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		hunt_die(2, "--keep %s: %s", dir, strerror(errno));
+	free(p);
+	struct stat sb;
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+		hunt_die(2, "--keep %s: not a directory", dir);
+	if (access(dir, W_OK | X_OK))
+		hunt_die(2, "--keep %s: %s", dir, strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	struct hunt_opts o = {
+		.seed = 1,
+		.timeout_ns = 10000000000ull,
+		.keep = "hunt-logs",
+		.mode = HUNT_MODE_HUNT,
+		.mode_name = "hunt",
+	};
+	parse(&o, argc, argv);
+	if (!o.jobs)
+		o.jobs = cpus();
+	hunt_probe(&o);
+	make_keep(o.keep);
+	hunt_clear_keep(&o);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	struct hunt_tally t = {0};
+	hunt_loop(&o, &t);
+	hunt_report(&o, &t);
+	if (t.failures)
+		return 1;
+	return t.interrupted ? 130 : 0;
+}

@@ -1,0 +1,123 @@
+/* report.c: what replay-hunt prints at the end, on stdout: the runs, the failures,
+ * the first failing run with its seed, and the commands that replay and debug it. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hunt.h"
+
+#define HUNT_LIST_MAX 5 /* failing runs listed one per line */
+
+static bool seeded(const struct hunt_opts *o)
+{
+	return o->mode == HUNT_MODE_HUNT || o->mode == HUNT_MODE_CHAOS;
+}
+
+static int by_run(const void *a, const void *b)
+{
+	const struct hunt_result *x = a, *y = b;
+	return x->run < y->run ? -1 : x->run > y->run;
+}
+
+static void one_run(const struct hunt_opts *o, const struct hunt_result *r)
+{
+	printf("%llu", (unsigned long long)r->run);
+	if (seeded(o))
+		printf(" (seed %llu)", (unsigned long long)(o->seed + r->run));
+	fputs(": ", stdout);
+	hunt_describe(stdout, r);
+	putchar('\n');
+}
+
+/* How to call replay-gdb: its bare name when that is the one beside us (or none is
+ * beside us), else its path. */
+static void print_replay_gdb(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
+	if (n > 0) {
+		self[n] = 0;
+		strcpy(strrchr(self, '/') + 1, "replay-gdb");
+		struct stat mine, found;
+		if (!stat(self, &mine)) {
+			const char *path = getenv("PATH");
+			bool same = false;
+			for (const char *p = path ? path : ""; *p && !same;) {
+				size_t len = strcspn(p, ":");
+				char f[PATH_MAX];
+				snprintf(f, sizeof f, "%.*s/replay-gdb", (int)len, p);
+				same = !stat(f, &found) && found.st_ino == mine.st_ino &&
+				       found.st_dev == mine.st_dev;
+				p += len + (p[len] == ':');
+			}
+			if (!same) {
+				hunt_print_quoted(stdout, self);
+				return;
+			}
+		}
+	}
+	fputs("replay-gdb", stdout);
+}
+
+static void commands(const struct hunt_opts *o, uint64_t run)
+{
+	char *bin = hunt_path(o, run, "bin"), *out = hunt_path(o, run, "out"),
+	     *err = hunt_path(o, run, "err");
+	if (o->mode == HUNT_MODE_NATIVE) {
+		puts("replay: none (a native run records nothing)");
+	} else {
+		fputs("replay: ", stdout);
+		hunt_print_quoted(stdout, o->cmd[0]);
+		fputs(" --replay ", stdout);
+		hunt_print_quoted(stdout, bin);
+		fputs("\ndebug: ", stdout);
+		print_replay_gdb();
+		putchar(' ');
+		hunt_print_quoted(stdout, o->cmd[0]);
+		putchar(' ');
+		hunt_print_quoted(stdout, bin);
+		putchar('\n');
+	}
+	printf("output: %s %s\n", out, err);
+	free(bin);
+	free(out);
+	free(err);
+}
+
+void hunt_report(const struct hunt_opts *o, struct hunt_tally *t)
+{
+	qsort(t->failed, t->nfailed, sizeof *t->failed, by_run);
+	printf("runs: %llu (%.1f s, %u job%s, mode %s", (unsigned long long)t->runs,
+	       (double)t->elapsed_ns / 1e9, o->jobs, o->jobs == 1 ? "" : "s", o->mode_name);
+	if (seeded(o) && t->started)
+		printf(", seeds %llu to %llu", (unsigned long long)o->seed,
+		       (unsigned long long)(o->seed + t->started - 1));
+	puts(")");
+	printf("failures: %llu", (unsigned long long)t->failures);
+	const char *sep = " (";
+	for (int v = HUNT_OK + 1; v < HUNT_NVERDICTS; v++) {
+		if (!t->by_verdict[v])
+			continue;
+		printf("%s%llu %s", sep, (unsigned long long)t->by_verdict[v], hunt_verdict_name(v));
+		sep = ", ";
+	}
+	puts(t->failures ? ")" : "");
+	for (size_t i = 0; i < t->nfailed && i < HUNT_LIST_MAX; i++) {
+		fputs("failed: run ", stdout);
+		one_run(o, &t->failed[i]);
+	}
+	if (t->nfailed > HUNT_LIST_MAX)
+		printf("failed: ... and %zu more\n", t->nfailed - HUNT_LIST_MAX);
+	if (t->interrupted)
+		puts("interrupted: the runs in flight were stopped and are not counted");
+	if (!t->nfailed)
+		return;
+	fputs("first failing run: ", stdout);
+	one_run(o, &t->failed[0]);
+	commands(o, t->failed[0].run);
+	printf("kept: the %zu failing run%s in %s/ (run-N.bin, .out, .err)\n", t->nfailed,
+	       t->nfailed == 1 ? "" : "s", o->keep);
+}

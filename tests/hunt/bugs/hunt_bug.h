@@ -1,0 +1,28 @@
+/* hunt_bug.h: what the buggy programs of tests/hunt share. Each program has one
+ * concurrency bug whose window is a few instructions wide; built with -DFIXED it
+ * is the same program with the bug fixed (a negative control of the same shape).
+ * The bug's output line and exit status are the same in every run that hits it. */
+#ifndef HUNT_BUG_H
+#define HUNT_BUG_H
+
+/* The bug's window. Built with -DHUNT_FORCE, the program yields there, so the bug
+ * strikes under any scheduler of green threads (a check of the program itself). */
+#ifdef HUNT_FORCE
+#include <sched.h>
+#define HUNT_WINDOW() sched_yield()
+#else
+#define HUNT_WINDOW() \
+	do {          \
+	} while (0)
+#endif
+
+/* CPU work the compiler cannot drop: n iterations of a loop. */
+static inline unsigned long hunt_work(unsigned n)
+{
+	volatile unsigned long x = 0;
+	for (unsigned i = 0; i < n; i++)
+		x += i;
+	return x;
+}
+
+#endif

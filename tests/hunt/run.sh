@@ -1,0 +1,252 @@
+#!/bin/bash
+# replay-hunt, the runner (docs/tools.md): it finds failures, keeps only the failing
+# runs' logs, tells outcomes apart (exit status, signal, deadlock, hang, the output
+# predicate), kills hangs with all they started, runs --jobs at once, refuses bad
+# flags in one line, and prints commands that replay and debug the first failure.
+# Then the buggy programs of bugs/ (README.md): each failure replays to the same
+# outcome 3 times, and no bug-free version is reported failing.
+. "$(dirname "$0")/../lib/common.sh"
+unset LIBREPLAY_OPTS
+HUNT="$ROOT/build/bin/replay-hunt"
+P="$ROOT/tests/hunt/progs"
+cd "$WORK" || exit 1
+
+"$SICC" -O2 -g -o oracle.sic "$P/oracle.c" >build.out 2>&1 || fail "oracle: sicc build: $(head -c 300 build.out)"
+gcc -O2 -o oracle.gcc "$P/oracle.c" || fail "oracle: gcc build"
+cp "$P/fake_runtime.sh" fake
+
+# hunt ARGS...: run replay-hunt; its stdout in h.out, stderr in h.err, status in $rc.
+hunt() {
+	timeout 120 "$HUNT" "$@" >h.out 2>h.err
+	rc=$?
+}
+field() { sed -n "s/^$1: //p" h.out; }
+# has NAME EXTENDED-REGEX: pass if a line of h.out matches.
+has() { if grep -Eq -e "$2" h.out; then pass "$1"; else fail "$1: no /$2/ in: $(head -c 600 h.out) $(head -c 200 h.err)"; fi; }
+
+# ---- it finds failures and keeps only theirs ------------------------------------------
+# Run I takes ticket I+1 (one job at a time); tickets 3 and 5 fail.
+mkdir -p keep && touch keep/notes.txt keep/run-99.bin keep/run-7.out
+hunt --runs 6 --jobs 1 --mode default --keep keep -- ./oracle.sic ticket tickets 3 5
+check "finds the failures: exit 1" test "$rc" -eq 1
+has "6 runs, 2 failures" '^runs: 6 .*mode default' && has "... 2 failures" '^failures: 2 \(2 non-zero exit\)$'
+has "the first failing run is run 2" '^first failing run: 2: exit status 1$'
+has "every failing run is listed" '^failed: run 4: exit status 1$'
+check "only the failing runs' logs and output are kept (and files not ours)" \
+	test "$(cd keep && ls | tr '\n' ' ')" = "notes.txt run-2.bin run-2.err run-2.out run-4.bin run-4.err run-4.out "
+check "a kept run's output is its own" grep -qx 'ticket 5' keep/run-4.out
+check "the kept log is a complete recording" bash -c "'$ROOT/build/bin/replay-dump' --summary keep/run-2.bin oracle.sic | grep -q 'the log is complete'"
+
+rm -f tickets
+hunt --runs 6 --jobs 1 --mode default --stop --keep keep -- ./oracle.sic ticket tickets 3 5
+has "--stop: no run starts after the first failure" '^runs: 3 '
+check "--stop: exit 1" test "$rc" -eq 1
+
+hunt --runs 4 --mode default --keep keep -- ./oracle.sic exit 0
+check "no failure: exit 0" test "$rc" -eq 0
+has "no failure: failures: 0" '^failures: 0$'
+check "no failure: nothing kept" test "$(ls keep)" = notes.txt
+check "no failure: no first failing run" bash -c "! grep -q 'first failing' h.out"
+check "stderr is quiet when it is not a terminal" test ! -s h.err
+
+# ---- the printed commands replay and debug the first failure -------------------------
+hunt --runs 2 --mode default --keep keep -- ./oracle.sic exit 3
+replay=$(field replay) debug=$(field debug)
+check "the replay command is the program with --replay and the kept log" test "$replay" = "./oracle.sic --replay keep/run-0.bin"
+eval "$replay" >replay.out 2>replay.err
+check "... and it replays the failure: exit 3, no divergence" test $? -eq 3 -a ! -s replay.err
+eval "$debug -batch -nx -ex run" >gdb.out 2>&1
+check "the debug command runs the replay under gdb to the same exit" grep -q 'exited with code 03' gdb.out
+
+# ---- outcomes -----------------------------------------------------------------------
+hunt --runs 1 --mode default -- ./oracle.sic signal 6
+has "a signal is a failure, named" '^first failing run: 0: killed by SIGABRT$'
+hunt --runs 1 --mode default -- ./oracle.sic exit 87
+has "exit 87 is a deadlock" '^first failing run: 0: deadlock \(exit status 87\)$'
+has "... counted as one" '^failures: 1 \(1 deadlock\)$'
+hunt --runs 1 --mode default -- ./oracle.sic exit 88
+has "exit 88 is a hang the runtime reported" '^first failing run: 0: hang \(exit status 88'
+hunt --runs 1 --mode native -- ./oracle.gcc exit 87
+has "a native program's 87 is its own exit status" '^first failing run: 0: exit status 87$'
+has "a native run has no replay" '^replay: none'
+
+# A hang: killed past the limit, with what it started (a forked child).
+hunt --runs 2 --timeout 300ms --mode native -- ./oracle.gcc spin child.pid
+has "a native hang is killed past --timeout" '^failures: 2 \(2 killed\)$'
+state=$(ps -o stat= -p "$(cat child.pid)" 2>/dev/null)
+check "... and so is the child it forked (state '$state')" test -z "$state" -o "${state:0:1}" = Z
+if ./oracle.sic --replay-help | grep -q -- --timeout; then
+	hunt --runs 1 --timeout 500ms --mode default -- ./oracle.sic spin
+	has "a recorded hang: the runtime's --timeout ends it (88)" '^failures: 1 \(1 hang\)$'
+else
+	hunt --runs 1 --timeout 500ms --mode default -- ./oracle.sic spin
+	has "a recorded hang (a runtime without --timeout): killed" '^failures: 1 \(1 killed\)$'
+fi
+
+# The output predicate, on stdout and stderr.
+rm -f tickets
+hunt --runs 5 --jobs 1 --mode default --fail-if '^ticket 4$' -- ./oracle.sic ticket tickets
+has "--fail-if: the run whose output matches fails" '^first failing run: 3: output matched --fail-if$'
+has "--fail-if: only that one" '^failures: 1 \(1 --fail-if\)$'
+hunt --runs 3 --mode default --expect '^ticket [0-9]+$' -- ./oracle.sic ticket tickets
+has "--expect: runs whose output matches pass" '^failures: 0$'
+hunt --runs 3 --mode default --expect 'no such line' -- ./oracle.sic ticket tickets
+has "--expect: runs whose output does not match fail" '^failures: 3 \(3 --expect\)$'
+hunt --runs 1 --fail-if 'line on stderr' -- ./fake
+has "--fail-if reads stderr too" '^failures: 1 \(1 --fail-if\)$'
+
+# ---- what each run is given ---------------------------------------------------------
+hunt --runs 3 --jobs 1 --seed 5 --timeout 2s --keep k2 --fail-if . -- ./fake a 'b c'
+check "hunt mode: --record DIR/run-I.bin --hunt=S+I --timeout=T -- ARGS" \
+	test "$(cat k2/run-0.out k2/run-2.out)" = "args: --record k2/run-0.bin --hunt=5 --timeout=2s -- a b c
+args: --record k2/run-2.bin --hunt=7 --timeout=2s -- a b c"
+has "the seeds are in the report" '^first failing run: 0 \(seed 5\)'
+hunt --runs 1 --mode chaos --pass --x=1 --pass -y --fail-if . -- ./fake
+check "chaos mode and --pass" grep -qx 'args: --record hunt-logs/run-0.bin --chaos=1 --timeout=10s --x=1 -y' hunt-logs/run-0.out
+hunt --runs 1 --mode quantum=50us --fail-if . -- ./fake z
+check "quantum mode" grep -qx 'args: --record hunt-logs/run-0.bin --quantum 50us --timeout=10s -- z' hunt-logs/run-0.out
+FAKE_RC=5 hunt --runs 1 -- ./fake
+has "a program's exit status through a wrapper" '^first failing run: 0 \(seed 1\): exit status 5$'
+
+# ---- --jobs -------------------------------------------------------------------------
+mkdir -p rv
+hunt --runs 4 --jobs 4 --mode native -- ./oracle.gcc rendezvous rv 4 4
+has "--jobs 4: four runs are alive at once" '^failures: 0$'
+hunt --runs 3 --jobs 1 --mode native -- ./oracle.gcc rendezvous rv 1 1
+has "--jobs 1: never two at once" '^failures: 0$'
+hunt --runs 4 --jobs 2 --mode native -- ./oracle.gcc rendezvous rv 2 2
+has "--jobs 2: two runs at once, never three" '^failures: 0$'
+hunt --time 1s --jobs 2 --mode native -- ./oracle.gcc exit 0
+check "--time alone: runs until the limit, then stops" bash -c "test $rc -eq 0 && grep -Eq '^runs: [1-9][0-9]* ' h.out"
+
+# ---- a terminal gets progress; an interrupt stops the hunt --------------------------
+script -qec "'$HUNT' --runs 3 --jobs 1 --mode native -- ./oracle.gcc rendezvous rv 1 1" /dev/null >tty.out 2>&1
+check "progress on a terminal" grep -q 'replay-hunt: [0-9]*/3 runs, 0 failed' tty.out
+rm -f child.pid
+"$HUNT" --runs 5 --jobs 1 --timeout 60s --mode native -- ./oracle.gcc spin child.pid >int.out 2>&1 &
+hunter=$!
+for _ in $(seq 200); do [ -s child.pid ] && break; sleep 0.05; done
+kill -INT $hunter
+wait $hunter
+rc=$?
+check "SIGINT: exit 130 when nothing failed" test "$rc" -eq 130
+check "SIGINT: says so" grep -q '^interrupted:' int.out
+state=$(ps -o stat= -p "$(cat child.pid)" 2>/dev/null)
+check "SIGINT: the run in flight is killed (state '$state')" test -z "$state" -o "${state:0:1}" = Z
+
+# ---- bad usage: one line, exit 2 ----------------------------------------------------
+one_line_error() { # NAME PATTERN ARGS...
+	local name=$1 pattern=$2; shift 2
+	"$HUNT" "$@" >err.out 2>err.err
+	local r=$?
+	if [ $r -ne 2 ]; then fail "$name: exit $r, want 2"
+	elif [ "$(grep -c . err.err)" -ne 1 ] || [ -s err.out ]; then fail "$name: not one line: $(head -c 300 err.err)"
+	elif ! grep -Eq -e "$pattern" err.err; then fail "$name: '$(cat err.err)' lacks /$pattern/"
+	else pass "$name"; fi
+}
+one_line_error "bad flag: unknown" "unknown flag '--frob'" --frob ./oracle.sic
+one_line_error "bad flag: --runs x" "--runs 'x'" --runs x ./oracle.sic
+one_line_error "bad flag: --runs 0" "--runs '0'" --runs 0 ./oracle.sic
+one_line_error "bad flag: --jobs 0" "--jobs '0'" --jobs 0 ./oracle.sic
+one_line_error "bad flag: --timeout soon" "--timeout 'soon'" --timeout soon ./oracle.sic
+one_line_error "bad flag: --time 5 parsecs" "--time '5parsecs'" --time 5parsecs ./oracle.sic
+one_line_error "bad flag: --mode" "--mode 'fast'" --mode fast ./oracle.sic
+one_line_error "bad flag: --mode quantum=x" "--mode 'quantum=x'" --mode quantum=x ./oracle.sic
+one_line_error "bad flag: a regular expression" "--fail-if '\(': " --fail-if '(' ./oracle.sic
+one_line_error "bad flag: a value missing" "--keep needs a value" --keep
+one_line_error "bad flag: --pass --record" "chooses where" --pass --record=x ./oracle.sic
+one_line_error "no program" "no program to run" --runs 3
+one_line_error "a program that is not there" "nothere: No such file" --mode native ./nothere
+one_line_error "a program not built with sicc" "not built with sicc" ./oracle.gcc exit 0
+one_line_error "a script that is not ours" "not built with sicc" /bin/true
+touch notdir
+one_line_error "--keep on a file" "not a directory" --keep notdir --mode default ./oracle.sic exit 0
+"$HUNT" --help >help.out 2>&1
+check "--help: exit 0, usage on stdout" grep -q '^usage: replay-hunt' help.out
+
+# ==== the buggy programs of bugs/ ====================================================
+# Each has one bug with a window of a few instructions; -DFIXED is the same program
+# without it; -DHUNT_FORCE yields in the window, so that the bug strikes in every
+# recording (a check of the program and of the replay of its failure).
+B="$ROOT/tests/hunt/bugs"
+BUGS="pop_race check_then_act use_before_init publish_early lock_order missing_unlock lost_wakeup"
+DEADLOCKS="lock_order missing_unlock lost_wakeup"
+# What each bug's failure looks like (replay-hunt's words) and prints.
+declare -A OUTCOME=(
+	[pop_race]='exit status 1' [check_then_act]='exit status 1' [use_before_init]='killed by SIGSEGV'
+	[publish_early]='exit status 1' [lock_order]='deadlock (exit status 87)'
+	[missing_unlock]='deadlock (exit status 87)' [lost_wakeup]='deadlock (exit status 87)')
+declare -A SAYS=([pop_race]='^job [0-9]+ done 2 times$' [check_then_act]='^overdrawn: '
+	[publish_early]='before it was set$')
+for p in $BUGS; do
+	for v in sic fixed force; do
+		def=""
+		[ $v = fixed ] && def=-DFIXED
+		[ $v = force ] && def=-DHUNT_FORCE
+		"$SICC" -O2 -g $def -o "$p.$v" "$B/$p.c" -lpthread >build.out 2>&1 ||
+			fail "$p.$v: sicc build: $(head -c 300 build.out)"
+	done
+done
+
+# replays_same EXE DIR RUN RC: the kept log DIR/run-RUN.bin replays 3 times to exit
+# status (or 128+signal) RC, its recording's stdout, and no divergence; the deadlocked
+# ones under gdb too. (Not "name": check() sets that.)
+replays_same() {
+	local exe=$1 dir=$2 run=$3 want=$4 bad="" i r
+	for i in 1 2 3; do
+		# (quiet on stderr: bash's "Segmentation fault" line)
+		r=$({ timeout 60 "./$exe" --replay "$dir/run-$run.bin" >rep.out 2>rep.err; echo $?; } 2>/dev/null)
+		[ $r -eq "$want" ] || bad="replay $i exited $r, want $want"
+		cmp -s rep.out "$dir/run-$run.out" || bad="${bad:+$bad; }replay $i printed another output"
+		! grep -q diverged rep.err || bad="${bad:+$bad; }replay $i: $(grep -m1 diverged rep.err)"
+	done
+	if [ -z "$bad" ]; then pass "$exe: its failure replays 3 times to the same outcome"
+	else fail "$exe: $bad"; fi
+	case " $DEADLOCKS " in *" ${exe%.*} "*) ;; *) return ;; esac
+	timeout 120 "$ROOT/build/bin/replay-gdb" "./$exe" "$dir/run-$run.bin" -batch -nx -ex run >gdb.out 2>&1
+	if grep -q "exited with code $(printf '%02o' "$want")\\]" gdb.out && ! grep -q diverged gdb.out; then
+		pass "$exe: ... and under gdb (replay-gdb, batch), exit $want"
+	else fail "$exe: under gdb: $(grep -m2 'exited\\|diverged' gdb.out | tr '\n' ' ')"; fi
+}
+
+# found EXE BOUND MODE...: replay-hunt finds EXE's bug within BOUND runs (seeds from
+# 1) and its first failure replays; sets FIRST (0-based).
+found() {
+	local exe=$1 bound=$2 prog=${1%.*} got rc
+	shift 2
+	hunt --runs "$bound" --stop --keep "keep-$exe" "$@" -- "./$exe"
+	FIRST=$(sed -n 's/^first failing run: \([0-9]*\).*/\1/p' h.out)
+	got=$(sed -n 's/^first failing run: [0-9]*\( ([^)]*)\)\{0,1\}: //p' h.out)
+	if [ -z "$FIRST" ]; then
+		fail "$exe: not found in $bound runs ($*): $(head -n 2 h.out | tr '\n' ' ') $(head -c 200 h.err)"
+		return
+	fi
+	if [ "$got" != "${OUTCOME[$prog]}" ]; then
+		fail "$exe: found at run $FIRST, but as '$got', not '${OUTCOME[$prog]}'"
+		return
+	fi
+	pass "$exe: found at run $FIRST of at most $bound ($*): $got"
+	if [ -n "${SAYS[$prog]:-}" ]; then
+		check "$exe: ... and it says so" grep -Eq "${SAYS[$prog]}" "keep-$exe/run-$FIRST.out"
+	fi
+	case $got in
+	*SIGSEGV) rc=139 ;;
+	*'exit status '*) rc=$(echo "$got" | sed 's/.*exit status \([0-9]*\).*/\1/') ;;
+	esac
+	replays_same "$exe" "keep-$exe" "$FIRST" "$rc"
+}
+
+for p in $BUGS; do
+	case " $DEADLOCKS " in *" $p "*) continue ;; esac # their replays need DEADLOCK (issue 10)
+	found "$p.force" 3 --mode default
+done
+
+# No bug-free program fails.
+for p in $BUGS; do
+	for m in default quantum=50us; do
+		hunt --runs 10 --mode "$m" --keep "keep-$p.fixed" -- "./$p.fixed"
+		has "$p.fixed: 10 runs, no failure (--mode $m)" '^failures: 0$'
+	done
+done
+
+summary
