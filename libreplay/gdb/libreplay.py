@@ -477,7 +477,9 @@ class RestoreCmd(gdb.Command):
             timetravel.before_checkpoint()
         if Stepping.fixing:
             return  # the post-hook's own resumes: it manages the requests
-        if cmd not in ("kill", "detach", "quit"):
+        if cmd not in ("kill", "detach", "quit", "checkpoint", "restart"):
+            # (checkpoint, restart: a fork, a jump in time, maybe in the middle of a
+            # continue, by timetravel.py: no resume of the story)
             before_resume()
             note_resume()
             if shown is not None and cmd not in ("run", "start", "starti") and live():
