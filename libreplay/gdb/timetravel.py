@@ -1129,17 +1129,17 @@ def last_step_before(here, target):
 
 
 def step_until(here, stops):
-    if True:
-        for _ in range(10000):
-            gdb.execute("step", to_string=True)
-            if not lr.live():
-                break
-            p = position()
-            if p.tid != here.tid:
-                continue
-            if p.count > here.count or (p.count, p.pc) == (here.count, here.pc):
-                break
-            stops.append((p.count, p.pc))
+    """gdb's `step` until here (or past it), each stop before it into stops."""
+    for _ in range(10000):
+        gdb.execute("step", to_string=True)
+        if not lr.live():
+            return
+        p = position()
+        if p.tid != here.tid:
+            continue
+        if p.count > here.count or (p.count, p.pc) == (here.count, here.pc):
+            return
+        stops.append((p.count, p.pc))
 
 
 def reverse_command(name, fn):

@@ -70,7 +70,7 @@ print(sum(t["count"] for t in ends[-1]["threads"]) if ends else 0)')
 	rgdb "$name" "$name.fwd" "${fwd[@]}" -ex continue
 	rgdb "$name" "$name.rev" "${rev[@]}" -ex continue
 	for f in fwd rev; do
-		if ! grep -qxF "$(tail -n 1 "$name.rec")" "$name.$f" || ! grep -q "exited normally" "$name.$f"; then
+		if ! grep -qxF "$(tail -n 1 "$name.rec")" "$name.$f" || ! grep -Eq "exited (normally|with code)" "$name.$f"; then
 			fail "$name: the $f session did not end as recorded: $(grep -v '^\[' "$name.$f" | tail -n 3 | tr '\n' ' ')"; return
 		fi
 	done
