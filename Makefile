@@ -11,7 +11,7 @@ CC         := gcc
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Wno-unused-parameter
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
-DEB_PKGS   := gcc make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
+DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
               libcsmith-dev pkg-config python3 procps zlib1g-dev
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
@@ -30,7 +30,8 @@ BIN   := $(BUILD)/bin
 LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
 GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py
-TOOLS := $(BIN)/sicpp $(BIN)/sicc $(LIBEXEC)/as $(LIB)/libreplay.a $(BUILD)/include/libreplay.h \
+TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a \
+         $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist $(BUILD)/include/libreplay.h \
          $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
 # replay-dump (libreplay/tools/): reads logs with libreplay/log.c, symbolizes with libbfd.
 DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(BUILD)/obj/libreplay/log.o \
@@ -83,6 +84,10 @@ $(BIN)/sicc: $(BUILD)/obj/sicpp/sicc.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@
 
+# sic++: sicc for C++ (g++ by default), the same program.
+$(BIN)/sic++: $(BIN)/sicc
+	ln -sf sicc $@
+
 # The assembler gcc runs under sicc (-B): the same program as sicc, named "as".
 $(LIBEXEC)/as: $(BIN)/sicc
 	@mkdir -p $(dir $@)
@@ -91,6 +96,23 @@ $(LIBEXEC)/as: $(BIN)/sicc
 $(LIB)/libreplay.a: $(RT_OBJ) $(SCHED_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# The C library functions libreplay replaces (pthread_*, the blocking calls, the
+# recorded inputs...): sicc links them all in (libreplay.ld: EXTERN) and exports them
+# (libreplay.dynlist), so that uninstrumented libraries reach them too: libstdc++'s
+# std::thread, a plain .so's pthread_create. Measured against this machine's libc.
+$(LIB)/libreplay.syms: $(LIB)/libreplay.a
+	nm -g --defined-only $< | awk 'NF == 3 && ($$2 == "T" || $$2 == "W") {print $$3}' | sort -u >$@.own
+	nm -D --defined-only $$($(CC) -print-file-name=libc.so.6) | \
+	  awk '{sub(/@.*/, "", $$3); print $$3}' | sort -u >$@.libc
+	comm -12 $@.own $@.libc >$@.tmp && rm -f $@.own $@.libc && mv $@.tmp $@
+
+$(LIB)/libreplay.ld: $(LIB)/libreplay.syms
+	{ echo '/* Generated (Makefile): the C library functions libreplay replaces. */'; \
+	  printf 'EXTERN('; tr '\n' ' ' <$<; echo ')'; } >$@
+
+$(LIB)/libreplay.dynlist: $(LIB)/libreplay.syms
+	{ echo '{'; sed 's/.*/	&;/' $<; echo '};'; } >$@
 
 $(BUILD)/include/libreplay.h: libreplay/libreplay.h
 	@mkdir -p $(dir $@)
@@ -123,6 +145,7 @@ bench: all
 	bench/replay.sh
 	bench/apps.sh
 	bench/hunt.sh
+	bench/gdb.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)
@@ -135,8 +158,10 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/libreplay
 	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(BIN)/replay-hunt $(DESTDIR)$(PREFIX)/bin/
+	ln -sf sicc $(DESTDIR)$(PREFIX)/bin/sic++
 	ln -sf ../../bin/sicc $(DESTDIR)$(PREFIX)/libexec/libreplay/as
-	install -m 644 $(LIB)/libreplay.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(LIB)/libreplay.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
+	  $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 libreplay/libreplay.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' libreplay/libreplay.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libreplay.pc

@@ -14,8 +14,8 @@
  *     program's interrupted instruction, the same in a recording and its replay;
  *   - one switched out in a blocking call: sched_thread_info's sp and resume pc,
  *     where the CFI of sched_switch_resume unwinds it.
- * libunwind gives function names and offsets; each frame also gets its object and the
- * offset in it (`exe+0x...` resolves to file:line with addr2line -e EXE).
+ * libunwind gives function names and offsets (the program's main is `main`, not the
+ * __sic_main sicpp renamed it to); each frame also gets its object and the offset in it (`exe+0x...` resolves to file:line with addr2line -e EXE).
  *
  * The process is dying, but the handler still avoids malloc and stdio: it formats
  * into a static buffer and writes with write(2). */
@@ -174,7 +174,11 @@ static void frame(int n, unw_cursor_t *c)
 	put_num((uint64_t)n, 10);
 	put(n < 10 ? "  " : " ");
 	if (u_get_proc_name(c, name, sizeof name, &off) == 0 || name[0]) {
-		put(name);
+		/* the program's main, as users know it (sicpp renamed it) */
+		bool sic_main = !strncmp(name, "__sic_main", 10) && (!name[10] || name[10] == '.');
+		put(sic_main ? "main" : name);
+		if (sic_main)
+			put(name + 10);
 		put("+");
 		put_num(off, 16);
 	} else {
@@ -214,6 +218,69 @@ static void backtrace(ucontext_t *uc, bool signal)
 	put("  ...\n");
 }
 
+/* Where a counting point's stub goes back to the program: after `call __sic_overflow`
+ * come `leaq 128(%rsp), %rsp` and a jump (sicpp/rewrite.c); 0 for another form. */
+static uintptr_t stub_resume(uintptr_t ret)
+{
+	static const unsigned char leaq[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
+	const unsigned char *p = (const unsigned char *)ret;
+	if (memcmp(p, leaq, sizeof leaq) != 0)
+		return 0;
+	p += sizeof leaq;
+	int32_t rel;
+	if (p[0] == 0xe9) {
+		memcpy(&rel, p + 1, sizeof rel);
+		return (uintptr_t)(p + 5) + (intptr_t)rel;
+	}
+	return p[0] == 0xeb ? (uintptr_t)(p + 2) + (intptr_t)(int8_t)p[1] : 0;
+}
+
+/* A thread the recording preempted at a counting point (a tick in foreign code made
+ * it wait for one: replay.c's rp_record_overflow) was switched out inside the
+ * counter's overflow path; its replay, which the trap stops where that stub goes back
+ * to the program, is switched out from a signal there. Both are shown as preempted,
+ * from the program's instruction: uc gets the stub's registers (libunwind restores
+ * the callee-saved ones through the overflow path's CFI), the stack pointer it gives
+ * back and the pc it jumps to. False if the thread is not in that path. */
+static bool preempted_at_count(ucontext_t *from, ucontext_t *uc)
+{
+	unw_cursor_t c;
+	char name[64];
+	unw_word_t off, v;
+	bool in_record = false;
+	if (!u_init_local2 || u_init_local2(&c, (unw_context_t *)from, UNW_INIT_SIGNAL_FRAME) != 0)
+		return false;
+	for (int n = 0; n < MAX_FRAMES; n++) {
+		if (u_get_proc_name(&c, name, sizeof name, &off) != 0)
+			name[0] = 0;
+		in_record |= !strcmp(name, "rp_record_overflow");
+		bool overflow = !strcmp(name, "__sic_overflow");
+		if (u_step(&c) <= 0)
+			return false;
+		if (!overflow)
+			continue;
+		if (!in_record)
+			return false;
+		static const int regs[][2] = {{UNW_X86_64_RBX, REG_RBX}, {UNW_X86_64_RBP, REG_RBP},
+			{UNW_X86_64_R12, REG_R12}, {UNW_X86_64_R13, REG_R13}, {UNW_X86_64_R14, REG_R14},
+			{UNW_X86_64_R15, REG_R15}};
+		memset(uc, 0, sizeof *uc);
+		for (size_t k = 0; k < sizeof regs / sizeof regs[0]; k++)
+			if (u_get_reg(&c, regs[k][0], &v) == 0)
+				uc->uc_mcontext.gregs[regs[k][1]] = (greg_t)v;
+		unw_word_t ip = 0, sp = 0;
+		u_get_reg(&c, UNW_REG_IP, &ip);
+		u_get_reg(&c, UNW_REG_SP, &sp);
+		uintptr_t pc = stub_resume((uintptr_t)ip);
+		if (!pc)
+			return false;
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+		uc->uc_mcontext.gregs[REG_RSP] = (greg_t)(sp + 128);
+		return true;
+	}
+	return false;
+}
+
 static void thread_head(int tid, const char *what, const char *detail)
 {
 	put("libreplay: thread ");
@@ -239,18 +306,23 @@ static void other_thread(struct sched_thread *st)
 			backtrace(t->uc, true);
 		return;
 	}
+	/* The resume PC and stack pointer are all the CFI needs: the callee-saved
+	 * registers are on that stack (sched_switch.S). */
+	static ucontext_t uc, at_count;
+	memset(&uc, 0, sizeof uc);
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)in.pc;
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)in.sp;
+	if (in.state != SCHED_BLOCKED && in.sp && preempted_at_count(&uc, &at_count)) {
+		thread_head(st->id, "preempted", "");
+		backtrace(&at_count, true);
+		return;
+	}
 	if (in.state == SCHED_BLOCKED)
 		thread_head(st->id, "blocked on ", sched_wait_kind_name(in.wait_kind));
 	else
 		thread_head(st->id, "runnable", "");
 	if (!u_init_local || !in.sp)
 		return;
-	/* The resume PC and stack pointer are all the CFI needs: the callee-saved
-	 * registers are on that stack (sched_switch.S). */
-	static ucontext_t uc;
-	memset(&uc, 0, sizeof uc);
-	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)in.pc;
-	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)in.sp;
 	backtrace(&uc, true);
 }
 

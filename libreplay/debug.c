@@ -1,10 +1,12 @@
 /* debug.c: what a debugger reads and writes during a replay (libreplay/gdb/libreplay.py).
  *
- * The gdb extension asks for a stop by writing rp_debug.stop_tid and stop_count while
- * the program is stopped. The replay engine keeps that thread's counter from running
- * past stop_count (the nearer of it and the next logged preemption), and when the
- * counter reaches it, rp_debug_stopped runs: the extension has a breakpoint there.
- * Nothing here changes the schedule: the counter only overflows once more.
+ * The gdb extension asks for stops by writing (thread, count) pairs into
+ * rp_debug.stops while the program is stopped: its `replay stop-at`, and the counts
+ * where a breakpoint's `$rcount` condition turns true or false. The replay engine
+ * keeps a thread's counter from running past its nearest requested count (the nearer
+ * of it and the next logged preemption), and when the counter reaches it,
+ * rp_debug_stopped runs: the extension has a breakpoint there. Nothing here changes
+ * the schedule: the counter only overflows once more.
  *
  * Stepping over a preemption: gdb, asked to step a thread that the replay's trap (or
  * the recording's tick) preempts, would let the program run with a breakpoint at the
@@ -12,7 +14,11 @@
  * stop. So while it steps, the extension sets step_tid, and a preemption of that
  * thread stops in rp_debug_preempting first; it then sets resume_tid and continues,
  * and rp_debug_resumed stops when that thread runs again, with no breakpoint in the
- * program meanwhile. Neither changes the schedule. */
+ * program meanwhile. Neither changes the schedule.
+ *
+ * Between two stops the debugger says which other threads ran and how many
+ * preemptions passed: the runtime counts switches and preemptions, and notes in each
+ * thread the switch that last started it (rp_debug_switched). */
 #include "rp_impl.h"
 
 /* volatile: the debugger writes it while the program is stopped. */
@@ -26,17 +32,28 @@ __attribute__((noinline, noclone, used)) void rp_debug_stopped(void)
 
 uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left)
 {
-	if (rp_debug.stop_tid != tid || rp_debug.stop_count <= now)
-		return left;
-	uint64_t to_stop = rp_debug.stop_count - now;
-	return to_stop < left ? to_stop : left;
+	int n = rp_debug.nstops < RP_DEBUG_STOPS ? rp_debug.nstops : RP_DEBUG_STOPS;
+	for (int i = 0; i < n; i++) {
+		const volatile struct rp_debug_stop *s = &rp_debug.stops[i];
+		if (s->tid == tid && s->count > now && s->count - now < left)
+			left = s->count - now;
+	}
+	return left;
 }
 
 void rp_debug_check(int tid, uint64_t now)
 {
-	if (rp_debug.stop_tid != tid || rp_debug.stop_count != now)
+	int n = rp_debug.nstops < RP_DEBUG_STOPS ? rp_debug.nstops : RP_DEBUG_STOPS;
+	bool hit = false;
+	for (int i = 0; i < n; i++) {
+		volatile struct rp_debug_stop *s = &rp_debug.stops[i];
+		if (s->tid == tid && s->count == now) {
+			s->tid = 0; /* once: a continue goes on */
+			hit = true;
+		}
+	}
+	if (!hit)
 		return;
-	rp_debug.stop_tid = 0; /* once: a continue goes on */
 	rp_debug.hit_tid = tid;
 	rp_debug.hit_count = now;
 	rp_debug_stopped();
@@ -64,4 +81,11 @@ void rp_debug_preempt_end(int tid)
 		return;
 	rp_debug.resume_tid = 0;
 	rp_debug_resumed();
+}
+
+void rp_debug_switched(struct rp_thread *next, bool preempted)
+{
+	rp_debug.switches++;
+	rp_debug.preemptions += preempted;
+	next->ran_at = rp_debug.switches;
 }

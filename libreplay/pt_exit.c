@@ -1,5 +1,5 @@
-/* pt_exit.c: pthread_exit: the cleanup handlers (newest first), the thread-specific
- * data destructors, the robust mutexes still held, then sched_exit. */
+/* pt_exit.c: pthread_exit: the cleanup handlers (newest first), the thread_local and
+ * thread-specific data destructors, the robust mutexes still held, then sched_exit. */
 #include "pt_impl.h"
 
 /* longjmp, declared for the buffer glibc's macro hands to __sigsetjmp (shorter than a
@@ -34,6 +34,7 @@ _Noreturn void pt_finish(struct pt_thread *self, void *retval)
 {
 	if (!self->finishing) {
 		self->finishing = true;
+		pt_run_tls_dtors(self);
 		pt_run_destructors(self);
 	}
 	pt_robust_release_all(self);

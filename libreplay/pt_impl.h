@@ -80,6 +80,7 @@ struct pt_thread {
 	__pthread_unwind_buf_t *cancel_bufs;
 	struct _pthread_cleanup_buffer *cleanup_bufs;
 
+	struct pt_tls_dtor *tls_dtors; /* thread_local destructors, newest first */
 	struct pt_specific *spec; /* thread-specific data, indexed by key */
 	unsigned nspec;
 
@@ -120,6 +121,8 @@ _Noreturn void pt_unwind(struct pt_thread *self) PT_HIDDEN;
 _Noreturn void pt_finish(struct pt_thread *self, void *retval) PT_HIDDEN;
 /* pt_key.c */
 void pt_run_destructors(struct pt_thread *self) PT_HIDDEN;
+/* pt_tls_dtor.c: the thread_local destructors of a thread the layer created. */
+void pt_run_tls_dtors(struct pt_thread *self) PT_HIDDEN;
 /* pt_mutex.c: sched gave the caller m (`first`: not a recursive relock): the robust
  * bookkeeping; 0 or what the locking call returns (EOWNERDEAD: taken;
  * ENOTRECOVERABLE, EAGAIN: not taken). */

@@ -37,6 +37,7 @@ struct rp_thread {
 				   * it is switched out inside them */
 	uint64_t resume_count;
 	uintptr_t resume_pc;
+	uint64_t ran_at;          /* rp_debug.switches when it last started running */
 	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
 	void *arg;
 };
@@ -66,6 +67,8 @@ void pt_signals_resumed(uint64_t *counter);
 /* sic_rt.S */
 extern uint64_t __sic_home;
 extern uint64_t *__sic_side_base, *__sic_side_top, *__sic_side_end;
+/* Words per side-stack entry: {foreign r15, return address, slot, rbx} (sic_rt.S). */
+#define RP_SIDE_WORDS 4
 uint64_t rp_sic_call(void *fn, uint64_t a, uint64_t b, uint64_t c);
 
 /* sic.c */
@@ -124,20 +127,27 @@ bool rp_io_event_ready(struct sched_thread *t, const void *obj);
 void rp_io_idle(uint64_t deadline_ns, clockid_t clk);
 
 /* debug.c: the debugger's requests (docs/gdb.md). */
-#define RP_DEBUG_VERSION 2
+#define RP_DEBUG_VERSION 3
+#define RP_DEBUG_STOPS 64
 struct rp_debug {
 	int version;
-	int stop_tid;        /* debugger: stop when this thread (0: none) ... */
-	uint64_t stop_count; /* ... reaches this count */
+	int nstops;          /* debugger: the stops[] in use are below this */
+	struct rp_debug_stop {
+		int tid;        /* debugger: stop when this thread (0: a free slot) ... */
+		uint64_t count; /* ... reaches this count; the runtime frees the slot */
+	} stops[RP_DEBUG_STOPS];
 	int hit_tid;         /* runtime: the last stop taken */
 	uint64_t hit_count;
 	int step_tid;        /* debugger: this thread is being stepped: stop (in
 			      * rp_debug_preempting) before it is preempted */
 	int resume_tid;      /* debugger: stop (in rp_debug_resumed) when this thread,
 			      * preempted, runs again; once */
+	uint64_t switches;    /* runtime: switches between threads so far ... */
+	uint64_t preemptions; /* ... and how many of them were preemptions */
 };
 extern volatile struct rp_debug rp_debug;
-/* Counts left before t's counter next reaches zero: no further than a requested stop. */
+/* Counts left before t's counter next reaches zero: no further than its nearest
+ * requested stop. */
 uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left);
 /* The running thread's counter reached zero at count now: stop there if asked. */
 void rp_debug_check(int tid, uint64_t now);
@@ -146,6 +156,9 @@ void rp_debug_stopped(void);
  * switch and just after it runs again: the debugger's stops, if asked. */
 void rp_debug_preempt_begin(int tid);
 void rp_debug_preempt_end(int tid);
+/* A switch to next (a preemption of the thread before it, or not): what the debugger
+ * reads to say which threads ran while the program was resumed. */
+void rp_debug_switched(struct rp_thread *next, bool preempted);
 /* pt_random_dev.c: fd is /dev/random or /dev/urandom (opened through open, openat,
  * fopen, dup...): the read is recorded or replayed, its result in *ret (bytes, or -1
  * with errno), and true. Otherwise false: the caller reads. For read() wrappers. */

@@ -17,7 +17,7 @@ struct rp_thread rp_main_thread = {.tid = 1};
 struct rp_thread *rp_cur = &rp_main_thread;
 
 #define SIDE_ENTRIES 4096
-static uint64_t side_stack[3 * SIDE_ENTRIES];
+static uint64_t side_stack[RP_SIDE_WORDS * SIDE_ENTRIES];
 
 bool rp_vsay(const char *prefix, const char *fmt, va_list ap)
 {
@@ -79,7 +79,7 @@ void rp_sic_init(void)
 	rp_main_thread.offset = start;
 	__sic_home = start;
 	__sic_side_base = __sic_side_top = side_stack;
-	__sic_side_end = side_stack + 3 * SIDE_ENTRIES;
+	__sic_side_end = side_stack + RP_SIDE_WORDS * SIDE_ENTRIES;
 }
 
 uint64_t rp_sic_start_value(void)

@@ -17,7 +17,7 @@
 	.size	__sic_home, 8
 __sic_home:
 	.quad	0
-	/* The side stack of foreign entries: {foreign r15, return address, slot}. */
+	/* The side stack of foreign entries: {foreign r15, return address, slot, rbx}. */
 	.globl	__sic_side_base, __sic_side_top, __sic_side_end
 	.type	__sic_side_base, @object
 	.type	__sic_side_top, @object
@@ -118,13 +118,15 @@ __sic_pause:
 
 /* Entered by jmp from a function's foreign-entry stub with the function's body in
  * %r11, the foreign caller's return address at (%rsp) and its r15 in %r15. Moves
- * {r15, return address, slot} to the side stack, pops the return address and calls
- * the body in its place, so stack arguments stay where the body expects them and
- * every return predicts; then gives the caller its r15 back and returns to it.
+ * {r15, return address, slot, rbx} to a side-stack entry, pops the return address
+ * and calls the body in its place, so stack arguments stay where the body expects
+ * them and every return predicts; then gives the caller its r15 and rbx back and
+ * returns to it. While the body runs, %rbx points at the entry (the body keeps it:
+ * callee-saved), which is how the CFI below finds the caller's return address, r15
+ * and rbx: debuggers and C++ exceptions unwind through here into the caller.
  * A body that leaves by an indirect tail jump whose target takes the slow path
- * again (at the same slot) is not a new entry: the target runs as the body. 
- * While the body runs, unwinding stops here (the return address is on the side
- * stack). Flags are dead on entry and on return, by the ABI. */
+ * again (at the same slot) is not a new entry: the target runs as the body.
+ * Flags are dead on entry and on return, by the ABI. */
 	.p2align 4
 	.globl	__sic_foreign_entry
 	.type	__sic_foreign_entry, @function
@@ -132,6 +134,7 @@ __sic_foreign_entry:
 	.cfi_startproc
 	.cfi_remember_state
 	movq	%r15, -8(%rsp)
+	.cfi_offset %r15, -16
 	/* Called from our own call below: a body entered here left by an indirect jump
 	 * that may also have been a switch (sicpp: it keeps the count in r15 and passes
 	 * no token). Its caller is ours: no entry, the body runs with the count. */
@@ -139,39 +142,41 @@ __sic_foreign_entry:
 	cmpq	%r15, (%rsp)
 	je	5f
 	movq	__sic_side_top(%rip), %r15
-	/* Entries whose slot is at or below ours belong to frames a longjmp left. */
+	/* Entries whose slot is at or below ours belong to frames a longjmp (or an
+	 * exception) left. */
 1:	cmpq	__sic_side_base(%rip), %r15
 	jbe	2f
-	cmpq	%rsp, -8(%r15)
+	cmpq	%rsp, -16(%r15)
 	ja	2f
-	subq	$24, %r15
+	subq	$32, %r15
 	jmp	1b
 2:	cmpq	__sic_side_end(%rip), %r15
 	jae	8f
 	movq	%rsp, 16(%r15)		/* the slot */
+	movq	%rbx, 24(%r15)
+	movq	%r15, %rbx
+	.cfi_escape 0x10, 0x03, 0x02, 0x73, 0x18	/* rbx at 24(%rbx) */
 	pushq	-8(%rsp)		/* memory to memory: the foreign r15... */
 	.cfi_adjust_cfa_offset 8
-	popq	(%r15)
+	popq	(%rbx)
 	.cfi_adjust_cfa_offset -8
-	popq	8(%r15)			/* ...and the return address, off the stack */
+	.cfi_escape 0x10, 0x0f, 0x02, 0x73, 0x00	/* r15 at 0(%rbx) */
+	popq	8(%rbx)			/* ...and the return address, off the stack */
 	.cfi_adjust_cfa_offset -8
-	.cfi_undefined rip
-	addq	$24, %r15
+	.cfi_escape 0x10, 0x10, 0x02, 0x73, 0x08	/* the return address at 8(%rbx) */
+	leaq	32(%rbx), %r15
 	movq	%r15, __sic_side_top(%rip)
 	movq	__sic_home(%rip), %r15
 	call	*%r11
-4:	/* The body stored the count in __sic_home; r15 holds the token. Find our entry
-	 * by its slot (entries above it were left by a longjmp). */
-	movq	__sic_side_top(%rip), %r11
+4:	/* The body stored the count in __sic_home; r15 holds the token. Entries above
+	 * ours were left by a longjmp: drop them with it. */
 	leaq	-8(%rsp), %r15
-3:	cmpq	__sic_side_base(%rip), %r11
-	jbe	9f
-	subq	$24, %r11
-	cmpq	%r15, 16(%r11)
-	jne	3b
-	movq	%r11, __sic_side_top(%rip)
-	movq	(%r11), %r15
-	pushq	8(%r11)
+	cmpq	%r15, 16(%rbx)
+	jne	9f
+	movq	%rbx, __sic_side_top(%rip)
+	movq	(%rbx), %r15
+	pushq	8(%rbx)
+	movq	24(%rbx), %rbx
 	ret
 5:	.cfi_restore_state
 	movq	__sic_home(%rip), %r15

@@ -54,13 +54,13 @@ static void on_thread_create(struct sched_thread *st)
 			rp_fatal("out of memory creating thread %d", st->id);
 	}
 	st->ext = t;
-	uint64_t *side = rp_calloc(3 * RP_SIDE_ENTRIES_THREAD, sizeof *side);
+	uint64_t *side = rp_calloc(RP_SIDE_WORDS * RP_SIDE_ENTRIES_THREAD, sizeof *side);
 	if (!side)
 		rp_fatal("out of memory creating thread %d", st->id);
 	t->tid = st->id;
 	t->offset = t->home = rp_sic_start_value();
 	t->side_base = t->side_top = side;
-	t->side_end = side + 3 * RP_SIDE_ENTRIES_THREAD;
+	t->side_end = side + RP_SIDE_WORDS * RP_SIDE_ENTRIES_THREAD;
 }
 
 static void on_thread_exit(struct sched_thread *st)
@@ -105,7 +105,9 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 		 * keep it equal to the counter just loaded in its signal frame. */
 		next->home = *rp_thread_counter(next);
 	}
-	if (rp_trace_on && prev_st != next_st) /* on_resume: not a switch */
+	if (prev_st != next_st) /* on_resume: not a switch */
+		rp_debug_switched(next, preempted);
+	if (rp_trace_on && prev_st != next_st)
 		rp_trace_switch(prev_st, next_st, prev->offset - *rp_thread_counter(prev),
 				next->offset - *rp_thread_counter(next), preempted);
 	next->uc = NULL; /* the frame is consumed when it resumes */
@@ -167,10 +169,10 @@ void rp_threads_init(struct sched_hooks *h)
 {
 	/* The host runs what comes after main returns: exit's atexit handlers and
 	 * destructors, which may be instrumented. It has a count of its own (tid 0). */
-	static uint64_t host_side[3 * RP_SIDE_ENTRIES_THREAD];
+	static uint64_t host_side[RP_SIDE_WORDS * RP_SIDE_ENTRIES_THREAD];
 	host_thread.offset = host_thread.home = rp_sic_start_value();
 	host_thread.side_base = host_thread.side_top = host_side;
-	host_thread.side_end = host_side + 3 * RP_SIDE_ENTRIES_THREAD;
+	host_thread.side_end = host_side + RP_SIDE_WORDS * RP_SIDE_ENTRIES_THREAD;
 	if (rp_opts.trace_path)
 		rp_trace_open(rp_opts.trace_path);
 	h->on_thread_create = on_thread_create;

@@ -142,6 +142,12 @@ static bool in_debug_section(const struct analysis *an, int i)
 	return an->sect[i] >= 0 && !strncmp(an->sect_name[an->sect[i]], ".debug", 6);
 }
 
+/* The C++ (and -fexceptions) call-site tables: which code ranges land where. */
+static bool in_except_table(const struct analysis *an, int i)
+{
+	return an->sect[i] >= 0 && !strncmp(an->sect_name[an->sect[i]], ".gcc_except_table", 17);
+}
+
 static bool is_ident_start(int c)
 {
 	return isalpha(c) || c == '_' || c == '.';
@@ -510,6 +516,10 @@ static void place_target_count(struct analysis *an, int d)
 			first = i;
 		if (an->plan[i].count) /* another target's count already covers this spot */
 			return;
+		/* The linker rewrites a TLS access sequence by its exact bytes: nothing
+		 * may go between its lea and its call (count before it, at the latest). */
+		if (strstr(s->args, "@tlsgd") || strstr(s->args, "@tlsld") || strstr(s->args, "@TLSDESC"))
+			break;
 		if (!flags_live(an, i, FL_INC)) {
 			an->plan[i].count = CNT_FAST;
 			return;
@@ -757,6 +767,43 @@ static void plan_site_count(struct analysis *an, int i)
 	an->plan[i].count = flags_live(an, i, FL_INC) ? CNT_SAFE : CNT_FAST;
 }
 
+/* Landing pads: the third field of each call-site record of gcc's LSDA (between
+ * .LLSDACSB<n> and .LLSDACSE<n>: start, length, landing pad or 0, action). The
+ * unwinder jumps there, so no jump of ours does: the table takes no address a
+ * program jumps to. */
+static void mark_landing_pads(struct analysis *an)
+{
+	struct asm_file *f = an->f;
+	int field = -1; /* inside a call-site table: uleb128 fields seen */
+	for (int i = 0; i < f->n; i++) {
+		struct stmt *s = &f->st[i];
+		if (s->foreign || !in_except_table(an, i)) {
+			if (s->kind != ST_BLANK)
+				field = -1;
+			continue;
+		}
+		if (s->kind == ST_LABEL) {
+			if (!strncmp(s->name, ".LLSDACSB", 9))
+				field = 0;
+			else if (!strncmp(s->name, ".LLSDACSE", 9))
+				field = -1;
+			continue;
+		}
+		if (field < 0 || s->kind != ST_DIRECTIVE || strcmp(s->name, ".uleb128"))
+			continue;
+		if (field++ % 4 != 2 || s->nops != 1)
+			continue;
+		char label[256];
+		size_t n = strcspn(s->ops[0], "-+ ");
+		if (n == 0 || n >= sizeof label)
+			continue;
+		memcpy(label, s->ops[0], n);
+		label[n] = '\0';
+		if (is_ident_start((unsigned char)label[0]))
+			sym_get(an, label)->landing_pad = true;
+	}
+}
+
 int analyze(struct analysis *an, struct asm_file *f, bool pic)
 {
 	memset(an, 0, sizeof *an);
@@ -800,7 +847,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			else if (!strcmp(d, ".globl") || !strcmp(d, ".global") || !strcmp(d, ".weak"))
 				for (int k = 0; k < s->nops; k++)
 					sym_get(an, s->ops[k])->global = true;
-			else if (is_data_directive(d) && !in_debug_section(an, i)) {
+			else if (is_data_directive(d) && !in_debug_section(an, i) && !in_except_table(an, i)) {
 				if ((!strcmp(d, ".set") || !strcmp(d, ".equ")) && s->nops == 2)
 					for_each_ident(s->ops[1], mark_addr_taken, an);
 				else
@@ -816,6 +863,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				sym_get(an, buf)->branch_ref = true;
 		}
 	}
+
+	mark_landing_pads(an);
 
 	/* Which function each statement belongs to; tail jumps. */
 	int cur = -1;
@@ -862,6 +911,10 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			if (y && y->is_func && returns_publish(y) && owner(an, y) == y && an->sect[i] >= 0 &&
 			    an->sect_exec[an->sect[i]])
 				plan_entry_check(an, i);
+			/* The unwinder lands here with the r15 of the call that threw: the
+			 * token it passed (the count is in __sic_home). */
+			if (y && y->landing_pad && is_code_label(an, y))
+				an->plan[i].landing_reload = true;
 			continue;
 		}
 		if (!is_code(an, i))

@@ -15,6 +15,7 @@ struct sym {
 	bool count_target;/* (labels) target of a backward or cross-section jump */
 	bool branch_ref;  /* (labels) named by a direct jump */
 	bool asm_ref;     /* named inside inline assembly (asm goto) */
+	bool landing_pad; /* (labels) where the unwinder lands (.gcc_except_table) */
 };
 
 enum count_kind {
@@ -30,6 +31,7 @@ struct stmt_plan {
 	bool token;          /* ...then movq $SIC_TOKEN, %r15: "the caller is instrumented" */
 	bool home_reload;    /* movq __sic_home, %r15 after it */
 	bool entry_check;    /* a function's entry check goes after this statement */
+	bool landing_reload; /* (a landing pad's label) reload the count if r15 holds the token */
 	bool ret_store;      /* a return that publishes the count */
 	bool nopreempt;      /* the instruction's own PC must not take a preemption */
 	/* hunt.c: */

@@ -118,6 +118,10 @@ static const struct entry table[] = {
 	{"pop", IC_OTHER, 0, 0, 0}, {"xchg", IC_OTHER, 0, 0, 0},
 	{"bswap", IC_OTHER, 0, 0, 0}, {"not", IC_OTHER, 0, 0, 0},
 	{"nop", IC_OTHER, 0, 0, 0}, {"endbr64", IC_OTHER, 0, 0, 0},
+	/* a prefix on a line of its own (gcc's TLS sequences: `.value 0x6666; rex64`) */
+	{"rex64", IC_OTHER, 0, 0, 0}, {"rex", IC_OTHER, 0, 0, 0},
+	{"rex.w", IC_OTHER, 0, 0, 0}, {"data16", IC_OTHER, 0, 0, 0},
+	{"data32", IC_OTHER, 0, 0, 0}, {"addr32", IC_OTHER, 0, 0, 0},
 	{"endbr32", IC_OTHER, 0, 0, 0}, {"pause", IC_OTHER, 0, 0, 0},
 	{"leave", IC_OTHER, 0, 0, 0}, {"enter", IC_OTHER, 0, 0, 0},
 	{"cltq", IC_OTHER, 0, 0, 0}, {"cqto", IC_OTHER, 0, 0, 0},

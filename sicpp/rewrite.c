@@ -118,6 +118,19 @@ static void emit_entry_check(struct rw *w)
 	add_stub(w, STUB_FOREIGN, id);
 }
 
+/* At a landing pad: the unwinder restored the r15 of the call that threw, the token
+ * (docs/sic.md, "Exceptions"); the count is in __sic_home. Flags are dead there. */
+static void emit_landing_reload(struct rw *w)
+{
+	int id = new_id(w);
+	nopreempt(w);
+	fprintf(w->out, "\tcmpq\t$" SIC_TOKEN ", %%r15\n");
+	nopreempt(w);
+	fprintf(w->out, "\tjne\t.Lsic_lp_%d\n", id);
+	nopreempt(w);
+	fprintf(w->out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n.Lsic_lp_%d:\n", id);
+}
+
 /* A pause, or the backward branch of a spin-wait (hunt.c): through a stub that calls
  * __sic_pause (the runtime lets another thread run), then on to back. A pause's
  * branch is a jmp to the stub, which comes back right after it. */
@@ -356,6 +369,10 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		if (p->home_reload) {
 			nopreempt(&w);
 			fprintf(out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n");
+		}
+		if (p->landing_reload) {
+			range_open(&w);
+			emit_landing_reload(&w);
 		}
 		if (p->entry_check) {
 			/* Count on entry too: a caller in foreign code (qsort calling a

@@ -5,9 +5,11 @@
  * gcc with -ffixed-r15 and -B <libexec>/libreplay, where this same program, named
  * "as", runs sicpp on each assembly file gcc generated from C and hands the result to
  * the real assembler. Links get libreplay.a. `sicc -S` writes instrumented assembly.
+ * Named sic++, it drives g++ instead.
  *
- * Environment: SICC_CC (the compiler, default gcc), SICC_AS (the assembler, default
- * as), SICC_KEEP=DIR (keep each instrumented .s there, for debugging).
+ * Environment: SICC_CC (the compiler, default gcc), SICC_CXX (sic++'s, default g++),
+ * SICC_AS (the assembler, default as), SICC_KEEP=DIR (keep each instrumented .s
+ * there, for debugging).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -196,11 +198,22 @@ static bool has_suffix(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
-static int driver_main(int argc, char **argv)
+/* Sources whose assembly `sicc -S` names after them (gcc's own rule: foo.c -> foo.s). */
+static bool is_source(const char *a)
 {
-	const char *cc = getenv("SICC_CC");
+	static const char *const suffixes[] = {".c", ".i", ".cc", ".cp", ".cxx", ".cpp", ".CPP",
+					       ".c++", ".C", ".ii", NULL};
+	for (const char *const *s = suffixes; *s; s++)
+		if (has_suffix(a, *s))
+			return true;
+	return false;
+}
+
+static int driver_main(int argc, char **argv, bool cxx)
+{
+	const char *cc = getenv(cxx ? "SICC_CXX" : "SICC_CC");
 	if (!cc || !*cc)
-		cc = "gcc";
+		cc = cxx ? "g++" : "gcc";
 	bool compile_only = false, asm_only = false, preprocess = false, no_link_lib = false;
 	bool query = argc == 1;
 	const char *output = NULL;
@@ -245,10 +258,12 @@ static int driver_main(int argc, char **argv)
 		die("%s", "-mcmodel=large with PIC/PIE is not supported (gcc keeps the GOT pointer "
 			  "in %r15, our counter): add -fno-pie -no-pie");
 
-	char bdir[PATH_MAX], inc[PATH_MAX], lib[PATH_MAX];
+	char bdir[PATH_MAX], inc[PATH_MAX], lib[PATH_MAX], ext[PATH_MAX], dyn[PATH_MAX + 32];
 	snprintf(bdir, sizeof bdir, "-B%s/../libexec/libreplay/", self_dir);
 	snprintf(inc, sizeof inc, "-I%s/../include", self_dir);
 	snprintf(lib, sizeof lib, "%s/../lib/libreplay.a", self_dir);
+	snprintf(ext, sizeof ext, "%s/../lib/libreplay.ld", self_dir);
+	snprintf(dyn, sizeof dyn, "-Wl,--dynamic-list=%s/../lib/libreplay.dynlist", self_dir);
 
 	char **args = calloc(argc + 16, sizeof *args);
 	int n = 0;
@@ -265,7 +280,11 @@ static int driver_main(int argc, char **argv)
 	if (links && !no_link_lib) {
 		args[n++] = "-x"; /* an earlier -x c must not make the library a C source */
 		args[n++] = "none";
+		/* Every C library function the runtime replaces, linked in and exported:
+		 * uninstrumented libraries call them too (libstdc++'s std::thread). */
+		args[n++] = ext;
 		args[n++] = lib;
+		args[n++] = dyn;
 		/* instrumented code loaded with dlopen finds the runtime in the executable */
 		args[n++] = "-Wl,--export-dynamic-symbol=__sic_*";
 	}
@@ -281,12 +300,12 @@ static int driver_main(int argc, char **argv)
 		die("%s", "-S -o - is not supported: name an output file");
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (a[0] == '-' || !(has_suffix(a, ".c") || has_suffix(a, ".i")))
+		if (a[0] == '-' || !is_source(a))
 			continue;
 		char base[PATH_MAX], out[PATH_MAX];
 		snprintf(base, sizeof base, "%s", a);
 		snprintf(out, sizeof out, "%s", basename(base));
-		out[strlen(out) - 1] = 's';
+		strcpy(strrchr(out, '.'), ".s");
 		if ((rc = run_sicpp(out, out)) != 0)
 			return rc;
 	}
@@ -300,5 +319,5 @@ int main(int argc, char **argv)
 	snprintf(name, sizeof name, "%s", argv[0]);
 	if (!strcmp(basename(name), "as"))
 		return as_main(argc, argv);
-	return driver_main(argc, argv);
+	return driver_main(argc, argv, !strcmp(basename(name), "sic++"));
 }

@@ -8,6 +8,9 @@
 #   replay stop-at T C         stop when green thread T reaches count C
 #   $rcount(T)                 green thread T's count (for breakpoint conditions)
 #
+# `bt` leaves out the runtime's frames above and below the program's (a frame filter;
+# `bt -no-filters` shows them), and a stop after other green threads ran says which.
+#
 # It reads the runtime's state through the DWARF of libreplay.a (compiled with -g, so
 # in every program linked with it) and writes only rp_debug (libreplay/debug.c). It
 # makes our signals silent: SIGPROF (the recording's time slice) and SIG41 (SIGRTMIN+7,
@@ -348,6 +351,8 @@ preemption handler, or in a counter stub, go on until it ends in the program."""
             Stepping.fixing = False
             Stepping.cmd = None
             clear_requests()
+        ungate()
+        announce()
 
     def fix(self, cmd):
         if live():
@@ -460,10 +465,20 @@ class RestoreCmd(gdb.Command):
         super().__init__("libreplay-restore", gdb.COMMAND_RUNNING)
 
     def invoke(self, arg, from_tty):
+        cmd = arg.strip()
+        shown = View.tid
         restore()
         if Stepping.fixing:
             return  # the post-hook's own resumes: it manages the requests
-        if arg.strip() in STEPPING:
+        if cmd not in ("kill", "detach", "quit"):
+            before_resume()
+            note_resume()
+            if shown is not None and cmd not in ("run", "start", "starti") and live():
+                gdb.write("libreplay: %s resumes green thread %d, the running one: green "
+                          "thread %d runs when the recorded schedule says (replay stop-at "
+                          "%d COUNT stops it at a count)\n" %
+                          (cmd, int(glob("rp_cur")["tid"]), shown, shown))
+        if cmd in STEPPING:
             begin_step(arg.strip())
         else:
             Stepping.cmd = None
@@ -475,6 +490,99 @@ def clear_requests():
     if live():
         set_debug("step_tid", 0)
         set_debug("resume_tid", 0)
+
+
+# ---- the runtime's frames, hidden from bt ------------------------------------------
+# A green thread switched out shows the scheduler's frames above the program's (the
+# switch, and for a preemption the signal handler and its frame), and every thread
+# has the runtime's start-up frames below them. The frame filter leaves both out:
+# the leading ones when the innermost frame is the switch (a thread rthread shows),
+# the trailing ones below the program's outermost frame. Runtime frames in between
+# (a callback the runtime makes into the program) stay. `bt -no-filters` shows all.
+
+RUNTIME_SOURCES = ("libreplay/", "sched/")
+
+
+def runtime_frame(f):
+    """Is f the runtime's own code (libreplay.a, compiled from libreplay/ and sched/)?"""
+    if f.type() == gdb.SIGTRAMP_FRAME:
+        return True
+    try:
+        fn = f.function()
+    except RuntimeError:
+        return False
+    return fn is not None and fn.symtab is not None and \
+        fn.symtab.filename.startswith(RUNTIME_SOURCES)
+
+
+class RuntimeFrames:
+    """The frame filter: the program's frames of a green thread's stack."""
+
+    def __init__(self):
+        self.name = "libreplay-runtime-frames"
+        self.priority = 100
+        self.enabled = True
+
+    def filter(self, frames):
+        frames = list(frames)
+        kinds = [runtime_frame(d.inferior_frame()) for d in frames]
+        if all(kinds):
+            return iter(frames)  # nothing of the program's (a thread not started)
+        first, last = 0, len(frames) - 1
+        if (frames[0].inferior_frame().name() or "") == "sched_switch":
+            while kinds[first]:
+                first += 1
+        while kinds[last]:
+            last -= 1
+        return iter(frames[first:last + 1])
+
+
+# ---- the story between two stops -------------------------------------------------
+# At each resume the extension notes the runtime's switch and preemption counts
+# (rp_debug, debug.c) and the running thread; at the next stop, if other green
+# threads ran meanwhile, one line says which and how many preemptions passed.
+
+class Story:
+    switches = None  # at the last resume (None: nothing to tell)
+    preemptions = 0
+    tid = 0
+
+
+def note_resume():
+    Story.switches = None
+    if not live():
+        return
+    try:
+        dbg = glob("rp_debug")
+        Story.switches, Story.preemptions = u64(dbg["switches"]), u64(dbg["preemptions"])
+        Story.tid = int(glob("rp_cur")["tid"])
+    except (gdb.error, ReplayError):
+        Story.switches = None  # an older runtime
+
+
+def plural(n, word):
+    return "%d %s%s" % (n, word, "" if n == 1 else "s")
+
+
+def announce():
+    """After a stop: which other green threads ran since the resume, if any."""
+    s0, Story.switches = Story.switches, None
+    if s0 is None or not live():
+        return
+    dbg = glob("rp_debug")
+    if u64(dbg["switches"]) == s0:
+        return
+    rthread = gdb.lookup_type("struct rp_thread").pointer()
+    ran = sorted(int(st["id"]) for st in green_threads() if int(st["ext"]) != 0 and
+                 int(st["id"]) != Story.tid and
+                 u64(st["ext"].cast(rthread)["ran_at"]) > s0)
+    if not ran:
+        return
+    now = int(glob("rp_cur")["tid"])
+    gdb.write("[green thread%s %s ran; %s passed%s]\n" % (
+        "" if len(ran) == 1 else "s", ", ".join(str(t) for t in ran),
+        plural(u64(dbg["preemptions"]) - Story.preemptions, "preemption"),
+        "; now in thread %d" % now if now != Story.tid else ""))
 
 
 # ---- commands ---------------------------------------------------------------------
@@ -629,37 +737,196 @@ class ReplayStatus(gdb.Command):
                 break
         else:
             gdb.write("no preemption left in the log\n")
-        dbg = glob("rp_debug")
-        if int(dbg["stop_tid"]):
-            gdb.write("stop requested: thread %d at count %d\n" %
-                      (int(dbg["stop_tid"]), u64(dbg["stop_count"])))
+        for number, (tid, count) in sorted(StopAt.user.items()):
+            gdb.write("stop %d: green thread %d at count %d\n" % (number, tid, count))
+        for bp in gdb.breakpoints():
+            if count_terms(bp):
+                gdb.write("breakpoint %d: its condition (%s) is decided by thread counts\n" %
+                          (bp.number, bp.condition))
 
 
 class StopAt:
     bp = None     # the breakpoint in rp_debug_stopped
     back = None   # the temporary one where the counter stub returns to the program
-    tid = count = None
+    tid = count = None  # the stop being shown
+    user = {}     # replay stop-at's requests: number -> (tid, count)
+    number = 0    # the last number given
+    gates = set() # numbers of user breakpoints the extension disabled (gating)
+    start = None  # StartStop
+
+
+# ---- the runtime's stop requests (rp_debug.stops, debug.c) ----------------------------
+
+def stop_slots():
+    """What rp_debug.stops should hold: replay stop-at's requests, and the counts where
+    a gated breakpoint's condition turns true or false."""
+    want = set(StopAt.user.values())
+    for bp in gdb.breakpoints():
+        for tid, lo, hi in count_terms(bp) or ():
+            now = rcount(tid)
+            for c in (lo, hi):
+                if c is not None and c > max(now, 0):
+                    want.add((tid, c))
+    return sorted(want)
+
+
+def write_stops():
+    """Put the requests into rp_debug.stops; the running thread's live counter is
+    loaded again if one of its own comes before the counter runs out."""
+    want = stop_slots()
+    dbg = glob("rp_debug")
+    size = int(dbg["stops"].type.range()[1]) + 1
+    if len(want) > size:
+        raise ReplayError("libreplay: more than %d stops and count conditions at once" % size)
+    old = int(dbg["nstops"])
+    for i, (tid, count) in enumerate(want):
+        if (int(dbg["stops"][i]["tid"]), u64(dbg["stops"][i]["count"])) != (tid, count):
+            gdb.execute("set var rp_debug.stops[%d].count = %d" % (i, count), to_string=True)
+            gdb.execute("set var rp_debug.stops[%d].tid = %d" % (i, tid), to_string=True)
+    for i in range(len(want), old):
+        gdb.execute("set var rp_debug.stops[%d].tid = 0" % i, to_string=True)
+    if old != len(want):
+        gdb.execute("set var rp_debug.nstops = %d" % len(want), to_string=True)
+    if want:
+        ensure_stop_bp()
+    cur = int(glob("rp_cur")["tid"])
+    for tid, count in want:
+        if tid == cur and count > rcount(tid):
+            reload_running(count)
+
+
+def replaying():
+    return live() and bool(glob("rp_replaying"))
+
+
+# ---- count conditions, decided by the runtime ----------------------------------------
+# A breakpoint whose condition is `$rcount(T) > N` (or >=, <, <=, ==, and such terms
+# joined by && with anything else) can only be true while thread T's count is in a
+# window, and counts only grow: so while the count is outside the window the extension
+# disables the breakpoint (gdb then never stops there, whatever passes), asks the
+# runtime to stop where the count enters or leaves it, and enables or disables the
+# breakpoint there. gdb still evaluates the condition at the stops that remain. At
+# every stop the user sees the breakpoints as they set them.
+
+COUNT_TERM = re.compile(r"^\(*\s*\$rcount\s*\(\s*(\d+)\s*\)\s*(<=|>=|==|<|>)\s*(\d+)\s*\)*$")
+COUNT_TERM_REV = re.compile(r"^\(*\s*(\d+)\s*(<=|>=|==|<|>)\s*\$rcount\s*\(\s*(\d+)\s*\)\s*\)*$")
+FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "=="}
+
+
+def count_terms(bp):
+    """[(tid, lo, hi)]: bp can fire only while lo <= $rcount(tid) < hi (None: no
+    bound), for each `$rcount(T) OP N` joined by && in its condition; None if there
+    is none, or the condition is not a plain conjunction."""
+    cond = bp.condition if bp.is_valid() and bp.number > 0 else None
+    if not cond or "||" in cond or "$rcount" not in cond:
+        return None
+    terms = []
+    for part in cond.split("&&"):
+        m = COUNT_TERM.match(part.strip())
+        if m:
+            tid, op, n = int(m.group(1)), m.group(2), int(m.group(3))
+        else:
+            m = COUNT_TERM_REV.match(part.strip())
+            if not m:
+                continue
+            tid, op, n = int(m.group(3)), FLIP[m.group(2)], int(m.group(1))
+        lo, hi = {">": (n + 1, None), ">=": (n, None), "<": (None, n),
+                  "<=": (None, n + 1), "==": (n, n + 1)}[op]
+        terms.append((tid, lo, hi))
+    return terms or None
+
+
+def rcount(tid):
+    """Green thread tid's count now; -1 if it does not exist (yet)."""
+    cur = current_ext()
+    for st in green_threads():
+        if int(st["id"]) == tid:
+            c = count_of(st, cur)
+            return -1 if c is None else c
+    return -1
+
+
+def gate():
+    """Enable or disable each breakpoint with count terms for the counts now."""
+    for bp in gdb.breakpoints():
+        terms = count_terms(bp)
+        if terms is None or not (bp.enabled or bp.number in StopAt.gates):
+            continue
+        inside = all((lo is None or rcount(t) >= lo) and (hi is None or rcount(t) < hi)
+                     for t, lo, hi in terms)
+        if inside and bp.number in StopAt.gates:
+            StopAt.gates.discard(bp.number)
+            bp.enabled = True
+        elif not inside and bp.enabled:
+            StopAt.gates.add(bp.number)
+            bp.enabled = False
+
+
+def ungate():
+    """At a stop: the breakpoints as the user set them."""
+    for bp in gdb.breakpoints():
+        if bp.number in StopAt.gates:
+            bp.enabled = True
+    StopAt.gates.clear()
+
+
+def before_resume():
+    """The pre-hook of every resume: gate the count conditions, write the requests.
+    Before the program runs, that is done where its main thread starts."""
+    if not live():
+        if StopAt.start is None or not StopAt.start.is_valid():
+            try:
+                StopAt.start = StartStop()
+            except (gdb.error, RuntimeError):
+                StopAt.start = None  # no program loaded yet
+        return
+    if replaying():
+        gate()
+        write_stops()
+
+
+class StartStop(gdb.Breakpoint):
+    """Internal, silent, where the main thread starts (main.c's program_main): the
+    first place the count conditions can be gated."""
+
+    def __init__(self):
+        super().__init__("program_main", internal=True)
+        self.silent = True
+
+    def stop(self):
+        if replaying():
+            gate()
+            write_stops()
+        return False
 
 
 class ReplayStopAt(gdb.Command):
     """replay stop-at THREAD COUNT: stop when green thread THREAD reaches SIC count
-COUNT (a breakpoint by time). The stop is shown at that instruction of the program."""
+COUNT (a breakpoint by time). The stop is shown at that instruction of the program.
+Several can be set; `replay stop-at` lists them, `replay stop-at delete [N...]`
+deletes them (all without N)."""
+
+    USAGE = "replay stop-at THREAD COUNT | replay stop-at | replay stop-at delete [N...]"
 
     def __init__(self):
         super().__init__("replay stop-at", gdb.COMMAND_BREAKPOINTS)
 
     def invoke(self, arg, from_tty):
         a = gdb.string_to_argv(arg)
+        if not a:
+            return list_stops()
+        if a[0] == "delete":
+            return delete_stops([parse_int(x, self.USAGE) for x in a[1:]])
         if len(a) != 2:
-            raise ReplayError("Usage: replay stop-at THREAD COUNT")
-        tid, count = parse_int(a[0], "replay stop-at THREAD COUNT"), \
-            parse_int(a[1], "replay stop-at THREAD COUNT")
+            raise ReplayError("Usage: " + self.USAGE)
+        tid, count = parse_int(a[0], self.USAGE), parse_int(a[1], self.USAGE)
         if tid < 1 or count < 1:
             raise ReplayError("replay stop-at: THREAD and COUNT are positive")
         need_live()
         if not bool(glob("rp_replaying")):
             raise ReplayError("replay stop-at: the program is not replaying a log")
         restore()
+        check_against_log(tid, count)
         cur = current_ext()
         now = None
         for st in green_threads():
@@ -669,14 +936,55 @@ COUNT (a breakpoint by time). The stop is shown at that instruction of the progr
                     raise ReplayError("Green thread %d is at count %d already." % (tid, now))
                 if STATES[int(st["state"])] in ("exited", "abandoned"):
                     raise ReplayError("Green thread %d has exited." % tid)
-        gdb.execute("set var rp_debug.stop_tid = %d" % tid, to_string=True)
-        gdb.execute("set var rp_debug.stop_count = %d" % count, to_string=True)
-        StopAt.tid, StopAt.count = tid, count
-        ensure_stop_bp()
-        if int(glob("rp_cur")["tid"]) == tid:
-            reload_running(count)
-        gdb.write("will stop when green thread %d reaches count %d%s\n" %
-                  (tid, count, "" if now is None else " (it is at %d)" % now))
+        StopAt.number += 1
+        StopAt.user[StopAt.number] = (tid, count)
+        try:
+            write_stops()
+        except ReplayError:
+            del StopAt.user[StopAt.number]
+            raise
+        gdb.write("stop %d: will stop when green thread %d reaches count %d%s\n" %
+                  (StopAt.number, tid, count, "" if now is None else " (it is at %d)" % now))
+
+
+def final_counts():
+    """{tid: count} from the log's END record, or None if the log has none."""
+    recs, n = static("recs", "replay.c"), int(static("nrecs", "replay.c"))
+    if n == 0 or str(recs[n - 1]["kind"]) != "RP_LOG_END":
+        return None
+    end = recs[n - 1]
+    return {int(end["threads"][k]["tid"]): u64(end["threads"][k]["count"])
+            for k in range(int(end["nthreads"]))}
+
+
+def check_against_log(tid, count):
+    finals = final_counts()
+    if finals is None:
+        return  # a log cut short: it cannot say
+    if tid not in finals:
+        raise ReplayError("replay stop-at: the recording has no green thread %d (it has %s)" %
+                          (tid, ", ".join(str(t) for t in sorted(finals))))
+    if count > finals[tid]:
+        raise ReplayError("replay stop-at: green thread %d ends at count %d in the recording: "
+                          "it never reaches %d" % (tid, finals[tid], count))
+
+
+def list_stops():
+    if not StopAt.user:
+        gdb.write("No stops requested.\n")
+        return
+    for n, (tid, count) in sorted(StopAt.user.items()):
+        gdb.write("stop %d: green thread %d at count %d\n" % (n, tid, count))
+
+
+def delete_stops(numbers):
+    for n in numbers:
+        if n not in StopAt.user:
+            raise ReplayError("replay stop-at: no stop %d" % n)
+    for n in numbers or list(StopAt.user):
+        del StopAt.user[n]
+    if replaying():
+        write_stops()
 
 
 def reload_running(count):
@@ -716,12 +1024,20 @@ class StopBreakpoint(gdb.Breakpoint):
         self.silent = True
 
     def stop(self):
+        dbg = glob("rp_debug")
+        hit = (int(dbg["hit_tid"]), u64(dbg["hit_count"]))
+        mine = [n for n, req in StopAt.user.items() if req == hit]
+        for n in mine:
+            del StopAt.user[n]
+        gate()  # a count condition may have turned true or false here
+        write_stops()
+        if not mine:
+            return False  # only a count condition's: go on
         f = gdb.newest_frame()
         while f is not None and not is_stub(f):
             f = f.older()
         target = f and stub_return(f)
-        dbg = glob("rp_debug")
-        StopAt.tid, StopAt.count = int(dbg["hit_tid"]), u64(dbg["hit_count"])
+        StopAt.tid, StopAt.count = hit
         if target is None:
             return True  # shown here by on_stop
         ReturnBreakpoint(target, StopAt.tid)
@@ -753,6 +1069,9 @@ class ReturnBreakpoint(ThreadPc):
 
 
 def on_stop(event):
+    if Stepping.cmd is None and not Stepping.fixing:
+        ungate()
+        announce()  # (a next or step says it when its post-hook is done)
     if type(event) is gdb.StopEvent and live():
         f = gdb.newest_frame()
         if is_stub(f) and Stepping.cmd is None:
@@ -789,6 +1108,8 @@ def in_crash_handler():
 
 def on_exit(event):
     View.tid, View.saved = None, None
+    StopAt.user.clear()  # the next run starts with none
+    ungate()
     if StopAt.back is not None and StopAt.back.is_valid():
         StopAt.back.delete()  # not for the next run
     StopAt.back = None
@@ -810,7 +1131,10 @@ break bump if $rcount(2) > 5000."""
     def __init__(self):
         super().__init__("rcount")
 
+    calls = 0  # how often gdb asked (tests/gdb counts them)
+
     def invoke(self, tid):
+        Rcount.calls += 1
         cur = current_ext()
         for st in green_threads():
             if int(st["id"]) == int(tid):
@@ -843,6 +1167,7 @@ def register():
     ReplayStatus()
     ReplayStopAt()
     Rcount()
+    gdb.current_progspace().frame_filters["libreplay-runtime-frames"] = RuntimeFrames()
     gdb.events.stop.connect(on_stop)
     gdb.events.exited.connect(on_exit)
     gdb.events.cont.connect(on_cont)

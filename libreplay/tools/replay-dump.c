@@ -2,6 +2,7 @@
  *
  *   replay-dump [--json] [--summary] [--exe PATH] LOG [EXE]
  *   replay-dump --timeline TRACE [-o OUT.svg] [--time | --by-switch] [LOG [EXE]]
+ *   replay-dump --where EXE PC...
  *
  * The header, every record (PREEMPT PCs as function+offset and file:line, from the
  * executable through libbfd), per-thread totals, bytes per record and preemptions per
@@ -44,6 +45,7 @@ static void usage(int rc)
 	fprintf(rc ? stderr : stdout,
 		"usage: %s [--json] [--summary] [--exe PATH] LOG [EXE]\n"
 		"       %s --timeline TRACE [-o OUT.svg] [--time | --by-switch] [LOG [EXE]]\n"
+		"       %s --where EXE PC...\n"
 		"  LOG          a replay log (./app --record LOG)\n"
 		"  EXE, --exe   the executable that recorded it (default: the recorded argv[0])\n"
 		"  --json       the same, as one JSON object\n"
@@ -51,8 +53,9 @@ static void usage(int rc)
 		"  --timeline   draw a schedule trace (./app --replay LOG --trace-schedule TRACE)\n"
 		"               as an SVG (-o, default stdout); x = the logical clock (counts),\n"
 		"               wall time with --time, the switch number with --by-switch;\n"
-		"               with LOG, preemptions are labelled with where they struck\n",
-		prog, prog);
+		"               with LOG, preemptions are labelled with where they struck\n"
+		"  --where EXE PC...  each PC (offset from the load base) as the records show it\n",
+		prog, prog, prog);
 	exit(rc);
 }
 
@@ -229,12 +232,19 @@ static void print_record(size_t i, struct rp_sym *sym)
 			printf(",\"off\":%llu,\"file\":", (unsigned long long)loc.off);
 			jstr(loc.file);
 			printf(",\"line\":%u", loc.line);
+			if (loc.inlined) {
+				printf(",\"inlined\":");
+				jstr(loc.inlined);
+				printf(",\"call_file\":");
+				jstr(loc.call_file);
+				printf(",\"call_line\":%u", loc.call_line);
+			}
 			break;
 		}
-		printf("count %-12llu pc %#-8llx %s+%#llx", (unsigned long long)r->count,
-		       (unsigned long long)r->pc, loc.func ? loc.func : "??", (unsigned long long)loc.off);
-		if (loc.file)
-			printf(" (%s:%u)", loc.file, loc.line);
+		char where[600];
+		rp_sym_format(&loc, false, where, sizeof where);
+		printf("count %-12llu pc %#-8llx %s", (unsigned long long)r->count,
+		       (unsigned long long)r->pc, where);
 		break;
 	}
 	case RP_LOG_TIMEOUT:
@@ -283,8 +293,35 @@ static void print_record(size_t i, struct rp_sym *sym)
 		putchar('\n');
 }
 
+/* --where EXE PC...: each PC (an offset from the load base, as the log's) as the
+ * records show it, one line each. */
+static int where_main(int argc, char **argv)
+{
+	if (argc < 4)
+		usage(2);
+	struct rp_sym *sym;
+	char err[512], buf[600];
+	if (rp_sym_open(argv[2], &sym, err, sizeof err) != 0)
+		die(2, "%s", err);
+	for (int i = 3; i < argc; i++) {
+		char *end;
+		errno = 0;
+		unsigned long long pc = strtoull(argv[i], &end, 0);
+		if (errno || *end || end == argv[i])
+			die(2, "--where: '%s' is not an address", argv[i]);
+		struct rp_sym_loc loc;
+		rp_sym_lookup(sym, pc, &loc);
+		rp_sym_format(&loc, false, buf, sizeof buf);
+		printf("%#llx %s\n", pc, buf);
+	}
+	rp_sym_close(sym);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--where"))
+		return where_main(argc, argv);
 	const char *log = NULL, *exe = NULL, *timeline = NULL, *out = NULL;
 	bool summary = false;
 	enum rp_xaxis xaxis = RP_X_CLOCK;

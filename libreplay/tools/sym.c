@@ -1,7 +1,9 @@
 /* sym.c: symbolize the log's PCs with libbfd: the nearest function symbol at or
- * below the PC gives name+offset, the DWARF line table (bfd_find_nearest_line) gives
- * file:line. Only the executable: the log's PCs are in instrumented code, which is
- * all in it. */
+ * below the PC gives name+offset (the program's main is `main`, not the __sic_main
+ * sicpp renamed it to), the DWARF line table gives file:line (lines.c, as gdb reads
+ * it), and bfd_find_nearest_line with bfd_find_inliner_info the inlined function the
+ * PC is in and where it was called. Only the executable: the log's PCs are in
+ * instrumented code, which is all in it. */
 #define PACKAGE "replay-dump" /* bfd.h insists on a config.h-style package name */
 #include <bfd.h>
 
@@ -22,6 +24,7 @@ struct rp_sym {
 	asymbol **syms; /* for bfd_find_nearest_line */
 	struct func *funcs; /* code symbols by address */
 	size_t nfuncs;
+	struct rp_lines *lines;
 };
 
 static int by_addr(const void *a, const void *b)
@@ -84,6 +87,7 @@ int rp_sym_open(const char *path, struct rp_sym **out, char *err, size_t errlen)
 	}
 	if (s->funcs)
 		qsort(s->funcs, s->nfuncs, sizeof *s->funcs, by_addr);
+	s->lines = rp_lines_open(abfd);
 	*out = s;
 	return 0;
 }
@@ -110,6 +114,12 @@ size_t rp_sym_build_id(struct rp_sym *s, uint8_t *buf, size_t max)
 	return descsz;
 }
 
+/* The name users know: sicpp renames the program's main. */
+static const char *user_name(const char *name)
+{
+	return name && !strcmp(name, "__sic_main") ? "main" : name;
+}
+
 void rp_sym_lookup(struct rp_sym *s, uint64_t pc, struct rp_sym_loc *loc)
 {
 	memset(loc, 0, sizeof *loc);
@@ -123,7 +133,7 @@ void rp_sym_lookup(struct rp_sym *s, uint64_t pc, struct rp_sym_loc *loc)
 			hi = mid;
 	}
 	if (lo > 0) {
-		loc->func = s->funcs[lo - 1].name;
+		loc->func = user_name(s->funcs[lo - 1].name);
 		loc->off = pc - s->funcs[lo - 1].addr;
 	}
 	for (asection *sec = s->abfd->sections; sec; sec = sec->next) {
@@ -138,15 +148,47 @@ void rp_sym_lookup(struct rp_sym *s, uint64_t pc, struct rp_sym_loc *loc)
 			loc->line = line;
 		}
 		if (!loc->func && func)
-			loc->func = func;
+			loc->func = user_name(func);
+		/* Inside inlined code, func is the inlined function; its callers follow,
+		 * each with the line of its call: the last is in the real function. */
+		const char *cfile, *cfunc;
+		unsigned cline;
+		const char *inl = func;
+		while (bfd_find_inliner_info(s->abfd, &cfile, &cfunc, &cline)) {
+			loc->inlined = inl;
+			loc->call_file = cfile;
+			loc->call_line = cline;
+			inl = NULL; /* the innermost is the first */
+		}
 		break;
 	}
+	rp_lines_find(s->lines, pc, &loc->file, &loc->line);
+}
+
+static const char *base_name(const char *f, bool base)
+{
+	const char *b = strrchr(f, '/');
+	return base && b ? b + 1 : f;
+}
+
+void rp_sym_format(const struct rp_sym_loc *loc, bool base, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s+0x%llx", loc->func ? loc->func : "??", (unsigned long long)loc->off);
+	if (!loc->file || n < 0 || (size_t)n >= len)
+		return;
+	if (loc->inlined && loc->call_file)
+		snprintf(buf + n, len - (size_t)n, " (%s:%u in %s, inlined at %s:%u)",
+			 base_name(loc->file, base), loc->line, loc->inlined,
+			 base_name(loc->call_file, base), loc->call_line);
+	else
+		snprintf(buf + n, len - (size_t)n, " (%s:%u)", base_name(loc->file, base), loc->line);
 }
 
 void rp_sym_close(struct rp_sym *s)
 {
 	if (!s)
 		return;
+	rp_lines_close(s->lines);
 	bfd_close(s->abfd);
 	free(s->syms);
 	free(s->funcs);

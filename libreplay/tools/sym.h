@@ -2,6 +2,7 @@
 #ifndef RP_SYM_H
 #define RP_SYM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,8 +12,18 @@ struct rp_sym_loc {
 	const char *func; /* NULL when no symbol covers the PC */
 	uint64_t off;     /* pc - the function's start */
 	const char *file; /* NULL without debug information */
-	unsigned line;
+	unsigned line;    /* the PC's own line, in an inlined function's code too */
+	const char *inlined;   /* the innermost function inlined at the PC, or NULL */
+	const char *call_file; /* with inlined: where func calls the (outermost) */
+	unsigned call_line;    /* inlined function */
 };
+
+struct rp_lines;
+/* lines.c: the DWARF line table of an open bfd (a bfd *), gdb's way: where rows
+ * share an address, an is_stmt row wins. NULL if out of memory. */
+struct rp_lines *rp_lines_open(void *abfd);
+bool rp_lines_find(struct rp_lines *l, uint64_t pc, const char **file, unsigned *line);
+void rp_lines_close(struct rp_lines *l);
 
 /* Open an executable. 0, or -1 with a one-line message in err. */
 int rp_sym_open(const char *path, struct rp_sym **out, char *err, size_t errlen);
@@ -23,5 +34,8 @@ size_t rp_sym_build_id(struct rp_sym *s, uint8_t *buf, size_t max);
  * until rp_sym_close. */
 void rp_sym_lookup(struct rp_sym *s, uint64_t pc, struct rp_sym_loc *loc);
 void rp_sym_close(struct rp_sym *s);
+/* "func+0xoff (file:line)", or with an inlined function "func+0xoff (file:line in
+ * inlined, inlined at file:line)"; base: file names without their directories. */
+void rp_sym_format(const struct rp_sym_loc *loc, bool base, char *buf, size_t len);
 
 #endif

@@ -120,15 +120,10 @@ static void bar(unsigned tid, unsigned lane, double a, double b, double busy, si
 /* Where a PREEMPT record's thread was: "teller+0x8c (heisenbug.c:15)". */
 static const char *where(struct rp_sym *sym, const struct rp_log_record *r)
 {
-	static char buf[300];
+	static char buf[600];
 	struct rp_sym_loc loc;
 	rp_sym_lookup(sym, r->pc, &loc);
-	int n = snprintf(buf, sizeof buf, "%s+%#llx", loc.func ? loc.func : "??",
-			 (unsigned long long)loc.off);
-	if (loc.file && n > 0 && (size_t)n < sizeof buf) {
-		const char *base = strrchr(loc.file, '/');
-		snprintf(buf + n, sizeof buf - (size_t)n, " (%s:%u)", base ? base + 1 : loc.file, loc.line);
-	}
+	rp_sym_format(&loc, true, buf, sizeof buf);
 	return buf;
 }
 

@@ -221,7 +221,8 @@ trap 'rm -rf "$WORKDIR"; rmdir "$ROOT/build/csmith" 2>/dev/null; exit 130' INT T
 tools=$(cd "$(dirname "$SICC")/.." && pwd)
 mkdir -p "$WORKDIR/sicc/bin" "$WORKDIR/sicc/lib" "$WORKDIR/sicc/libexec/libreplay"
 if ! { cp "$tools/bin/sicc" "$tools/bin/sicpp" "$WORKDIR/sicc/bin/" &&
-	cp "$tools/lib/libreplay.a" "$WORKDIR/sicc/lib/" &&
+	cp "$tools/lib/libreplay.a" "$tools/lib/libreplay.ld" "$tools/lib/libreplay.dynlist" \
+		"$WORKDIR/sicc/lib/" &&
 	cp -r "$tools/include" "$WORKDIR/sicc/" &&
 	ln -s ../../bin/sicc "$WORKDIR/sicc/libexec/libreplay/as"; }; then
 	echo "FAIL: cannot copy the toolchain from $tools"

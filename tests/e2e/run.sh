@@ -1,9 +1,9 @@
 #!/bin/bash
 # End-to-end tests of the toolchain: each tests/e2e/NAME.c is built with plain gcc
-# and with sicc at several optimisation levels; the instrumented build must print
-# exactly what the plain one prints, also with the counter overflowing every few
-# counts (LIBREPLAY_SIC_STRESS). Programs check their own count invariants under
-# #ifdef __SICC__. NAME.sh, when present, is a test of its own.
+# and with sicc (NAME.cpp: g++ and sic++) at several optimisation levels; the
+# instrumented build must print exactly what the plain one prints, also with the
+# counter overflowing every few counts (LIBREPLAY_SIC_STRESS). Programs check their
+# own count invariants under #ifdef __SICC__. NAME.sh, when present, is a test of its own.
 . "$(dirname "$0")/../lib/common.sh"
 cd "$ROOT/tests/e2e"
 
@@ -12,15 +12,17 @@ gcc -O2 -fPIC -shared -o "$WORK/libforeign.so" foreign/foreign.c foreign/r15.S
 gcc -O2 -c -o "$WORK/foreign_static.o" foreign/foreign.c
 gcc -c -o "$WORK/r15_static.o" foreign/r15.S
 
-for src in *.c; do
-	name=${src%.c}
+for src in *.c *.cpp; do
+	name=${src%.*}
+	cc=gcc sicc=$SICC # C++ (NAME.cpp): g++ against sic++
+	[ "$src" = "$name.cpp" ] && cc=g++ sicc=$SICXX
 	for opt in -O0 -O2 -O3 "-O2 -fPIC" "-Os -fcf-protection"; do
 		tag="$name ${opt// /}"
 		exe="$WORK/$name${opt// /}"
 		libs="-L$WORK -lforeign -Wl,-rpath,$WORK"
-		if ! gcc $opt -g -w -o "$exe.plain" "$src" $libs >"$WORK/build.log" 2>&1; then
-			fail "$tag: gcc build: $(head -n 2 "$WORK/build.log")"; continue; fi
-		if ! "$SICC" $opt -g -w -o "$exe" "$src" $libs >"$WORK/build.log" 2>&1; then
+		if ! $cc $opt -g -w -o "$exe.plain" "$src" $libs >"$WORK/build.log" 2>&1; then
+			fail "$tag: $cc build: $(head -n 2 "$WORK/build.log")"; continue; fi
+		if ! "$sicc" $opt -g -w -o "$exe" "$src" $libs >"$WORK/build.log" 2>&1; then
 			fail "$tag: sicc build: $(head -n 2 "$WORK/build.log")"; continue; fi
 		"$exe.plain" >"$exe.want" 2>&1; want_rc=$?
 		"$exe" >"$exe.got" 2>&1; got_rc=$?

@@ -89,12 +89,49 @@ same_output x rth.out && [ "$(grep -c '^Breakpoint 1, bump' rth.out)" -eq 3 ] &&
 	pass "continue while looking at green thread 1 resumes the real thread" ||
 	fail "continue while switched: $(grep -v '^\[' rth.out | tail -n 3 | tr '\n' ' ')"
 
+# The story between stops: a continue that let other green threads run says which
+# and how many preemptions passed (the log's PREEMPT records between the two stops);
+# bt of a preempted green thread starts at the program's interrupted frame and ends
+# at its thread function (the runtime's frames are filtered; bt -no-filters has
+# them); continue while looking at one says the schedule decides.
+rgdb story.out -ex 'break racy.c:14' -ex run -ex delete -ex 'replay status' -ex 'break racy.c:14 if id == 3' \
+	-ex continue -ex 'replay status' -ex 'info rthreads' -ex 'rthread 2' -ex bt -ex 'bt -no-filters' \
+	-ex delete -ex continue
+"$ROOT/build/bin/replay-dump" --json racy.bin racy >racy.json
+story_check() {
+	python3 - story.out racy.json <<'EOF'
+import json, re, sys
+out = open(sys.argv[1]).read()
+recs = json.load(open(sys.argv[2]))["records"]
+done = [int(x) for x in re.findall(r"^replaying racy\.bin: (\d+) of \d+ records done", out, re.M)]
+m = re.search(r"^\[green threads? ([0-9, ]+) ran; (\d+) preemptions? passed; now in thread (\d+)\]$", out, re.M)
+assert len(done) == 2 and m, "no announcement after the continue"
+ran = [int(t) for t in m.group(1).split(", ")]
+want = sum(1 for r in recs[done[0]:done[1]] if r["kind"] == "PREEMPT")
+assert int(m.group(2)) == want, "announced %s preemptions, the log has %d" % (m.group(2), want)
+assert 2 not in ran and int(m.group(3)) in ran, "ran %s, now %s" % (ran, m.group(3))
+# green thread 2 was preempted: its filtered bt starts at work, the unfiltered one
+# at the scheduler's switch, through the signal frame
+bt = out.split("[looking at green thread 2]")[1]
+filtered, full = bt.split("\n#0 ", 1)
+frames = re.findall(r"^#\d+ .*", filtered, re.M)
+assert frames and all(re.match(r"#\d+ +(0x[0-9a-f]+ in )?(work|bump) \(.*racy\.c:\d+$", f) for f in frames), frames
+assert "sched_switch" in full.split("\n")[0] and "<signal handler called>" in full and "pt_start" in full
+EOF
+}
+check "after a continue, one line says which green threads ran and how many preemptions passed (the log's)" story_check
+expect "bt of a preempted green thread shows the program's frames only; bt -no-filters all" story.out \
+	'^#[0-9]+ +(0x[0-9a-f]+ in )?work \(arg=0x1\) at .*racy\.c:' '^#0  sched_switch \(\)' '^#[0-9]+ +<signal handler called>'
+same_output x story.out && grep -q '^libreplay: continue resumes green thread [0-9], the running one: green thread 2 runs when the recorded schedule says' story.out &&
+	pass "continue while looking at a green thread says the schedule decides; the program ends as recorded" ||
+	fail "continue after rthread 2: $(grep -v '^\[' story.out | tail -n 3 | tr '\n' ' ')"
+
 # Stop at (thread, count): thread 3 has not started yet when it is asked.
 rgdb stop.out -ex 'break work' -ex run -ex delete -ex 'replay stop-at 3 50000' -ex 'replay status' \
 	-ex continue -ex 'print $rcount(3)' -ex 'info rthreads' -ex 'replay stop-at 3 10' \
 	-ex 'replay stop-at 3 60001' -ex next -ex continue -ex 'print $rcount(3)' -ex continue
 expect "replay stop-at 3 50000: stops in the program with count exactly 50000" stop.out \
-	'^stop requested: thread 3 at count 50000' '^replay: green thread 3 reached count 50000' \
+	'^stop 1: green thread 3 at count 50000' '^replay: green thread 3 reached count 50000' \
 	'^#0 .* in work \(arg=.*\) at .*racy\.c:[0-9]+' '^\$1 = 50000$' '^\* 3 +running +50000 +work at' \
 	'Green thread 3 is at count 50000 already' '^replay: green thread 3 reached count 60001' \
 	'^\$2 = 60001$'
@@ -121,6 +158,55 @@ rgdb apply.out -ex 'break racy.c:14 if id == 1' -ex run -ex 'continue 40' -ex 'r
 expect "rthread apply all bt 1" apply.out '^Green thread 1:' '^Green thread 4:' '^#0 +bump \(id=1\)' \
 	'^\* 2 +running'
 same_output x apply.out || fail "rthread apply: output differs"
+
+# Count conditions are decided by the runtime: while `$rcount(3) > 1000` cannot hold,
+# the breakpoint is out and gdb never stops at it; the runtime stops where thread 3's
+# count enters the window. Tens of thousands of passes go by with gdb evaluating the
+# condition at the one stop only ($rcount's calls are counted), and the stop is the
+# one a condition gdb evaluates at every pass finds (`+ 0` keeps it from the runtime).
+"$SICC" -O1 -g -o passes "$P/passes.c" && ./passes --record passes.bin --quantum 100us >passes.rec 2>&1
+pgdb() { local out=$1; shift; timeout 600 "$RGDB" ./passes passes.bin -batch -nx "$@" >"$out" 2>&1; }
+pgdb cond.out -ex 'break passes.c:11 if $rcount(3) > 1000' -ex run -ex 'print passes' \
+	-ex 'python print("rcount calls: %d" % Rcount.calls)' -ex 'print $rcount(3)' -ex 'info breakpoints' -ex delete -ex continue
+passes=$(sed -n 's/^\$1 = //p' cond.out) calls=$(sed -n 's/^rcount calls: //p' cond.out)
+if ! grep -qxF "$(cat passes.rec)" cond.out; then fail "count condition: the program did not end as recorded: $(tail -n 3 cond.out | tr '\n' ' ')"
+elif [ -z "$passes" ] || [ "$passes" -lt 10000 ] || [ "$calls" != 1 ]; then
+	fail "count condition: $passes passes before the stop (want >= 10000), gdb evaluated \$rcount $calls times (want 1)"
+elif ! grep -Eq '^\$2 = 100[1-9]$' cond.out || ! grep -Eq '^1 +breakpoint +keep y ' cond.out; then
+	fail "count condition: stopped with \$rcount(3) $(sed -n 's/^\$2 = //p' cond.out), or the breakpoint is not shown enabled"
+else pass "break if \$rcount(3) > 1000: $passes passes went by, gdb evaluated the condition once, at the stop"; fi
+# the same stops as a condition gdb evaluates at every pass: a window, a reversed term
+# and a conjunction with a term of the program's
+# (8 of the window's ~20 stops, then kill: gdb's own evaluation is slow at every pass)
+win=(-ex run)
+for n in 1 2 3 4 5 6 7 8; do win+=(-ex 'print $rcount(2) * 1000000 + passes' -ex continue); done
+win+=(-ex 'print $rcount(2) * 1000000 + passes' -ex kill)
+pgdb win.out -ex 'break passes.c:11 if 300 < $rcount(2) && $rcount(2) <= 340 && id == 1' "${win[@]}"
+pgdb win0.out -ex 'break passes.c:11 if 300 < $rcount(2) + 0 && $rcount(2) + 0 <= 340 && id == 1' "${win[@]}"
+stops=$(grep -c '^\$[0-9]* = ' win.out)
+if [ "$stops" -ne 9 ] || ! cmp -s <(grep '^\$' win.out) <(grep '^\$' win0.out); then
+	fail "count window: $stops stops; the runtime's and gdb's evaluation differ: $(diff <(grep '^\$' win.out) <(grep '^\$' win0.out) | head -n 4 | tr '\n' ' ')"
+else pass "a count window (300 < \$rcount(2) <= 340 && id == 1): the same $stops stops as gdb's own evaluation"; fi
+# a conditional watchpoint, gated the same way
+pgdb watch.out -ex 'break work' -ex run -ex delete -ex 'watch passes if $rcount(3) > 1000' -ex continue \
+	-ex 'python print("rcount calls: %d" % Rcount.calls)' -ex 'print $rcount(3)' -ex delete -ex continue
+expect "watch passes if \$rcount(3) > 1000: stops at the first change after the count, gdb evaluating it once" watch.out \
+	'^Hardware watchpoint [0-9]+: passes' '^Old value = [0-9]+' '^\$1 = 100[1-9]$' '^rcount calls: 1$' "^$(cat passes.rec)\$"
+
+# replay stop-at checks thread and count against the log; several stops at once,
+# listed, deleted; each stops once, at its count.
+pgdb stops.out -ex 'break work' -ex run -ex delete -ex 'replay stop-at 9 100' -ex 'replay stop-at 3 99999999' \
+	-ex 'replay stop-at 3 2000' -ex 'replay stop-at 2 5000' -ex 'replay stop-at 4 3000' -ex 'replay stop-at' \
+	-ex 'replay stop-at delete 3' -ex 'replay status' -ex continue -ex 'print $rcount(2)' -ex continue \
+	-ex 'print $rcount(3)' -ex 'replay stop-at' -ex continue
+expect "replay stop-at: a thread the recording does not have, a count past its end: one line each" stops.out \
+	'^replay stop-at: the recording has no green thread 9 \(it has 1, 2, 3, 4\)$' \
+	'^replay stop-at: green thread 3 ends at count [0-9]+ in the recording: it never reaches 99999999$'
+expect "replay stop-at: three stops set, listed, one deleted, the other two taken in turn" stops.out \
+	'^stop 1: will stop when green thread 3 reaches count 2000' '^stop 3: will stop when green thread 4 reaches count 3000' \
+	'^stop 2: green thread 2 at count 5000$' '^\$1 = 5000$' '^\$2 = 2000$' '^No stops requested\.$' \
+	"^$(cat passes.rec)\$"
+if grep -q 'green thread 4 reached' stops.out; then fail "replay stop-at: the deleted stop was taken"; fi
 
 # Recording under gdb: the time slice signal is silent too, and the log replays.
 timeout 300 gdb -batch -nx -iex "source $ROOT/build/share/libreplay/gdb/libreplay.py" -ex run \
@@ -167,7 +253,7 @@ if [ -n "$pre" ]; then
 	# request behind.
 	if grep -A1 ' in rp_debug_preempting at ' step.out | grep -q 'already hit [1-9]' &&
 		grep -A1 ' in rp_debug_resumed at ' step.out | grep -q 'already hit [1-9]' &&
-		grep -q 'step_tid = 0, resume_tid = 0}' step.out; then
+		grep -Eq 'step_tid = 0, resume_tid = 0[,}]' step.out; then
 		pass "the next across the preemption stopped in rp_debug_preempting and rp_debug_resumed"
 	else
 		fail "next across a preemption: the runtime's step stops were not used: $(grep -A1 'rp_debug_pre\|rp_debug_res\|step_tid' step.out | tr '\n' ' ' | head -c 300)"

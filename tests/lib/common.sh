@@ -3,6 +3,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SICC="$ROOT/build/bin/sicc"
+SICXX="$ROOT/build/bin/sic++"
 SICPP="$ROOT/build/bin/sicpp"
 LIBREPLAY="$ROOT/build/lib/libreplay.a"
 WORK="$ROOT/build/test-work/$(basename "$(dirname "$0")")-$(basename "$0" .sh)"

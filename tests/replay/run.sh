@@ -9,7 +9,10 @@ unset LIBREPLAY_OPTS
 P="$ROOT/tests/replay/progs"
 RUNS=${REPLAY_RUNS:-12}
 
-build() { "$SICC" -O2 -g -o "$WORK/$1" "$P/$1.c" >"$WORK/$1.build" 2>&1; }
+build() { # NAME.c with sicc, NAME.cpp with sic++
+	if [ -e "$P/$1.cpp" ]; then "$SICXX" -O2 -g -o "$WORK/$1" "$P/$1.cpp" >"$WORK/$1.build" 2>&1
+	else "$SICC" -O2 -g -o "$WORK/$1" "$P/$1.c" >"$WORK/$1.build" 2>&1; fi
+}
 
 # record_replay NAME RUNS MIN_DISTINCT [SLICES]: record RUNS times, replay each. SLICES
 # is --chaos (the default: random slices) or e.g. "--quantum 100us".
@@ -65,6 +68,8 @@ else fail "spin_handoff: $stats"; fi
 check "spin_handoff: ends unrecorded" bash -c "cd '$WORK' && timeout 60 ./spin_handoff --no-record | grep -q '2000 handoffs'"
 # Indirect tail calls through method tables and comparators (issue 11, item 1).
 record_replay tail_dispatch "$RUNS" 2
+# C++: std::thread, std::mutex, std::condition_variable, exceptions (item 8).
+record_replay cxx_threads "$RUNS" 2
 # Short slices land everywhere, also between publishing a count and a call (a
 # replay once lost track there): a lock-heavy program, many times.
 "$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"

@@ -65,6 +65,31 @@ check "replay-dump: unknown INPUT kinds as kind, length and hex bytes" bash -c \
 	 grep -Eq 'kind 4 +8 bytes +time = 1234567890$' odd.txt && grep -Eq 'kind 4 +3 bytes +0102ff$' odd.txt &&
 	 grep -q 'not checked' odd.txt"
 
+# ---- names and lines: the program's main, an inlined function's own line ------------------
+build order "$P/order.c"
+addrs=$(objdump -d --no-show-raw-insn order | awk '/<worker>:/,/^$/' | sed -n 's/^ *\([0-9a-f]*\):.*/0x\1/p')
+"$DUMP" --where order $addrs >where.txt
+lines=(); for a in $addrs; do lines+=(-ex "info line *$a"); done
+gdb -batch -nx "${lines[@]}" order >where.gdb 2>&1
+addr2line -e order $addrs >where.a2l
+check "replay-dump --where: every instruction of worker at gdb's line (is_stmt rows), where libbfd's own lookup is not" python3 - where.txt where.gdb where.a2l <<'EOF'
+import re, sys
+ours = [re.search(r":(\d+)(?: in (\w+), inlined at .*:(\d+))?\)$", l) for l in open(sys.argv[1])]
+gdb = [re.match(r'Line (\d+) of', l) for l in open(sys.argv[2]) if l.startswith(("Line", "No line"))]
+bfd = [l.rsplit(":", 1)[1].split()[0] for l in open(sys.argv[3])]
+assert len(ours) == len(gdb) == len(bfd) > 20, (len(ours), len(gdb), len(bfd))
+differ = [i for i, (o, g) in enumerate(zip(ours, gdb)) if g and (not o or o.group(1) != g.group(1))]
+assert not differ, "%d lines differ from gdb's" % len(differ)
+naive = sum(1 for b, g in zip(bfd, gdb) if g and b != g.group(1))
+assert naive > 0, "libbfd's lookup agrees with gdb everywhere: the test no longer exercises the case"
+inl = [o for o in ours if o and o.group(2)]
+assert inl and all(o.group(2) == "take" and o.group(3) == "21" for o in inl), "inlined take at line 21"
+print("%d addresses, %d where libbfd alone says otherwise, %d in inlined take" % (len(ours), naive, len(inl)))
+EOF
+main_at=$(printf '0x%x' "$(nm order | sed -n 's/^\([0-9a-f]*\) T __sic_main$/0x\1/p')")
+check "replay-dump: the program's main is main, not __sic_main" bash -c \
+	"'$DUMP' --where order $main_at | grep -q '^$main_at main+0x0 (.*order\.c:[0-9]*)$'"
+
 # ---- bad input: one line, non-zero ---------------------------------------------------
 one_line_error() { # NAME WANT_RC PATTERN COMMAND...
 	local name=$1 want=$2 pattern=$3; shift 3
@@ -134,7 +159,7 @@ done
 check "trace: each preemption is the log's next PREEMPT, at its count (checked by the timeline)" \
 	test -s ten.log.svg
 check "timeline with the log: preemptions say where they struck" \
-	grep -Eq '<title>t[0-9]+ @clock [0-9]+: 1 preemption at (worker|compute)\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+\)' ten.log.svg
+	grep -Eq '<title>t[0-9]+ @clock [0-9]+: 1 preemption at (worker|compute)\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+( in compute, inlined at ten_threads\.c:[0-9]+)?\)' ten.log.svg
 one_line_error "timeline: a trace of another log" 2 "not the log's next" "$DUMP" --timeline ten.rep.trace rc.bin racy_counter
 one_line_error "timeline: not a trace" 2 "not a schedule trace" "$DUMP" --timeline rc.txt
 
@@ -160,7 +185,7 @@ crash_case() { # NAME ARG SIGNAL STATUS
 		test \$(grep -c '^libreplay: thread [0-9]* (' '$c.rec.report') -eq 5 &&
 		grep -A12 '(blocked on mutex)' '$c.rec.report' | grep -q waits_on_mutex &&
 		grep -A12 '(blocked on condvar)' '$c.rec.report' | grep -q waits_on_cond &&
-		grep -A12 '(blocked on join)' '$c.rec.report' | grep -q __sic_main &&
+		grep -A12 '(blocked on join)' '$c.rec.report' | grep -q '  main+' &&
 		grep -A3 '(preempted)\|(runnable)' '$c.rec.report' | grep -q 'spins+'"
 	check "crash ($sig): the replay dies of it too" test $rc2 -eq "$want"
 	check "crash ($sig): and prints the same report" cmp "$c.rec.report" "$c.rep.report"
@@ -169,6 +194,23 @@ crash_case() { # NAME ARG SIGNAL STATUS
 }
 crash_case segv "" SIGSEGV 139
 crash_case abort abort SIGABRT 134
+# A tick deferred before the crash: a thread in memset is preempted at its next counting
+# point (rp_record_overflow), not from the timer's signal; the replay preempts it there
+# by its trap. Both reports show it preempted at the program's instruction.
+LIBREPLAY_STATS=1 ./crash_report --record def.bin --quantum 200us deferred >def.rec.out 2>def.rec.err
+rc=$?
+./crash_report --replay def.bin >def.rep.out 2>def.rep.err
+rc2=$?
+report def.rec.err >def.rec.report
+report def.rep.err >def.rep.report
+check "crash after a deferred tick: ticks were deferred, the recording died of SIGSEGV" bash -c \
+	"test $rc -eq 139 && grep -Eq 'preemptions taken, [1-9][0-9]* ticks deferred' def.rec.err"
+check "crash after a deferred tick: the thread in memset is preempted at the program's instruction" \
+	bash -c "grep -A1 '(preempted)' def.rec.report | grep -q '#0  in_library+'"
+check "crash after a deferred tick: the replay's report is the recording's" \
+	bash -c "test $rc2 -eq 139 && cmp def.rec.report def.rep.report"
+check "crash reports name the program's main main, never __sic_main" bash -c \
+	"! grep -q __sic_main segv.rec.report abort.rec.report def.rec.report"
 # A stack overflow: no stack is left for a handler, so the fatal handlers have their own.
 ./crash_report --record ov.bin --quantum 200us overflow >ov.rec.out 2>ov.rec.err
 rc=$?

@@ -567,6 +567,79 @@ static void jump_that_may_stay_keeps_the_count(void **state)
 	unit_free(&u);
 }
 
+/* Landing pads (C++ exceptions): the third field of each call-site record. The
+ * unwinder lands there with the token in r15: the label gets the reload. The
+ * table's labels take no address a jump could use. */
+static void landing_pads_reload_the_count(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.globl\tf\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      ".LFB1:\n"
+		      ".LEHB0:\n"
+		      "\tcall\tg@PLT\n"
+		      ".LEHE0:\n"
+		      "\tret\n"
+		      ".L5:\n"
+		      "\tmovq\t%rax, %rdi\n"
+		      "\tcall\t_Unwind_Resume@PLT\n"
+		      "\t.size\tf, .-f\n"
+		      "\t.section\t.gcc_except_table,\"a\",@progbits\n"
+		      ".LLSDA1:\n"
+		      "\t.byte\t0xff\n"
+		      "\t.byte\t0xff\n"
+		      "\t.byte\t0x1\n"
+		      "\t.uleb128 .LLSDACSE1-.LLSDACSB1\n"
+		      ".LLSDACSB1:\n"
+		      "\t.uleb128 .LEHB0-.LFB1\n"
+		      "\t.uleb128 .LEHE0-.LEHB0\n"
+		      "\t.uleb128 .L5-.LFB1\n"
+		      "\t.uleb128 0\n"
+		      "\t.uleb128 .LEHE0-.LFB1\n"
+		      "\t.uleb128 .L6-.LEHE0\n"
+		      "\t.uleb128 0\n"            /* no landing pad */
+		      "\t.uleb128 0\n"
+		      ".LLSDACSE1:\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(sym_find(&u.an, ".L5")->landing_pad);
+	assert_true(plan_of(&u, ".L5:")->landing_reload);
+	assert_false(sym_find(&u.an, ".LEHB0")->landing_pad);
+	assert_false(sym_find(&u.an, ".LEHE0")->landing_pad);
+	assert_false(sym_find(&u.an, ".LFB1")->landing_pad);
+	assert_false(sym_find(&u.an, ".L5")->addr_taken);
+	assert_false(sym_find(&u.an, ".LEHB0")->addr_taken);
+	assert_false(plan_of(&u, "ret")->landing_reload);
+	unit_free(&u);
+}
+
+/* A loop head right before a TLS access (gcc -fPIC, C++ thread_local): the count
+ * goes before the sequence, never between its lea and its call (the linker rewrites
+ * it by its bytes). A lone `rex64` is a prefix, not an unknown flag reader. */
+static void count_never_inside_tls_sequence(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      ".L2:\n"
+		      "\tdata16\tleaq\tx@tlsgd(%rip), %rdi\n"
+		      "\t.value\t0x6666\n"
+		      "\trex64\n"
+		      "\tcall\t__tls_get_addr@PLT\n"
+		      "\tjmp\t.L2\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "data16 leaq x@tlsgd(%rip), %rdi")->count, CNT_FAST);
+	assert_int_equal(plan_of(&u, "rex64")->count, CNT_NONE);
+	const struct stmt_plan *call = plan_of(&u, "call __tls_get_addr@PLT");
+	assert_int_equal(call->count, CNT_NONE);
+	assert_false(call->home_store);
+	assert_false(call->token);
+	unit_free(&u);
+}
+
 /* ---- entry checks -------------------------------------------------------------------------- */
 
 static void global_function_entry_check_after_endbr64(void **state)
@@ -1269,6 +1342,8 @@ int main(void)
 		cmocka_unit_test(pointer_jumps_may_be_tail_calls),
 		cmocka_unit_test(memory_jumps_through_pointers_are_tail_calls),
 		cmocka_unit_test(jump_that_may_stay_keeps_the_count),
+		cmocka_unit_test(landing_pads_reload_the_count),
+		cmocka_unit_test(count_never_inside_tls_sequence),
 		cmocka_unit_test(global_function_entry_check_after_endbr64),
 		cmocka_unit_test(entry_check_before_loop_at_function_start),
 		cmocka_unit_test(entry_check_without_cfi_goes_after_label),

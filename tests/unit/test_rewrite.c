@@ -513,6 +513,44 @@ static void safe_count_sequence(void **state)
 	free(out);
 }
 
+/* A landing pad's label is followed by the reload: the unwinder lands with the
+ * token in r15 (no preemption until the count is back). */
+static void landing_pad_reload(void **state)
+{
+	char *out = rewrite_checked("\t.text\n"
+				    "\t.globl\tf\n"
+				    "\t.type\tf, @function\n"
+				    "f:\n"
+				    ".LFB1:\n"
+				    ".LEHB0:\n"
+				    "\tcall\tg@PLT\n"
+				    ".LEHE0:\n"
+				    "\tret\n"
+				    ".L5:\n"
+				    "\tmovq\t%rax, %rdi\n"
+				    "\tcall\t_Unwind_Resume@PLT\n"
+				    "\t.size\tf, .-f\n"
+				    "\t.section\t.gcc_except_table,\"a\",@progbits\n"
+				    ".LLSDACSB1:\n"
+				    "\t.uleb128 .LEHB0-.LFB1\n"
+				    "\t.uleb128 .LEHE0-.LEHB0\n"
+				    "\t.uleb128 .L5-.LFB1\n"
+				    "\t.uleb128 0\n"
+				    ".LLSDACSE1:\n");
+	struct lines l = split_lines(out);
+	int lp = find(&l, 0, ".L5:");
+	assert_true(is_np_label(l.v[lp + 1]));
+	assert_string_equal(l.v[lp + 2], "cmpq $" SIC_TOKEN ", %r15");
+	assert_true(is_np_label(l.v[lp + 3]));
+	int id = number_in(&l, lp + 4, "jne .Lsic_lp_%d");
+	assert_true(is_np_label(l.v[lp + 5]));
+	assert_string_equal(l.v[lp + 6], "movq __sic_home(%rip), %r15");
+	assert_int_equal(number_in(&l, lp + 7, ".Lsic_lp_%d:"), id);
+	assert_string_equal(l.v[lp + 8], "movq %rax, %rdi");
+	free_lines(&l);
+	free(out);
+}
+
 /* ---- entry checks, calls, returns ------------------------------------------------------------ */
 
 static void foreign_entry_check(void **state)
@@ -1068,6 +1106,7 @@ int main(void)
 		cmocka_unit_test(stub_without_cfi),
 		cmocka_unit_test(safe_count_sequence),
 		cmocka_unit_test(foreign_entry_check),
+		cmocka_unit_test(landing_pad_reload),
 		cmocka_unit_test(foreign_call_publishes_the_count),
 		cmocka_unit_test(tls_sequences_untouched),
 		cmocka_unit_test(global_return_publishes_the_count),
