@@ -12,13 +12,16 @@ CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Wno-unused-parameter
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
 DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
-              libcsmith-dev pkg-config python3 procps zlib1g-dev
+              libcsmith-dev pkg-config python3 procps zlib1g-dev chromium
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
                  sicpp/hunt.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
-RT_SRC        := $(wildcard libreplay/*.c)
-RT_ASM        := $(wildcard libreplay/*.S)
+# The runtime's layers (libreplay/README.md): each folder one concern.
+RT_DIRS       := base log engine inputs pthread signals io
+RT_SRC        := $(wildcard $(RT_DIRS:%=libreplay/%/*.c)) libreplay/main.c
+RT_ASM        := $(wildcard $(RT_DIRS:%=libreplay/%/*.S))
+RT_HDR        := $(wildcard libreplay/*.h $(RT_DIRS:%=libreplay/%/*.h))
 RT_OBJ        := $(RT_SRC:%.c=$(BUILD)/obj/%.o) $(RT_ASM:%.S=$(BUILD)/obj/%.o)
 SCHED_SRC     := $(wildcard sched/*.c)
 SCHED_ASM     := $(wildcard sched/*.S)
@@ -31,11 +34,12 @@ LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
 GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a \
-         $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist $(BUILD)/include/libreplay.h \
-         $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
-# replay-dump (libreplay/tools/): reads logs with libreplay/log.c, symbolizes with libbfd.
-DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(BUILD)/obj/libreplay/log.o \
-            $(BUILD)/obj/libreplay/rp_alloc.o
+         $(LIB)/libreplay-log.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
+         $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
+# The log's reader and writer alone (libreplay/log/ and the allocator it uses), for tools.
+LOG_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/log/*.c) libreplay/base/rp_alloc.c)
+# replay-dump (libreplay/tools/): reads logs with libreplay/log/, symbolizes with libbfd.
+DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(LIB)/libreplay-log.a
 # gdb reads every file in this directory at start-up (Debian's gdb); only a system
 # PREFIX installs there by default (GDBINIT_DIR= to skip, or another directory).
 GDBINIT_DIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/gdb/gdbinit.d)
@@ -43,17 +47,17 @@ GDBINIT_DIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/gdb/gdbinit.d)
 .PHONY: all check unit e2e bench install deps clean demo csmith
 all: $(TOOLS)
 
-$(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h libreplay/*.h sched/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h sched/*.h) $(RT_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched -I$(BUILD)/gen -c $< -o $@
 
-$(BUILD)/obj/libreplay/tools/%.o: libreplay/tools/%.c $(wildcard libreplay/tools/*.h) libreplay/log.h libreplay/replay.h
+$(BUILD)/obj/libreplay/tools/%.o: libreplay/tools/%.c $(wildcard libreplay/tools/*.h) $(RT_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ilibreplay/tools -Ilibreplay -Isched -c $< -o $@
 
 $(BIN)/replay-dump: $(DUMP_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $^ -lbfd -o $@
+	$(CC) $(ALL_CFLAGS) $^ -lbfd -lm -o $@
 
 # replay-hunt (libreplay/tools/hunt/): runs a program many times; needs nothing of ours.
 HUNT_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/hunt/*.c))
@@ -97,15 +101,22 @@ $(LIB)/libreplay.a: $(RT_OBJ) $(SCHED_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(LIB)/libreplay-log.a: $(LOG_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 # The C library functions libreplay replaces (pthread_*, the blocking calls, the
 # recorded inputs...): sicc links them all in (libreplay.ld: EXTERN) and exports them
 # (libreplay.dynlist), so that uninstrumented libraries reach them too: libstdc++'s
 # std::thread, a plain .so's pthread_create. Measured against this machine's libc.
-$(LIB)/libreplay.syms: $(LIB)/libreplay.a
+# And libreplay.h's functions, for instrumented shared objects.
+$(LIB)/libreplay.syms: $(LIB)/libreplay.a libreplay/libreplay.h
 	nm -g --defined-only $< | awk 'NF == 3 && ($$2 == "T" || $$2 == "W") {print $$3}' | sort -u >$@.own
 	nm -D --defined-only $$($(CC) -print-file-name=libc.so.6) | \
 	  awk '{sub(/@.*/, "", $$3); print $$3}' | sort -u >$@.libc
-	comm -12 $@.own $@.libc >$@.tmp && rm -f $@.own $@.libc && mv $@.tmp $@
+	comm -12 $@.own $@.libc >$@.tmp && rm -f $@.own $@.libc
+	sed -n 's/^[a-z0-9_]* \**\(rp_[a-z0-9_]*\)(.*/\1/p' libreplay/libreplay.h >>$@.tmp # the API, for .so files
+	mv $@.tmp $@
 
 $(LIB)/libreplay.ld: $(LIB)/libreplay.syms
 	{ echo '/* Generated (Makefile): the C library functions libreplay replaces. */'; \
@@ -149,6 +160,7 @@ bench: all
 
 csmith: all
 	tests/csmith/run.sh $(N)
+	tests/csmith/callgraph.sh $(or $(N),200) 1000
 
 demo: all
 	examples/demo.sh

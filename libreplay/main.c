@@ -2,9 +2,13 @@
  *
  * Before any constructor of the program: take our flags off argv and, to record or
  * replay, make the address layout repeatable (re-exec without ASLR). Then the
- * program's main runs as green thread 1 on a stack of ours, under the session. */
-#include "rp_impl.h"
-#include "replay.h"
+ * program's main runs as green thread 1 on a stack of ours, under the session.
+ *
+ * The top of libreplay's layers (libreplay/README.md): it starts the session and hands
+ * the scheduler the io layer's hooks. */
+#include "engine/engine.h"
+#include "engine/session.h"
+#include "io/io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +33,7 @@ __attribute__((constructor(102))) static void early(int argc, char **argv, char 
 	if (!off && p != -1 && !(p & ADDR_NO_RANDOMIZE) && personality(p | ADDR_NO_RANDOMIZE) != -1)
 		execv("/proc/self/exe", argv); /* on failure, run on with the layout we have */
 	rp_options_parse(&argc, argv);
-	rp_stdio_start();
+	io_stdio_start();
 	saved_argc = argc;
 	saved_argv = argv;
 }
@@ -48,6 +52,8 @@ int main(int argc, char **argv, char **envp)
 	argv = saved_argv ? saved_argv : argv;
 	struct sched_hooks h = {0};
 	rp_session_start(&argc, &argv, &h);
+	h.event_ready = io_event_ready;
+	h.idle_events = io_idle;
 	sched_set_hooks(&h);
 	int status = sched_run_main(program_main, argc, argv, envp);
 	exit(status == SCHED_RUN_ABORTED ? 1 : status);

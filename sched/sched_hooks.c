@@ -1,4 +1,5 @@
-/* sched_hooks.c: the hooks, and their defaults (the real clock, sleeping, a report). */
+/* sched_hooks.c: the hooks, and their defaults (the real clock, sleeping, a report): the
+ * clock and the sleeps are system calls (sched_sys.h), whatever the program links. */
 #include "sched_impl.h"
 
 #include <stdlib.h>
@@ -6,7 +7,8 @@
 uint64_t sched_default_now_ns(clockid_t clk)
 {
 	struct timespec ts;
-	clock_gettime(clk, &ts);
+	if (sched_sys_clock_gettime(clk, &ts) != 0)
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -24,7 +26,7 @@ void sched_default_idle(uint64_t deadline_ns, clockid_t clk)
 		.tv_nsec = (long)(deadline_ns % 1000000000u),
 	};
 	/* An interruption only means the deadlines are asked again sooner. */
-	clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL);
+	sched_sys_clock_nanosleep(clk, TIMER_ABSTIME, &ts);
 }
 
 bool sched_default_event_ready(struct sched_thread *t, const void *obj)
@@ -39,7 +41,7 @@ void sched_default_idle_events(uint64_t deadline_ns, clockid_t clk)
 		return;
 	}
 	struct timespec ms = {0, 1000000};
-	nanosleep(&ms, NULL);
+	sched_sys_clock_nanosleep(CLOCK_MONOTONIC, 0, &ms);
 }
 
 void sched_default_deadlock(void)

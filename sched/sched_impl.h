@@ -11,6 +11,7 @@
 #include <asm/prctl.h>
 
 #include "green.h"
+#include "sched_sys.h"
 
 #define SCHED_HIDDEN __attribute__((visibility("hidden")))
 
@@ -181,7 +182,7 @@ static inline void sched_load_tp(const struct sched_thread *next)
 	else if (__builtin_expect(sched_g.fsgsbase, 1))
 		__asm__ volatile("wrfsbase %0" : : "r"(next->tp) : "memory");
 	else
-		syscall(SYS_arch_prctl, ARCH_SET_FS, next->tp); /* selector 0 too */
+		sched_raw_syscall(SYS_arch_prctl, ARCH_SET_FS, (long)next->tp, 0, 0, 0, 0); /* selector 0 too */
 }
 
 /* ---- internal functions (all called busy) ------------------------------------- */

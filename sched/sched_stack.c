@@ -9,7 +9,7 @@ static size_t page_size(void)
 {
 	static size_t size;
 	if (!size)
-		size = (size_t)sysconf(_SC_PAGESIZE);
+		size = sched_page_size();
 	return size;
 }
 

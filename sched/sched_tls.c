@@ -127,7 +127,7 @@ static int layout(void)
 	if (!align || (align & (align - 1)) || size <= SCHED_TCB_SIZE ||
 	    (size - SCHED_TCB_SIZE) % align || (uintptr_t)sched_g.host.tp % align)
 		return unusable("unexpected static TLS layout");
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t page = sched_page_size();
 	if (align > page)
 		return unusable("static TLS aligned beyond a page");
 	lay.page = page;
@@ -204,7 +204,7 @@ static uint16_t ldt_entry(void *tp)
 		.limit_in_pages = 1,
 		.useable = 1,
 	};
-	if (syscall(SYS_modify_ldt, 0x11, &d, sizeof d) != 0) {
+	if (sched_raw_syscall(SYS_modify_ldt, 0x11, (long)&d, sizeof d, 0, 0, 0) != 0) {
 		sched_g.no_ldt = true;
 		return 0;
 	}

@@ -84,6 +84,43 @@ static void nopreempt(struct rw *w)
 	fprintf(w->out, ".Lsic_np_%d:\n", w->nnp++);
 }
 
+/* movq %r15, __sic_home: the count, published. A shared object (--pic) reaches
+ * __sic_home, which the executable defines, through the GOT, with %rax saved below
+ * the stack pointer: it is published only right before a call, a jump to another
+ * function or a return, where that word is dead (the callee's to use). */
+static void emit_home_store(struct rw *w)
+{
+	if (!w->an->pic) {
+		fprintf(w->out, "\tmovq\t%%r15, " SIC_HOME "(%%rip)\n");
+		return;
+	}
+	fprintf(w->out, "\tmovq\t%%rax, -8(%%rsp)\n\tmovq\t" SIC_HOME "@GOTPCREL(%%rip), %%rax\n"
+		"\tmovq\t%%r15, (%%rax)\n\tmovq\t-8(%%rsp), %%rax\n");
+}
+
+/* movq __sic_home, %r15, its first instruction marked nopreempt by the caller (the
+ * GOT's form loads the address into r15 first: no preemption there either). */
+static void emit_home_load(struct rw *w)
+{
+	if (!w->an->pic) {
+		fprintf(w->out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n");
+		return;
+	}
+	fprintf(w->out, "\tmovq\t" SIC_HOME "@GOTPCREL(%%rip), %%r15\n");
+	nopreempt(w);
+	fprintf(w->out, "\tmovq\t(%%r15), %%r15\n");
+}
+
+/* A call or jump to a runtime routine: through the GOT in a shared object (a PLT
+ * stub's lazy binding would not keep every register and the flags). */
+static void emit_runtime_transfer(struct rw *w, const char *insn, const char *routine)
+{
+	if (w->an->pic)
+		fprintf(w->out, "\t%s\t*%s@GOTPCREL(%%rip)\n", insn, routine);
+	else
+		fprintf(w->out, "\t%s\t%s\n", insn, routine);
+}
+
 static void emit_count(struct rw *w, enum count_kind k)
 {
 	int id = new_id(w);
@@ -114,7 +151,8 @@ static void emit_entry_check(struct rw *w)
 	nopreempt(w);
 	fprintf(w->out, "\tjne\t.Lsic_fe_%d\n", id);
 	nopreempt(w);
-	fprintf(w->out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n.Lsic_fb_%d:\n", id);
+	emit_home_load(w);
+	fprintf(w->out, ".Lsic_fb_%d:\n", id);
 	add_stub(w, STUB_FOREIGN, id);
 }
 
@@ -128,7 +166,8 @@ static void emit_landing_reload(struct rw *w)
 	nopreempt(w);
 	fprintf(w->out, "\tjne\t.Lsic_lp_%d\n", id);
 	nopreempt(w);
-	fprintf(w->out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n.Lsic_lp_%d:\n", id);
+	emit_home_load(w);
+	fprintf(w->out, ".Lsic_lp_%d:\n", id);
 }
 
 /* A pause, or the backward branch of a spin-wait (hunt.c): through a stub that calls
@@ -253,7 +292,8 @@ static void emit_stubs(struct rw *w)
 			fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
 			if (adjust)
 				fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
-			fprintf(o, "\tcall\t" SIC_PAUSE "\n\tleaq\t128(%%rsp), %%rsp\n");
+			emit_runtime_transfer(w, "call", SIC_PAUSE);
+			fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
 			if (adjust)
 				fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
 			fprintf(o, "\tjmp\t%s\n", s->back);
@@ -265,7 +305,8 @@ static void emit_stubs(struct rw *w)
 			/* At function entry: the frame is the CIE's, CFA = rsp + 8. */
 			fprintf(o, ".Lsic_fe_%d:\n\t.cfi_startproc\n", s->id);
 			fprintf(o, "\tleaq\t.Lsic_fb_%d(%%rip), %%r11\n", s->id);
-			fprintf(o, "\tjmp\t" SIC_FOREIGN_ENTRY "\n\t.cfi_endproc\n");
+			emit_runtime_transfer(w, "jmp", SIC_FOREIGN_ENTRY);
+			fprintf(o, "\t.cfi_endproc\n");
 			continue;
 		}
 		bool safe = s->kind == STUB_OVERFLOW_SAFE;
@@ -285,7 +326,7 @@ static void emit_stubs(struct rw *w)
 		fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
 		if (adjust)
 			fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
-		fprintf(o, "\tcall\t" SIC_OVERFLOW "\n");
+		emit_runtime_transfer(w, "call", SIC_OVERFLOW);
 		fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
 		if (adjust)
 			fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
@@ -309,6 +350,8 @@ static void emit_tables(struct rw *w)
 	fprintf(o, "\t.section\tsic_nopreempt,\"a\",@progbits\n\t.p2align 2\n");
 	for (int k = 0; k < w->nnp; k++)
 		fprintf(o, "\t.long\t.Lsic_np_%d - .\n", k);
+	if (w->an->pic && w->nranges && !w->nnp) /* the registration names both tables */
+		fprintf(o, "\t.long\t.Lsic_rs_0 - .\n");
 	if (w->nmemops) {
 		fprintf(o, "\t.section\tsic_memops,\"a\",@progbits\n\t.p2align 2\n");
 		for (int k = 0; k < w->nmemops; k++)
@@ -319,6 +362,34 @@ static void emit_tables(struct rw *w)
 		for (int k = 0; k < w->natomics; k++)
 			fprintf(o, "\t.long\t.Lsic_mo_%d - .\n", w->atomics[k]);
 	}
+}
+
+/* In a shared object (--pic), the module's tables reach the runtime through a
+ * constructor every such object carries in one COMDAT group, so that a linked module
+ * (a .so, or an executable of -fPIC objects) keeps one copy: it registers the
+ * module's sic_ranges and sic_nopreempt with __sic_register_module before any other
+ * constructor of the module runs (priority 100), and takes them back at unload. */
+static void emit_module_registration(struct rw *w)
+{
+	static const char grp[] = SIC_MODULE_CTOR;
+	FILE *o = w->out;
+	fprintf(o, "\t.hidden\t__start_sic_ranges, __stop_sic_ranges, "
+		   "__start_sic_nopreempt, __stop_sic_nopreempt\n");
+	fprintf(o, "\t.section\t.text.%s,\"axG\",@progbits,%s,comdat\n", grp, grp);
+	fprintf(o, "\t.weak\t%s, %s_fini\n\t.hidden\t%s, %s_fini\n", grp, grp, grp, grp);
+	fprintf(o, "\t.type\t%s, @function\n%s:\n", grp, grp);
+	fprintf(o, "\tleaq\t__start_sic_ranges(%%rip), %%rdi\n\tleaq\t__stop_sic_ranges(%%rip), %%rsi\n"
+		   "\tleaq\t__start_sic_nopreempt(%%rip), %%rdx\n\tleaq\t__stop_sic_nopreempt(%%rip), %%rcx\n");
+	emit_runtime_transfer(w, "jmp", SIC_REGISTER_MODULE);
+	fprintf(o, "\t.size\t%s, .-%s\n", grp, grp);
+	fprintf(o, "\t.type\t%s_fini, @function\n%s_fini:\n", grp, grp);
+	fprintf(o, "\tleaq\t__start_sic_ranges(%%rip), %%rdi\n");
+	emit_runtime_transfer(w, "jmp", SIC_UNREGISTER_MODULE);
+	fprintf(o, "\t.size\t%s_fini, .-%s_fini\n", grp, grp);
+	fprintf(o, "\t.section\t.init_array.00100,\"awG\",@init_array,%s,comdat\n"
+		   "\t.p2align 3\n\t.quad\t%s\n", grp, grp);
+	fprintf(o, "\t.section\t.fini_array.00100,\"awG\",@fini_array,%s,comdat\n"
+		   "\t.p2align 3\n\t.quad\t%s_fini\n", grp, grp);
 }
 
 int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
@@ -351,7 +422,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			if (p->count)
 				emit_count(&w, p->count);
 			if (p->home_store || p->ret_store)
-				fprintf(out, "\tmovq\t%%r15, " SIC_HOME "(%%rip)\n");
+				emit_home_store(&w);
 			if (p->token || p->ret_store)
 				fprintf(out, "\tmovq\t$" SIC_TOKEN ", %%r15\n");
 			if (p->nopreempt || p->token || p->ret_store)
@@ -368,7 +439,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			emit_stmt(&w, s);
 		if (p->home_reload) {
 			nopreempt(&w);
-			fprintf(out, "\tmovq\t" SIC_HOME "(%%rip), %%r15\n");
+			emit_home_load(&w);
 		}
 		if (p->landing_reload) {
 			range_open(&w);
@@ -385,6 +456,8 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 	range_close(&w);
 	emit_stubs(&w);
 	emit_tables(&w);
+	if (an->pic && w.nranges) /* an object of data alone registers nothing */
+		emit_module_registration(&w);
 	for (int k = 0; k < w.nstubs; k++) {
 		cfi_release(&w.stubs[k].cfi);
 		free(w.stubs[k].back);

@@ -14,6 +14,11 @@ struct rewrite_opts {
 #define SIC_FOREIGN_ENTRY "__sic_foreign_entry"
 #define SIC_PAUSE         "__sic_pause"
 #define SIC_MAIN          "__sic_main"
+/* Shared objects (--pic): the runtime's registration of a module's tables, and the
+ * COMDAT constructor each object carries to call it. */
+#define SIC_REGISTER_MODULE   "__sic_register_module"
+#define SIC_UNREGISTER_MODULE "__sic_unregister_module"
+#define SIC_MODULE_CTOR       "__sic_module_tables"
 /* What %r15 holds while an instrumented caller is calling out: a value no foreign
  * code has in r15 by chance (not a user-space pointer, not a small number). It fits
  * a sign-extended imm32 so that setting and testing it are single instructions. */

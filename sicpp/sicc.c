@@ -104,12 +104,17 @@ static char *copy_stdin(void)
 	return strdup(path);
 }
 
+/* Code for a shared object (-fPIC, -shared): sicpp --pic. The driver tells the
+ * assembler stand-in with -Wa,--sicpp-pic, which it takes off before running as. */
+#define SICPP_PIC_FLAG "--sicpp-pic"
+static bool pic;
+
 /* sicpp in -o out; its exit status. */
 static int run_sicpp(const char *in, const char *out)
 {
 	char sicpp[PATH_MAX];
 	snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
-	char *sargv[] = {sicpp, (char *)in, "-o", (char *)out, NULL};
+	char *sargv[] = {sicpp, (char *)in, "-o", (char *)out, pic ? "--pic" : NULL, NULL};
 	return run(sargv);
 }
 
@@ -154,6 +159,14 @@ static int as_main(int argc, char **argv)
 	int ntemps = 0, ninputs = 0, rc = 1;
 	bool query = false;
 	args[0] = (char *)real_as;
+	int nargs = 1;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], SICPP_PIC_FLAG))
+			pic = true;
+		else
+			argv[nargs++] = argv[i];
+	argc = nargs;
+	argv[argc] = NULL;
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i];
 		args[i] = a;
@@ -240,8 +253,10 @@ static int driver_main(int argc, char **argv, bool cxx)
 			i++;
 	}
 
-	/* The large code model's PIC calls keep the GOT pointer in r15, -ffixed-r15 or not. */
-	bool large = false, nopic = false;
+	/* The large code model's PIC calls keep the GOT pointer in r15, -ffixed-r15 or not.
+	 * Code for a shared object (-fpic, -fPIC, -shared) reaches the runtime through the
+	 * GOT. */
+	bool large = false, nopic = false, shared = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-mcmodel=large"))
 			large = true;
@@ -249,11 +264,15 @@ static int driver_main(int argc, char **argv, bool cxx)
 			large = false;
 		else if (!strcmp(argv[i], "-fno-pie") || !strcmp(argv[i], "-fno-PIE") ||
 			 !strcmp(argv[i], "-fno-pic") || !strcmp(argv[i], "-fno-PIC"))
-			nopic = true;
-		else if (!strcmp(argv[i], "-fpie") || !strcmp(argv[i], "-fPIE") ||
-			 !strcmp(argv[i], "-fpic") || !strcmp(argv[i], "-fPIC"))
-			nopic = false;
+			nopic = true, pic = false;
+		else if (!strcmp(argv[i], "-fpie") || !strcmp(argv[i], "-fPIE"))
+			nopic = false, pic = false;
+		else if (!strcmp(argv[i], "-fpic") || !strcmp(argv[i], "-fPIC"))
+			nopic = false, pic = true;
+		else if (!strcmp(argv[i], "-shared"))
+			shared = true;
 	}
+	pic |= shared;
 	if (large && !nopic && !query && !preprocess)
 		die("%s", "-mcmodel=large with PIC/PIE is not supported (gcc keeps the GOT pointer "
 			  "in %r15, our counter): add -fno-pie -no-pie");
@@ -273,6 +292,8 @@ static int driver_main(int argc, char **argv, bool cxx)
 		args[n++] = "-ffixed-r15";
 		args[n++] = "-D__SICC__=1";
 		args[n++] = inc;
+		if (pic)
+			args[n++] = "-Wa," SICPP_PIC_FLAG;
 	}
 	for (int i = 1; i < argc; i++)
 		args[n++] = argv[i];

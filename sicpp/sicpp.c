@@ -20,6 +20,8 @@ static void usage(FILE *o)
 	      "when no file is named.\n"
 	      "  -o FILE          write here (written whole or not at all)\n"
 	      "  --keep-main      do not rename main to __sic_main\n"
+	      "  --pic            code for a shared object: reach the runtime through the\n"
+	      "                   GOT and register the module's tables (gcc -fPIC)\n"
 	      "  --stats          print what was inserted on stderr\n"
 	      "  -h, --help       this text\n",
 	      o);
@@ -30,11 +32,12 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"keep-main", no_argument, NULL, 'k'},
 		{"stats", no_argument, NULL, 's'},
+		{"pic", no_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *outpath = NULL;
-	bool stats = false;
+	bool stats = false, pic = false;
 	struct rewrite_opts opts = {.rename_main = true};
 	int c;
 	opterr = 0; /* one line of our own instead of getopt's */
@@ -43,6 +46,7 @@ int main(int argc, char **argv)
 		case 'o': outpath = optarg; break;
 		case 'k': opts.rename_main = false; break;
 		case 's': stats = true; break;
+		case 'p': pic = true; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
 			fprintf(stderr, "sicpp: option '%s' needs an argument (see sicpp --help)\n", argv[optind - 1]);
@@ -72,7 +76,7 @@ int main(int argc, char **argv)
 		fclose(in);
 
 	struct analysis an;
-	if (analyze(&an, &f, false) < 0)
+	if (analyze(&an, &f, pic) < 0)
 		return 1;
 
 	/* Write to a temporary beside the output and rename, so a failure never leaves

@@ -12,9 +12,9 @@
 # `bt -no-filters` shows them), and a stop after other green threads ran says which.
 #
 # It reads the runtime's state through the DWARF of libreplay.a (compiled with -g, so
-# in every program linked with it) and writes only rp_debug (libreplay/debug.c). It
+# in every program linked with it) and writes only rp_debug (libreplay/engine/debug.c). It
 # makes our signals silent: SIGPROF (the recording's time slice) and SIG41 (SIGRTMIN+7,
-# the replay's hardware breakpoint, RP_BP_SIGNAL in replay.c).
+# the replay's hardware breakpoint, RP_BP_SIGNAL in engine/replay.c).
 #
 # Looking at another green thread loads its saved stack pointer and resume address
 # into the one kernel thread's registers; the real ones are put back before anything
@@ -44,7 +44,7 @@ class ReplayError(gdb.GdbError):
 def static(name, source):
     """The static variable name defined in the runtime's file source (e.g. replay.c)."""
     for sym in gdb.lookup_static_symbols(name):
-        if sym.symtab and sym.symtab.filename.endswith(source):
+        if sym.symtab and sym.symtab.filename.endswith("/" + source):
             return sym.value()
     raise ReplayError("libreplay: no %s in %s (is this program linked with libreplay, "
                       "and not stripped?)" % (name, source))
@@ -86,8 +86,12 @@ def glob_sched():
 
 
 def instrumented(pc):
-    """Is pc in code sicpp instrumented (sic.c's table of ranges)?"""
-    ranges, n = static("ranges", "sic.c"), int(static("nranges", "sic.c"))
+    """Is pc in code sicpp instrumented (sic.c's tables: the executable's ranges and
+    those of the instrumented shared libraries registered so far)?"""
+    tables = static("tables", "sic.c")
+    if int(tables) == 0:
+        return False
+    ranges, n = tables["ranges"], int(tables["nranges"])
     lo, hi = 0, n
     while lo < hi:
         mid = (lo + hi) // 2
@@ -152,7 +156,7 @@ def running_counter():
 
 
 def count_of(st, cur_ext):
-    """A green thread's SIC count: offset - counter (struct rp_thread, rp_impl.h)."""
+    """A green thread's SIC count: offset - counter (struct rp_thread, engine/engine.h)."""
     ext = st["ext"]
     if int(ext) == 0:
         return None
@@ -726,7 +730,7 @@ class ReplayStatus(gdb.Command):
             return
         recs = static("recs", "replay.c")
         n, nxt = int(static("nrecs", "replay.c")), int(static("next_rec", "replay.c"))
-        base = u64(static("exe_base", "replay.c"))
+        base = u64(glob("rp_exe_base"))
         path = opts["log_path"].string()
         gdb.write("replaying %s: %d of %d records done\n" % (path, nxt, n))
         for i in range(nxt, min(n, nxt + 100000)):
@@ -1095,12 +1099,12 @@ def on_stop(event):
 
 
 def in_crash_handler():
-    """Is this stop the runtime's crash handler (on_fatal in replay.c) raising the
+    """Is this stop the runtime's crash handler (on_fatal in engine/session.c) raising the
     signal again? Its last act is rp_crash_reraise, so the stack reads: that (and
     its inlined system call), maybe on_fatal, then the signal frame. It is
     installed while recording or replaying."""
     f = gdb.newest_frame()
-    while f is not None and (f.name() or "") in ("rp_raw_syscall", "rp_crash_reraise", "on_fatal"):
+    while f is not None and (f.name() or "") in ("rp_raw_syscall", "sched_raw_syscall", "rp_crash_reraise", "on_fatal"):
         f = f.older()
     return f is not None and f.level() > 0 and f.type() == gdb.SIGTRAMP_FRAME and \
         str(glob("rp_opts")["mode"]) != "RP_MODE_OFF"

@@ -1,10 +1,10 @@
-/* input.c: INPUT records in words. The layouts are the runtime's (replay.h codes,
- * pt_time.c structures); a size that does not fit the kind prints as hex. */
+/* input.c: INPUT records in words. The layouts are the runtime's (engine/session.h codes,
+ * in_clock.c structures); a size that does not fit the kind prints as hex. */
 #include <stdio.h>
 #include <string.h>
 
 #include "dump.h"
-#include "replay.h"
+#include "engine/session.h"
 
 static void hex(const uint8_t *p, size_t n, char *out, size_t outlen)
 {

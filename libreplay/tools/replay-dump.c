@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "dump.h"
-#include "log.h"
-#include "replay.h"
+#include "log/log.h"
+#include "engine/session.h"
 #include "sym.h"
 
 static const char *prog = "replay-dump";

@@ -36,7 +36,7 @@ same() { cmp -s "$1" "$2" && cmp -s "$1.err" "$2.err" && cmp -s "$1.rc" "$2.rc";
 # ---- pzip -----------------------------------------------------------------------
 # Input: compressible text and numbers, made the same way every time (~1.4 MB).
 in=$WORK/pzip.in
-{ seq 1 150000; for f in "$ROOT"/docs/*.md "$ROOT"/libreplay/*.c; do cat "$f"; done; } >"$in"
+{ seq 1 150000; for f in "$ROOT"/docs/*.md "$ROOT"/libreplay/*/*.c; do cat "$f"; done; } >"$in"
 if build pzip gcc gcc && build pzip "$SICC" sicc; then
 	args=(-v -j 3 -b 16 -l 6)
 	run pzip.gcc.out "$WORK/pzip.gcc" "${args[@]}" -o pzip.gcc.gz "$in"

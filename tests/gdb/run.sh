@@ -193,6 +193,14 @@ pgdb watch.out -ex 'break work' -ex run -ex delete -ex 'watch passes if $rcount(
 expect "watch passes if \$rcount(3) > 1000: stops at the first change after the count, gdb evaluating it once" watch.out \
 	'^Hardware watchpoint [0-9]+: passes' '^Old value = [0-9]+' '^\$1 = 100[1-9]$' '^rcount calls: 1$' "^$(cat passes.rec)\$"
 
+# The documented example at -O1 (debugging.md): a line in the loop gcc inlined
+# transfer() into, with a count condition, stops in transfer once the count is past.
+"$SICC" -O1 -g -o heisenbug "$ROOT/examples/heisenbug.c" && { ./heisenbug --record hb.bin >/dev/null 2>&1; true; }
+timeout 300 "$RGDB" ./heisenbug hb.bin -batch -nx -ex 'break heisenbug.c:15 if $rcount(3) > 1000' -ex run \
+	-ex 'print $rcount(3)' -ex kill >hb.out 2>&1
+expect "break heisenbug.c:15 if \$rcount(3) > 1000 at -O1 stops in the inlined transfer, just past the count" hb.out \
+	'^Breakpoint 1, transfer \(.*\) at .*heisenbug\.c:15$' '^\$1 = 100[1-4]$'
+
 # replay stop-at checks thread and count against the log; several stops at once,
 # listed, deleted; each stops once, at its count.
 pgdb stops.out -ex 'break work' -ex run -ex delete -ex 'replay stop-at 9 100' -ex 'replay stop-at 3 99999999' \

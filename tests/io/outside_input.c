@@ -4,7 +4,7 @@
  *
  * With the argument "stdio", main reads with fgets instead of read. glibc's fgets
  * reads through its internal read: only because libreplay makes stdin a stream whose
- * reads park (libreplay/pt_stdio.c) does the worker run at all (run.sh wants a count
+ * reads park (libreplay/io/io_stdio.c) does the worker run at all (run.sh wants a count
  * above 0 either way). */
 #include <pthread.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-/* stdin is a stream of libreplay's (libreplay/pt_stdio.c: its reads park): what a
+/* stdin is a stream of libreplay's (libreplay/io/io_stdio.c: its reads park): what a
  * program does with glibc's stdin must work on it the same way.
  *   - freopen of a file onto stdin: fileno stays 0; fgets, ftell, ungetc, scanf,
  *     fseek back to the start, getline, end of file;

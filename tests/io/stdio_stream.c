@@ -1,5 +1,5 @@
 /* stdio on pipes between threads: glibc's stdio reads and writes through its internal
- * calls, so without libreplay's cookie streams (libreplay/pt_stdio.c) the first fgets
+ * calls, so without libreplay's cookie streams (libreplay/io/io_stdio.c) the first fgets
  * on an empty pipe would block the only kernel thread, and the writer with it.
  *   1. fdopen + fgets/fscanf/fgetc/fread on a pipe a writer thread fills in pieces,
  *      napping between them (a line is often split across two writes);

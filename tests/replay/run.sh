@@ -9,8 +9,9 @@ unset LIBREPLAY_OPTS
 P="$ROOT/tests/replay/progs"
 RUNS=${REPLAY_RUNS:-12}
 
-build() { # NAME.c with sicc, NAME.cpp with sic++
-	if [ -e "$P/$1.cpp" ]; then "$SICXX" -O2 -g -o "$WORK/$1" "$P/$1.cpp" >"$WORK/$1.build" 2>&1
+build() { # NAME.c with sicc, NAME.cpp with sic++ (PREBUILT=1: already in $WORK)
+	if [ -n "${PREBUILT:-}" ]; then return 0
+	elif [ -e "$P/$1.cpp" ]; then "$SICXX" -O2 -g -o "$WORK/$1" "$P/$1.cpp" >"$WORK/$1.build" 2>&1
 	else "$SICC" -O2 -g -o "$WORK/$1" "$P/$1.c" >"$WORK/$1.build" 2>&1; fi
 }
 
@@ -70,6 +71,52 @@ check "spin_handoff: ends unrecorded" bash -c "cd '$WORK' && timeout 60 ./spin_h
 record_replay tail_dispatch "$RUNS" 2
 # C++: std::thread, std::mutex, std::condition_variable, exceptions (item 8).
 record_replay cxx_threads "$RUNS" 2
+
+# Shared libraries (item 7): a thread pool built as a .so with sicc -shared -fPIC
+# (instrumented: counted, preemptible, replayed) and with plain gcc (foreign code
+# whose pthread calls reach the layer), each with its test program built by sicc.
+pool_lib() { # KIND(instrumented|plain): build $WORK/pool-KIND and its lib-KIND/libpool.so
+	local d="$WORK/lib-$1" cc=$SICC
+	[ "$1" = plain ] && cc=gcc
+	mkdir -p "$d" &&
+		$cc -O2 -g -shared -fPIC -o "$d/libpool.so" "$P/pool/pool.c" &&
+		"$SICC" -O2 -g -o "$WORK/pool-$1" "$P/pool/pool_test.c" -L"$d" -lpool -Wl,-rpath,"$d"
+}
+# "INSIDE ALL": of the PREEMPT records of the logs, those at PCs past the executable's
+# last segment (inside a shared object), and all of them.
+preempts_outside_exe() { # EXE LOG...
+	local exe=$1 top=0 type off vaddr paddr filesz memsz rest n=0 all=0 pc
+	shift
+	while read -r type off vaddr paddr filesz memsz rest; do
+		[ "$type" = LOAD ] && [ $((vaddr + memsz)) -gt $top ] && top=$((vaddr + memsz))
+	done < <(readelf -lW "$exe")
+	for log in "$@"; do "$ROOT/build/bin/replay-dump" --exe "$exe" "$log" || echo FAILED; done \
+		>"$WORK/pool.dump" 2>&1
+	grep -q FAILED "$WORK/pool.dump" && { echo "replay-dump failed"; return; }
+	for pc in $(sed -n 's/^ *[0-9]* *t[0-9]* *PREEMPT .* pc \(0x[0-9a-f]*\).*/\1/p' "$WORK/pool.dump"); do
+		all=$((all + 1))
+		[ $((pc)) -gt $top ] && n=$((n + 1))
+	done
+	echo "$n $all"
+}
+for kind in instrumented plain; do
+	if ! pool_lib $kind >"$WORK/pool-$kind.build" 2>&1; then
+		fail "pool-$kind: build: $(head -n 3 "$WORK/pool-$kind.build")"
+		continue
+	fi
+	PREBUILT=1 record_replay pool-$kind "$RUNS" 2
+	n=$(preempts_outside_exe "$WORK/pool-$kind" "$WORK/pool-$kind".*.bin)
+	inside=${n% *} all=${n#* }
+	if [ "$n" = "replay-dump failed" ] || [ "$all" -eq 0 ]; then
+		fail "pool-$kind: no preemption to look at ($n)"
+	elif [ $kind = instrumented ] && [ "$inside" -gt 0 ]; then
+		pass "pool-$kind: $inside of $all preemptions inside the library"
+	elif [ $kind = plain ] && [ "$inside" -eq 0 ]; then
+		pass "pool-$kind: none of $all preemptions inside the (foreign) library"
+	else
+		fail "pool-$kind: $inside of $all preemptions inside the library"
+	fi
+done
 # Short slices land everywhere, also between publishing a count and a call (a
 # replay once lost track there): a lock-heavy program, many times.
 "$SICC" -O2 -g -o "$WORK/rounds" "$ROOT/examples/rounds.c"

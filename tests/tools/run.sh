@@ -57,8 +57,8 @@ check "replay-dump: the executable as a second argument, from elsewhere" \
 	bash -c "cd / && '$DUMP' --summary '$WORK/rc.bin' '$WORK/racy_counter' | grep -q 'build-id .*matches'"
 
 # INPUT kinds replay-dump does not know (others add them) print as kind, length, hex.
-gcc -O2 -I"$ROOT/libreplay" -o write_log "$P/write_log.c" "$ROOT/build/obj/libreplay/log.o" \
-	"$ROOT/build/obj/libreplay/rp_alloc.o" && ./write_log odd.bin
+gcc -O2 -I"$ROOT/libreplay" -o write_log "$P/write_log.c" "$ROOT/build/lib/libreplay-log.a" &&
+	./write_log odd.bin
 "$DUMP" odd.bin >odd.txt 2>&1
 check "replay-dump: unknown INPUT kinds as kind, length and hex bytes" bash -c \
 	"grep -Eq 't1 +INPUT +kind 17 +3 bytes +0102ff$' odd.txt && grep -Eq 't2 +INPUT +kind 29 +0 bytes +\(empty\)$' odd.txt &&
@@ -136,7 +136,7 @@ check "trace: preemptions at the next counting point are preempt in the recordin
 check "trace: ... and the replay traces the same schedule" \
 	cmp <(cut -d' ' -f1,2,4- ft.rec.trace) <(cut -d' ' -f1,2,4- ft.rep.trace)
 check "trace: mutex, condvar, join, yield and exit switches are there" bash -c \
-	"for r in blocked:mutex blocked:cond blocked:join yield exit end; do grep -q \" \$r\$\" ten.rep.trace || exit 1; done"
+	"for r in blocked:mutex blocked:cond blocked:join yield exit exit:0; do grep -q \" \$r\$\" ten.rep.trace || exit 1; done"
 "$DUMP" --timeline ten.rep.trace -o ten.svg
 lanes=$(grep -c '<g class="lane"' ten.svg)
 marks=$(grep -o 'class="sw [a-z]*" data-n="[0-9]*"' ten.svg | awk -F'"' '{s += $4} END {print s}')
@@ -159,7 +159,7 @@ done
 check "trace: each preemption is the log's next PREEMPT, at its count (checked by the timeline)" \
 	test -s ten.log.svg
 check "timeline with the log: preemptions say where they struck" \
-	grep -Eq '<title>t[0-9]+ @clock [0-9]+: 1 preemption at (worker|compute)\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+( in compute, inlined at ten_threads\.c:[0-9]+)?\)' ten.log.svg
+	grep -Eq '<title>t[0-9]+ count [0-9]+ pc 0x[0-9a-f]+ at (worker|compute)\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+( in compute, inlined at ten_threads\.c:[0-9]+)?\), preempted @clock [0-9]+<' ten.log.svg
 one_line_error "timeline: a trace of another log" 2 "not the log's next" "$DUMP" --timeline ten.rep.trace rc.bin racy_counter
 one_line_error "timeline: not a trace" 2 "not a schedule trace" "$DUMP" --timeline rc.txt
 
@@ -233,4 +233,83 @@ check "crash under gdb: gdb stops at the fault, in fault_here, before the report
 	"grep -q 'Program received signal SIGSEGV' gdb.out && grep -A1 'Program received signal SIGSEGV' gdb.out | grep -q fault_here && ! grep -q 'died of' gdb.out"
 ./crash_report --replay segv.bin --trace-schedule crash.trace >/dev/null 2>&1
 check "trace: a crash ends the trace with the signal" bash -c "tail -n 1 crash.trace | grep -q ' SIGSEGV$'"
+# The end as what it was, the last preemptions before a failure, labels inside the
+# picture, round integer ticks: on a normal exit, a crash (with few preemptions, so
+# that each is labelled), an abort and a deadlock.
+./crash_report --replay segv.bin --trace-schedule segv.trace >/dev/null 2>&1
+./crash_report --record few.bin --quantum 2ms >/dev/null 2>&1
+./crash_report --replay few.bin --trace-schedule few.trace >/dev/null 2>&1
+./crash_report --replay abort.bin --trace-schedule abort.trace >/dev/null 2>&1
+build deadlock "$P/deadlock.c"
+./deadlock --record dl.bin --quantum 1ms --trace-schedule dl.trace >/dev/null 2>&1
+"$DUMP" --timeline segv.trace -o segv.svg segv.bin crash_report
+"$DUMP" --timeline few.trace --by-switch -o few.svg few.bin crash_report
+"$DUMP" --timeline abort.trace -o abort.svg abort.bin crash_report
+"$DUMP" --timeline dl.trace -o dl.svg
+timeline_check() { # SVG END-LABEL FAILED: the end, the highlights, label bounds, ticks
+	python3 - "$@" <<'EOF'
+import re, sys, xml.etree.ElementTree as E
+path, want, failed = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+t = open(path).read()
+svg = E.fromstring(t)
+ns = "{http://www.w3.org/2000/svg}"
+W = float(svg.get("width"))
+texts = svg.iter(ns + "text")
+ends = [x.text for x in svg.iter(ns + "text") if x.get("class") == "endlabel"]
+assert ends == [want], "end drawn as %s, want %s" % (ends, want)
+last = [x for x in svg.iter(ns + "rect") if x.get("class") == "last"]
+listed = [x.text for x in svg.iter(ns + "text") if x.get("class") == "lastlist"]
+pre = t.count('class="sw preempt"')
+if failed:
+    assert len(last) == min(3, pre) == len(listed) and pre > 0, (len(last), len(listed), pre)
+    assert all(re.match(r"\d: t\d+ count \d+( pc 0x[0-9a-f]+ at \S+\+0x[0-9a-f]+ \(.*:\d+.*\))?, @\w+ \d+$", l) for l in listed), listed
+else:
+    assert not last and not listed, "highlights after a normal end"
+for x in svg.iter(ns + "text"):
+    if x.get("data-w"):
+        w, at = float(x.get("data-w")), float(x.get("x"))
+        lo, hi = (at, at + w) if x.get("text-anchor") == "start" else (at - w, at)
+        assert 0 <= lo and hi <= W, "label %r spans %.0f-%.0f of %.0f" % (x.text, lo, hi, W)
+ticks = [x for x in next(g for g in svg.iter(ns + "g") if g.get("class") == "ticks").iter(ns + "text")]
+vals = [float(x.text) for x in ticks]
+xs = [float(x.get("x")) for x in ticks]
+assert len(vals) >= 3 and all(v == int(v) for v in vals), vals
+steps = {round(b - a, 6) for a, b in zip(vals, vals[1:])}
+assert len(steps) == 1 and re.match(r"^[125]0*$", str(int(steps.pop()))), vals
+assert max(b - a for a, b in zip(xs, xs[1:])) - min(b - a for a, b in zip(xs, xs[1:])) < 0.5, xs
+EOF
+}
+check "timeline: a normal end is drawn as its exit status, nothing highlighted" timeline_check ten.svg "exit status 0" 0
+check "timeline: a crash is drawn as its signal; its last 3 preemptions highlighted and listed" \
+	timeline_check segv.svg "SIGSEGV in thread $(sed -n 's/^libreplay: thread \([0-9]*\) died of SIGSEGV.*/\1/p' segv.rep.report)" 1
+check "timeline: with few preemptions each is labelled, inside the picture" bash -c \
+	"grep -q 'class=\"plabel\"' few.svg && $(declare -f timeline_check); timeline_check few.svg 'SIGSEGV in thread $(sed -n 's/^libreplay: thread \([0-9]*\) died of SIGSEGV.*/\1/p' segv.rep.report)' 1"
+check "timeline: an abort is drawn as SIGABRT" timeline_check abort.svg "SIGABRT in thread $(sed -n 's/^libreplay: thread \([0-9]*\) died of SIGABRT.*/\1/p' abort.rep.report)" 1
+check "timeline: a deadlock is drawn as one" bash -c "tail -n 1 dl.trace | grep -q ' deadlock$' && $(declare -f timeline_check); timeline_check dl.svg 'deadlock: every thread blocked' 1"
+
+# The HTML page, loaded in headless Chromium: its script ran over every shape, the
+# view opened on the range the URL names (the axis redrawn for it), and hovering a
+# preemption mark shows its thread, count, pc and function:line.
+"$DUMP" --timeline ten.rep.trace -o ten.html ten.bin ten_threads
+chrome() { # URL: the DOM after the page's scripts ran
+	rm -rf "$WORK/chromium" && timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$WORK/chromium" --window-size=1400,1000 --dump-dom "$1" 2>/dev/null
+}
+probe=$(python3 - ten.html <<'EOF'
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r'<rect class="sw preempt" data-n="1" data-x="([0-9.]+)" data-fixed="1" x="[0-9.]+" y="([0-9.]+)"[^>]*><title>([^<]*)</title>', t)
+print("%.0f,%.0f %s" % (float(m.group(1)) + 1.5, float(m.group(2)) + 2, m.group(3)))
+EOF
+)
+chrome "file://$WORK/ten.html#probe=${probe%% *}" >ten.dom
+chrome "file://$WORK/ten.html#view=1000000,2000000" >ten.view.dom
+items=$(grep -c 'data-x=' ten.html)
+check "timeline page in Chromium: the script ran over its $items shapes" grep -q "<body data-ready=\"$((items))\"" ten.dom
+check "timeline page in Chromium: hover over a preemption: thread, count, pc, function:line" bash -c \
+	"grep -qF '<div id=\"status\">${probe#* }</div>' ten.dom && echo '${probe#* }' | grep -Eq '^t[0-9]+ count [0-9]+ pc 0x[0-9a-f]+ at [a-z_]+\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+'"
+check "timeline page in Chromium: #view=1000000,2000000 zooms there, the axis redrawn" bash -c \
+	"grep -q 'data-view=\"1000000-2000000\"' ten.view.dom && grep -o '<g class=\"ticks\">.*</g>' ten.view.dom | grep -q '>1200000<'"
+
 summary

@@ -1,4 +1,4 @@
-/* test_log: the replay log (libreplay/log.c, docs/log-format.md): round trips, record
+/* test_log: the replay log (libreplay/log/log.c, docs/log-format.md): round trips, record
  * sizes on a synthetic loop-heavy workload, damaged and cut-short logs, crashes and
  * SIGKILL while recording. */
 #include <dirent.h>
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "log.h"
+#include "log/log.h"
 
 /* ---- scratch files -------------------------------------------------------------- */
 

@@ -847,6 +847,82 @@ static void rep_string_op_marked(void **state)
 	free(out);
 }
 
+/* ---- shared objects (--pic) ---------------------------------------------------------------- */
+
+static char *rewrite_pic(const char *text)
+{
+	struct asm_file f;
+	struct analysis an;
+	char err[256] = "";
+	assert_int_equal(parse_text(&f, text, err, sizeof err), 0);
+	assert_int_equal(analyze(&an, &f, true), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	struct rewrite_opts opts = {.rename_main = true};
+	assert_int_equal(rewrite(out, &an, &opts), 0);
+	fclose(out);
+	analysis_free(&an);
+	asm_free(&f);
+	check_well_formed(buf);
+	return buf;
+}
+
+/* A shared object reaches the runtime through the GOT: __sic_home with %rax saved
+ * below the stack pointer (flags untouched), the reload and the entry check through
+ * r15 itself, the stubs' calls through the GOT (no lazy PLT binding). */
+static void pic_reaches_runtime_through_got(void **state)
+{
+	char *out = rewrite_pic(global_fn);
+	struct lines l = split_lines(out);
+	assert_int_equal(count_substr(out, "__sic_home(%rip)"), 0);
+	int call = find(&l, 0, "call ext@PLT");
+	assert_string_equal(l.v[call - 6], "movq %rax, -8(%rsp)");
+	assert_string_equal(l.v[call - 5], "movq __sic_home@GOTPCREL(%rip), %rax");
+	assert_string_equal(l.v[call - 4], "movq %r15, (%rax)");
+	assert_string_equal(l.v[call - 3], "movq -8(%rsp), %rax");
+	assert_string_equal(l.v[call - 2], "movq $" SIC_TOKEN ", %r15");
+	assert_true(is_np_label(l.v[call - 1]));
+	assert_true(is_np_label(l.v[call + 1]));
+	assert_string_equal(l.v[call + 2], "movq __sic_home@GOTPCREL(%rip), %r15");
+	assert_true(is_np_label(l.v[call + 3])); /* r15 holds an address there */
+	assert_string_equal(l.v[call + 4], "movq (%r15), %r15");
+	int check = find(&l, 0, "cmpq $" SIC_TOKEN ", %r15");
+	assert_string_equal(l.v[check + 4], "movq __sic_home@GOTPCREL(%rip), %r15");
+	assert_true(is_np_label(l.v[check + 5]));
+	assert_string_equal(l.v[check + 6], "movq (%r15), %r15");
+	assert_true(count_substr(out, "\tcall\t*__sic_overflow@GOTPCREL(%rip)\n") > 0);
+	assert_int_equal(count_substr(out, "\tcall\t__sic_overflow\n"), 0);
+	assert_int_equal(count_substr(out, "\tjmp\t*__sic_foreign_entry@GOTPCREL(%rip)\n"), 1);
+	free_lines(&l);
+	free(out);
+}
+
+/* ...and registers its module's tables from a constructor in a COMDAT group (one per
+ * linked module), before the module's others, with a destructor to take them back. */
+static void pic_registers_module_tables(void **state)
+{
+	char *out = rewrite_pic(global_fn);
+	assert_int_equal(count_substr(out, "\t.section\t.init_array.00100,\"awG\",@init_array,"
+				     SIC_MODULE_CTOR ",comdat\n"), 1);
+	assert_int_equal(count_substr(out, "\t.section\t.fini_array.00100,\"awG\",@fini_array,"
+				     SIC_MODULE_CTOR ",comdat\n"), 1);
+	assert_int_equal(count_substr(out, "\tleaq\t__start_sic_ranges(%rip), %rdi\n"), 2);
+	assert_int_equal(count_substr(out, "\tjmp\t*" SIC_REGISTER_MODULE "@GOTPCREL(%rip)\n"), 1);
+	assert_int_equal(count_substr(out, "\tjmp\t*" SIC_UNREGISTER_MODULE "@GOTPCREL(%rip)\n"), 1);
+	free(out);
+	/* an object of data alone has nothing to register (and no table to name) */
+	out = rewrite_pic("\t.data\nx:\n\t.long\t1\n");
+	assert_int_equal(count_substr(out, SIC_MODULE_CTOR), 0);
+	free(out);
+	/* without --pic: none of it */
+	out = rewrite_checked(global_fn);
+	assert_int_equal(count_substr(out, SIC_MODULE_CTOR), 0);
+	assert_int_equal(count_substr(out, "GOTPCREL"), 0);
+	free(out);
+}
+
 /* ---- tables and ranges --------------------------------------------------------------------- */
 
 static void note_and_tables(void **state)
@@ -1107,6 +1183,8 @@ int main(void)
 		cmocka_unit_test(safe_count_sequence),
 		cmocka_unit_test(foreign_entry_check),
 		cmocka_unit_test(landing_pad_reload),
+		cmocka_unit_test(pic_reaches_runtime_through_got),
+		cmocka_unit_test(pic_registers_module_tables),
 		cmocka_unit_test(foreign_call_publishes_the_count),
 		cmocka_unit_test(tls_sequences_untouched),
 		cmocka_unit_test(global_return_publishes_the_count),

@@ -1,10 +1,10 @@
-/* Writes a log by hand (built with gcc against libreplay/log.c): INPUT records of a
+/* Writes a log by hand (built with gcc against libreplay/log/log.c): INPUT records of a
  * kind replay-dump does not know, and one of a known kind with the wrong size, so the
  * test can see how they print. Usage: write_log FILE */
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
+#include "log/log.h"
 
 int main(int argc, char **argv)
 {

@@ -1,0 +1,81 @@
+/* rp_syscall.h: system calls the runtime makes itself, straight to the kernel.
+ *
+ * The pthread layer defines read, write, poll, syscall... (they park a green thread);
+ * the runtime's own I/O (the log, diagnostics, the schedule trace, crash reports) must
+ * not go through them: it may run in a signal handler, with the scheduler busy, or in a
+ * thread with a cancellation pending. */
+#ifndef RP_SYSCALL_H
+#define RP_SYSCALL_H
+
+#include <errno.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+
+#include "sched_sys.h"
+
+/* A system call made directly, whatever wrapper the program's symbols lead to (the
+ * pthread layer defines read, poll, syscall...): returns the result or -errno, and
+ * leaves errno alone. Async-signal-safe. */
+static inline long rp_raw_syscall(long nr, long a, long b, long c, long d, long e, long f)
+{
+	return sched_raw_syscall(nr, a, b, c, d, e, f); /* sched/sched_sys.h: the layer below */
+}
+
+/* write(2) and read(2) made directly: the result, or -1 with errno set. */
+static inline ssize_t rp_sys_write(int fd, const void *buf, size_t n)
+{
+	long r = rp_raw_syscall(SYS_write, fd, (long)buf, (long)n, 0, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static inline ssize_t rp_sys_read(int fd, void *buf, size_t n)
+{
+	long r = rp_raw_syscall(SYS_read, fd, (long)buf, (long)n, 0, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* open(2) and close(2) made directly (the recorded-input layer wraps open and close to
+ * follow descriptors of the random devices): a descriptor or 0, or -1 with errno set. */
+static inline int rp_sys_open(const char *path, int flags, int mode)
+{
+	long r = rp_raw_syscall(SYS_openat, -100 /* AT_FDCWD */, (long)path, flags, mode, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return (int)r;
+}
+
+static inline int rp_sys_close(int fd)
+{
+	long r = rp_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return 0;
+}
+
+/* syscall(2) made directly (the program's syscall() is the pthread layer's
+ * dispatcher): the result, or -1 with errno set. Up to six arguments. */
+long rp_syscall(long nr, ...);
+
+/* sigaction(2) with the runtime's own signal return (rp_sigaction_restorer, in the
+ * executable) instead of glibc's __restore_rt in libc. Between a handler's end and
+ * the sigreturn a thread's count is in the signal frame, not in __sic_home, and a
+ * time slice ending there must not take it for foreign code whose count is
+ * published (engine/record.c, preempt_at_next_count): code in the executable it leaves
+ * alone. gdb and libunwind know the restorer as a signal trampoline by its bytes
+ * (and gdb by the "sigaction" in its name). 0, or -1 with errno. */
+struct sigaction;
+int rp_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+#endif

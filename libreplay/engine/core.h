@@ -1,0 +1,103 @@
+/* core.h: what the engine's session files share: session.c (starting and ending a
+ * session), record.c (the time slice and what is logged), replay.c (the log read back
+ * and each preemption reached), decide.c (the scheduler's time-dependent decisions),
+ * input_log.c (what recorded calls returned) and preempt.c (switching away from a
+ * signal handler). Private to libreplay/engine/; other layers use engine.h and
+ * session.h. */
+#ifndef RP_CORE_H
+#define RP_CORE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "engine/engine.h"
+#include "engine/session.h"
+
+struct perf_event_attr;
+
+/* ---- session.c ----------------------------------------------------------------------- */
+
+/* The executable's load address: PREEMPT records hold PCs relative to it. */
+extern uintptr_t rp_exe_base;
+/* rp_session_start ran: main is about to run (recorded inputs before it are early). */
+extern bool rp_session_started;
+/* Set once the program is dying of a signal: the crash handler's own calls (libunwind
+ * reads getpid, for one) are not the program's, so they are neither recorded nor
+ * replayed; and a tick before the timer stops is not a preemption. */
+extern volatile sig_atomic_t rp_dying;
+
+/* Our descriptors live high (at 1000 and above), so the program's open() returns the
+ * same numbers when recording (a log writer, a timer) and replaying (a breakpoint). */
+int rp_high_fd(int fd);
+/* perf_event_open(2) for this thread, any CPU: a descriptor, or -1 with errno set. */
+int rp_perf_event_open(struct perf_event_attr *a);
+/* fd's events are signalled as sig to this kernel thread: 0, or -1. */
+int rp_route_signal(int fd, int sig);
+/* The runtime's own clock reads, in ns: the system call, not the program's (recorded)
+ * clock_gettime; async-signal-safe. */
+uint64_t rp_clock_ns(clockid_t clk);
+uint64_t rp_mono_ns(void);
+/* A handler of the runtime's own (SA_SIGINFO | SA_RESTART | flags, rp_sigaction). */
+void rp_install_handler(int sig, void (*fn)(int, siginfo_t *, void *), int flags);
+
+static inline uintptr_t rp_pc_of(const ucontext_t *uc)
+{
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+}
+
+/* ---- record.c --------------------------------------------------------------------------- */
+
+/* Recording: the log being written; NULL otherwise. */
+extern struct rp_log_writer *rp_writer;
+/* Create the log, write what constructors recorded, start the time slice. */
+void rp_record_start(int argc, char **argv);
+/* The program ends (uc: the fatal signal's context, or NULL): the END record. */
+void rp_record_end(int how, int value, const ucontext_t *uc);
+void rp_record_stop_timer(void);
+/* In a child of fork: no timer, and the parent's log is left alone. */
+void rp_record_forget(void);
+
+/* ---- replay.c ------------------------------------------------------------------------------ */
+
+/* The next record that decides something (TIMESTAMPs skipped), or NULL past the end
+ * (said once, for a log cut short). rp_replay_next consumes it; rp_replay_recno is
+ * its number, from 1, for messages. */
+const struct rp_log_record *rp_replay_peek(void);
+void rp_replay_next(void);
+size_t rp_replay_recno(void);
+/* Replaying, past the end of a log cut short (or not replaying): no log decides. */
+bool rp_replay_run_free(void);
+/* The running thread's counter, armed again for the record now next. */
+void rp_replay_rearm_running(void);
+/* Open the log, check it is this program's and read it (once; a constructor's
+ * recorded input may do it before main). */
+void rp_replay_load_log(void);
+bool rp_replay_log_loaded(void);
+/* The recorded arguments in place of the command line's; the breakpoint; the trap. */
+void rp_replay_start(int *argc, char ***argv);
+/* The program ends as the recording did, or the replay has diverged. */
+void rp_replay_check_end(int how, int value, const ucontext_t *uc);
+/* In a child of fork: not what the log describes. */
+void rp_replay_forget(void);
+/* Where the breakpoint is armed (0: nowhere). */
+uintptr_t rp_replay_armed_pc(void);
+
+/* ---- preempt.c ------------------------------------------------------------------------------- */
+
+/* Switch away from a signal handler (a tick, the replay's trap) with the interrupted
+ * context uc; the thread resumes here, returns, and sigreturn puts it back. */
+void rp_preempt_from_signal(ucontext_t *uc, int sig);
+
+/* ---- decide.c ---------------------------------------------------------------------------------- */
+
+/* The scheduler hooks for time: the clock of a sleep, deadlines, idling, deadlock. */
+void rp_decide_hooks(struct sched_hooks *h);
+
+/* ---- input_log.c ------------------------------------------------------------------------------- */
+
+/* Recording: log the inputs constructors recorded before the session. */
+void rp_input_log_early(void);
+
+#endif

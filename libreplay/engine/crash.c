@@ -1,0 +1,384 @@
+/* crash.c: the crash report. When the program dies of a signal while recording or
+ * replaying, session.c's handler flushes the log and calls rp_crash_report, which
+ * names the green thread that faulted and the fault, and prints a backtrace of every
+ * green thread; then the handler re-raises, so the exit status is the same signal.
+ * A replay of that log reaches the same fault with the same threads in the same
+ * places, and prints the same report (docs/tools.md).
+ *
+ * Backtraces come from libunwind (libunwind.so.8, Debian's libunwind8), opened with
+ * dlopen when the session starts, so programs need not link it and a system without
+ * it still gets the rest of the report. Where each thread is:
+ *   - the faulting one: the signal's ucontext;
+ *   - one switched out by a preemption: the ucontext of the timer's (or the replay
+ *     breakpoint's) signal, kept in its struct rp_thread, so the report starts at the
+ *     program's interrupted instruction, the same in a recording and its replay;
+ *   - one switched out in a blocking call: sched_thread_info's sp and resume pc,
+ *     where the CFI of sched_switch_resume unwinds it.
+ * libunwind gives function names and offsets (the program's main is `main`, not the
+ * __sic_main sicpp renamed it to); each frame also gets its object and the offset in it (`exe+0x...` resolves to file:line with addr2line -e EXE).
+ *
+ * The process is dying, but the handler still avoids malloc and stdio: it formats
+ * into a static buffer and writes with write(2). */
+#include "engine/engine.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#define MAX_FRAMES 32
+
+static int (*u_init_local2)(unw_cursor_t *, unw_context_t *, int);
+static int (*u_init_local)(unw_cursor_t *, unw_context_t *);
+static int (*u_step)(unw_cursor_t *);
+static int (*u_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+static int (*u_get_proc_name)(unw_cursor_t *, char *, size_t, unw_word_t *);
+/* The objects loaded when the session started (the executable first), so a frame
+ * can be named by object and offset without calling the loader from the handler. */
+#define MAX_OBJECTS 32
+static struct object {
+	uintptr_t base, lo, hi;
+	char name[48];
+} objects[MAX_OBJECTS];
+static int nobjects;
+
+static int note_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	if (nobjects == MAX_OBJECTS)
+		return 1;
+	struct object *o = &objects[nobjects];
+	o->base = info->dlpi_addr;
+	o->lo = UINTPTR_MAX;
+	o->hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		if (p->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = info->dlpi_addr + p->p_vaddr, hi = lo + p->p_memsz;
+		if (lo < o->lo)
+			o->lo = lo;
+		if (hi > o->hi)
+			o->hi = hi;
+	}
+	/* the executable's offsets are from its load base, as the log's PCs */
+	const char *name = nobjects == 0 ? "exe" : strrchr(info->dlpi_name, '/');
+	name = name ? name + (name[0] == '/') : info->dlpi_name;
+	if (o->hi && name[0]) {
+		strncpy(o->name, name, sizeof o->name - 1);
+		nobjects++;
+	}
+	return 0;
+}
+
+void rp_crash_init(void)
+{
+	/* The same in a recording and its replay, so the address layout stays equal. */
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	dl_iterate_phdr(note_object, NULL);
+	if (!h)
+		return;
+	u_init_local2 = (int (*)(unw_cursor_t *, unw_context_t *, int))dlsym(h, "_ULx86_64_init_local2");
+	u_init_local = (int (*)(unw_cursor_t *, unw_context_t *))dlsym(h, "_ULx86_64_init_local");
+	u_step = (int (*)(unw_cursor_t *))dlsym(h, "_ULx86_64_step");
+	u_get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(h, "_ULx86_64_get_reg");
+	u_get_proc_name = (int (*)(unw_cursor_t *, char *, size_t, unw_word_t *))
+		dlsym(h, "_ULx86_64_get_proc_name");
+	if (!u_init_local || !u_step || !u_get_reg || !u_get_proc_name)
+		u_init_local = NULL;
+}
+
+/* ---- output without stdio --------------------------------------------------------- */
+
+static char out[8192];
+static size_t used;
+
+static void flush_out(void)
+{
+	size_t off = 0;
+	while (off < used) {
+		ssize_t n = rp_sys_write(2, out + off, used - off);
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	used = 0;
+}
+
+static void put(const char *s)
+{
+	for (; *s; s++) {
+		if (used == sizeof out)
+			flush_out();
+		out[used++] = *s;
+	}
+}
+
+static void put_num(uint64_t v, unsigned base)
+{
+	char d[24];
+	int k = sizeof d;
+	d[--k] = 0;
+	do
+		d[--k] = "0123456789abcdef"[v % base];
+	while ((v /= base));
+	if (base == 16)
+		put("0x");
+	put(d + k);
+}
+
+/* ---- the fault ------------------------------------------------------------------- */
+
+static const char *code_name(int sig, int code)
+{
+	switch (code) {
+	case SI_USER: return "SI_USER";
+	case SI_KERNEL: return "SI_KERNEL";
+	case SI_QUEUE: return "SI_QUEUE";
+	case SI_TKILL: return "SI_TKILL";
+	}
+	switch (sig * 100 + code) {
+	case SIGSEGV * 100 + SEGV_MAPERR: return "SEGV_MAPERR: address not mapped";
+	case SIGSEGV * 100 + SEGV_ACCERR: return "SEGV_ACCERR: no permission";
+	case SIGBUS * 100 + BUS_ADRALN: return "BUS_ADRALN";
+	case SIGBUS * 100 + BUS_ADRERR: return "BUS_ADRERR";
+	case SIGBUS * 100 + BUS_OBJERR: return "BUS_OBJERR";
+	case SIGFPE * 100 + FPE_INTDIV: return "FPE_INTDIV: integer divide by zero";
+	case SIGFPE * 100 + FPE_INTOVF: return "FPE_INTOVF: integer overflow";
+	case SIGFPE * 100 + FPE_FLTDIV: return "FPE_FLTDIV";
+	case SIGFPE * 100 + FPE_FLTINV: return "FPE_FLTINV";
+	case SIGILL * 100 + ILL_ILLOPC: return "ILL_ILLOPC: illegal opcode";
+	case SIGILL * 100 + ILL_ILLOPN: return "ILL_ILLOPN";
+	case SIGILL * 100 + ILL_PRVOPC: return "ILL_PRVOPC";
+	}
+	return "";
+}
+
+static bool has_address(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+}
+
+/* ---- backtraces ------------------------------------------------------------------- */
+
+static void frame(int n, unw_cursor_t *c)
+{
+	unw_word_t ip = 0, off = 0;
+	char name[256];
+	u_get_reg(c, UNW_REG_IP, &ip);
+	put("  #");
+	put_num((uint64_t)n, 10);
+	put(n < 10 ? "  " : " ");
+	if (u_get_proc_name(c, name, sizeof name, &off) == 0 || name[0]) {
+		/* the program's main, as users know it (sicpp renamed it) */
+		bool sic_main = !strncmp(name, "__sic_main", 10) && (!name[10] || name[10] == '.');
+		put(sic_main ? "main" : name);
+		if (sic_main)
+			put(name + 10);
+		put("+");
+		put_num(off, 16);
+	} else {
+		put("??");
+	}
+	int k = 0;
+	while (k < nobjects && !(ip >= objects[k].lo && ip < objects[k].hi))
+		k++;
+	put(" (");
+	if (k < nobjects) {
+		put(objects[k].name);
+		put("+");
+		put_num(ip - objects[k].base, 16);
+	} else {
+		put_num(ip, 16);
+	}
+	put(")");
+	put("\n");
+}
+
+/* Unwind from a context: a signal's (signal = true: its PC is the faulting or
+ * interrupted instruction itself, not a return address) or a switched-out thread's. */
+static void backtrace(ucontext_t *uc, bool signal)
+{
+	unw_cursor_t c;
+	int rc = u_init_local2 ? u_init_local2(&c, (unw_context_t *)uc, signal ? UNW_INIT_SIGNAL_FRAME : 0)
+			       : u_init_local(&c, (unw_context_t *)uc);
+	if (rc != 0) {
+		put("  (cannot unwind)\n");
+		return;
+	}
+	for (int n = 0; n < MAX_FRAMES; n++) {
+		frame(n, &c);
+		if (u_step(&c) <= 0)
+			return;
+	}
+	put("  ...\n");
+}
+
+/* Where a counting point's stub goes back to the program: after `call __sic_overflow`
+ * come `leaq 128(%rsp), %rsp` and a jump (sicpp/rewrite.c); 0 for another form. */
+static uintptr_t stub_resume(uintptr_t ret)
+{
+	static const unsigned char leaq[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
+	const unsigned char *p = (const unsigned char *)ret;
+	if (memcmp(p, leaq, sizeof leaq) != 0)
+		return 0;
+	p += sizeof leaq;
+	int32_t rel;
+	if (p[0] == 0xe9) {
+		memcpy(&rel, p + 1, sizeof rel);
+		return (uintptr_t)(p + 5) + (intptr_t)rel;
+	}
+	return p[0] == 0xeb ? (uintptr_t)(p + 2) + (intptr_t)(int8_t)p[1] : 0;
+}
+
+/* A thread the recording preempted at a counting point (a tick in foreign code made
+ * it wait for one: replay.c's rp_record_overflow) was switched out inside the
+ * counter's overflow path; its replay, which the trap stops where that stub goes back
+ * to the program, is switched out from a signal there. Both are shown as preempted,
+ * from the program's instruction: uc gets the stub's registers (libunwind restores
+ * the callee-saved ones through the overflow path's CFI), the stack pointer it gives
+ * back and the pc it jumps to. False if the thread is not in that path. */
+static bool preempted_at_count(ucontext_t *from, ucontext_t *uc)
+{
+	unw_cursor_t c;
+	char name[64];
+	unw_word_t off, v;
+	bool in_record = false;
+	if (!u_init_local2 || u_init_local2(&c, (unw_context_t *)from, UNW_INIT_SIGNAL_FRAME) != 0)
+		return false;
+	for (int n = 0; n < MAX_FRAMES; n++) {
+		if (u_get_proc_name(&c, name, sizeof name, &off) != 0)
+			name[0] = 0;
+		in_record |= !strcmp(name, "rp_record_overflow");
+		bool overflow = !strcmp(name, "__sic_overflow");
+		if (u_step(&c) <= 0)
+			return false;
+		if (!overflow)
+			continue;
+		if (!in_record)
+			return false;
+		static const int regs[][2] = {{UNW_X86_64_RBX, REG_RBX}, {UNW_X86_64_RBP, REG_RBP},
+			{UNW_X86_64_R12, REG_R12}, {UNW_X86_64_R13, REG_R13}, {UNW_X86_64_R14, REG_R14},
+			{UNW_X86_64_R15, REG_R15}};
+		memset(uc, 0, sizeof *uc);
+		for (size_t k = 0; k < sizeof regs / sizeof regs[0]; k++)
+			if (u_get_reg(&c, regs[k][0], &v) == 0)
+				uc->uc_mcontext.gregs[regs[k][1]] = (greg_t)v;
+		unw_word_t ip = 0, sp = 0;
+		u_get_reg(&c, UNW_REG_IP, &ip);
+		u_get_reg(&c, UNW_REG_SP, &sp);
+		uintptr_t pc = stub_resume((uintptr_t)ip);
+		if (!pc)
+			return false;
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+		uc->uc_mcontext.gregs[REG_RSP] = (greg_t)(sp + 128);
+		return true;
+	}
+	return false;
+}
+
+static void thread_head(int tid, const char *what, const char *detail)
+{
+	put("libreplay: thread ");
+	put_num((uint64_t)tid, 10);
+	put(" (");
+	put(what);
+	put(detail);
+	put("):\n");
+}
+
+static void other_thread(struct sched_thread *st)
+{
+	struct sched_thread_info in;
+	struct rp_thread *t = st->ext;
+	sched_thread_info(st, &in);
+	if (in.state == SCHED_EXITED) {
+		thread_head(st->id, "exited", "");
+		return;
+	}
+	if (t && t->uc) {
+		thread_head(st->id, "preempted", "");
+		if (u_init_local)
+			backtrace(t->uc, true);
+		return;
+	}
+	/* The resume PC and stack pointer are all the CFI needs: the callee-saved
+	 * registers are on that stack (sched_switch.S). */
+	static ucontext_t uc, at_count;
+	memset(&uc, 0, sizeof uc);
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)in.pc;
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)in.sp;
+	if (in.state != SCHED_BLOCKED && in.sp && preempted_at_count(&uc, &at_count)) {
+		thread_head(st->id, "preempted", "");
+		backtrace(&at_count, true);
+		return;
+	}
+	if (in.state == SCHED_BLOCKED)
+		thread_head(st->id, "blocked on ", sched_wait_kind_name(in.wait_kind));
+	else
+		thread_head(st->id, "runnable", "");
+	if (!u_init_local || !in.sp)
+		return;
+	backtrace(&uc, true);
+}
+
+void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc)
+{
+	char why[16] = "SIG";
+	const char *abbrev = sigabbrev_np(sig);
+	strncat(why, abbrev ? abbrev : "?", sizeof why - 4);
+	rp_trace_end(why, uc);
+	rp_crash_report(sig, si, uc);
+}
+
+void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc)
+{
+	int saved = errno;
+	struct sched_thread *cur = sched_current();
+	const char *abbrev = sigabbrev_np(sig);
+	put("libreplay: thread ");
+	put_num((uint64_t)cur->id, 10);
+	put(cur->id == 0 ? " (after main returned)" : "");
+	put(" died of SIG");
+	put(abbrev ? abbrev : "?");
+	put(" (si_code ");
+	if (si->si_code < 0)
+		put("-");
+	put_num(si->si_code < 0 ? (uint64_t)-(int64_t)si->si_code : (uint64_t)si->si_code, 10);
+	const char *cn = code_name(sig, si->si_code);
+	if (*cn) {
+		put(" ");
+		put(cn);
+	}
+	if (has_address(sig) && si->si_code > 0) {
+		put(", address ");
+		put_num((uint64_t)(uintptr_t)si->si_addr, 16);
+	}
+	put(")\n");
+	if (sig == SIGSEGV && cur->id != 0) {
+		/* sched maps a guard page just below every stack it maps. */
+		struct sched_thread_info info;
+		sched_thread_info(cur, &info);
+		uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)info.stack_lo;
+		if (a < lo && lo - a <= (uintptr_t)getauxval(AT_PAGESZ)) {
+			put("libreplay: the address is in the guard page below thread ");
+			put_num((uint64_t)cur->id, 10);
+			put("'s stack: a stack overflow\n");
+		}
+	}
+	if (!u_init_local)
+		put("libreplay: no backtraces: libunwind.so.8 is not installed (Debian: libunwind8)\n");
+	thread_head(cur->id, "faulted", "");
+	if (u_init_local)
+		backtrace(uc, true);
+	for (struct sched_thread *st = sched_thread_next(NULL); st; st = sched_thread_next(st))
+		if (st != cur)
+			other_thread(st);
+	flush_out();
+	errno = saved;
+}

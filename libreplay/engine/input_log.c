@@ -1,0 +1,144 @@
+/* input_log.c: recorded inputs, the log's side (docs/inputs.md): what a wrapped call
+ * returned while recording is logged as an INPUT record, and the replay returns it
+ * from the log. The wrappers themselves are the inputs layer's (libreplay/inputs/) and
+ * the io layer's; this is what they call. Inputs recorded by constructors, before
+ * the session starts, are kept and logged first. */
+#include "engine/core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- recorded inputs: what a call returned to the program ------------------------------ */
+
+/* Recorded inputs of constructors, before the session (main.c parses the flags in a
+ * priority-102 constructor; the program's run later). Recording, they are kept here
+ * (tid, kind, len, bytes) and logged first; replaying, the first one reads the log. */
+#define EARLY_MAX 65536u
+
+static uint8_t early[EARLY_MAX];
+
+static size_t early_len;
+
+static bool before_session(enum rp_mode mode)
+{
+	return !rp_session_started && rp_opts.log_path && rp_opts.mode == mode;
+}
+
+static void keep_early(uint32_t tid, uint8_t kind, const void *buf, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+	if (len > EARLY_MAX || early_len + 9 + len > EARLY_MAX) {
+		fprintf(stderr, "libreplay: more than %u bytes of recorded inputs before main "
+				"(in constructors): not supported\n", EARLY_MAX);
+		exit(RP_EXIT_USAGE);
+	}
+	memcpy(early + early_len, &tid, 4);
+	early[early_len + 4] = kind;
+	memcpy(early + early_len + 5, &n, 4);
+	memcpy(early + early_len + 9, buf, len);
+	early_len += 9 + len;
+}
+
+void rp_input_log_early(void)
+{
+	for (size_t at = 0; at < early_len;) {
+		uint32_t tid, n;
+		memcpy(&tid, early + at, 4);
+		memcpy(&n, early + at + 5, 4);
+		rp_log_input(rp_writer, tid, early[at + 4], early + at + 9, n);
+		at += 9 + n;
+	}
+	early_len = 0;
+}
+
+/* For divergence messages: which call an INPUT kind records (session.h). */
+static const char *input_name(uint8_t kind)
+{
+	static const char *const names[] = {
+		"?", "the clock (for a sleep)", "clock_gettime", "gettimeofday", "time", "times",
+		"clock", "getrusage", "timespec_get", "getrandom, arc4random_buf or a random device",
+		"(bytes)", "arc4random", "getpid, getppid or gettid", "sysconf", "sched_getaffinity",
+		"uname", "(a signal from outside)"};
+	if (kind < sizeof names / sizeof names[0])
+		return names[kind];
+	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
+}
+
+bool rp_input_replay(uint8_t kind, void *buf, size_t len)
+{
+	if (rp_dying)
+		return false;
+	bool early_replay = before_session(RP_MODE_REPLAY);
+	if (early_replay && !rp_replay_log_loaded())
+		rp_replay_load_log();
+	if (!early_replay && rp_replay_run_free())
+		return false;
+	const struct rp_log_record *r = rp_replay_peek();
+	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind || r->len != len ||
+	    r->tid != (uint32_t)rp_cur->tid)
+		rp_diverge("record %zu: thread %d called %s, where the recording %s%s", rp_replay_recno(),
+			rp_cur->tid, input_name(kind), !r ? "had ended" :
+			r->kind != RP_LOG_INPUT ? "did something else" :
+			r->tid != (uint32_t)rp_cur->tid ? "had another thread call " : "called ",
+			r && r->kind == RP_LOG_INPUT ? input_name(r->input_kind) : "");
+	memcpy(buf, r->data, len);
+	rp_replay_next();
+	rp_replay_rearm_running();
+	return true;
+}
+
+void rp_input_record(uint8_t kind, const void *buf, size_t len)
+{
+	if (rp_dying)
+		return;
+	if (rp_writer && !rp_replaying)
+		rp_log_input(rp_writer, (uint32_t)rp_cur->tid, kind, buf, len);
+	else if (before_session(RP_MODE_RECORD))
+		keep_early((uint32_t)rp_cur->tid, kind, buf, len);
+}
+
+bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len)
+{
+	if (rp_replay_run_free())
+		return false;
+	const struct rp_log_record *r = rp_replay_peek();
+	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind ||
+	    r->tid != (uint32_t)rp_cur->tid || r->len != len || memcmp(r->data, buf, len))
+		return false;
+	rp_replay_next();
+	return true;
+}
+
+bool rp_replay_decides(void)
+{
+	return !rp_replay_run_free();
+}
+
+/* ---- signals from outside ---------------------------------------------------------------- */
+
+static volatile sig_atomic_t pending_sig, pending_code, pending_pid;
+
+struct async_signal_value {
+	int32_t sig, code, pid;
+};
+
+void rp_async_signal_flush(void)
+{
+	if (!pending_sig)
+		return;
+	struct async_signal_value v = {pending_sig, pending_code, pending_pid};
+	pending_sig = 0;
+	rp_input_record(RP_INPUT_ASYNC_SIGNAL, &v, sizeof v);
+}
+
+void rp_async_signal(int sig, int code, int pid, bool in_program)
+{
+	if (pending_sig)
+		return; /* one is enough: the log will not replay */
+	pending_sig = sig;
+	pending_code = code;
+	pending_pid = pid;
+	if (in_program)
+		rp_async_signal_flush();
+}

@@ -1,0 +1,158 @@
+/* options.c: libreplay's flags, taken off the front of the program's arguments.
+ *
+ *   ./app [our flags] [--] [the program's own arguments]
+ *
+ * LIBREPLAY_OPTS holds the same flags for when the command line is not ours to
+ * change. Help: --replay-help. */
+#include "engine/engine.h"
+#include "engine/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct rp_options rp_opts = {.quantum_ns = RP_DEFAULT_QUANTUM_NS};
+
+static void usage_exit(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "libreplay: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see --replay-help)\n");
+	exit(RP_EXIT_USAGE);
+}
+
+static void help(const char *prog)
+{
+	printf("usage: %s [libreplay flags] [--] [program arguments]\n"
+	       "A program built with sicc records its thread schedule by default.\n"
+	       "  --record FILE     record into FILE (default %s)\n"
+	       "  --replay FILE     replay FILE: the same interleaving, the same output\n"
+	       "  --no-record       run without recording\n"
+	       "  --quantum TIME    time slice, e.g. 10ms (default), 500us; at least 50us\n"
+	       "  --chaos[=SEED]    randomised time slices, 50us to 20ms (still replayable)\n"
+	       "  --trace-schedule FILE  write every thread switch to FILE (replay-dump\n"
+	       "                    --timeline draws it); with --replay: the recording's schedule\n"
+	       "  --replay-help     this text\n"
+	       "  --                end of libreplay's flags\n"
+	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--chaos\".\n",
+	       prog, RP_DEFAULT_LOG);
+	exit(0);
+}
+
+static uint64_t parse_duration(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	double unit = 1e6; /* milliseconds when no unit is given */
+	if (!strcmp(end, "ns"))
+		unit = 1;
+	else if (!strcmp(end, "us"))
+		unit = 1e3;
+	else if (!strcmp(end, "ms") || !*end)
+		unit = 1e6;
+	else if (!strcmp(end, "s"))
+		unit = 1e9;
+	else
+		usage_exit("bad --quantum '%s': want e.g. 10ms, 500us", s);
+	if (end == s || v * unit < RP_MIN_QUANTUM_NS || v * unit > 60e9)
+		usage_exit("--quantum '%s' out of range (50us to 60s)", s);
+	return (uint64_t)(v * unit);
+}
+
+/* One flag at argv[i]; returns how many arguments it took (0: not ours). */
+static int one_flag(int argc, char **argv, int i, const char *prog)
+{
+	const char *a = argv[i];
+	const char *val = NULL;
+	int took = 1;
+#define VALUE(name)                                                                        \
+	(!strncmp(a, name "=", sizeof name) ? (val = a + sizeof name, true)                 \
+	 : !strcmp(a, name) ? (i + 1 < argc ? (val = argv[i + 1], took = 2, true)           \
+				: (usage_exit("%s needs a value", name), false))           \
+			   : false)
+	if (VALUE("--record")) {
+		rp_opts.mode = RP_MODE_RECORD;
+		rp_opts.log_path = val;
+	} else if (VALUE("--replay")) {
+		rp_opts.mode = RP_MODE_REPLAY;
+		rp_opts.log_path = val;
+	} else if (VALUE("--trace-schedule")) {
+		rp_opts.trace_path = val;
+	} else if (VALUE("--quantum")) {
+		rp_opts.quantum_ns = parse_duration(val);
+	} else if (!strcmp(a, "--no-record")) {
+		rp_opts.mode = RP_MODE_OFF;
+	} else if (!strcmp(a, "--chaos")) {
+		rp_opts.chaos = true;
+	} else if (!strncmp(a, "--chaos=", 8)) {
+		char *end;
+		rp_opts.chaos = true;
+		rp_opts.seed = strtoull(a + 8, &end, 0);
+		if (*end || end == a + 8)
+			usage_exit("bad --chaos seed '%s'", a + 8);
+	} else if (!strcmp(a, "--replay-help")) {
+		help(prog);
+	} else {
+		return 0;
+	}
+#undef VALUE
+	if (val && !*val)
+		usage_exit("%s needs a value", a);
+	return took;
+}
+
+void rp_options_parse(int *argc, char **argv)
+{
+	rp_opts.mode = RP_MODE_RECORD;
+	rp_opts.log_path = RP_DEFAULT_LOG;
+	const char *prog = *argc > 0 ? argv[0] : "program";
+
+	/* The environment first, so the command line wins. */
+	const char *env = getenv("LIBREPLAY_OPTS");
+	if (env && *env) {
+		char *copy = strdup(env);
+		char *words[64];
+		int n = 0;
+		for (char *w = strtok(copy, " \t"); w && n < 63; w = strtok(NULL, " \t"))
+			words[n++] = w;
+		for (int i = 0; i < n;) {
+			int took = one_flag(n, words, i, prog);
+			if (!took)
+				usage_exit("LIBREPLAY_OPTS: unknown flag '%s'", words[i]);
+			i += took;
+		}
+		/* the strings stay: rp_opts may point into them */
+	}
+
+	int i = 1;
+	while (i < *argc) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (!strncmp(argv[i], "--", 2) && (!strncmp(argv[i], "--replay", 8) ||
+		    !strncmp(argv[i], "--record", 8) || !strncmp(argv[i], "--no-record", 11) ||
+		    !strncmp(argv[i], "--quantum", 9) || !strncmp(argv[i], "--chaos", 7) ||
+		    !strncmp(argv[i], "--trace-schedule", 16))) {
+			int took = one_flag(*argc, argv, i, prog);
+			if (!took)
+				usage_exit("unknown flag '%s'", argv[i]);
+			i += took;
+			continue;
+		}
+		break;
+	}
+	if (rp_opts.chaos && !rp_opts.seed)
+		/* System calls: the program's time and getpid are recorded inputs. */
+		rp_opts.seed = ((uint64_t)rp_raw_syscall(SYS_time, 0, 0, 0, 0, 0, 0) << 20) ^
+			       (uint64_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	/* Take what we used off argv. */
+	int k = 1;
+	for (int j = i; j < *argc; j++)
+		argv[k++] = argv[j];
+	argv[k] = NULL;
+	*argc = k;
+}

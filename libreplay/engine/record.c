@@ -1,0 +1,282 @@
+/*
+ * record.c: recording the schedule (paper 002, section 3). A CPU-time timer (SIGPROF)
+ * ends the time slice. If the interrupted PC is one where the replay can reproduce the
+ * state (rp_sic_pc_preemptible), the handler logs a PREEMPT record (thread, count, pc)
+ * and preempts; otherwise the tick is deferred: to the thread's next counting point
+ * when it is in foreign code, else to a later tick. The other time-dependent decisions
+ * (a deadline found expired, the clock read for a sleep) are logged by decide.c,
+ * recorded calls' results by input_log.c. Blocking switches are not logged.
+ */
+#include "engine/core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+struct rp_log_writer *rp_writer;
+
+static uint64_t deferred_ticks, taken_ticks;
+
+static uint64_t chaos_state;
+
+static uint64_t next_quantum_ns(void)
+{
+	if (!rp_opts.chaos)
+		return rp_opts.quantum_ns;
+	/* xorshift64*, log-uniform between 50 us and 20 ms */
+	chaos_state ^= chaos_state >> 12;
+	chaos_state ^= chaos_state << 25;
+	chaos_state ^= chaos_state >> 27;
+	uint64_t r = chaos_state * 0x2545F4914F6CDD1Dull;
+	uint64_t lo = 50000, span_bits = 9; /* 50 us << 0..8.6 */
+	uint64_t q = lo << (r % span_bits);
+	return q + (r >> 32) % q;
+}
+
+/* The time slice is CPU time. ITIMER_PROF only has the kernel tick's resolution
+ * (1-4 ms), so it is the fallback: the task clock of perf_event_open is exact to
+ * the microsecond. Both raise SIGPROF. */
+static int tick_fd = -1;
+
+/* The runtime's timer and handlers by system call (handlers: rp_sigaction): the
+ * program's setitimer and sigaction (sig_action.c) refuse SIGPROF. */
+static void prof_timer(const struct itimerval *it)
+{
+	rp_raw_syscall(SYS_setitimer, ITIMER_PROF, (long)it, 0, 0, 0, 0);
+}
+
+static void arm_timer(uint64_t ns)
+{
+	if (tick_fd >= 0) {
+		ioctl(tick_fd, PERF_EVENT_IOC_PERIOD, &ns);
+		return;
+	}
+	struct itimerval it = {{0, 0}, {(time_t)(ns / 1000000000u), (suseconds_t)(ns % 1000000000u / 1000)}};
+	if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+		it.it_value.tv_usec = 1;
+	prof_timer(&it);
+}
+
+void rp_record_stop_timer(void)
+{
+	if (tick_fd >= 0)
+		ioctl(tick_fd, PERF_EVENT_IOC_DISABLE, 0);
+	struct itimerval off = {{0, 0}, {0, 0}};
+	prof_timer(&off);
+}
+
+static void start_timer(uint64_t ns)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof a;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = ns;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.wakeup_events = 1;
+	tick_fd = rp_high_fd(rp_perf_event_open(&a));
+	if (tick_fd >= 0 && rp_route_signal(tick_fd, SIGPROF) != 0) {
+		rp_sys_close(tick_fd);
+		tick_fd = -1;
+	}
+	if (tick_fd < 0)
+		arm_timer(ns);
+}
+
+/* A TIMESTAMP at the start, at the first preemption after each RP_STAMP_INTERVAL_NS
+ * and at the end: what tools need for rates (10.7 bytes each, so ~11 bytes a second). */
+#define RP_STAMP_INTERVAL_NS 1000000000ull
+
+static uint64_t last_stamp_ns;
+
+static void log_timestamp(uint64_t now)
+{
+	last_stamp_ns = now;
+	rp_log_input(rp_writer, (uint32_t)rp_cur->tid, RP_INPUT_TIMESTAMP, &now, sizeof now);
+}
+
+/* A tick in foreign code (libc, zlib, ...) cannot preempt there: %r15 is not the
+ * counter and the PC is not reproducible. It makes the thread preempt at its next
+ * counting point instead, or a thread that spends its time in a library would never
+ * be preempted: the count it published before the foreign call (__sic_home, which
+ * the instrumented code reloads when the call returns) becomes 1, the offset moves so
+ * that its count stays the same, and the next counting point overflows
+ * (rp_record_overflow). Only where the count is in __sic_home: outside the
+ * executable, not while the thread is inside one of its own preemptions (its
+ * tick_depth: the count is in the signal frame then, and on_tick calls the vDSO), and
+ * not while the scheduler runs. The way back from a signal handler is the runtime's
+ * own restorer (rp_sigaction), in the executable: a tick there once found a stale
+ * __sic_home and moved the thread's count by 3 * 2^62. */
+extern const char __executable_start[], etext[];
+
+static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc)
+{
+	if (t->preempt_soon || (pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext) ||
+	    __sic_home <= 1)
+		return;
+	/* Foreign code the scheduler called (munmap of a dead thread's stack, say) may run
+	 * half way through a switch: rp_cur and __sic_home are the next thread's already,
+	 * whose counter may be in a signal frame, not in __sic_home. */
+	if (sched_busy())
+		return;
+	t->offset -= __sic_home - 1;
+	__sic_home = 1;
+	t->preempt_soon = true;
+}
+
+static void on_tick(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	int saved = errno;
+	if (rp_dying)
+		return;
+	if (rp_opts.chaos || tick_fd < 0)
+		arm_timer(next_quantum_ns());
+	uintptr_t pc = rp_pc_of(uc);
+	struct rp_thread *t = rp_cur;
+	if (!rp_writer || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
+		if (rp_writer && t->tid != 0 && !t->tick_depth && !rp_sic_pc_instrumented(pc) &&
+		    sched_preempt_useful())
+			preempt_at_next_count(t, pc);
+		deferred_ticks++;
+		errno = saved;
+		return;
+	}
+	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	if (t->resumed_from_signal && count == t->resume_count && pc == t->resume_pc) {
+		deferred_ticks++; /* no progress since it resumed: same (count, pc) twice */
+		errno = saved;
+		return;
+	}
+	t->tick_depth++;
+	taken_ticks++;
+	rp_log_preempt(rp_writer, (uint32_t)t->tid, count, pc - rp_exe_base);
+	uint64_t now = rp_mono_ns();
+	if (now - last_stamp_ns >= RP_STAMP_INTERVAL_NS)
+		log_timestamp(now);
+	rp_log_maybe_flush(rp_writer, now);
+	rp_preempt_from_signal(uc, sig);
+	t->tick_depth--;
+	errno = saved;
+}
+
+/* Where a counting point's stub returns to: after `call __sic_overflow` comes
+ * `leaq 128(%rsp), %rsp` and a jump back (sicpp/rewrite.c). 0 for another form (the
+ * flag-preserving one swaps rcx back first: its resumption is not preemptible). */
+static uintptr_t stub_resume_pc(uintptr_t ret)
+{
+	static const unsigned char leaq[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
+	const unsigned char *p = (const unsigned char *)ret;
+	if (memcmp(p, leaq, sizeof leaq) != 0)
+		return 0;
+	p += sizeof leaq;
+	if (p[0] == 0xe9) {
+		int32_t rel;
+		memcpy(&rel, p + 1, sizeof rel);
+		return (uintptr_t)(p + 5) + (intptr_t)rel;
+	}
+	if (p[0] == 0xeb)
+		return (uintptr_t)(p + 2) + (intptr_t)(int8_t)p[1];
+	return 0;
+}
+
+uint64_t rp_record_overflow(uintptr_t stub_ret)
+{
+	struct rp_thread *t = rp_cur;
+	t->preempt_soon = false;
+	uint64_t count = t->offset; /* the counter is 0 */
+	uint64_t fresh = rp_sic_start_value();
+	t->offset = count + fresh;
+	uintptr_t pc = stub_resume_pc(stub_ret);
+	if (!rp_writer || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful())
+		return fresh;
+	taken_ticks++;
+	rp_log_preempt(rp_writer, (uint32_t)t->tid, count, pc - rp_exe_base);
+	rp_log_maybe_flush(rp_writer, rp_mono_ns());
+	/* Switched out from here, not from a signal: home holds its counter meanwhile. */
+	__sic_home = fresh;
+	t->tick_depth++;
+	rp_preempt_at_count = true; /* the replay stops here by its trap: a preemption too */
+	sched_preempt();
+	rp_preempt_at_count = false; /* consumed by on_switch, or no switch happened */
+	t->tick_depth--;
+	/* It resumes before pc: a tick there before it moves must not preempt again. */
+	t->resumed_from_signal = true;
+	t->resume_count = count;
+	t->resume_pc = pc;
+	if (rp_resumed_hook)
+		rp_resumed_hook(&fresh);
+	t->resume_count = t->offset - fresh; /* past a handler, if one ran */
+	return fresh;
+}
+
+void rp_record_start(int argc, char **argv)
+{
+	struct rp_log_header h;
+	memset(&h, 0, sizeof h);
+	h.flags = rp_opts.chaos ? RP_LOG_F_CHAOS : 0;
+	h.quantum_ns = rp_opts.quantum_ns;
+	h.seed = rp_opts.seed;
+	h.build_id_len = sizeof h.build_id;
+	if (rp_log_self_build_id(h.build_id, &h.build_id_len) != 0)
+		h.build_id_len = 0;
+	h.argc = argc;
+	h.argv = (const char *const *)argv;
+	char err[RP_LOG_ERRLEN];
+	int fd = rp_high_fd(rp_sys_open(rp_opts.log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+	if (fd < 0) {
+		fprintf(stderr, "libreplay: %s: %s\n", rp_opts.log_path, strerror(errno));
+		exit(RP_EXIT_USAGE);
+	}
+	if (rp_log_create_fd(fd, rp_opts.log_path, &h, &rp_writer, err, sizeof err) != 0) {
+		fprintf(stderr, "libreplay: %s\n", err);
+		exit(RP_EXIT_USAGE);
+	}
+	/* A block at least every second (or 4 KiB): a SIGKILL loses at most the last
+	 * second of records, and block headers stay a small part of the log. */
+	rp_log_set_flush_interval(rp_writer, RP_LOG_FLUSH_INTERVAL_NS);
+	rp_input_log_early();
+	chaos_state = rp_opts.seed ? rp_opts.seed : 0x9E3779B97F4A7C15ull;
+	log_timestamp(rp_mono_ns());
+	rp_install_handler(SIGPROF, on_tick, 0);
+	start_timer(next_quantum_ns());
+}
+
+/* ---- the end ------------------------------------------------------------------------------ */
+
+static struct rp_log_final end_threads[RP_LOG_END_THREADS_MAX];
+
+void rp_record_end(int how, int value, const ucontext_t *uc)
+{
+	if (!rp_writer)
+		return;
+	log_timestamp(rp_mono_ns());
+	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
+	if (rp_log_end(rp_writer, how, value, end_threads, n) != 0 || uc)
+		rp_log_flush_from_signal(rp_writer);
+	if (getenv("LIBREPLAY_STATS"))
+		fprintf(stderr, "libreplay: %llu preemptions taken, %llu ticks deferred\n",
+			(unsigned long long)taken_ticks, (unsigned long long)deferred_ticks);
+}
+
+void rp_record_forget(void)
+{
+	if (tick_fd >= 0)
+		rp_sys_close(tick_fd);
+	tick_fd = -1;
+	struct itimerval off = {{0, 0}, {0, 0}};
+	prof_timer(&off);
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	rp_sigaction(SIGPROF, &ign, NULL);
+	rp_writer = NULL; /* the parent's: never flushed or closed from here */
+}

@@ -1,0 +1,93 @@
+/* session.h: the session: options, modes, exit statuses, INPUT kinds, and the calls
+ * the layers above make to record and replay (session.c, options.c, input_log.c,
+ * decide.c). */
+#ifndef RP_REPLAY_H
+#define RP_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "green.h"
+
+enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
+
+#define RP_DEFAULT_QUANTUM_NS 10000000ull /* 10 ms */
+#define RP_MIN_QUANTUM_NS 50000ull        /* 50 us */
+#define RP_DEFAULT_LOG "log.bin"
+
+/* Exit statuses of our own (the program's are passed through). */
+#define RP_EXIT_USAGE 2     /* bad flags, unreadable or foreign log */
+#define RP_EXIT_DIVERGED 86 /* replay did not follow the log */
+
+/* INPUT record kinds. */
+#define RP_INPUT_SCHED_CLOCK 1 /* the clock read to turn a sleep into a deadline */
+#define RP_INPUT_CLOCK_GETTIME 2 /* the program's clock_gettime: clock, result, time */
+#define RP_INPUT_GETTIMEOFDAY 3
+#define RP_INPUT_TIME 4
+/* 5..19: the other recorded inputs (docs/inputs.md, libreplay/inputs/inputs.h). */
+#define RP_INPUT_TIMES 5        /* times(): return value and struct tms */
+#define RP_INPUT_CLOCK 6        /* clock() */
+#define RP_INPUT_GETRUSAGE 7    /* getrusage(): who, result, struct rusage */
+#define RP_INPUT_TIMESPEC_GET 8 /* timespec_get(): base, result, time */
+#define RP_INPUT_CHUNK 9        /* a call that fills a buffer: which call, result, errno */
+#define RP_INPUT_BYTES 10       /* ... then the bytes it gave (after a CHUNK > 0) */
+#define RP_INPUT_ARC4RANDOM 11  /* arc4random(), arc4random_uniform(): the value */
+#define RP_INPUT_ID 12          /* getpid/getppid/gettid: which, value */
+#define RP_INPUT_SYSCONF 13     /* processor and memory counts: name, value */
+#define RP_INPUT_AFFINITY 14    /* sched_getaffinity(): result, mask */
+#define RP_INPUT_UNAME 15       /* uname(): result, struct utsname */
+#define RP_INPUT_ASYNC_SIGNAL 16 /* a signal from outside reached a handler: replay refuses */
+/* 20..29: blocking system calls (docs/io.md). */
+#define RP_INPUT_IO_READY 20 /* tid's awaited descriptor was found ready: the question's
+			      * position (u64), numbered with the TIMEOUT questions */
+#define RP_INPUT_IO_BLOCK 21 /* tid's call would have blocked and it parks: which of its
+			      * tries (u64, pt_thread.io_seq) */
+/* The runtime's monotonic clock, ns (u64), about every second of a recording, for
+ * tools (replay-dump's preemptions per second); replay skips these records. */
+#define RP_INPUT_TIMESTAMP 30
+
+struct rp_options {
+	enum rp_mode mode;
+	const char *log_path;
+	uint64_t quantum_ns;
+	bool chaos;
+	uint64_t seed;
+	const char *trace_path; /* --trace-schedule: every switch, for the timeline */
+};
+extern struct rp_options rp_opts;
+
+/* options.c: take our flags off the front of argv (and LIBREPLAY_OPTS); exits with a
+ * one-line message on a bad one. */
+void rp_options_parse(int *argc, char **argv);
+/* session.c */
+void rp_session_start(int *argc, char ***argv, struct sched_hooks *h);
+/* input_log.c: a value a recorded call returned. Replaying: fills buf from the log and returns
+ * true (a different call is a divergence). Otherwise false; then, recording,
+ * rp_input_record logs what the real call gave. */
+bool rp_input_replay(uint8_t kind, void *buf, size_t len);
+void rp_input_record(uint8_t kind, const void *buf, size_t len);
+/* Replaying: is the next record an INPUT of kind for the current thread, holding
+ * exactly buf? If so it is consumed and true returned: a decision logged only when
+ * it happened, buf naming where (so that an earlier point cannot take it). */
+bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len);
+/* Recording: a signal from outside the process reached a program's handler (the
+ * signals layer's trampoline, sig_action.c). No record could say where to deliver it
+ * in a replay, so an ASYNC_SIGNAL input marks the log as one the replay refuses. The
+ * log is written only where the runtime is surely not writing it: at once when the
+ * handler interrupted the program's own code (in_program), else at the next recorded
+ * input (rp_async_signal_flush, which the inputs' wrappers call) or at exit. */
+void rp_async_signal(int sig, int code, int pid, bool in_program);
+void rp_async_signal_flush(void);
+/* Replaying, and not past the end of a log cut short: the log decides. */
+bool rp_replay_decides(void);
+/* A time-dependent question about thread t at a scheduling point (has the event it
+ * waits for happened?), numbered with the deadline questions. Replaying: the logged
+ * answer. Otherwise ask(obj); recording logs a yes as an INPUT of kind holding the
+ * question's position. */
+bool rp_sched_question(struct sched_thread *t, uint8_t kind, bool (*ask)(const void *),
+		       const void *obj);
+/* Replaying with every thread waiting: the next record must end a wait (a TIMEOUT or an
+ * INPUT of kind), else the replay has diverged. */
+void rp_replay_idle_check(uint8_t kind);
+
+#endif

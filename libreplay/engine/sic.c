@@ -1,0 +1,266 @@
+/* sic.c: the counter's state, its overflow, and the tables sicpp emits. */
+#include "engine/engine.h"
+
+#include <cpuid.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+uint64_t rp_sic_xsave_size = 4096;
+
+/* A thread's count is offset - r15 (struct rp_thread). In stress mode the counter
+ * restarts from sic_reload at each overflow. */
+static uint64_t sic_reload;
+struct rp_thread rp_main_thread = {.tid = 1};
+struct rp_thread *rp_cur = &rp_main_thread;
+
+/* The host's and thread 1's side stack (sic_rt.S, __sic_foreign_entry), set up from
+ * the start: callbacks from a shared object's constructors run before rp_sic_init. */
+#define SIDE_ENTRIES 4096
+static uint64_t side_stack[RP_SIDE_WORDS * SIDE_ENTRIES];
+uint64_t *__sic_side_base = side_stack, *__sic_side_top = side_stack,
+	 *__sic_side_end = side_stack + RP_SIDE_WORDS * SIDE_ENTRIES;
+
+static void xsave_probe(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+		rp_fatal("this CPU or kernel has no XSAVE, which the counter's overflow path needs");
+	__cpuid_count(0xd, 0, a, b, c, d);
+	rp_sic_xsave_size = (b + 63) & ~UINT64_C(63);
+}
+
+static const struct tables *current(void);
+
+void rp_sic_init(void)
+{
+	static bool done;
+	if (done)
+		return;
+	done = true;
+	xsave_probe();
+	const char *stress = getenv("LIBREPLAY_SIC_STRESS");
+	uint64_t start = RP_SIC_BASE;
+	if (stress && *stress) {
+		char *end;
+		unsigned long long n = strtoull(stress, &end, 10);
+		if (*end || n == 0 || n > (1ULL << 40))
+			rp_fatal("LIBREPLAY_SIC_STRESS=%s: want a count between 1 and 2^40", stress);
+		sic_reload = n;
+		start = n;
+	}
+	/* Now, not lazily: the tables are read from signal handlers, which must not
+	 * allocate (they may have interrupted malloc). */
+	current();
+	rp_main_thread.offset = start;
+	__sic_home = start;
+}
+
+uint64_t rp_sic_start_value(void)
+{
+	return sic_reload ? sic_reload : RP_SIC_BASE;
+}
+
+/* Before any constructor of the program: instrumented constructors (and what they
+ * call) run before main(). */
+__attribute__((constructor(101))) static void sic_init_early(void)
+{
+	rp_sic_init();
+}
+
+uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
+{
+	if (rp_replaying)
+		return rp_replay_overflow();
+	if (rp_cur->preempt_soon)
+		return rp_record_overflow(stub_ret);
+	if (!sic_reload)
+		rp_fatal("the instruction counter ran out (2^62 counts)");
+	rp_cur->offset += sic_reload;
+	return sic_reload;
+}
+
+/* A pause, or a spin-wait's loop (sicpp/hunt.c): the thread waits for another, which
+ * on one kernel thread can only get on if this one lets it. A yield: a voluntary
+ * switch at a place the program's own instructions decide, so the replay makes the
+ * same one with no record. The count is published in __sic_home meanwhile. */
+uint64_t rp_sic_pause_yields;
+
+void rp_sic_pause_c(void)
+{
+	if (rp_cur->tid == 0 || sched_busy() || !sched_preempt_useful())
+		return;
+	rp_sic_pause_yields++;
+	sched_thread_yield();
+	if (rp_resumed_hook)
+		rp_resumed_hook(&__sic_home);
+}
+
+uint64_t rp_sic_count(void)
+{
+	/* Called from instrumented code: the call published the count in __sic_home. */
+	return rp_cur->offset - __sic_home;
+}
+
+_Noreturn void rp_sic_side_overflow(void)
+{
+	/* thread 1's side stack holds SIDE_ENTRIES, the other threads' fewer (thread.c) */
+	rp_fatal("more than %ld nested calls from uninstrumented code into instrumented code",
+		 (long)((__sic_side_end - __sic_side_base) / RP_SIDE_WORDS));
+}
+
+_Noreturn void rp_sic_side_corrupt(void)
+{
+	rp_fatal("return from a callback that was never entered (stack corrupted?)");
+}
+
+/* ---- tables --------------------------------------------------------------- */
+
+/* Defined by the linker around the sections of the same names. */
+extern const int32_t __start_sic_ranges[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_sic_ranges[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __start_sic_nopreempt[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_sic_nopreempt[] __attribute__((weak, visibility("hidden")));
+
+struct range {
+	uintptr_t lo, hi;
+};
+
+/* What the signal handlers read: the executable's tables and those of the shared
+ * objects registered so far, merged and sorted. A change builds a new one and
+ * publishes it with one store; the old one is kept (a handler may be reading it). */
+struct tables {
+	struct range *ranges;
+	size_t nranges;
+	uintptr_t *nopre;
+	size_t nnopre;
+};
+static struct tables *volatile tables;
+
+/* A shared object's tables, as its constructor gave them (__sic_register_module). */
+struct module {
+	const int32_t *ranges, *ranges_end, *nopre, *nopre_end;
+};
+static struct module *modules;
+static size_t nmodules;
+
+static uintptr_t rel(const int32_t *p)
+{
+	return (uintptr_t)p + (intptr_t)*p;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int cmp_pc(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t entries(const int32_t *begin, const int32_t *end)
+{
+	return begin && end > begin ? (size_t)(end - begin) : 0;
+}
+
+static void add_module(struct tables *t, const struct module *m)
+{
+	for (size_t i = 0; i + 1 < entries(m->ranges, m->ranges_end); i += 2) {
+		t->ranges[t->nranges].lo = rel(&m->ranges[i]);
+		t->ranges[t->nranges++].hi = rel(&m->ranges[i + 1]);
+	}
+	for (size_t i = 0; i < entries(m->nopre, m->nopre_end); i++)
+		t->nopre[t->nnopre++] = rel(&m->nopre[i]);
+}
+
+/* Merge the executable's tables and every registered module's into a new snapshot. */
+static void publish(void)
+{
+	const struct module exe = {__start_sic_ranges, __stop_sic_ranges, __start_sic_nopreempt,
+				   __stop_sic_nopreempt};
+	size_t nr = entries(exe.ranges, exe.ranges_end) / 2, nn = entries(exe.nopre, exe.nopre_end);
+	for (size_t k = 0; k < nmodules; k++) {
+		nr += entries(modules[k].ranges, modules[k].ranges_end) / 2;
+		nn += entries(modules[k].nopre, modules[k].nopre_end);
+	}
+	struct tables *t = calloc(1, sizeof *t);
+	if (t) {
+		t->ranges = calloc(nr ? nr : 1, sizeof *t->ranges);
+		t->nopre = calloc(nn ? nn : 1, sizeof *t->nopre);
+	}
+	if (!t || !t->ranges || !t->nopre)
+		rp_fatal("out of memory");
+	add_module(t, &exe);
+	for (size_t k = 0; k < nmodules; k++)
+		add_module(t, &modules[k]);
+	qsort(t->ranges, t->nranges, sizeof *t->ranges, cmp_range);
+	qsort(t->nopre, t->nnopre, sizeof *t->nopre, cmp_pc);
+	__atomic_store_n(&tables, t, __ATOMIC_RELEASE);
+}
+
+/* Called by the constructor sicpp --pic gives a shared object (a COMDAT one per
+ * module), before the module's own constructors, maybe before the executable's (and
+ * rp_sic_init): from then on its code is instrumented code. An executable made of
+ * -fPIC objects registers itself too: its tables are already the executable's. */
+void __sic_register_module(const int32_t *ranges, const int32_t *ranges_end,
+			   const int32_t *nopre, const int32_t *nopre_end)
+{
+	if (ranges == __start_sic_ranges)
+		return;
+	struct module *m = realloc(modules, (nmodules + 1) * sizeof *m);
+	if (!m)
+		rp_fatal("out of memory");
+	modules = m;
+	modules[nmodules++] = (struct module){ranges, ranges_end, nopre, nopre_end};
+	publish();
+}
+
+/* ...and by its destructor, when the module is unloaded (dlclose, exit). */
+void __sic_unregister_module(const int32_t *ranges)
+{
+	for (size_t k = 0; k < nmodules; k++)
+		if (modules[k].ranges == ranges) {
+			modules[k] = modules[--nmodules];
+			publish();
+			return;
+		}
+}
+
+static const struct tables *current(void)
+{
+	const struct tables *t = __atomic_load_n(&tables, __ATOMIC_ACQUIRE);
+	if (!t) { /* before rp_sic_init, in normal context (a constructor) */
+		publish();
+		t = tables;
+	}
+	return t;
+}
+
+bool rp_sic_pc_instrumented(uintptr_t pc)
+{
+	const struct tables *t = current();
+	size_t lo = 0, hi = t->nranges;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (pc < t->ranges[mid].lo)
+			hi = mid;
+		else if (pc >= t->ranges[mid].hi)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+bool rp_sic_pc_preemptible(uintptr_t pc)
+{
+	if (!rp_sic_pc_instrumented(pc))
+		return false;
+	const struct tables *t = current();
+	return !bsearch(&pc, t->nopre, t->nnopre, sizeof *t->nopre, cmp_pc);
+}

@@ -1,0 +1,203 @@
+/*
+ * sic_rt.S: the runtime half of the software instruction counter (docs/sic.md).
+ *
+ * Instrumented code keeps the counter in %r15, counting down. It comes here by:
+ *   __sic_overflow       the counter reached zero at a counting point
+ *   __sic_pause          a pause or a spin-wait's loop (sicpp/hunt.c): let others run
+ *   __sic_foreign_entry  a function foreign code may call found no token in %r15
+ *                        on entry: its caller is not instrumented
+ * __sic_home holds the count whenever control is outside instrumented code, and an
+ * instrumented caller passes RP_SIC_TOKEN in %r15 (sicpp/rewrite.h, SIC_TOKEN).
+ */
+#define RP_SIC_TOKEN -0x61a53f22
+	.data
+	.p2align 3
+	.globl	__sic_home
+	.type	__sic_home, @object
+	.size	__sic_home, 8
+__sic_home:
+	.quad	0
+	/* The side stack of foreign entries, {foreign r15, return address, slot, rbx}
+	 * each, is __sic_side_base, __sic_side_top and __sic_side_end (sic.c). */
+
+	.text
+/* The frame of the runtime's entries from a stub (__sic_overflow, __sic_pause): every
+ * register but %r15, the flags and the whole extended state are saved, the stack
+ * realigned, and unwinding goes through %rbp to the stub and the program. */
+.macro SIC_SAVE
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbp, -16
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushfq
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	subq	rp_sic_xsave_size(%rip), %rsp
+	andq	$-64, %rsp
+	xorl	%eax, %eax		/* XRSTOR wants a clean XSAVE header */
+	movq	%rax, 512(%rsp)
+	movq	%rax, 520(%rsp)
+	movq	%rax, 528(%rsp)
+	movq	%rax, 536(%rsp)
+	movq	%rax, 544(%rsp)
+	movq	%rax, 552(%rsp)
+	movq	%rax, 560(%rsp)
+	movq	%rax, 568(%rsp)
+	movl	$-1, %eax
+	movl	$-1, %edx
+	xsave64	(%rsp)
+	cld
+.endm
+
+.macro SIC_RESTORE
+	movl	$-1, %eax
+	movl	$-1, %edx
+	xrstor64 (%rsp)
+	leaq	-80(%rbp), %rsp
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	popfq
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+.endm
+
+/* Called (from a stub, past the red zone) when %r15 reached zero. Preserves every
+ * register but %r15, the flags and the whole extended state. */
+	.p2align 4
+	.globl	__sic_overflow
+	.type	__sic_overflow, @function
+__sic_overflow:
+	SIC_SAVE
+	movq	8(%rbp), %rdi		/* where in the stub we return to */
+	call	rp_sic_overflow_c	/* returns the new counter */
+	movq	%rax, %r15
+	SIC_RESTORE
+	.size	__sic_overflow, .-__sic_overflow
+
+/* Called from a pause's stub, or a spin-wait's backward branch (sicpp/hunt.c): the
+ * thread waits for another one, so let another run (rp_sic_pause_c). The count is
+ * published in __sic_home meanwhile (a switch keeps it there), and reloaded: the
+ * runtime may have loaded the counter anew. Preserves everything else. */
+	.p2align 4
+	.globl	__sic_pause
+	.type	__sic_pause, @function
+__sic_pause:
+	SIC_SAVE
+	movq	%r15, __sic_home(%rip)
+	call	rp_sic_pause_c
+	movq	__sic_home(%rip), %r15
+	SIC_RESTORE
+	.size	__sic_pause, .-__sic_pause
+
+/* Entered by jmp from a function's foreign-entry stub with the function's body in
+ * %r11, the foreign caller's return address at (%rsp) and its r15 in %r15. Moves
+ * {r15, return address, slot, rbx} to a side-stack entry, pops the return address
+ * and calls the body in its place, so stack arguments stay where the body expects
+ * them and every return predicts; then gives the caller its r15 and rbx back and
+ * returns to it. While the body runs, %rbx points at the entry (the body keeps it:
+ * callee-saved), which is how the CFI below finds the caller's return address, r15
+ * and rbx: debuggers and C++ exceptions unwind through here into the caller.
+ * A body that leaves by an indirect tail jump whose target takes the slow path
+ * again (at the same slot) is not a new entry: the target runs as the body.
+ * Flags are dead on entry and on return, by the ABI. */
+	.p2align 4
+	.globl	__sic_foreign_entry
+	.type	__sic_foreign_entry, @function
+__sic_foreign_entry:
+	.cfi_startproc
+	.cfi_remember_state
+	movq	%r15, -8(%rsp)
+	.cfi_offset %r15, -16
+	/* Called from our own call below: a body entered here left by an indirect jump
+	 * that may also have been a switch (sicpp: it keeps the count in r15 and passes
+	 * no token). Its caller is ours: no entry, the body runs with the count. */
+	leaq	4f(%rip), %r15
+	cmpq	%r15, (%rsp)
+	je	5f
+	movq	__sic_side_top(%rip), %r15
+	/* Entries whose slot is at or below ours belong to frames a longjmp (or an
+	 * exception) left. */
+1:	cmpq	__sic_side_base(%rip), %r15
+	jbe	2f
+	cmpq	%rsp, -16(%r15)
+	ja	2f
+	subq	$32, %r15
+	jmp	1b
+2:	cmpq	__sic_side_end(%rip), %r15
+	jae	8f
+	movq	%rsp, 16(%r15)		/* the slot */
+	movq	%rbx, 24(%r15)
+	movq	%r15, %rbx
+	.cfi_escape 0x10, 0x03, 0x02, 0x73, 0x18	/* rbx at 24(%rbx) */
+	pushq	-8(%rsp)		/* memory to memory: the foreign r15... */
+	.cfi_adjust_cfa_offset 8
+	popq	(%rbx)
+	.cfi_adjust_cfa_offset -8
+	.cfi_escape 0x10, 0x0f, 0x02, 0x73, 0x00	/* r15 at 0(%rbx) */
+	popq	8(%rbx)			/* ...and the return address, off the stack */
+	.cfi_adjust_cfa_offset -8
+	.cfi_escape 0x10, 0x10, 0x02, 0x73, 0x08	/* the return address at 8(%rbx) */
+	leaq	32(%rbx), %r15
+	movq	%r15, __sic_side_top(%rip)
+	movq	__sic_home(%rip), %r15
+	call	*%r11
+4:	/* The body stored the count in __sic_home; r15 holds the token. Entries above
+	 * ours were left by a longjmp: drop them with it. */
+	leaq	-8(%rsp), %r15
+	cmpq	%r15, 16(%rbx)
+	jne	9f
+	movq	%rbx, __sic_side_top(%rip)
+	movq	(%rbx), %r15
+	pushq	8(%rbx)
+	movq	24(%rbx), %rbx
+	ret
+5:	.cfi_restore_state
+	movq	__sic_home(%rip), %r15
+	jmp	*%r11
+8:	jmp	rp_sic_side_overflow
+9:	call	rp_sic_side_corrupt
+	.cfi_endproc
+	.size	__sic_foreign_entry, .-__sic_foreign_entry
+
+/* uint64_t rp_sic_call(void *fn, uint64_t a, uint64_t b, uint64_t c):
+ * call instrumented code from C with the counter in place. */
+	.p2align 4
+	.globl	rp_sic_call
+	.type	rp_sic_call, @function
+rp_sic_call:
+	.cfi_startproc
+	pushq	%r15
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %r15, -16
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	movq	%rdx, %rsi
+	movq	%rcx, %rdx
+	movq	$RP_SIC_TOKEN, %r15
+	call	*%rax
+	popq	%r15
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r15
+	ret
+	.cfi_endproc
+	.size	rp_sic_call, .-rp_sic_call
+
+	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,136 @@
+/* in_random_dev.c: reads of /dev/random and /dev/urandom are recorded. A descriptor
+ * is a random device when it is the character device 1:8 or 1:9 (so symbolic links
+ * and relative paths count too); open, openat, dup and close keep a bitmap of them,
+ * and in_fd_read serves the read() wrapper. A FILE opened on one reads
+ * through a cookie (fopencookie), because stdio reads with the C library's internal
+ * read, which no wrapper sees. In the replay the device is opened for real too, so
+ * descriptor numbers stay those of the recording; only its bytes come from the log. */
+#include "inputs/inputs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define MAX_TRACKED 65536 /* descriptors at or above it are never random devices here */
+static uint64_t random_fd[MAX_TRACKED / 64];
+
+static bool tracked(int fd)
+{
+	return fd >= 0 && fd < MAX_TRACKED && (random_fd[fd / 64] >> (fd % 64) & 1);
+}
+
+static void set_tracked(int fd, bool on)
+{
+	if (fd < 0 || fd >= MAX_TRACKED)
+		return;
+	if (on)
+		random_fd[fd / 64] |= UINT64_C(1) << (fd % 64);
+	else
+		random_fd[fd / 64] &= ~(UINT64_C(1) << (fd % 64));
+}
+
+static bool is_random_dev(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 &&
+	       (minor(st->st_rdev) == 8 || minor(st->st_rdev) == 9);
+}
+
+int in_fd_opened(int fd)
+{
+	struct stat st;
+	int saved = errno;
+	set_tracked(fd, fd >= 0 && fstat(fd, &st) == 0 && is_random_dev(&st));
+	errno = saved;
+	return fd;
+}
+
+void in_fd_copied(int from, int to)
+{
+	set_tracked(to, tracked(from));
+}
+
+void in_fd_closed(int fd)
+{
+	set_tracked(fd, false);
+}
+
+static ssize_t sys_read(void *fd, void *buf, size_t n)
+{
+	return rp_syscall(SYS_read, (int)(intptr_t)fd, buf, n);
+}
+
+bool in_fd_read(int fd, void *buf, size_t n, ssize_t *ret)
+{
+	if (!tracked(fd))
+		return false;
+	/* One read, at most RP_LOG_INPUT_MAX bytes: a short read, as read() may give. */
+	*ret = in_fill(IN_CALL_RANDOM_READ, sys_read, (void *)(intptr_t)fd, buf, n, false);
+	return true;
+}
+
+static mode_t mode_arg(int flags, va_list ap)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0;
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = mode_arg(flags, ap);
+	va_end(ap);
+	return in_fd_opened((int)rp_syscall(SYS_openat, dirfd, path, flags, mode));
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = mode_arg(flags, ap);
+	va_end(ap);
+	return in_fd_opened((int)rp_syscall(SYS_openat, AT_FDCWD, path, flags, mode));
+}
+
+/* x86-64: O_LARGEFILE is implied, the 64 variants are the same calls. */
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+int openat64(int dirfd, const char *path, int flags, ...) __attribute__((alias("openat")));
+
+/* _FORTIFY_SOURCE's checked forms (no mode: O_CREAT is refused at compile time). */
+int __open_2(const char *path, int flags)
+{
+	return open(path, flags);
+}
+int __open64_2(const char *path, int flags) __attribute__((alias("__open_2")));
+
+int close(int fd)
+{
+	in_fd_closed(fd);
+	return (int)rp_syscall(SYS_close, fd);
+}
+
+int dup(int fd)
+{
+	int r = (int)rp_syscall(SYS_dup, fd);
+	if (r >= 0)
+		in_fd_copied(fd, r);
+	return r;
+}
+
+int dup3(int fd, int fd2, int flags)
+{
+	int r = (int)rp_syscall(SYS_dup3, fd, fd2, flags);
+	if (r >= 0)
+		in_fd_copied(fd, r);
+	return r;
+}
+
+int dup2(int fd, int fd2)
+{
+	if (fd == fd2) /* dup3 refuses equal descriptors; dup2 checks fd is open */
+		return fcntl(fd, F_GETFD) < 0 ? -1 : fd;
+	return dup3(fd, fd2, 0);
+}

@@ -1,0 +1,71 @@
+/* io.h: the io layer's interface (docs/io.md): blocking system calls that park only
+ * their green thread. A call is first tried without blocking; if it would block, the
+ * thread waits in the scheduler (sched_wait_event on a struct io_wait) while others
+ * run, and when every thread waits the runtime polls their descriptors (io_ready.c).
+ * Whether a try would block and when a park ends are inputs of the replay. The top
+ * layer: it uses the pthread layer (cancellation points), the signals layer (EINTR,
+ * SA_RESTART), the recorded inputs (reads of the random devices) and the engine. */
+#ifndef IO_IO_H
+#define IO_IO_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "inputs/inputs.h"
+#include "pthread/pt_impl.h"
+#include "signals/signals.h"
+
+/* What a thread blocked on descriptors waits for (sched_wait_event's obj): any of
+ * fds ready. It lives on the waiting thread's stack. */
+struct io_wait {
+	struct pollfd *fds;
+	unsigned long nfds;
+};
+
+/* ---- io_park.c ------------------------------------------------------------------------ */
+
+/* Is the caller a running green thread (not the host before or after the run, not
+ * the scheduler idling)? Only then may a call park; otherwise it goes to the kernel. */
+bool io_green(void) PT_HIDDEN;
+/* A raw system call's result as the C library returns it: -1 with errno, or r. */
+long io_ret(long r) PT_HIDDEN;
+/* What a descriptor is: calls on IO_FD_OTHER (regular files, directories, block
+ * devices, bad descriptors) go straight to the kernel. */
+enum io_fd_kind { IO_FD_OTHER, IO_FD_STREAM /* pipe, FIFO, socket */, IO_FD_CHAR };
+enum io_fd_kind io_fd_kind(int fd) PT_HIDDEN;
+bool io_fd_nonblocking(int fd) PT_HIDDEN;
+/* The core of every blocking call. try(arg) makes the call without blocking and
+ * returns its result or -errno (-EAGAIN: it would block). Until it does something
+ * else, the green thread parks waiting for any of fds (other threads run), unless
+ * IO_DONTWAIT or nbfd (>= 0) is a descriptor opened O_NONBLOCK: then -EAGAIN is the
+ * answer. deadline (CLOCK_MONOTONIC, or NULL): -ETIMEDOUT once it passes; with none,
+ * nbfd's SO_RCVTIMEO/SO_SNDTIMEO (by fds[0]'s events) gives -EAGAIN when it passes. A
+ * cancellation point: pthread_cancel ends the park. A signal sent to the thread whose
+ * handler runs ends it with -EINTR, unless the call is IO_RESTART, has no socket
+ * timeout and the handler has SA_RESTART: then it parks again (signal(7)). Whether a
+ * try would block is recorded (RP_INPUT_IO_BLOCK) and replayed; so is the park's end
+ * (io_ready.c). */
+#define IO_DONTWAIT 1 /* never park: -EAGAIN */
+#define IO_RESTART  2 /* a call on a "slow" device, which SA_RESTART restarts */
+long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
+		int flags, int nbfd, long (*try)(void *), void *arg) PT_HIDDEN;
+/* io_poll.c: poll's core (select uses it): rel NULL waits for ever. left, if not
+ * NULL (with rel), gets the time left of rel when it returns (select's timeout). */
+int io_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
+	    struct timespec *left) PT_HIDDEN;
+/* io_futex.c: the futex system call between green threads: result or -errno. */
+long io_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
+	      uint32_t *uaddr2, uint32_t val3) PT_HIDDEN;
+
+/* ---- io_ready.c, io_stdio.c --------------------------------------------------------------- */
+
+/* The scheduler hooks for threads waiting on descriptors (struct io_wait); main.c
+ * installs them. */
+bool io_event_ready(struct sched_thread *t, const void *obj);
+void io_idle(uint64_t deadline_ns, clockid_t clk);
+/* io_stdio.c: stdin becomes a stream whose reads park (main.c, before constructors). */
+void io_stdio_start(void);
+
+#endif

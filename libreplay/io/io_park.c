@@ -1,0 +1,172 @@
+/* io_park.c: how a blocking system call blocks only its green thread.
+ *
+ * The call is first made without blocking (RWF_NOWAIT, MSG_DONTWAIT, or a zero-timeout
+ * poll before a call that then cannot block); the user's file status flags are never
+ * changed. If it would block on a descriptor opened blocking, the thread parks in the
+ * scheduler (sched_wait_event) waiting for the descriptor; other threads run, and when
+ * all wait the runtime polls the union of their descriptors (io_ready.c).
+ *
+ * Determinism. Both time-dependent answers are inputs of the replay:
+ *   - "this try would block": logged as RP_INPUT_IO_BLOCK holding the thread's try
+ *     number (io_seq); replaying, a logged block parks the thread without trying, and
+ *     an unlogged one makes the call, waiting in the kernel if its data (which came
+ *     from outside the process) is not there yet;
+ *   - "the parked thread's descriptor is ready now": io_ready.c.
+ * Data passed between green threads is produced by the replayed program itself, so
+ * the real calls return the same bytes; data from outside must be the same again
+ * (docs/io.md).
+ *
+ * Signals. A signal sent to a parked thread ends the park when the sender runs
+ * (sig_deliver.c: a deterministic point); after its handler the call fails with
+ * EINTR or, for a call on a "slow" device (IO_RESTART) without a socket timeout
+ * whose handler has SA_RESTART, tries again, as signal(7) says. Nothing but the
+ * program's own sigaction table decides. */
+#include "io/io.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "engine/session.h"
+
+/* A child of fork() runs unscheduled (docs/replay.md): its calls go to the kernel,
+ * so that a park cannot run the copies of the parent's other threads. */
+static bool forked;
+
+static void child(void)
+{
+	forked = true;
+}
+
+__attribute__((constructor)) static void watch_fork(void)
+{
+	pthread_atfork(NULL, NULL, child);
+}
+
+bool io_green(void)
+{
+	return !forked && sched_thread_id(sched_current()) != 0 && !pt_in_scheduler();
+}
+
+long io_ret(long r)
+{
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+enum io_fd_kind io_fd_kind(int fd)
+{
+	struct stat st;
+	if (rp_raw_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0)
+		return IO_FD_OTHER;
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+		return IO_FD_STREAM;
+	return S_ISCHR(st.st_mode) ? IO_FD_CHAR : IO_FD_OTHER;
+}
+
+bool io_fd_nonblocking(int fd)
+{
+	long fl = rp_raw_syscall(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
+/* Park until any of fds is ready (0), deadline passes (ETIMEDOUT), pthread_cancel or
+ * a signal. A signal whose handler ran: EINTR, or 0 (try again) if restart and the
+ * handler has SA_RESTART; one that ran no handler (a stop): 0, as the kernel restarts. */
+static int park(struct pt_thread *self, struct pollfd *fds, unsigned long nfds,
+		const struct timespec *deadline, bool restart)
+{
+	struct io_wait w = {fds, nfds};
+	pt_wait_begin(self, PT_WAIT_IO);
+	int err = sched_wait_event(&w, deadline, CLOCK_MONOTONIC);
+	enum pt_handled h = pt_wait_end(self, err == PT_EINTERRUPTED);
+	if (err == ETIMEDOUT)
+		return ETIMEDOUT;
+	/* A handler that ran after a wake for readiness was for a signal that came
+	 * once the call could go on: the call goes on. */
+	if (err == PT_ESIGNALED &&
+	    (h == PT_HANDLED_NORESTART || (h == PT_HANDLED_RESTART && !restart)))
+		return EINTR;
+	return 0;
+}
+
+/* Replaying a call that did not block when recorded, whose data has not come yet: it
+ * comes from outside the process, so wait for it in the kernel. Say so once if that
+ * takes long (a replay that diverged could wait here for ever). */
+static void kernel_wait(struct pollfd *fds, unsigned long nfds)
+{
+	static bool told;
+	if (nfds == 0) { /* nothing to poll (a wait for any child): ask again soon */
+		struct timespec ms = {0, 1000000};
+		rp_raw_syscall(SYS_nanosleep, (long)&ms, 0, 0, 0, 0, 0);
+		return;
+	}
+	struct timespec ten = {10, 0};
+	while (rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, (long)&ten, 0, 8, 0) == 0 && !told) {
+		told = true;
+		fprintf(stderr, "libreplay: replay: thread %d has waited 10 s for descriptor %d, "
+				"ready when recorded (its data comes from outside the process)\n",
+			sched_thread_id(sched_current()), fds[0].fd);
+	}
+}
+
+/* A socket's SO_RCVTIMEO (waiting for POLLIN) or SO_SNDTIMEO: false if none (or not
+ * a socket), else the deadline it sets from now, on the recorded clock. */
+static bool socket_timeout(int fd, short events, struct timespec *dl)
+{
+	struct timeval tv = {0, 0};
+	socklen_t len = sizeof tv;
+	int opt = events & POLLOUT ? SO_SNDTIMEO : SO_RCVTIMEO;
+	if (rp_raw_syscall(SYS_getsockopt, fd, SOL_SOCKET, opt, (long)&tv, (long)&len, 0) != 0 ||
+	    (tv.tv_sec == 0 && tv.tv_usec == 0))
+		return false;
+	pt_deadline_in(tv.tv_sec, tv.tv_usec * 1000, dl);
+	return true;
+}
+
+long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
+		int flags, int nbfd, long (*try)(void *), void *arg)
+{
+	bool dontwait = flags & IO_DONTWAIT;
+	struct pt_thread *self = pt_self();
+	/* A socket's own timeout starts at the first park: the replay parks at the same
+	 * points (a logged block), so it reads the recorded clock at the same moment. */
+	bool asked = deadline || nbfd < 0, sock_timeout = false;
+	struct timespec sockdl;
+	for (;;) {
+		uint64_t seq = ++self->io_seq;
+		bool block = rp_input_replay_if(RP_INPUT_IO_BLOCK, &seq, sizeof seq);
+		if (!block) {
+			long r = try(arg);
+			if (r != -EAGAIN || dontwait || (nbfd >= 0 && io_fd_nonblocking(nbfd)))
+				return r;
+			if (rp_replay_decides()) {
+				/* Not blocked when recorded: the same try number, until it goes
+				 * through. */
+				do {
+					kernel_wait(fds, nfds);
+					r = try(arg);
+				} while (r == -EAGAIN);
+				return r;
+			}
+			rp_input_record(RP_INPUT_IO_BLOCK, &seq, sizeof seq);
+		}
+		if (!asked) {
+			asked = true;
+			if ((sock_timeout = socket_timeout(nbfd, fds[0].events, &sockdl)))
+				deadline = &sockdl;
+		}
+		/* The kernel's answer to a socket timeout is EAGAIN; a socket call with a
+		 * timeout is never restarted. */
+		int err = park(self, fds, nfds, deadline, (flags & IO_RESTART) && !sock_timeout);
+		if (err == EINTR)
+			return -EINTR;
+		if (err)
+			return sock_timeout ? -EAGAIN : -ETIMEDOUT;
+	}
+}

@@ -1,0 +1,145 @@
+/* io_rw.c: read, write, readv, writev on pipes, FIFOs, sockets and character devices
+ * block only the calling green thread (io_park.c). Pipes and sockets are tried with
+ * RWF_NOWAIT (or, where the kernel refuses it, as terminals are: poll first). Regular files and the like go
+ * straight to the kernel; a read of /dev/random or /dev/urandom is a recorded input
+ * (in_random_dev.c). All four are cancellation points.
+ *
+ * A blocking write writes everything, as the kernel's does: the rest of a partial
+ * write (RWF_NOWAIT stops when the pipe is full) waits for room. A write of at most
+ * PIPE_BUF bytes to a pipe stays atomic: RWF_NOWAIT never splits it. */
+#include "io/io.h"
+
+#include <limits.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+struct rw {
+	int fd;
+	const struct iovec *iov;
+	int iovcnt;
+	enum io_fd_kind kind;
+};
+
+static long try_read(void *arg)
+{
+	const struct rw *a = arg;
+	long r = -EOPNOTSUPP;
+	if (a->kind != IO_FD_CHAR)
+		r = rp_raw_syscall(SYS_preadv2, a->fd, (long)a->iov, a->iovcnt, -1, -1, RWF_NOWAIT);
+	if (r == -EOPNOTSUPP) {
+		/* No RWF_NOWAIT on a terminal: ready first, then the read cannot block. */
+		struct pollfd p = {a->fd, POLLIN, 0};
+		struct timespec zero = {0, 0};
+		long n = rp_raw_syscall(SYS_ppoll, (long)&p, 1, (long)&zero, 0, 8, 0);
+		if (n <= 0)
+			return n ? n : -EAGAIN;
+		return rp_raw_syscall(SYS_readv, a->fd, (long)a->iov, a->iovcnt, 0, 0, 0);
+	}
+	return r;
+}
+
+static long try_write(void *arg)
+{
+	const struct rw *a = arg;
+	long r = rp_raw_syscall(SYS_pwritev2, a->fd, (long)a->iov, a->iovcnt, -1, -1, RWF_NOWAIT);
+	if (r != -EOPNOTSUPP)
+		return r;
+	/* A kernel without RWF_NOWAIT for pipes: when poll says writable, a pipe has a
+	 * free page and a socket room for PIPE_BUF bytes, so that much cannot block. */
+	struct pollfd p = {a->fd, POLLOUT, 0};
+	struct timespec zero = {0, 0};
+	long n = rp_raw_syscall(SYS_ppoll, (long)&p, 1, (long)&zero, 0, 8, 0);
+	if (n <= 0)
+		return n ? n : -EAGAIN;
+	struct iovec first = a->iov[0];
+	if (first.iov_len > PIPE_BUF)
+		first.iov_len = PIPE_BUF;
+	return rp_raw_syscall(SYS_writev, a->fd, (long)&first, 1, 0, 0, 0);
+}
+
+ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	struct rw a = {fd, iov, iovcnt, IO_FD_OTHER};
+	if (io_green()) {
+		pt_testcancel(pt_self());
+		a.kind = io_fd_kind(fd);
+	}
+	if (a.kind == IO_FD_OTHER)
+		return io_ret(rp_raw_syscall(SYS_readv, fd, (long)iov, iovcnt, 0, 0, 0));
+	struct pollfd p = {fd, POLLIN, 0};
+	return io_ret(io_call(&p, 1, NULL, IO_RESTART, fd, try_read, &a));
+}
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+	ssize_t r;
+	if (in_fd_read(fd, buf, count, &r)) /* /dev/urandom: a recorded input */
+		return r;
+	struct iovec v = {buf, count};
+	return readv(fd, &v, 1);
+}
+
+/* _FORTIFY_SOURCE's checked read: the same, after the buffer check glibc makes
+ * (glibc's own would read without us). */
+extern void __chk_fail(void) __attribute__((noreturn));
+
+ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen)
+{
+	if (count > buflen)
+		__chk_fail();
+	return read(fd, buf, count);
+}
+
+/* Drop the first n bytes from iov[0..*cnt), in place. */
+static struct iovec *advance(struct iovec *iov, int *cnt, size_t n)
+{
+	while (*cnt > 0 && n >= iov->iov_len) {
+		n -= iov->iov_len;
+		iov++;
+		(*cnt)--;
+	}
+	if (*cnt > 0) {
+		iov->iov_base = (char *)iov->iov_base + n;
+		iov->iov_len -= n;
+	}
+	return iov;
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	enum io_fd_kind kind = IO_FD_OTHER;
+	if (io_green()) {
+		pt_testcancel(pt_self());
+		kind = io_fd_kind(fd);
+	}
+	/* A terminal drains by itself: its writes may wait a little in the kernel. */
+	if (kind != IO_FD_STREAM || iovcnt <= 0 || iovcnt > IOV_MAX)
+		return io_ret(rp_raw_syscall(SYS_writev, fd, (long)iov, iovcnt, 0, 0, 0));
+	struct iovec left[iovcnt];
+	size_t total = 0, done = 0;
+	for (int k = 0; k < iovcnt; k++) {
+		left[k] = iov[k];
+		total += iov[k].iov_len;
+	}
+	struct rw a = {fd, left, iovcnt, kind};
+	struct pollfd p = {fd, POLLOUT, 0};
+	for (;;) {
+		/* Interrupted after some progress, the kernel returns the count so far,
+		 * with or without SA_RESTART. */
+		long r = io_call(&p, 1, NULL, done ? 0 : IO_RESTART, fd, try_write, &a);
+		if (r < 0)
+			return done ? (ssize_t)done : io_ret(r);
+		done += (size_t)r;
+		/* Done, or a descriptor opened non-blocking: one write's worth. */
+		if (done >= total || io_fd_nonblocking(fd))
+			return (ssize_t)done;
+		a.iov = advance((struct iovec *)a.iov, &a.iovcnt, (size_t)r);
+	}
+}
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	struct iovec v = {(void *)buf, count};
+	return writev(fd, &v, 1);
+}

@@ -1,0 +1,78 @@
+/* log_impl.h: what the log's parts share (docs/log-format.md): the file's framing
+ * constants, the per-block model its writer and reader keep alike, the header's codec
+ * and the checksum. Private to libreplay/log/; everyone else uses log.h. */
+#ifndef LOG_IMPL_H
+#define LOG_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log/log.h"
+#include "log/log_bits.h"
+
+static const uint8_t log_file_magic[8] = {0x89, 'R', 'P', 'L', '\r', '\n', 0x1a, '\n'};
+static const uint8_t log_block_magic[4] = {'R', 'P', 'B', 'K'};
+
+#define HDR_FIXED 104 /* header bytes before argv */
+#define BLOCK_HDR 24  /* block header bytes */
+
+/* ---- the per-block model (log_model.c) ------------------------------------------------ */
+
+struct rice {
+	uint64_t a; /* sum of the recent values */
+	uint32_t n; /* how many (between 8 and 15 once warm) */
+};
+
+struct thread_state {
+	uint32_t tid;
+	uint8_t has_pred, last_far;
+	uint64_t count, pred, pc_a, pc_b;
+	struct rice rc, rp;
+};
+
+/* Reset (n = 0) at every block start, so each block decodes alone. */
+struct model {
+	uint32_t n;                         /* threads seen in the block */
+	uint16_t lru[RP_LOG_BLOCK_THREADS]; /* indices into t, least recent first */
+	struct thread_state t[RP_LOG_BLOCK_THREADS];
+};
+
+/* Symbols of the record header for the kinds other than PREEMPT: they follow the
+ * PREEMPT symbols 0..n (n = threads in the block; n is "a thread new to the block"). */
+enum { SYM_TIMEOUT, SYM_INPUT, SYM_THREAD_END, SYM_END };
+
+/* Rank of tid, or m->n if it has no PREEMPT record in this block yet. */
+uint32_t log_model_rank(const struct model *m, uint32_t tid);
+/* A PREEMPT record of tid, rank r (log_model_rank's), into b. */
+void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t tid,
+			uint64_t count, uint64_t pc);
+/* Decode one record; NULL, or why it is malformed. in and fin hold INPUT bytes and
+ * END pairs. */
+const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_record *rec,
+			      uint8_t *in, struct rp_log_final *fin);
+
+/* ---- the header (log_header.c) ---------------------------------------------------------- */
+
+/* A one-line message into err (if any). */
+void log_say(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The header's bytes (rp_malloc'd), or NULL with errno set. */
+uint8_t *log_header_encode(const struct rp_log_header *h, size_t *len);
+/* Check a whole header of hlen bytes (its fixed part's magic, version and length
+ * already checked) and fill *out; argv points into *argv_text, both rp_malloc'd.
+ * 0, or -1 and what is wrong in err. */
+int log_header_decode(const char *path, const uint8_t *h, uint32_t hlen,
+		      struct rp_log_header *out, char **argv_text, const char ***argv,
+		      char *err, size_t errlen);
+/* Compare a log's build-id with the running executable's (rp_log_check_build_id). */
+int log_build_id_check(const char *path, const struct rp_log_header *h, char *err,
+		       size_t errlen);
+
+/* ---- the checksum (log_crc.c) ------------------------------------------------------------ */
+
+/* Fill the table: called when a writer or a reader is made, so it has run before any
+ * signal handler can flush. */
+void log_crc_init(void);
+
+#endif

@@ -1,0 +1,266 @@
+/* log_model.c: coding one record against the per-block model that the writer and
+ * the reader both keep (docs/log-format.md, "Records"). */
+#include "log/log_impl.h"
+
+#include <string.h>
+
+/* ---- the per-block model ------------------------------------------------------------
+ * What the writer and the reader both know while coding one block; reset at every
+ * block start, so each block decodes alone. PREEMPT records of a thread are coded
+ * against that thread's previous one in the block:
+ *   the thread: its rank in the block's threads, least recently preempted first;
+ *   the count: its advance d, near (rice of zz(d - pred)) or far (num(d));
+ *   the PC: near pc_a (the last PC), near pc_b (the one before a jump), or far.
+ * rice's k adapts to the values coded near (a mean of the recent ones). */
+
+enum { COUNT_FIRST, COUNT_NEAR, COUNT_FAR };
+enum { PC_NEAR_A, PC_NEAR_B, PC_FAR };
+
+#define PC_K0 6     /* first k for PC distances: 64 bytes */
+#define COUNT_K_SHIFT 7 /* first k for count residuals: the first advance / 128 */
+
+static void rice_init(struct rice *s, unsigned k)
+{
+	s->n = 2;
+	s->a = (uint64_t)2 << k;
+}
+
+static unsigned rice_k(const struct rice *s)
+{
+	unsigned k = 0;
+	while (k < RICE_KMAX && ((uint64_t)s->n << k) < s->a)
+		k++;
+	return k;
+}
+
+static void rice_update(struct rice *s, uint64_t u)
+{
+	s->a += u;
+	if (++s->n == 16) {
+		s->a >>= 1;
+		s->n = 8;
+	}
+}
+
+/* Rank of tid, or m->n if it has no PREEMPT record in this block yet. */
+uint32_t log_model_rank(const struct model *m, uint32_t tid)
+{
+	uint32_t r = 0;
+	while (r < m->n && m->t[m->lru[r]].tid != tid)
+		r++;
+	return r;
+}
+
+/* The thread at rank r, which becomes the most recent. */
+static struct thread_state *model_use(struct model *m, uint32_t r)
+{
+	uint16_t i = m->lru[r];
+	memmove(&m->lru[r], &m->lru[r + 1], (m->n - r - 1) * sizeof m->lru[0]);
+	m->lru[m->n - 1] = i;
+	return &m->t[i];
+}
+
+static void model_add(struct model *m, uint32_t tid, uint64_t count, uint64_t pc)
+{
+	struct thread_state *t = &m->t[m->n];
+	memset(t, 0, sizeof *t);
+	t->tid = tid;
+	t->count = count;
+	t->pc_a = t->pc_b = pc;
+	rice_init(&t->rp, PC_K0);
+	m->lru[m->n] = (uint16_t)m->n;
+	m->n++;
+}
+
+static void count_update(struct thread_state *t, uint64_t d, int mode, uint64_t u)
+{
+	unsigned k;
+	switch (mode) {
+	case COUNT_FIRST:
+		k = bitlen(d) > COUNT_K_SHIFT ? bitlen(d) - COUNT_K_SHIFT : 0;
+		rice_init(&t->rc, k < RICE_KMAX ? k : RICE_KMAX);
+		t->has_pred = 1;
+		t->pred = d;
+		t->last_far = 0;
+		break;
+	case COUNT_NEAR:
+		rice_update(&t->rc, u);
+		t->pred = d;
+		t->last_far = 0;
+		break;
+	case COUNT_FAR:
+		/* One far advance is an accident (a late tick, a wait); two in a row
+		 * are a new pace. */
+		if (t->last_far)
+			t->pred = d;
+		t->last_far = 1;
+		break;
+	}
+	t->count += d;
+}
+
+static void pc_update(struct thread_state *t, uint64_t pc, int mode, uint64_t u)
+{
+	if (mode != PC_FAR)
+		rice_update(&t->rp, u);
+	if (mode != PC_NEAR_A)
+		t->pc_b = t->pc_a;
+	t->pc_a = pc;
+}
+
+void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t tid,
+			   uint64_t count, uint64_t pc)
+{
+	put_eg(b, r);
+	if (r == m->n) {
+		put_eg(b, tid);
+		put_num(b, count);
+		put_num(b, pc);
+		model_add(m, tid, count, pc);
+		return;
+	}
+	struct thread_state *t = model_use(m, r);
+	uint64_t d = count - t->count, u = 0;
+	int mode = COUNT_FIRST;
+	if (!t->has_pred) {
+		put_num(b, d);
+	} else {
+		unsigned k = rice_k(&t->rc), near;
+		u = zz(d - t->pred);
+		near = rice_bits(u, k);
+		mode = near && near <= num_bits(d) ? COUNT_NEAR : COUNT_FAR;
+		put_bits(b, 1, mode == COUNT_FAR);
+		if (mode == COUNT_NEAR)
+			put_rice(b, u, k);
+		else
+			put_num(b, d);
+	}
+	count_update(t, d, mode, u);
+
+	unsigned k = rice_k(&t->rp);
+	uint64_t ua = zz(pc - t->pc_a), ub = zz(pc - t->pc_b);
+	unsigned ca = rice_bits(ua, k), cb = rice_bits(ub, k), cf = num_bits(pc) + 1;
+	ca = ca ? ca : ~0u;
+	cb = cb ? cb + 1 : ~0u;
+	if (ca <= cb && ca <= cf) {
+		put_bits(b, 1, 0);
+		put_rice(b, ua, k);
+		pc_update(t, pc, PC_NEAR_A, ua);
+	} else if (cb <= cf) {
+		put_bits(b, 2, 1);
+		put_rice(b, ub, k);
+		pc_update(t, pc, PC_NEAR_B, ub);
+	} else {
+		put_bits(b, 2, 3);
+		put_num(b, pc);
+		pc_update(t, pc, PC_FAR, 0);
+	}
+}
+
+/* Decode one record; NULL, or why it is malformed. in and fin hold INPUT bytes and
+ * END pairs. */
+const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_record *rec,
+				 uint8_t *in, struct rp_log_final *fin)
+{
+	uint32_t sym, v32;
+	uint64_t v, u = 0;
+	memset(rec, 0, sizeof *rec);
+	if (get_eg(b, &sym) < 0)
+		return "record header cut off";
+	if (sym == m->n) {
+		rec->kind = RP_LOG_PREEMPT;
+		if (m->n == RP_LOG_BLOCK_THREADS)
+			return "more threads than a block may hold";
+		if (get_eg(b, &rec->tid) < 0 || get_num(b, &rec->count) < 0 ||
+		    get_num(b, &rec->pc) < 0)
+			return "PREEMPT record cut off";
+		if (log_model_rank(m, rec->tid) != m->n)
+			return "thread introduced twice";
+		model_add(m, rec->tid, rec->count, rec->pc);
+		return NULL;
+	}
+	if (sym < m->n) {
+		struct thread_state *t = model_use(m, sym);
+		int mode = COUNT_FIRST;
+		uint64_t d;
+		rec->kind = RP_LOG_PREEMPT;
+		rec->tid = t->tid;
+		if (t->has_pred) {
+			if (get_bits(b, 1, &v) < 0)
+				return "PREEMPT record cut off";
+			mode = v ? COUNT_FAR : COUNT_NEAR;
+		}
+		if (mode == COUNT_NEAR) {
+			if (get_rice(b, rice_k(&t->rc), &u) < 0)
+				return "bad count code";
+			d = t->pred + unzz(u);
+		} else if (get_num(b, &d) < 0) {
+			return "PREEMPT record cut off";
+		}
+		count_update(t, d, mode, u);
+		rec->count = t->count;
+
+		if (get_bits(b, 1, &v) < 0)
+			return "PREEMPT record cut off";
+		mode = PC_NEAR_A;
+		if (v) {
+			if (get_bits(b, 1, &v) < 0)
+				return "PREEMPT record cut off";
+			mode = v ? PC_FAR : PC_NEAR_B;
+		}
+		if (mode == PC_FAR) {
+			if (get_num(b, &rec->pc) < 0)
+				return "PREEMPT record cut off";
+		} else {
+			if (get_rice(b, rice_k(&t->rp), &u) < 0)
+				return "bad PC code";
+			rec->pc = (mode == PC_NEAR_A ? t->pc_a : t->pc_b) + unzz(u);
+		}
+		pc_update(t, rec->pc, mode, u);
+		return NULL;
+	}
+	switch (sym - m->n - 1) {
+	case SYM_TIMEOUT:
+		rec->kind = RP_LOG_TIMEOUT;
+		if (get_eg(b, &rec->tid) < 0 || get_num(b, &rec->pos) < 0)
+			return "TIMEOUT record cut off";
+		return NULL;
+	case SYM_INPUT:
+		rec->kind = RP_LOG_INPUT;
+		if (get_eg(b, &rec->tid) < 0 || get_bits(b, 8, &v) < 0 || get_eg(b, &v32) < 0)
+			return "INPUT record cut off";
+		if (v32 > RP_LOG_INPUT_MAX)
+			return "INPUT longer than the limit";
+		rec->input_kind = (uint8_t)v;
+		rec->len = v32;
+		for (uint32_t i = 0; i < v32; i++) {
+			if (get_bits(b, 8, &v) < 0)
+				return "INPUT record cut off";
+			in[i] = (uint8_t)v;
+		}
+		rec->data = in;
+		return NULL;
+	case SYM_THREAD_END:
+		rec->kind = RP_LOG_THREAD_END;
+		if (get_eg(b, &rec->tid) < 0 || get_num(b, &rec->count) < 0)
+			return "THREAD_END record cut off";
+		return NULL;
+	case SYM_END:
+		rec->kind = RP_LOG_END;
+		if (get_bits(b, 1, &v) < 0 || get_eg(b, &v32) < 0)
+			return "END record cut off";
+		rec->how = (int)v;
+		rec->value = (int)v32;
+		if (get_eg(b, &rec->nthreads) < 0)
+			return "END record cut off";
+		if (rec->nthreads > RP_LOG_END_THREADS_MAX)
+			return "END lists more threads than the limit";
+		for (uint32_t i = 0; i < rec->nthreads; i++)
+			if (get_eg(b, &fin[i].tid) < 0 || get_num(b, &fin[i].count) < 0)
+				return "END record cut off";
+		rec->threads = fin;
+		return NULL;
+	}
+	return "unknown record kind";
+}
+

@@ -1,0 +1,121 @@
+/* pt_rwlock.c: read-write locks are sched's: FIFO, so neither readers nor writers
+ * starve, whatever kind the attributes ask for (accepted and kept, not used). The
+ * timed calls check the deadline first, as glibc's do. */
+#include "pthread/pt_impl.h"
+
+#include <string.h>
+
+static struct sched_rwlock *rw(pthread_rwlock_t *l)
+{
+	return (struct sched_rwlock *)l;
+}
+
+int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr)
+{
+	memset(l, 0, sizeof *l);
+	return 0;
+}
+
+int pthread_rwlock_destroy(pthread_rwlock_t *l)
+{
+	return sched_rwlock_destroy(rw(l));
+}
+
+int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	return sched_rwlock_rdlock(rw(l));
+}
+
+int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+	return sched_rwlock_tryrdlock(rw(l));
+}
+
+int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
+{
+	if (!pt_nsec_ok(abstime))
+		return EINVAL;
+	return sched_rwlock_timedrdlock(rw(l), abstime, CLOCK_REALTIME);
+}
+
+int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk, const struct timespec *abstime)
+{
+	if (!pt_clock_ok(clk) || !pt_nsec_ok(abstime))
+		return EINVAL;
+	return sched_rwlock_timedrdlock(rw(l), abstime, clk);
+}
+
+int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	return sched_rwlock_wrlock(rw(l));
+}
+
+int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+	return sched_rwlock_trywrlock(rw(l));
+}
+
+int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
+{
+	if (!pt_nsec_ok(abstime))
+		return EINVAL;
+	return sched_rwlock_timedwrlock(rw(l), abstime, CLOCK_REALTIME);
+}
+
+int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk, const struct timespec *abstime)
+{
+	if (!pt_clock_ok(clk) || !pt_nsec_ok(abstime))
+		return EINVAL;
+	return sched_rwlock_timedwrlock(rw(l), abstime, clk);
+}
+
+int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+	return sched_rwlock_unlock(rw(l));
+}
+
+/* pthread_rwlockattr_t: an int holding the kind. */
+int pthread_rwlockattr_init(pthread_rwlockattr_t *a)
+{
+	memset(a, 0, sizeof *a);
+	return 0;
+}
+
+int pthread_rwlockattr_destroy(pthread_rwlockattr_t *a)
+{
+	return 0;
+}
+
+int pthread_rwlockattr_setkind_np(pthread_rwlockattr_t *a, int kind)
+{
+	if (kind != PTHREAD_RWLOCK_PREFER_READER_NP && kind != PTHREAD_RWLOCK_PREFER_WRITER_NP &&
+	    kind != PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP)
+		return EINVAL;
+	*(int *)a = kind << PT_RA_KIND_SHIFT;
+	return 0;
+}
+
+int pthread_rwlockattr_getkind_np(const pthread_rwlockattr_t *a, int *kind)
+{
+	*kind = *(const int *)a >> PT_RA_KIND_SHIFT;
+	return 0;
+}
+
+int pthread_rwlockattr_setpshared(pthread_rwlockattr_t *a, int pshared)
+{
+	return pt_pshared(pshared, "pthread_rwlockattr_setpshared");
+}
+
+int pthread_rwlockattr_getpshared(const pthread_rwlockattr_t *a, int *pshared)
+{
+	*pshared = PTHREAD_PROCESS_PRIVATE;
+	return 0;
+}
+
+PT_ALIAS(__pthread_rwlock_init, pthread_rwlock_init);
+PT_ALIAS(__pthread_rwlock_destroy, pthread_rwlock_destroy);
+PT_ALIAS(__pthread_rwlock_rdlock, pthread_rwlock_rdlock);
+PT_ALIAS(__pthread_rwlock_tryrdlock, pthread_rwlock_tryrdlock);
+PT_ALIAS(__pthread_rwlock_wrlock, pthread_rwlock_wrlock);
+PT_ALIAS(__pthread_rwlock_trywrlock, pthread_rwlock_trywrlock);
+PT_ALIAS(__pthread_rwlock_unlock, pthread_rwlock_unlock);

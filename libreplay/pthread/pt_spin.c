@@ -1,0 +1,46 @@
+/* pt_spin.c: spinlocks. A green thread spinning would never let the holder run, so
+ * pthread_spin_lock yields to the scheduler while another thread holds the lock. The
+ * int holds the owner's id + 1 (0: free), so relocking by the owner is EDEADLK
+ * instead of a hang nobody could report. */
+#include "pthread/pt_impl.h"
+
+static int me(void)
+{
+	return sched_thread_id(sched_current()) + 1;
+}
+
+int pthread_spin_init(pthread_spinlock_t *l, int pshared)
+{
+	*l = 0;
+	return 0;
+}
+
+int pthread_spin_destroy(pthread_spinlock_t *l)
+{
+	return 0;
+}
+
+int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	int self = me();
+	if (*l == self)
+		return EDEADLK;
+	while (*l)
+		sched_thread_yield();
+	*l = self;
+	return 0;
+}
+
+int pthread_spin_trylock(pthread_spinlock_t *l)
+{
+	if (*l)
+		return EBUSY;
+	*l = me();
+	return 0;
+}
+
+int pthread_spin_unlock(pthread_spinlock_t *l)
+{
+	*l = 0;
+	return 0;
+}

@@ -1,0 +1,172 @@
+/* sig_action.c: signals the replay cannot reproduce are said out loud.
+ *
+ * A signal the process sends itself (raise, kill(getpid()), pthread_kill, sigqueue)
+ * arrives at the call that sent it, the same in the replay; a fault arrives at its
+ * instruction. Any other signal (SIGINT from a terminal, SIGTERM or SIGUSR1 from
+ * another process, SIGALRM from alarm or setitimer, SIGCHLD) arrives at a moment no
+ * log record names, so a handler that ran for one cannot run at the same point in
+ * the replay. Recording, the program's handlers for such signals run behind a
+ * trampoline that, when one arrives, says so on stderr and logs an ASYNC_SIGNAL
+ * input; a replay of that log refuses to start (engine/replay.c) instead of diverging.
+ * SIGPROF and SIGRTMIN+7 are the runtime's (time slice, replay breakpoint): a
+ * program's handler for them, or setitimer(ITIMER_PROF), fails with EINVAL and a note.
+ * A handler may be preempted like any instrumented code, so it must run on its
+ * thread's stack: the alternate stack (sigaltstack) is one per kernel thread, and a
+ * second green thread's signal would reuse it under the first one's frames.
+ * SA_ONSTACK is dropped, with a note, except for faults (a stack overflow handler
+ * needs it, and the program is ending).
+ * signal() and sigaction() are covered; sigset/bsd_signal/sysv_signal are not. */
+#include "signals/signals.h"
+#include "inputs/inputs.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+
+/* The program's own handler for each signal whose kernel handler is the trampoline. */
+static struct sigaction user[_NSIG];
+
+/* Recording or replaying (the flags were parsed: unit tests never parse them). */
+static bool session_on(void)
+{
+	return rp_opts.log_path && rp_opts.mode != RP_MODE_OFF;
+}
+
+static bool runtime_signal(int sig)
+{
+	return sig == SIGPROF || sig == SIGRTMIN + 7;
+}
+
+/* Faults come from an instruction of the process: as deterministic as the code. */
+static bool fault_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+	       sig == SIGTRAP || sig == SIGSYS;
+}
+
+static void say(const char *msg)
+{
+	if (rp_sys_write(2, msg, strlen(msg)) < 0)
+		return;
+}
+
+static void trampoline(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	bool self = (si->si_code == SI_USER || si->si_code == SI_TKILL || si->si_code == SI_QUEUE) &&
+		    si->si_pid == in_real_pid();
+	if (!self) {
+		char msg[300];
+		const char *name = sigabbrev_np(sig);
+		snprintf(msg, sizeof msg, "libreplay: signal %d (SIG%s) from %s reached the program's "
+			 "handler; %s\n", sig, name ? name : "?",
+			 si->si_code == SI_KERNEL || si->si_code == SI_TIMER ? "a timer or the kernel" :
+			 "outside the process",
+			 rp_replaying ? "the recording had no such signal here, the replay may diverge" :
+			 "replaying a signal from outside is not supported: this recording will not replay");
+		say(msg);
+		if (!rp_replaying)
+			rp_async_signal(sig, si->si_code, si->si_pid,
+					rp_sic_pc_instrumented((uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP]));
+	}
+	struct sigaction a = user[sig];
+	if (a.sa_flags & SA_RESETHAND) { /* the kernel has reset its handler already */
+		user[sig].sa_handler = SIG_DFL;
+		user[sig].sa_flags &= ~SA_SIGINFO;
+	}
+	errno = saved;
+	if (a.sa_flags & SA_SIGINFO)
+		a.sa_sigaction(sig, si, uc);
+	else if (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN)
+		a.sa_handler(sig);
+}
+
+/* At exit, before the log is closed (registered after the session's own exit
+ * handler, so it runs first): a signal still pending goes into the log. */
+static void flush_at_exit(void)
+{
+	rp_async_signal_flush();
+}
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	/* glibc keeps its two internal signals (cancellation, setxid) to itself. */
+	if (sig == SIGRTMIN - 2 || sig == SIGRTMIN - 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig))
+		return rp_sigaction(sig, act, old);
+	bool handler = act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
+	if (runtime_signal(sig) && handler) {
+		fprintf(stderr, "libreplay: a handler for %s: the signal is the recorder's own "
+				"(time slice or replay breakpoint); not available to the program\n",
+			sig == SIGPROF ? "SIGPROF" : "SIGRTMIN+7");
+		errno = EINVAL;
+		return -1;
+	}
+	static bool at_exit;
+	struct sigaction prev, mine, prev_user = user[sig];
+	const struct sigaction *give = act;
+	if (handler) {
+		mine = *act;
+		mine.sa_flags |= SA_SIGINFO;
+		if (mine.sa_flags & SA_ONSTACK) {
+			mine.sa_flags &= ~SA_ONSTACK;
+			const char *name = sigabbrev_np(sig);
+			fprintf(stderr, "libreplay: sigaction(SIG%s, SA_ONSTACK): the handler runs on "
+					"its thread's stack (green threads share one alternate stack)\n",
+				name ? name : "?");
+		}
+		mine.sa_sigaction = trampoline;
+		give = &mine;
+		if (!at_exit)
+			at_exit = atexit(flush_at_exit) == 0;
+	}
+	/* The program's handler is in place before the trampoline can run. */
+	if (act)
+		user[sig] = *act;
+	if (rp_sigaction(sig, give, &prev) != 0) {
+		user[sig] = prev_user;
+		return -1;
+	}
+	if (prev.sa_flags & SA_SIGINFO && prev.sa_sigaction == trampoline)
+		prev = prev_user;
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+/* BSD semantics, as glibc's signal(): the handler stays, system calls restart. */
+sighandler_t signal(int sig, sighandler_t fn)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fn;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sig > 0 && sig < _NSIG)
+		sigaddset(&sa.sa_mask, sig);
+	if (sigaction(sig, &sa, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+/* ITIMER_PROF raises SIGPROF, the recorder's. ITIMER_REAL and ITIMER_VIRTUAL work;
+ * their signals are reported as above when they reach a handler. */
+int setitimer(__itimer_which_t which, const struct itimerval *v, struct itimerval *old)
+{
+	if (which == ITIMER_PROF && session_on() && v) {
+		fputs("libreplay: setitimer(ITIMER_PROF): the profiling timer is the recorder's "
+		      "time slice; not available to the program\n", stderr);
+		errno = EINVAL;
+		return -1;
+	}
+	return (int)rp_syscall(SYS_setitimer, which, v, old);
+}

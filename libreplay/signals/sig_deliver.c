@@ -1,0 +1,215 @@
+/* sig_deliver.c: signals one thread of the program sends another. All green
+ * threads share one kernel thread, so the kernel cannot aim a signal at one of them:
+ * the layer keeps each thread's mask and queue and runs the handler itself, in the
+ * target thread, at a point that depends only on the program's calls (so a replay
+ * runs it at the same instruction count):
+ *
+ * - at once, if the target is the sender (pthread_kill(pthread_self(), ...), raise);
+ * - when the target unblocks it (pthread_sigmask, sigsuspend);
+ * - if the target is blocked in a sleep, sem_wait or a condition variable wait, that
+ *   wait ends (EINTR; a spurious wakeup for the condvar) and the handler runs first;
+ *   in a blocking system call (io_park.c) or a futex wait (io_futex.c), the call
+ *   fails with EINTR after the handler or, with SA_RESTART where Linux restarts it,
+ *   waits again; sigwait-style calls and pause take or run it. An ignored signal
+ *   (SIG_IGN, or SIG_DFL and ignored by default) ends no wait;
+ * - otherwise at the target's next delivery point: the start and the end of a
+ *   cancellation point, the end of any other blocking call of the layer,
+ *   sched_yield, pthread_testcancel, pthread_mutex_lock, or when it resumes from a
+ *   preemption (a thread that computes without calling anything: the handler runs
+ *   where the time slice interrupted it, as a kernel's signal would; the replay
+ *   resumes it at the same count and runs it there again). */
+#include "signals/signals.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+/* A bound on queued real-time signals per thread, as RLIMIT_SIGPENDING bounds
+ * the kernel's (EAGAIN beyond). */
+#define PT_SIGQ_MAX 1024
+
+static unsigned queued(const struct pt_thread *pt)
+{
+	unsigned n = 0;
+	for (const struct pt_sigq *q = pt->sigq; q; q = q->next)
+		n++;
+	return n;
+}
+
+int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
+		   union sigval value)
+{
+	uint64_t bit = pt_sigbit(sig);
+	if (!(pt->sigpending & bit) || sig >= SIGRTMIN) {
+		if (queued(pt) >= PT_SIGQ_MAX)
+			return EAGAIN;
+		struct pt_sigq *q = calloc(1, sizeof *q);
+		if (!q)
+			return ENOMEM;
+		q->info.si_signo = sig;
+		q->info.si_code = code;
+		q->info.si_pid = getpid();
+		q->info.si_uid = getuid();
+		q->info.si_value = value;
+		struct pt_sigq **end = &pt->sigq;
+		while (*end)
+			end = &(*end)->next;
+		*end = q;
+		pt->sigpending |= bit;
+		pt_signals_queued++;
+		/* The layers below deliver through these: set before the first signal is
+		 * pending, the only time they are called. */
+		pt_deliver_hook = sig_deliver;
+		rp_resumed_hook = sig_resumed;
+	}
+	if (t == sched_current()) {
+		pt_signals_check(pt);
+		return 0;
+	}
+	if (pt->waiting == PT_WAIT_SIGNAL) {
+		if (pt->sigwaiting & bit)
+			sched_wake_one(&pt->sigwaitq); /* it alone waits there */
+	} else if (!(pt->sigmask & bit) && pt->waiting != PT_WAIT_JOIN && sig_interrupts(sig)) {
+		/* Sleeps and semaphore waits end with EINTR, system calls as io_call
+		 * and io_futex say; joins and mutexes are never interrupted (delivered
+		 * when they return); an ignored signal interrupts nothing. */
+		pt_interrupt(t, pt, PT_ESIGNALED);
+	}
+	return 0;
+}
+
+/* Unlink the first queued signal whose bit is in set, lowest signal number first. */
+static struct pt_sigq *unqueue(struct pt_thread *pt, uint64_t set)
+{
+	uint64_t ready = pt->sigpending & set;
+	if (!ready)
+		return NULL;
+	int sig = __builtin_ctzll(ready) + 1;
+	struct pt_sigq **p = &pt->sigq;
+	while ((*p)->info.si_signo != sig)
+		p = &(*p)->next;
+	struct pt_sigq *q = *p;
+	*p = q->next;
+	pt_signals_queued--;
+	pt->sigpending &= ~pt_sigbit(sig);
+	for (struct pt_sigq *r = pt->sigq; r; r = r->next)
+		if (r->info.si_signo == sig)
+			pt->sigpending |= pt_sigbit(sig); /* more of a real-time signal */
+	return q;
+}
+
+bool sig_take(struct pt_thread *self, uint64_t set, siginfo_t *info)
+{
+	struct pt_sigq *q = unqueue(self, set);
+	if (!q)
+		return false;
+	if (info)
+		*info = q->info;
+	free(q);
+	return true;
+}
+
+static bool ignored_by_default(int sig)
+{
+	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
+}
+
+bool sig_interrupts(int sig)
+{
+	struct sigaction sa;
+	if (sigaction(sig, NULL, &sa) != 0)
+		return true;
+	return sa.sa_handler != SIG_IGN && !(sa.sa_handler == SIG_DFL && ignored_by_default(sig));
+}
+
+/* The default action of a signal nobody handles: nothing for those whose default
+ * is to be ignored, else what the kernel does (end the process, stop it). */
+static void default_action(int sig)
+{
+	if (ignored_by_default(sig))
+		return;
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	rp_syscall(SYS_tgkill, (pid_t)rp_syscall(SYS_getpid), (pid_t)rp_syscall(SYS_gettid), sig);
+}
+
+static uint64_t mask_bits(const sigset_t *set)
+{
+	uint64_t m = 0;
+	for (int sig = 1; sig < _NSIG && sig <= 64; sig++)
+		if (sigismember(set, sig) == 1)
+			m |= pt_sigbit(sig);
+	return m;
+}
+
+/* Run one signal's disposition in self, as the kernel would on return to it. */
+static enum pt_handled deliver(struct pt_thread *self, siginfo_t *info)
+{
+	int sig = info->si_signo;
+	struct sigaction sa;
+	sigaction(sig, NULL, &sa);
+	if (sa.sa_handler == SIG_IGN)
+		return PT_HANDLED_NONE;
+	if (sa.sa_handler == SIG_DFL) {
+		default_action(sig);
+		return PT_HANDLED_NONE;
+	}
+	uint64_t saved = self->sigmask;
+	self->sigmask |= mask_bits(&sa.sa_mask);
+	if (!(sa.sa_flags & SA_NODEFER))
+		self->sigmask |= pt_sigbit(sig);
+	if (sa.sa_flags & SA_RESETHAND) {
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		sigaction(sig, &dfl, NULL);
+	}
+	int saved_errno = errno; /* a handler may change errno: the kernel's restore it */
+	if (sa.sa_flags & SA_SIGINFO) {
+		ucontext_t uc; /* where the thread is: in the layer, about to return */
+		getcontext(&uc);
+		sa.sa_sigaction(sig, info, &uc);
+	} else {
+		sa.sa_handler(sig);
+	}
+	errno = saved_errno;
+	/* As sigreturn does, whatever the handler did to the mask. */
+	self->sigmask = saved;
+	return sa.sa_flags & SA_RESTART ? PT_HANDLED_RESTART : PT_HANDLED_NORESTART;
+}
+
+enum pt_handled sig_deliver(struct pt_thread *self)
+{
+	/* A handler may send more, or unblock some: look again after each. The first
+	 * handler decides about the interrupted call, as the kernel's first one does. */
+	enum pt_handled first = PT_HANDLED_NONE;
+	struct pt_sigq *q;
+	while ((q = unqueue(self, ~self->sigmask))) {
+		siginfo_t info = q->info;
+		free(q);
+		enum pt_handled h = deliver(self, &info);
+		if (first == PT_HANDLED_NONE)
+			first = h;
+	}
+	return first;
+}
+
+void sig_resumed(uint64_t *counter)
+{
+	if (!pt_signals_queued || sched_thread_id(sched_current()) == 0)
+		return;
+	struct pt_thread *self = pt_find(sched_current());
+	if (!self || !(self->sigpending & ~self->sigmask))
+		return;
+	/* The handlers are entered from here as from foreign code: they take the count
+	 * from __sic_home and leave it there when they return. The interrupted code
+	 * may have published its count already (before a call): home stays equal to
+	 * the counter. */
+	__sic_home = *counter;
+	sig_deliver(self);
+	*counter = __sic_home;
+}

@@ -1,0 +1,35 @@
+/* signals.h: the signals layer's own interface (docs/pthread.md, "Signals"): signals
+ * one green thread sends another, kept per thread (pthread/pt_impl.h's struct pt_thread:
+ * mask, pending set, queue) and delivered by the layer at points that depend only on
+ * the program's calls, so a replay runs each handler at the same instruction count.
+ * Above the pthread layer: it uses its thread table and cancellation; the pthread
+ * layer reaches its delivery through pt_deliver_hook, the engine through
+ * rp_resumed_hook (both set by sig_send when it queues the first signal). */
+#ifndef SIG_SIGNALS_H
+#define SIG_SIGNALS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pthread/pt_impl.h"
+
+/* sig_deliver.c */
+/* Queue a signal for pt (thread t) and wake or interrupt t if that is due; if t is the
+ * caller, deliver at once what is unblocked. A standard signal already pending is not
+ * queued twice; real-time ones queue. ENOMEM, EAGAIN (too many queued). */
+int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
+	     union sigval value) PT_HIDDEN;
+/* Does sig, sent to a thread blocked in a call, end the call? Not if it is ignored
+ * (SIG_IGN, or SIG_DFL for a signal whose default is to ignore it). */
+bool sig_interrupts(int sig) PT_HIDDEN;
+/* Run the handlers of the pending signals self does not block, lowest number first
+ * (pt_deliver_hook). */
+enum pt_handled sig_deliver(struct pt_thread *self) PT_HIDDEN;
+/* Take the lowest pending signal in set off self's queue; false if none. */
+bool sig_take(struct pt_thread *self, uint64_t set, siginfo_t *info) PT_HIDDEN;
+/* The running thread resumes from a preemption with its counter at *counter
+ * (rp_resumed_hook). */
+void sig_resumed(uint64_t *counter);
+
+#endif
