@@ -32,7 +32,7 @@ UNIT_LINK     := $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o,$(RT_OBJ))
 BIN   := $(BUILD)/bin
 LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
-GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py
+GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py $(BUILD)/share/libreplay/gdb/timetravel.py
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a \
          $(LIB)/libreplay-log.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
          $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
@@ -134,7 +134,7 @@ $(BIN)/replay-gdb: libreplay/gdb/replay-gdb
 	@mkdir -p $(dir $@)
 	cp $< $@ && chmod 755 $@
 
-$(GDBEXT): libreplay/gdb/libreplay.py
+$(BUILD)/share/libreplay/gdb/%.py: libreplay/gdb/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -157,6 +157,7 @@ bench: all
 	bench/apps.sh
 	bench/hunt.sh
 	bench/gdb.sh
+	bench/reverse.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)
