@@ -1,6 +1,6 @@
 #!/bin/bash
 # Real open-source programs with their own test suites, from Debian's source packages
-# (apt-get source, cached under build/apps-src: debian_src.sh), built with CC=sicc:
+# (apt-get source, cached under build/debsrc: tests/lib/debsrc.sh), built with CC=sicc:
 #
 # - xz-utils (liblzma's multithreaded encoder and decoder: worker threads, mutexes,
 #   condition variables, timed waits): ./configure CC=sicc && make, then its own
@@ -17,7 +17,7 @@
 # The builds are kept under build/apps-build, keyed by the toolchain (sicc, sicpp,
 # libreplay.a): a second run with the same toolchain reuses them.
 . "$(dirname "$0")/../lib/common.sh"
-. "$(dirname "$0")/debian_src.sh"
+. "$(dirname "$0")/../lib/debsrc.sh"
 unset LIBREPLAY_OPTS
 nskip=0
 skip() { echo "SKIP $*"; nskip=$((nskip + 1)); }
@@ -65,7 +65,7 @@ suite_counts() {
 xz_configure() {
 	./configure CC="$SICC" --disable-shared --disable-doc --disable-nls && make -j2
 }
-if ! src=$(deb_src xz-utils 2>"$WORK/xz.fetch"); then
+if ! src=$(debsrc_fetch xz-utils 2>"$WORK/xz.fetch"); then
 	skip "xz-utils: $(cat "$WORK/xz.fetch")"
 elif ! XZT=$(build_tree xz-utils "$src" xz_configure); then
 	fail "xz-utils: configure CC=sicc && make: $(tail -n 3 "$WORK/xz-utils.build" | tr '\n' ' ')"
@@ -136,7 +136,7 @@ fi
 
 # ---- libzstd's thread pool ----------------------------------------------------------
 zstd_pool() { make -C tests poolTests CC="$SICC"; }
-if ! src=$(deb_src libzstd 2>"$WORK/zstd.fetch"); then
+if ! src=$(debsrc_fetch libzstd 2>"$WORK/zstd.fetch"); then
 	skip "libzstd: $(cat "$WORK/zstd.fetch")"
 elif ! ZT=$(build_tree libzstd-pool "$src" zstd_pool); then
 	fail "libzstd: make -C tests poolTests CC=sicc: $(tail -n 3 "$WORK/libzstd-pool.build" | tr '\n' ' ')"
