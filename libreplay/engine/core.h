@@ -83,6 +83,9 @@ void rp_replay_check_end(int how, int value, const ucontext_t *uc);
 void rp_replay_forget(void);
 /* Where the breakpoint is armed (0: nowhere). */
 uintptr_t rp_replay_armed_pc(void);
+/* In a checkpoint the debugger restored: this process's own breakpoint, armed as
+ * it was (0, or -errno). */
+int rp_replay_reopen_breakpoint(void);
 
 /* ---- preempt.c ------------------------------------------------------------------------------- */
 

@@ -169,10 +169,10 @@ void rp_debug_stopped(void);
  * switch and just after it runs again: the debugger's stops, if asked. */
 void rp_debug_preempt_begin(int tid);
 void rp_debug_preempt_end(int tid);
-/* The debugger restored a checkpoint (a forked copy of the replay): the replay's
- * hardware breakpoint (descriptor fd, armed at armed_pc or 0) belonged to the
- * process it was forked from; open this process's own on the same descriptor. */
-int rp_debug_restored(int fd, uint64_t armed_pc);
+/* The debugger restored a checkpoint (a forked copy of the replay): its CPU clock
+ * starts again, and the replay's hardware breakpoint, which belonged to the process
+ * it was forked from, is opened again in this one (0, or -errno). */
+int rp_debug_restored(void);
 void rp_debug_checkpoint(void);
 /* After forking a checkpoint, in the live process: pipes of its own (debug.c). */
 void rp_debug_forked(void);

@@ -268,9 +268,7 @@ def restore_live(ck):
     gdb.execute("restart %d" % ck.num, to_string=True)
     num, pid = gdb_checkpoint()
     ck.num, ck.pid = num, pid
-    bp_fd = int(lr.static("bp_fd", "replay.c"))
-    armed = lr.u64(lr.static("bp_armed_pc", "replay.c"))
-    err = int(gdb.parse_and_eval("rp_debug_restored(%d, %d)" % (bp_fd, armed)))
+    err = int(gdb.parse_and_eval("rp_debug_restored()"))
     if err:
         raise TimeError("libreplay: the restored checkpoint cannot open its hardware "
                         "breakpoint (error %d)" % -err)
@@ -1209,9 +1207,7 @@ class AfterCheckpoint(gdb.Command):
             return
         lr.set_debug("checkpointing", 0)
         if arg.strip() == "restart" and replaying():
-            fd = int(lr.static("bp_fd", "replay.c"))
-            armed = lr.u64(lr.static("bp_armed_pc", "replay.c"))
-            gdb.parse_and_eval("rp_debug_restored(%d, %d)" % (fd, armed))
+            gdb.parse_and_eval("rp_debug_restored()")
             clear_requests()
             resync_watchpoints()
             Store.history.resume_at(position())
