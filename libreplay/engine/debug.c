@@ -97,7 +97,9 @@ static uint64_t cpu_ns(void)
 static void tick(void)
 {
 	uint64_t c = cpu_ns();
-	rp_debug.replay_ns += c - rp_debug.clock_ns;
+	if (rp_debug.clock_ns) /* (the first tick only starts the clock: what ran
+				* before main is no replay) */
+		rp_debug.replay_ns += c - rp_debug.clock_ns;
 	rp_debug.clock_ns = c;
 	if (rp_debug.ckpt_ns && rp_debug.replay_ns - rp_debug.ckpt_at_ns >= rp_debug.ckpt_ns) {
 		rp_debug.ckpt_at_ns = rp_debug.replay_ns;
