@@ -617,9 +617,9 @@ forwards or backwards (TIME as `replay when` prints it)."""
 
 
 class ReplayCheckpoints(gdb.Command):
-    """replay checkpoints [on|off|every SECONDS]: the checkpoints kept (time, replay
-seconds ago, memory of each); turn automatic ones on or off; or space them SECONDS of
-replay CPU time apart (0.5 by default)."""
+    """replay checkpoints [on|off|every SECONDS|keep N]: the checkpoints kept (time,
+replay seconds before this moment, memory of each); turn automatic ones on or off;
+space them SECONDS of replay CPU time apart (0.5 by default); keep at most N (256)."""
 
     def __init__(self):
         super().__init__("replay checkpoints", gdb.COMMAND_STATUS)
@@ -630,6 +630,13 @@ replay CPU time apart (0.5 by default)."""
             Store.enabled = arg == "on"
             set_interval()
             return
+        m = re.match(r"^keep\s+(\d+)$", arg)
+        if m:
+            if int(m.group(1)) < 3:
+                raise TimeError("replay checkpoints keep: at least 3")
+            Store.max_ckpts = int(m.group(1))
+            thin()
+            return
         m = re.match(r"^every\s+([0-9.]+)$", arg)
         if m:
             Store.interval_ns = int(float(m.group(1)) * 1e9)
@@ -638,7 +645,7 @@ replay CPU time apart (0.5 by default)."""
             set_interval()
             return
         if arg:
-            raise TimeError("Usage: replay checkpoints [on|off|every SECONDS]")
+            raise TimeError("Usage: replay checkpoints [on|off|every SECONDS|keep N]")
         if Store.refusal:
             gdb.write("no checkpoints: %s\n" % Store.refusal)
         # Ago: replay seconds before this moment (negative: after it, a moment gone
