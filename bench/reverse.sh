@@ -4,7 +4,7 @@
 # two lengths (the goal: under 2 s each, whatever the length), and to one set after
 # the fact; what the checkpoints cost.
 #
-#   bench/reverse.sh            (make first)   LENGTHS="40 80" RUNS=3 by default
+#   bench/reverse.sh            (make first)   LENGTHS="45 90" RUNS=3 by default
 #
 # bench/rewind.c runs LENGTH seconds of CPU time and calls milestone(k) after k of
 # them (a recorded clock: B s back is about B s of replay, whatever the load). One
@@ -15,7 +15,8 @@
 # breakpoint set after the fact, `break milestone if k == L-40`: reverse-continue
 # searches the 4 s back to it segment by segment. Each reverse-continue's wall
 # time, and the CPU time of the process it ends in (the replay re-executed since
-# the restore: a loaded machine slows the wall time, not this). Checkpoints: how
+# the restore: a loaded machine slows the wall time, not this; not for the search,
+# which restores several). Checkpoints: how
 # many kept, each one's time to take (the breakpoint's stop method, gdb's
 # checkpoint), and their memory (Pss, as `replay checkpoints` lists it). Medians of
 # RUNS sessions. Never asserted.
@@ -23,7 +24,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/build/bench/reverse"
 mkdir -p "$OUT" && cd "$OUT" || exit 1
-LENGTHS=${LENGTHS:-40 80}
+LENGTHS=${LENGTHS:-45 90}
 RUNS=${RUNS:-3}
 "$ROOT/build/bin/sicc" -O2 -g -o rewind "$ROOT/bench/rewind.c" || exit 1
 cat >rc.py <<'EOF'
@@ -71,8 +72,8 @@ for len in $LENGTHS; do
 	kib=$(cat s"$len"-*.out | sed -n 's/^[0-9]* checkpoints, \([0-9]*\) KiB/\1/p' | median)
 	each=$(cat s"$len"-*.out | sed -n 's/^  [0-9]* *[0-9]* *-*[0-9.]* *\([0-9]*\) KiB.*/\1/p' | median)
 	ms=$(cat s"$len"-*.out | sed -n 's/^TOOK //p' | tr ' ' '\n' | median)
-	printf "length %ss (%s runs): reverse-continue, median wall s (CPU s of the replay): 1 s back %s (%s), 5 s %s (%s), 30 s %s (%s); set after the fact, 4 s back %s (%s)\n" \
-		"$len" "$RUNS" "$w_1" "$c_1" "$w_5" "$c_5" "$w_30" "$c_30" "$w_4new" "$c_4new"
+	printf "length %ss (%s runs): reverse-continue, median wall s (CPU s of the replay): 1 s back %s (%s), 5 s %s (%s), 30 s %s (%s); set after the fact, 4 s back %s\n" \
+		"$len" "$RUNS" "$w_1" "$c_1" "$w_5" "$c_5" "$w_30" "$c_30" "$w_4new"
 	printf "length %ss: %s checkpoints kept, %s KiB in all, %s KiB each (median), one took %s ms (median)\n" \
 		"$len" "$n" "$kib" "$each" "$ms"
 done

@@ -218,14 +218,15 @@ def drop(ck):
 
 
 def thin():
-    """Keep at most Store.max_ckpts: drop the one whose loss widens the gap least,
-    measured against a gap allowed to grow with age (AGE_SHARE: a 32nd of the age, at
-    least the spacing), so recent time stays dense and old time sparse: the number
-    kept grows with the log of the replay's length, and the cap only bites past hours
-    of replay (docs/gdb.md). The first (the start of the replay), the newest and the
-    pinned ones stay."""
+    """Drop checkpoints while one can go with the gap it leaves no wider than a gap
+    allowed to grow with age (AGE_SHARE: a 32nd of the age, at least the spacing),
+    and while more than Store.max_ckpts are kept: each time the one whose loss
+    widens the gap least against that allowance. Recent time stays dense, old time
+    sparse, and the number kept grows with the log of the replay's length
+    (docs/gdb.md). The first (the start of the replay), the newest and the pinned
+    ones stay."""
     cks = Store.ckpts
-    while len(cks) > Store.max_ckpts:
+    while len(cks) > 2:
         now = max(c.replay_ns for c in cks)
         best, score = None, None
         for i in range(1, len(cks) - 1):
@@ -236,7 +237,7 @@ def thin():
             s = gap / allowed
             if score is None or s < score:
                 best, score = cks[i], s
-        if best is None:
+        if best is None or (score > 1 and len(cks) <= Store.max_ckpts):
             return
         drop(best)
 
