@@ -20,9 +20,17 @@ static int join(pthread_t thread, void **retval, int mode, const struct timespec
 			return EBUSY; /* glibc looks no further either */
 		err = sched_join(t, &value);
 	} else {
-		pt_testcancel(self);
-		pt_wait_begin(self, PT_WAIT_JOIN);
-		err = deadline ? sched_timedjoin(t, &value, deadline, clk) : sched_join(t, &value);
+		for (;;) {
+			pt_testcancel(self);
+			pt_wait_begin(self, PT_WAIT_JOIN);
+			err = deadline ? sched_timedjoin(t, &value, deadline, clk)
+				       : sched_join(t, &value);
+			if (err != PT_ESIGNALED)
+				break;
+			/* A signal: its handlers run in the wait, as in glibc (at the
+			 * next pt_testcancel), and the join goes on. */
+			self->waiting = PT_WAIT_NONE;
+		}
 		/* Interrupted: t stays joinable. */
 		pt_wait_end(self, err == PT_EINTERRUPTED);
 	}
@@ -52,17 +60,17 @@ static int join_and_forget(pthread_t thread, void **retval, int mode,
 
 int pthread_join(pthread_t thread, void **retval)
 {
-	return join_and_forget(thread, retval, JOIN_WAIT, NULL, CLOCK_REALTIME);
+	return PT_SYNC(join_and_forget(thread, retval, JOIN_WAIT, NULL, CLOCK_REALTIME));
 }
 
 int pthread_tryjoin_np(pthread_t thread, void **retval)
 {
-	return join_and_forget(thread, retval, JOIN_TRY, NULL, CLOCK_REALTIME);
+	return PT_SYNC(pt_try_failed(join_and_forget(thread, retval, JOIN_TRY, NULL, CLOCK_REALTIME)));
 }
 
 int pthread_timedjoin_np(pthread_t thread, void **retval, const struct timespec *abstime)
 {
-	return join_and_forget(thread, retval, JOIN_WAIT, abstime, CLOCK_REALTIME);
+	return PT_SYNC(join_and_forget(thread, retval, JOIN_WAIT, abstime, CLOCK_REALTIME));
 }
 
 int pthread_clockjoin_np(pthread_t thread, void **retval, clockid_t clk,
@@ -70,5 +78,5 @@ int pthread_clockjoin_np(pthread_t thread, void **retval, clockid_t clk,
 {
 	if (!pt_clock_ok(clk))
 		return EINVAL;
-	return join_and_forget(thread, retval, JOIN_WAIT, abstime, clk);
+	return PT_SYNC(join_and_forget(thread, retval, JOIN_WAIT, abstime, clk));
 }

@@ -95,11 +95,29 @@ int pthread_mutex_destroy(pthread_mutex_t *m)
 	return sched_mutex_destroy(sm(m));
 }
 
+int pt_mutex_wait_lock(struct pt_thread *self, pthread_mutex_t *m, const struct timespec *deadline,
+		       clockid_t clk, bool timed)
+{
+	for (;;) {
+		/* As glibc's, whose handler runs at the system call that waits. */
+		pt_signals_check(self);
+		self->waiting = PT_WAIT_MUTEX;
+		int err = timed ? sched_mutex_timedlock(sm(m), deadline, clk) : sched_mutex_lock(sm(m));
+		self->waiting = PT_WAIT_NONE;
+		if (err != PT_ESIGNALED)
+			return err;
+	}
+}
+
 static int lock(pthread_mutex_t *m, const struct timespec *deadline, clockid_t clk, bool timed)
 {
 	if (sm(m)->type & PT_MUTEX_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
-	int err = timed ? sched_mutex_timedlock(sm(m), deadline, clk) : sched_mutex_lock(sm(m));
+	int err;
+	if (sm(m)->count == 0) /* free: no wait */
+		err = timed ? sched_mutex_timedlock(sm(m), deadline, clk) : sched_mutex_lock(sm(m));
+	else
+		err = pt_mutex_wait_lock(pt_self(), m, deadline, clk, timed);
 	err = err ? err : pt_mutex_taken(m, sm(m)->count == 1);
 	if (pt_signals_queued) /* a delivery point; the test keeps the common case cheap */
 		pt_signals_check(pt_self());
@@ -108,30 +126,35 @@ static int lock(pthread_mutex_t *m, const struct timespec *deadline, clockid_t c
 
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	return lock(m, NULL, CLOCK_REALTIME, false);
+	return PT_SYNC(lock(m, NULL, CLOCK_REALTIME, false));
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
-	return lock(m, abstime, CLOCK_REALTIME, true);
+	return PT_SYNC(lock(m, abstime, CLOCK_REALTIME, true));
 }
 
 int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
 {
 	if (!pt_clock_ok(clk))
 		return EINVAL;
-	return lock(m, abstime, clk, true);
+	return PT_SYNC(lock(m, abstime, clk, true));
 }
 
-int pthread_mutex_trylock(pthread_mutex_t *m)
+static int mutex_trylock_call(pthread_mutex_t *m)
 {
 	if (sm(m)->type & PT_MUTEX_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
 	int err = sched_mutex_trylock(sm(m));
-	return err ? err : pt_mutex_taken(m, sm(m)->count == 1);
+	return err ? pt_try_failed(err) : pt_mutex_taken(m, sm(m)->count == 1);
 }
 
-int pthread_mutex_unlock(pthread_mutex_t *m)
+int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	return PT_SYNC(mutex_trylock_call(m));
+}
+
+static int mutex_unlock_call(pthread_mutex_t *m)
 {
 	struct sched_mutex *s = sm(m);
 	if (!robust(m))
@@ -145,6 +168,11 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 			s->type = (s->type & ~PT_MUTEX_OWNERDEAD) | PT_MUTEX_NOTRECOVERABLE;
 	}
 	return sched_mutex_unlock(s);
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	return PT_SYNC(mutex_unlock_call(m));
 }
 
 int pthread_mutex_consistent(pthread_mutex_t *m)

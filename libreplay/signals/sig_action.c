@@ -10,11 +10,11 @@
  * input; a replay of that log refuses to start (engine/replay.c) instead of diverging.
  * SIGPROF and SIGRTMIN+7 are the runtime's (time slice, replay breakpoint): a
  * program's handler for them, or setitimer(ITIMER_PROF), fails with EINVAL and a note.
- * A handler may be preempted like any instrumented code, so it must run on its
- * thread's stack: the alternate stack (sigaltstack) is one per kernel thread, and a
- * second green thread's signal would reuse it under the first one's frames.
- * SA_ONSTACK is dropped, with a note, except for faults (a stack overflow handler
- * needs it, and the program is ending).
+ * A handler may be preempted like any instrumented code, so the kernel must not
+ * run it on its alternate stack (one per kernel thread: a second green thread's
+ * signal would reuse it under the first one's frames): the kernel gets SA_ONSTACK
+ * only for faults (a stack overflow handler needs it); the trampoline runs the
+ * handler on the green thread's own alternate stack (sig_altstack.c).
  * signal() and sigaction() are covered; sigset/bsd_signal/sysv_signal are not. */
 #include "signals/signals.h"
 #include "inputs/inputs.h"
@@ -32,15 +32,22 @@
 /* The program's own handler for each signal whose kernel handler is the trampoline. */
 static struct sigaction user[_NSIG];
 
-/* Recording or replaying (the flags were parsed: unit tests never parse them). */
-static bool session_on(void)
+
+/* The runtime schedules in every run of a program (with --no-record too: only the log
+ * is left out); not in a unit test, which starts no session. */
+static bool runtime_on(void)
 {
-	return rp_opts.log_path && rp_opts.mode != RP_MODE_OFF;
+	return rp_opts.log_path != NULL;
 }
 
 static bool runtime_signal(int sig)
 {
-	return sig == SIGPROF || sig == SIGRTMIN + 7;
+	return sig == SIGPROF || sig == SIGRTMIN + 6 || sig == SIGRTMIN + 7;
+}
+
+static const char *runtime_signal_name(int sig)
+{
+	return sig == SIGPROF ? "SIGPROF" : sig == SIGRTMIN + 6 ? "SIGRTMIN+6" : "SIGRTMIN+7";
 }
 
 /* Faults come from an instruction of the process: as deterministic as the code. */
@@ -81,9 +88,15 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		user[sig].sa_flags &= ~SA_SIGINFO;
 	}
 	errno = saved;
-	if (a.sa_flags & SA_SIGINFO)
+	if (!(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN))
+		return;
+	/* On the running green thread's alternate stack, if SA_ONSTACK asks. */
+	struct pt_thread *pt = pt_find(sched_current());
+	if (pt)
+		sig_run_handler(pt, &a, sig, si, uc);
+	else if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(sig, si, uc);
-	else if (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN)
+	else
 		a.sa_handler(sig);
 }
 
@@ -101,29 +114,23 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		errno = EINVAL;
 		return -1;
 	}
-	if (!session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig))
-		return rp_sigaction(sig, act, old);
 	bool handler = act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
-	if (runtime_signal(sig) && handler) {
+	if (runtime_on() && sig > 0 && sig < _NSIG && runtime_signal(sig) && handler) {
 		fprintf(stderr, "libreplay: a handler for %s: the signal is the recorder's own "
-				"(time slice or replay breakpoint); not available to the program\n",
-			sig == SIGPROF ? "SIGPROF" : "SIGRTMIN+7");
+				"(time slice, breakpoint or --timeout); not available to the program\n",
+			runtime_signal_name(sig));
 		errno = EINVAL;
 		return -1;
 	}
+	if (!sig_session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig))
+		return rp_sigaction(sig, act, old);
 	static bool at_exit;
 	struct sigaction prev, mine, prev_user = user[sig];
 	const struct sigaction *give = act;
 	if (handler) {
 		mine = *act;
 		mine.sa_flags |= SA_SIGINFO;
-		if (mine.sa_flags & SA_ONSTACK) {
-			mine.sa_flags &= ~SA_ONSTACK;
-			const char *name = sigabbrev_np(sig);
-			fprintf(stderr, "libreplay: sigaction(SIG%s, SA_ONSTACK): the handler runs on "
-					"its thread's stack (green threads share one alternate stack)\n",
-				name ? name : "?");
-		}
+		mine.sa_flags &= ~SA_ONSTACK; /* the trampoline switches (sig_altstack.c) */
 		mine.sa_sigaction = trampoline;
 		give = &mine;
 		if (!at_exit)
@@ -162,7 +169,7 @@ sighandler_t signal(int sig, sighandler_t fn)
  * their signals are reported as above when they reach a handler. */
 int setitimer(__itimer_which_t which, const struct itimerval *v, struct itimerval *old)
 {
-	if (which == ITIMER_PROF && session_on() && v) {
+	if (which == ITIMER_PROF && runtime_on() && v) {
 		fputs("libreplay: setitimer(ITIMER_PROF): the profiling timer is the recorder's "
 		      "time slice; not available to the program\n", stderr);
 		errno = EINVAL;

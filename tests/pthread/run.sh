@@ -16,7 +16,8 @@
 # A program whose header comment has a line "XFAIL: why" is a known gap: its failure
 # prints "XFAIL name: why" and is not counted; if it passes, it says so (drop the note).
 # A line "CFLAGS: flags" there adds compiler flags to both of its builds; a line
-# "OLEVELS: -O0 -O2 ..." builds and checks it at each of those levels instead of OPT.
+# "OLEVELS: -O0 -O2 ..." builds and checks it at each of those levels instead of OPT;
+# a line "STDERR: same" wants its stderr equal to glibc's too (libreplay says nothing).
 # OPT="-O0" changes the optimisation level of both builds (default -O2).
 . "$(dirname "$0")/../lib/common.sh"
 cd "$ROOT/tests/pthread"
@@ -45,9 +46,9 @@ run() {
 	echo $? >"$out.rc"
 }
 
-# same WANT GOT: stdout and exit status match.
+# same WANT GOT: stdout and exit status match (and stderr, if $stderr_same).
 same() {
-	cmp -s "$1" "$2" && cmp -s "$1.rc" "$2.rc"
+	cmp -s "$1" "$2" && cmp -s "$1.rc" "$2.rc" && { ! $stderr_same || cmp -s "$1.err" "$2.err"; }
 }
 
 # why WANT GOT: one line on how GOT differs.
@@ -108,6 +109,8 @@ for name in "${names[@]}"; do
 	xfail=$(sed -n '1,/\*\//s/^.*XFAIL: *\(.*[^/* ]\)[/* ]*$/\1/p' "$src" | head -n 1)
 	cflags=$(sed -n '1,/\*\//s/^.*CFLAGS: *\(.*[^/* ]\)[/* ]*$/\1/p' "$src" | head -n 1)
 	levels=$(sed -n '1,/\*\//s/^.*OLEVELS: *\(.*[^/* ]\)[/* ]*$/\1/p' "$src" | head -n 1)
+	stderr_same=false
+	grep -q '^ \* STDERR: same' "$src" && stderr_same=true
 	if [ -z "$levels" ]; then
 		check_one "$name" "$OPT" "" "$xfail" "$cflags"
 		continue
