@@ -48,9 +48,10 @@ uint32_t log_model_rank(const struct model *m, uint32_t tid);
 void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t tid,
 			uint64_t count, uint64_t pc);
 /* Decode one record; NULL, or why it is malformed. in and fin hold INPUT bytes and
- * END pairs. */
+ * END pairs, waits a DEADLOCK or HANG END's threads; version is the log's (1 or 2). */
 const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_record *rec,
-			      uint8_t *in, struct rp_log_final *fin);
+			      uint8_t *in, struct rp_log_final *fin, int version,
+			      struct rp_log_wait *waits);
 
 /* ---- the header (log_header.c) ---------------------------------------------------------- */
 

@@ -157,10 +157,40 @@ void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t ti
 	}
 }
 
+/* The states of a DEADLOCK or HANG END record's threads into w. */
+static const char *decode_outcome(struct bitr *b, struct rp_log_outcome *o, struct rp_log_wait *w)
+{
+	uint64_t v;
+	if (get_eg(b, &o->stop_tid) < 0 ||
+	    (o->stop_tid && (get_num(b, &o->stop_count) < 0 || get_num(b, &o->stop_pc) < 0)) ||
+	    get_eg(b, &o->nwaits) < 0)
+		return "END record cut off";
+	if (o->nwaits > RP_LOG_END_THREADS_MAX)
+		return "END lists more threads than the limit";
+	for (uint32_t i = 0; i < o->nwaits; i++) {
+		uint32_t state, kind;
+		if (get_eg(b, &w[i].tid) < 0 || get_eg(b, &state) < 0 || get_eg(b, &kind) < 0 ||
+		    get_num(b, &w[i].obj) < 0 || get_eg(b, &w[i].owner) < 0 || get_eg(b, &w[i].nheld) < 0)
+			return "END record cut off";
+		if (state > 255 || kind > 255)
+			return "END: a thread state out of range";
+		w[i].state = (uint8_t)state;
+		w[i].kind = (uint8_t)kind;
+		for (uint32_t k = 0; k < w[i].nheld && k < RP_LOG_HELD_MAX; k++) {
+			if (get_num(b, &v) < 0)
+				return "END record cut off";
+			w[i].held[k] = v;
+		}
+	}
+	o->waits = w;
+	return NULL;
+}
+
 /* Decode one record; NULL, or why it is malformed. in and fin hold INPUT bytes and
- * END pairs. */
+ * END pairs, waits a DEADLOCK or HANG END's threads; version is the log's. */
 const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_record *rec,
-				 uint8_t *in, struct rp_log_final *fin)
+			      uint8_t *in, struct rp_log_final *fin, int version,
+			      struct rp_log_wait *waits)
 {
 	uint32_t sym, v32;
 	uint64_t v, u = 0;
@@ -247,7 +277,13 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 		return NULL;
 	case SYM_END:
 		rec->kind = RP_LOG_END;
-		if (get_bits(b, 1, &v) < 0 || get_eg(b, &v32) < 0)
+		if (version == 1 ? get_bits(b, 1, &v) < 0 : get_eg(b, &v32) < 0)
+			return "END record cut off";
+		if (version != 1)
+			v = v32;
+		if (v > RP_LOG_HANG)
+			return "END: unknown way to end";
+		if (get_eg(b, &v32) < 0)
 			return "END record cut off";
 		rec->how = (int)v;
 		rec->value = (int)v32;
@@ -259,6 +295,8 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 			if (get_eg(b, &fin[i].tid) < 0 || get_num(b, &fin[i].count) < 0)
 				return "END record cut off";
 		rec->threads = fin;
+		if (rec->how >= RP_LOG_DEADLOCK)
+			return decode_outcome(b, &rec->outcome, waits);
 		return NULL;
 	}
 	return "unknown record kind";
