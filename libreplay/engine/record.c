@@ -193,19 +193,24 @@ static uintptr_t stub_resume_pc(uintptr_t ret)
 uint64_t rp_record_overflow(uintptr_t stub_ret)
 {
 	struct rp_thread *t = rp_cur;
+	/* Inside its own preemption from here on: the counter is 0 and __sic_home stale,
+	 * so a tick in the C library this calls (bsearch, memcmp, the vDSO's clock) must
+	 * not be deferred through __sic_home (preempt_at_next_count). */
+	t->tick_depth++;
 	t->preempt_soon = false;
 	uint64_t count = t->offset; /* the counter is 0 */
 	uint64_t fresh = rp_sic_start_value();
 	t->offset = count + fresh;
 	uintptr_t pc = stub_resume_pc(stub_ret);
-	if (!rp_writer || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful())
+	if (!rp_writer || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
+		t->tick_depth--;
 		return fresh;
+	}
 	taken_ticks++;
 	rp_log_preempt(rp_writer, (uint32_t)t->tid, count, pc - rp_exe_base);
 	rp_log_maybe_flush(rp_writer, rp_mono_ns());
 	/* Switched out from here, not from a signal: home holds its counter meanwhile. */
 	__sic_home = fresh;
-	t->tick_depth++;
 	rp_preempt_at_count = true; /* the replay stops here by its trap: a preemption too */
 	sched_preempt();
 	rp_preempt_at_count = false; /* consumed by on_switch, or no switch happened */
