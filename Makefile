@@ -12,7 +12,8 @@ CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Wno-unused-parameter
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
 DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
-              libcsmith-dev pkg-config python3 procps zlib1g-dev chromium libc6-dbg
+              libcsmith-dev pkg-config python3 procps zlib1g-dev chromium dpkg-dev tcl valgrind \
+              xz-utils libc6-dbg
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
                  sicpp/hunt.c
@@ -32,7 +33,7 @@ UNIT_LINK     := $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o,$(RT_OBJ))
 BIN   := $(BUILD)/bin
 LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
-GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py
+GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py $(BUILD)/share/libreplay/gdb/timetravel.py
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a \
          $(LIB)/libreplay-log.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
          $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
@@ -154,7 +155,7 @@ $(BIN)/replay-gdb: libreplay/gdb/replay-gdb
 	@mkdir -p $(dir $@)
 	cp $< $@ && chmod 755 $@
 
-$(GDBEXT): libreplay/gdb/libreplay.py
+$(BUILD)/share/libreplay/gdb/%.py: libreplay/gdb/%.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 
@@ -177,6 +178,7 @@ bench: all
 	bench/apps.sh
 	bench/hunt.sh
 	bench/gdb.sh
+	bench/reverse.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)

@@ -18,11 +18,36 @@
  *
  * Between two stops the debugger says which other threads ran and how many
  * preemptions passed: the runtime counts switches and preemptions, and notes in each
- * thread the switch that last started it (rp_debug_switched). */
+ * thread the switch that last started it (rp_debug_switched).
+ *
+ * Going back in time (paper 003): the extension keeps fork checkpoints of the replay
+ * and goes back by restoring one and replaying forward to the time wanted. It asks
+ * for a tick (tick_every, ckpt_ns): every thread's counter then overflows at least
+ * every tick_every counts, and once ckpt_ns of replay CPU time have passed the
+ * runtime stops in rp_debug_checkpoint, where the extension forks a checkpoint.
+ * Time is the sum of every thread's count; stop_time stops when it reaches a value.
+ * A checkpoint is forked by the program's fork() with checkpointing set: a bare
+ * system call, no atfork handlers (which would end the replay in the child). A
+ * restored copy opens its own hardware breakpoint (rp_debug_restored): the perf
+ * event it inherited belongs to the process it was forked from. */
 #include "engine/engine.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/rp_syscall.h"
+
+#include <sys/stat.h>
+
 /* volatile: the debugger writes it while the program is stopped. */
-volatile struct rp_debug rp_debug = {.version = RP_DEBUG_VERSION};
+volatile struct rp_debug rp_debug = {.version = RP_DEBUG_VERSION, .outside_fd = -1};
 
 /* Never inlined or merged: its address is where the debugger stops. */
 __attribute__((noinline, noclone, used)) void rp_debug_stopped(void)
@@ -30,33 +55,77 @@ __attribute__((noinline, noclone, used)) void rp_debug_stopped(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+static uint64_t min_left(uint64_t left, uint64_t to)
+{
+	return to && to < left ? to : left;
+}
+
 uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left)
 {
 	int n = rp_debug.nstops < RP_DEBUG_STOPS ? rp_debug.nstops : RP_DEBUG_STOPS;
 	for (int i = 0; i < n; i++) {
 		const volatile struct rp_debug_stop *s = &rp_debug.stops[i];
-		if (s->tid == tid && s->count > now && s->count - now < left)
-			left = s->count - now;
+		if (s->tid == tid && s->count > now)
+			left = min_left(left, s->count - now);
+	}
+	if (rp_debug.tick_every)
+		left = min_left(left, rp_debug.tick_every - now % rp_debug.tick_every);
+	if (rp_debug.stop_time) {
+		/* Nothing else runs until this thread's counter is loaded again. */
+		uint64_t time = rp_thread_counts_but(tid) + now;
+		if (rp_debug.stop_time > time)
+			left = min_left(left, rp_debug.stop_time - time);
 	}
 	return left;
 }
 
+static void hit(int tid, uint64_t now)
+{
+	rp_debug.hit_tid = tid;
+	rp_debug.hit_count = now;
+	rp_debug_stopped();
+}
+
+/* The process's CPU clock (not the program's recorded clocks); a system call, so
+ * only at ticks. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+	if (rp_raw_syscall(SYS_clock_gettime, CLOCK_PROCESS_CPUTIME_ID, (long)&ts, 0, 0, 0, 0))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void tick(void)
+{
+	uint64_t c = cpu_ns();
+	rp_debug.replay_ns += c - rp_debug.clock_ns;
+	rp_debug.clock_ns = c;
+	if (rp_debug.ckpt_ns && rp_debug.replay_ns - rp_debug.ckpt_at_ns >= rp_debug.ckpt_ns) {
+		rp_debug.ckpt_at_ns = rp_debug.replay_ns;
+		rp_debug_checkpoint();
+	}
+}
+
 void rp_debug_check(int tid, uint64_t now)
 {
+	if (rp_debug.tick_every && now % rp_debug.tick_every == 0)
+		tick();
 	int n = rp_debug.nstops < RP_DEBUG_STOPS ? rp_debug.nstops : RP_DEBUG_STOPS;
-	bool hit = false;
+	bool stop = false;
 	for (int i = 0; i < n; i++) {
 		volatile struct rp_debug_stop *s = &rp_debug.stops[i];
 		if (s->tid == tid && s->count == now) {
 			s->tid = 0; /* once: a continue goes on */
-			hit = true;
+			stop = true;
 		}
 	}
-	if (!hit)
-		return;
-	rp_debug.hit_tid = tid;
-	rp_debug.hit_count = now;
-	rp_debug_stopped();
+	if (rp_debug.stop_time && rp_thread_counts_but(tid) + now == rp_debug.stop_time) {
+		rp_debug.stop_time = 0;
+		stop = true;
+	}
+	if (stop)
+		hit(tid, now);
 }
 
 __attribute__((noinline, noclone, used)) void rp_debug_preempting(void)
@@ -88,4 +157,163 @@ void rp_debug_switched(struct rp_thread *next, bool preempted)
 	rp_debug.switches++;
 	rp_debug.preemptions += preempted;
 	next->ran_at = rp_debug.switches;
+}
+
+/* The extension forks a checkpoint when the replay stops here. */
+__attribute__((noinline, noclone, used)) void rp_debug_checkpoint(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* As replay.c's breakpoint: an execute breakpoint at pc on this kernel thread,
+ * signalling SIGRTMIN + 7 (RP_BP_SIGNAL there) on every hit, disabled if pc is 0. */
+int rp_debug_restored(int fd, uint64_t armed_pc)
+{
+	rp_debug.clock_ns = cpu_ns(); /* a new process's clock starts again */
+	if (fd < 0)
+		return 0;
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof a;
+	a.bp_type = HW_BREAKPOINT_X;
+	a.bp_addr = armed_pc ? armed_pc : (uint64_t)(uintptr_t)&rp_debug_restored;
+	a.bp_len = sizeof(long);
+	a.sample_period = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.wakeup_events = 1;
+	a.disabled = !armed_pc;
+	long nfd = rp_raw_syscall(SYS_perf_event_open, (long)&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
+	if (nfd < 0)
+		return (int)nfd;
+	struct f_owner_ex owner = {F_OWNER_TID, (pid_t)rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0)};
+	long err = rp_raw_syscall(SYS_fcntl, nfd, F_SETFL, O_ASYNC, 0, 0, 0);
+	if (!err)
+		err = rp_raw_syscall(SYS_fcntl, nfd, F_SETSIG, SIGRTMIN + 7, 0, 0, 0);
+	if (!err)
+		err = rp_raw_syscall(SYS_fcntl, nfd, F_SETOWN_EX, (long)&owner, 0, 0, 0);
+	if (!err)
+		err = rp_raw_syscall(SYS_dup3, nfd, fd, O_CLOEXEC, 0, 0, 0);
+	rp_raw_syscall(SYS_close, nfd, 0, 0, 0, 0, 0);
+	return err < 0 ? (int)err : 0;
+}
+
+/* ---- pipes the process holds both ends of --------------------------------------- */
+
+/* A pipe is kernel state that a fork shares instead of copying: the checkpoint would
+ * read what the live process left in it, and would keep its write end open, so that
+ * the live reader never sees the end of the data. So after forking a checkpoint the
+ * live process moves to pipes of its own: a new pipe for each one it holds both ends
+ * of, with the same contents, flags and descriptor numbers; the old one, contents
+ * intact, stays with the checkpoint. A pipe the program reads from another process
+ * (stdin from a shell, say) or a socket cannot be copied: rp_debug.outside_fd names
+ * one. */
+#define RP_DEBUG_FDS 4096
+
+static long sys(long nr, long a, long b, long c)
+{
+	return rp_raw_syscall(nr, a, b, c, 0, 0, 0);
+}
+
+/* fd's pipe inode and access mode, or 0 if it is no pipe. */
+static unsigned long pipe_of(int fd, int *mode)
+{
+	struct stat st;
+	if (sys(SYS_fstat, fd, (long)&st, 0) != 0 || !S_ISFIFO(st.st_mode))
+		return 0;
+	*mode = (int)sys(SYS_fcntl, fd, F_GETFL, 0) & O_ACCMODE;
+	return (unsigned long)st.st_ino;
+}
+
+static int end_of(unsigned long ino, int want)
+{
+	int mode;
+	for (int fd = 0; fd < RP_DEBUG_FDS; fd++)
+		if (pipe_of(fd, &mode) == ino && mode == want)
+			return fd;
+	return -1;
+}
+
+/* Every descriptor of the old pipe's end (mode) now names the new one's. */
+static void move_end(unsigned long ino, int mode, int to)
+{
+	int m = 0;
+	for (int fd = 0; fd < RP_DEBUG_FDS; fd++) {
+		if (fd == to || pipe_of(fd, &m) != ino || m != mode)
+			continue;
+		long fdfl = sys(SYS_fcntl, fd, F_GETFD, 0);
+		long fl = sys(SYS_fcntl, fd, F_GETFL, 0);
+		sys(SYS_dup2, to, fd, 0);
+		sys(SYS_fcntl, fd, F_SETFD, fdfl);
+		sys(SYS_fcntl, fd, F_SETFL, fl);
+	}
+}
+
+/* Copy the pipe of read end r and write end w: the old one keeps its contents. */
+static void repipe(unsigned long ino, int r, int w)
+{
+	static char buf[1 << 16];
+	int fresh[2];
+	if (sys(SYS_pipe2, (long)fresh, O_CLOEXEC, 0) != 0)
+		return;
+	long size = sys(SYS_fcntl, r, F_GETPIPE_SZ, 0);
+	if (size > 0)
+		sys(SYS_fcntl, fresh[1], F_SETPIPE_SZ, size);
+	int n = 0;
+	if (sys(SYS_ioctl, r, FIONREAD, (long)&n) == 0 && n > 0 && (size_t)n <= sizeof buf) {
+		long got = sys(SYS_read, r, (long)buf, n);
+		if (got > 0) {
+			sys(SYS_write, w, (long)buf, got);        /* the checkpoint's, as it was */
+			sys(SYS_write, fresh[1], (long)buf, got); /* ours */
+		}
+	}
+	move_end(ino, O_RDONLY, fresh[0]);
+	move_end(ino, O_WRONLY, fresh[1]);
+	sys(SYS_close, fresh[0], 0, 0);
+	sys(SYS_close, fresh[1], 0, 0);
+}
+
+void rp_debug_forked(void)
+{
+	rp_debug.outside_fd = -1;
+	int mode = 0;
+	for (int fd = 0; fd < RP_DEBUG_FDS; fd++) {
+		struct stat st;
+		if (sys(SYS_fstat, fd, (long)&st, 0) != 0)
+			continue;
+		if (S_ISSOCK(st.st_mode) && rp_debug.outside_fd < 0)
+			rp_debug.outside_fd = fd; /* what it received cannot be put back */
+		unsigned long ino = pipe_of(fd, &mode);
+		if (!ino)
+			continue;
+		int r = end_of(ino, O_RDONLY), w = end_of(ino, O_WRONLY);
+		if (r < 0 || w < 0) {
+			/* Output to another process (stdout to a pager) is no state of ours. */
+			if (mode != O_WRONLY && rp_debug.outside_fd < 0)
+				rp_debug.outside_fd = fd;
+			continue;
+		}
+		if (fd == (r < w ? r : w))
+			repipe(ino, r, w); /* once per pipe, at its lowest descriptor */
+	}
+}
+
+/* gdb's checkpoint and restart save and put back every descriptor's file offset by
+ * calling lseek in the program (checkpointing is set in both then). Not for one open
+ * only for writing: output (stdout in a file, which gdb itself may be writing to)
+ * goes on where it is, or gdb's own lines would be written over. */
+off_t lseek(int fd, off_t offset, int whence)
+{
+	if (rp_debug.checkpointing && whence == SEEK_SET) {
+		long fl = sys(SYS_fcntl, fd, F_GETFL, 0);
+		if (fl >= 0 && (fl & O_ACCMODE) == O_WRONLY)
+			offset = 0, whence = SEEK_CUR;
+	}
+	long r = sys(SYS_lseek, fd, offset, whence);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
 }

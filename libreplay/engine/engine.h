@@ -66,6 +66,14 @@ extern bool rp_preempt_at_count;
  * layer when it queues its first signal; NULL before: nothing to deliver. */
 extern void (*rp_resumed_hook)(uint64_t *counter);
 
+/* startup.c: a session's program sees argv, its strings, the environment and the
+ * auxiliary vector at the same addresses in a recording and its replay: copied into
+ * a block at a fixed address before its main (environ and program_invocation_name
+ * too). rp_startup_auxv: an entry of that copy (false before it exists, or if the
+ * kernel gave no such type). */
+void rp_startup_place(int *argc, char ***argv, char ***envp);
+bool rp_startup_auxv(unsigned long type, unsigned long *val);
+
 /* sic_rt.S */
 extern uint64_t __sic_home;
 extern uint64_t *__sic_side_base, *__sic_side_top, *__sic_side_end;
@@ -120,7 +128,7 @@ void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc);
 /* session.c: the crash handler's last act: die of sig (its default action is back). */
 void rp_crash_reraise(int sig);
 /* debug.c: the debugger's requests (docs/gdb.md). */
-#define RP_DEBUG_VERSION 3
+#define RP_DEBUG_VERSION 4
 #define RP_DEBUG_STOPS 64
 struct rp_debug {
 	int version;
@@ -137,6 +145,19 @@ struct rp_debug {
 			      * preempted, runs again; once */
 	uint64_t switches;    /* runtime: switches between threads so far ... */
 	uint64_t preemptions; /* ... and how many of them were preemptions */
+	/* Going back in time (checkpoints, docs/gdb.md). */
+	uint64_t stop_time;  /* debugger: stop when the time (the sum of every thread's
+			      * count) reaches this (0: none) */
+	uint64_t tick_every; /* debugger: a counter overflows at least every this many
+			      * counts of a thread (0: off) ... */
+	uint64_t ckpt_ns;    /* ... and stops in rp_debug_checkpoint once this much
+			      * replay CPU time has passed since the last stop there */
+	uint64_t replay_ns;  /* runtime: CPU time the replay has run, as of the last tick */
+	uint64_t ckpt_at_ns; /* runtime: replay_ns at the last stop in rp_debug_checkpoint */
+	uint64_t clock_ns;   /* runtime: this process's CPU clock at the last tick */
+	int checkpointing;   /* debugger: fork() is a checkpoint (a bare fork system call) */
+	int outside_fd;      /* runtime: a pipe read here whose other end is another
+			      * process's (-1: none), as of the last checkpoint */
 };
 extern volatile struct rp_debug rp_debug;
 /* Counts left before t's counter next reaches zero: no further than its nearest
@@ -149,6 +170,15 @@ void rp_debug_stopped(void);
  * switch and just after it runs again: the debugger's stops, if asked. */
 void rp_debug_preempt_begin(int tid);
 void rp_debug_preempt_end(int tid);
+/* The debugger restored a checkpoint (a forked copy of the replay): the replay's
+ * hardware breakpoint (descriptor fd, armed at armed_pc or 0) belonged to the
+ * process it was forked from; open this process's own on the same descriptor. */
+int rp_debug_restored(int fd, uint64_t armed_pc);
+void rp_debug_checkpoint(void);
+/* After forking a checkpoint, in the live process: pipes of its own (debug.c). */
+void rp_debug_forked(void);
+/* thread.c: the sum of the counts of every thread but tid (exited ones included). */
+uint64_t rp_thread_counts_but(int tid);
 /* A switch to next (a preemption of the thread before it, or not): what the debugger
  * reads to say which threads ran while the program was resumed. */
 void rp_debug_switched(struct rp_thread *next, bool preempted);

@@ -165,6 +165,21 @@ size_t rp_thread_finals(struct rp_log_final *out, size_t max, const ucontext_t *
 	return n;
 }
 
+uint64_t rp_thread_counts_but(int tid)
+{
+	uint64_t sum = 0;
+	for (size_t k = 1; k < nfinals; k++)
+		if (finals[k] != UINT64_MAX && (int)k != tid)
+			sum += finals[k];
+	for (struct sched_thread *st = sched_thread_next(NULL); st; st = sched_thread_next(st)) {
+		struct rp_thread *t = st->ext;
+		if (!t || t->tid == tid || ((size_t)t->tid < nfinals && finals[t->tid] != UINT64_MAX))
+			continue;
+		sum += t->offset - *rp_thread_counter(t);
+	}
+	return sum;
+}
+
 void rp_threads_init(struct sched_hooks *h)
 {
 	/* The host runs what comes after main returns: exit's atexit handlers and

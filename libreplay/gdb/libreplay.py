@@ -21,6 +21,7 @@
 # resumes the program (hooks on every command that resumes it) and on `rthread`.
 
 import re
+import sys
 
 import gdb
 
@@ -472,9 +473,13 @@ class RestoreCmd(gdb.Command):
         cmd = arg.strip()
         shown = View.tid
         restore()
+        if arg.strip() in ("checkpoint", "restart") and timetravel is not None:
+            timetravel.before_checkpoint()
         if Stepping.fixing:
             return  # the post-hook's own resumes: it manages the requests
-        if cmd not in ("kill", "detach", "quit"):
+        if cmd not in ("kill", "detach", "quit", "checkpoint", "restart"):
+            # (checkpoint, restart: a fork, a jump in time, maybe in the middle of a
+            # continue, by timetravel.py: no resume of the story)
             before_resume()
             note_resume()
             if shown is not None and cmd not in ("run", "start", "starti") and live():
@@ -1035,7 +1040,7 @@ class StopBreakpoint(gdb.Breakpoint):
             del StopAt.user[n]
         gate()  # a count condition may have turned true or false here
         write_stops()
-        if not mine:
+        if not mine and not (timetravel is not None and timetravel.time_reached()):
             return False  # only a count condition's: go on
         f = gdb.newest_frame()
         while f is not None and not is_stub(f):
@@ -1154,6 +1159,21 @@ def setup_signals():
         gdb.execute("handle %s nostop noprint pass" % sig, to_string=True)
 
 
+# Going back in time (timetravel.py, beside this file): its own module, handed this one.
+timetravel = None
+
+
+def load_timetravel():
+    global timetravel
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "timetravel.py")
+    spec = importlib.util.spec_from_file_location("libreplay_timetravel", path)
+    timetravel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timetravel)
+    timetravel.register(sys.modules[__name__])
+
+
 def register():
     # Once per gdb session, however often it is sourced (wrapper and gdbinit both).
     if getattr(gdb, "libreplay_loaded", False):
@@ -1175,6 +1195,7 @@ def register():
     gdb.events.stop.connect(on_stop)
     gdb.events.exited.connect(on_exit)
     gdb.events.cont.connect(on_cont)
+    load_timetravel()
 
 
 register()

@@ -8,8 +8,10 @@
  * with clone(CLONE_VM|CLONE_VFORK) and execs at once, running none of the program's
  * code) are fine. */
 #include "inputs/inputs.h"
+#include "base/rp_syscall.h"
 
 #include <errno.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -28,6 +30,14 @@ static int live_threads(void)
 
 pid_t fork(void)
 {
+	/* gdb's checkpoint calls fork() in the program: a copy of the replay, to be
+	 * restored later as it is (debug.c), so no handler runs in either process. */
+	if (rp_debug.checkpointing) {
+		pid_t pid = (pid_t)rp_raw_syscall(SYS_fork, 0, 0, 0, 0, 0, 0);
+		if (pid > 0)
+			rp_debug_forked(); /* gdb holds the child where it forked */
+		return pid;
+	}
 	int n = live_threads();
 	if (n > 1) {
 		fprintf(stderr, "libreplay: fork() with %d live threads: not supported (the child "

@@ -1,0 +1,70 @@
+# debsrc.sh: fetch a Debian source package once and keep it under build/ (sourced by
+# bench and test scripts that build real open-source programs; never committed).
+#
+#   . tests/lib/debsrc.sh
+#   dir=$(debsrc_fetch sqlite3) || exit 1     # build/debsrc/sqlite3/sqlite3-3.40.1
+#   (the one directory dpkg-source made: zstd's is libzstd-1.5.4+dfsg2)
+#
+# The first call adds a deb-src line beside each deb line of apt's sources (deb822
+# files get "Types: deb deb-src"; one-line files a "deb-src" copy of each "deb" line),
+# runs apt-get update once, and `apt-get source --download-only` plus dpkg-source -x
+# (the Debian patches applied) into build/debsrc/PKG/. Later calls print the cached
+# directory at once. Needs root for the sources change, like `make deps`.
+# DEBSRC_DIR overrides the cache (default $ROOT/build/debsrc, or build/debsrc).
+
+debsrc_root() { echo "${DEBSRC_DIR:-${ROOT:-.}/build/debsrc}"; }
+
+# Is there a deb-src entry already?
+debsrc_enabled() {
+	grep -qsE '^[[:space:]]*deb-src[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list ||
+		grep -qsE '^Types:.*deb-src' /etc/apt/sources.list.d/*.sources
+}
+
+debsrc_enable() {
+	debsrc_enabled && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "debsrc: no deb-src line in apt's sources and not root to add one" >&2
+		return 1
+	fi
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] || continue
+		sed -i -E 's/^Types:[[:space:]]*deb[[:space:]]*$/Types: deb deb-src/' "$f"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -e "$f" ] || continue
+		grep -qE '^[[:space:]]*deb[[:space:]]' "$f" || continue
+		sed -n -E 's/^[[:space:]]*deb([[:space:]])/deb-src\1/p' "$f" >>"$f"
+	done
+	apt-get update -qq >/dev/null 2>&1 || { echo "debsrc: apt-get update failed" >&2; return 1; }
+	debsrc_enabled || { echo "debsrc: could not add a deb-src line" >&2; return 1; }
+}
+
+# debsrc_fetch PKG: print the unpacked source directory of PKG (cached).
+debsrc_fetch() {
+	local pkg=$1 top dir
+	top=$(debsrc_root)/$pkg
+	dir=$(find "$top" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -n 1)
+	if [ -n "$dir" ] && [ -e "$top/.done" ]; then
+		echo "$dir"
+		return 0
+	fi
+	command -v dpkg-source >/dev/null || { echo "debsrc: dpkg-source missing (dpkg-dev)" >&2; return 1; }
+	debsrc_enable || return 1
+	rm -rf "$top" && mkdir -p "$top" || return 1
+	if ! (cd "$top" && apt-get source -qq --download-only "$pkg" >download.log 2>&1); then
+		echo "debsrc: apt-get source $pkg failed: $(tail -n 1 "$top/download.log")" >&2
+		return 1
+	fi
+	local dsc
+	dsc=$(ls "$top"/*.dsc 2>/dev/null | head -n 1)
+	[ -n "$dsc" ] || { echo "debsrc: no .dsc for $pkg" >&2; return 1; }
+	if ! (cd "$top" && dpkg-source --no-check -x "$(basename "$dsc")" >unpack.log 2>&1); then
+		echo "debsrc: dpkg-source -x $pkg failed: $(tail -n 1 "$top/unpack.log")" >&2
+		return 1
+	fi
+	dir=$(find "$top" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+	[ -n "$dir" ] || { echo "debsrc: $pkg unpacked nowhere" >&2; return 1; }
+	touch "$top/.done"
+	echo "$dir"
+}
