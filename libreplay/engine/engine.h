@@ -204,8 +204,9 @@ const char *rp_objname(const void *p, char *buf, size_t len);
 const char *rp_stub_function(uintptr_t pc, char *buf, size_t len);
 /* The counter reached zero during replay: arm the trap; returns the new counter. */
 uint64_t rp_replay_overflow(void);
-/* record.c: the counter of a thread marked preempt_soon reached zero in the stub
- * that returns to stub_ret; returns the new counter. */
+/* record.c: the counter of a thread marked preempt_soon (or any thread, with
+ * LIBREPLAY_SIC_STRESS=N,preempt) reached zero in the stub that returns to stub_ret:
+ * preempt it there if that is useful; returns the new counter. */
 uint64_t rp_record_overflow(uintptr_t stub_ret);
 /* A thread is about to run: during replay, load its counter for its next record. */
 void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
