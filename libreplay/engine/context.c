@@ -10,8 +10,9 @@
  * The note is text, one item a line: "cwd\t<path>", "fd<N>\t<kind>", and
  * "env\t<name>\t<32-bit hash of the value>" (values are hashed: a log is shared more widely
  * than the environment it ran in). Variables that differ between a run and its
- * replay by design are left out: LIBREPLAY_OPTS, _ (the shell's last command), gdb's
- * LINES and COLUMNS, and the shell's PWD, OLDPWD and SHLVL.
+ * replay by design are left out: libreplay's own (LIBREPLAY_OPTS, LIBREPLAY_SIC_STRESS
+ * ...), _ (the shell's last command), gdb's LINES and COLUMNS, and the shell's PWD,
+ * OLDPWD and SHLVL.
  */
 #include "engine/core.h"
 #include "base/rp_alloc.h"
@@ -27,11 +28,12 @@
 
 extern char **environ;
 
-static const char *const ignored[] = {"LIBREPLAY_OPTS", "_", "LINES", "COLUMNS", "PWD",
-				      "OLDPWD", "SHLVL", NULL};
+static const char *const ignored[] = {"_", "LINES", "COLUMNS", "PWD", "OLDPWD", "SHLVL", NULL};
 
 static bool ignored_name(const char *name, size_t len)
 {
+	if (len > 10 && !strncmp(name, "LIBREPLAY_", 10))
+		return true; /* the runtime's own knobs (--replay's flags, a test mode...) */
 	for (const char *const *p = ignored; *p; p++)
 		if (strlen(*p) == len && !strncmp(*p, name, len))
 			return true;

@@ -123,6 +123,9 @@ enum rp_stop_where { RP_STOP_NOWHERE, RP_STOP_IDLE, RP_STOP_COUNT, RP_STOP_EXACT
 /* The process dies of sig, its default action restored (the end of on_ending). */
 _Noreturn void rp_session_die_of(int sig);
 
+/* In a checkpoint the debugger restored: this process's own breakpoint, armed as
+ * it was (0, or -errno). */
+int rp_replay_reopen_breakpoint(void);
 /* The hardware breakpoint (one, this kernel thread's), the replay's and the counting
  * recordings': open it if perf allows (false if not; its trap goes to rp_count_trap
  * when not replaying), is it open, arm it at pc, disarm it. */

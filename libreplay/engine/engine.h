@@ -204,8 +204,9 @@ const char *rp_objname(const void *p, char *buf, size_t len);
 const char *rp_stub_function(uintptr_t pc, char *buf, size_t len);
 /* The counter reached zero during replay: arm the trap; returns the new counter. */
 uint64_t rp_replay_overflow(void);
-/* record.c: the counter of a thread marked preempt_soon reached zero in the stub
- * that returns to stub_ret; returns the new counter. */
+/* record.c: the counter of a thread marked preempt_soon (or any thread, with
+ * LIBREPLAY_SIC_STRESS=N,preempt) reached zero in the stub that returns to stub_ret:
+ * preempt it there if that is useful; returns the new counter. */
 uint64_t rp_record_overflow(uintptr_t stub_ret);
 /* A thread is about to run: during replay, load its counter for its next record. */
 void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
@@ -296,10 +297,10 @@ void rp_debug_log_end(void);
  * switch and just after it runs again: the debugger's stops, if asked. */
 void rp_debug_preempt_begin(int tid);
 void rp_debug_preempt_end(int tid);
-/* The debugger restored a checkpoint (a forked copy of the replay): the replay's
- * hardware breakpoint (descriptor fd, armed at armed_pc or 0) belonged to the
- * process it was forked from; open this process's own on the same descriptor. */
-int rp_debug_restored(int fd, uint64_t armed_pc);
+/* The debugger restored a checkpoint (a forked copy of the replay): its CPU clock
+ * starts again, and the replay's hardware breakpoint, which belonged to the process
+ * it was forked from, is opened again in this one (0, or -errno). */
+int rp_debug_restored(void);
 void rp_debug_checkpoint(void);
 /* After forking a checkpoint, in the live process: pipes of its own (debug.c). */
 void rp_debug_forked(void);

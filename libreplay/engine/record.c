@@ -201,17 +201,22 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 uint64_t rp_record_overflow(uintptr_t stub_ret)
 {
 	struct rp_thread *t = rp_cur;
+	/* Inside its own preemption from here on: the counter is 0 and __sic_home stale,
+	 * so a tick in the C library this calls (bsearch, memcmp, the vDSO's clock) must
+	 * not be deferred through __sic_home (preempt_at_next_count). */
+	t->tick_depth++;
 	t->preempt_soon = false;
 	uint64_t count = t->offset; /* the counter is 0 */
 	uint64_t fresh = rp_sic_start_value();
 	t->offset = count + fresh;
 	uintptr_t pc = rp_stub_resume_pc(stub_ret);
-	if (!rp_scheduling || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful())
+	if (!rp_scheduling || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
+		t->tick_depth--;
 		return fresh;
+	}
 	rp_record_preempt(t, count, pc);
 	/* Switched out from here, not from a signal: home holds its counter meanwhile. */
 	__sic_home = fresh;
-	t->tick_depth++;
 	rp_preempt_at_count = true; /* the replay stops here by its trap: a preemption too */
 	t->stop_pc = pc;
 	sched_preempt();

@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 bool rp_replaying;
@@ -607,6 +609,28 @@ static int open_breakpoint(void)
 		exit(RP_EXIT_USAGE);
 	}
 	return fd;
+}
+
+/* A checkpoint the debugger restored (a fork of the replay, docs/gdb.md): the
+ * breakpoint's perf event is the process's it was forked from. This process opens
+ * its own on the same descriptor, armed where the original was; -errno on failure. */
+int rp_replay_reopen_breakpoint(void)
+{
+	if (bp_fd < 0)
+		return 0;
+	struct perf_event_attr a;
+	bp_attr(&a, bp_armed_pc ? bp_armed_pc : (uintptr_t)&open_breakpoint);
+	a.disabled = !bp_armed_pc;
+	int fd = rp_perf_event_open(&a);
+	if (fd < 0)
+		return -errno;
+	int err = rp_route_signal(fd, RP_BP_SIGNAL) != 0 ? -errno : 0;
+	if (!err) {
+		long r = rp_raw_syscall(SYS_dup3, fd, bp_fd, O_CLOEXEC, 0, 0, 0);
+		err = r < 0 ? (int)r : 0;
+	}
+	rp_sys_close(fd);
+	return err;
 }
 
 /* ---- opening the log ---------------------------------------------------------------------- */

@@ -1138,6 +1138,8 @@ class StopBreakpoint(gdb.Breakpoint):
         write_stops()
         if not mine and not (timetravel is not None and timetravel.time_reached()):
             return False  # only a count condition's: go on
+        if timetravel is not None and timetravel.Store.raw_stop:
+            return True  # going back (timetravel.py): here, before the program goes on
         f = gdb.newest_frame()
         while f is not None and not is_stub(f):
             f = f.older()
