@@ -160,20 +160,28 @@ _Noreturn void rp_session_die_of(int sig)
 	_exit(128 + sig); /* (blocked some other way: not reached) */
 }
 
+/* A signal from outside deferred out of a writer call: the writer raises it again,
+ * from this process, and it must still count as from outside. */
+static volatile sig_atomic_t deferred_outside;
+
 static void on_ending(int sig, siginfo_t *si, void *ucv)
 {
 	/* Inside a writer call (a preemption being logged): after it, again. */
 	if (rp_writer && rp_log_busy(rp_writer)) {
+		if (!self_sent(si))
+			deferred_outside = sig;
 		rp_log_defer_signal(rp_writer, sig);
 		return;
 	}
+	bool outside = !self_sent(si) || deferred_outside == sig;
+	deferred_outside = 0;
 	if (rp_dying)
 		rp_session_die_of(sig);
 	rp_dying = 1;
 	rp_record_stop_timer();
-	if (rp_replaying && !self_sent(si))
+	if (rp_replaying && outside)
 		rp_session_die_of(sig); /* stopping a replay (^C): it ends here, the log has no say */
-	if (!rp_replaying && rp_writer && !self_sent(si))
+	if (!rp_replaying && rp_writer && outside)
 		rp_record_signal_stop(sig, ucv); /* where: the replay stops there too */
 	finish(RP_LOG_SIGNALED, sig, ucv);
 	char why[16] = "SIG";

@@ -126,6 +126,26 @@ for sig in TERM INT HUP QUIT USR1; do
 		fail "SIG$sig: the replay printed $rep_lines lines, the recording $rec_lines"
 	else pass "SIG$sig from outside: END with it, and the replay dies of it where the recording did ($rep_lines of $rec_lines lines)"; fi
 done
+# A signal from outside that lands inside a writer call is raised again when the call
+# returns, by the process itself: it still counts as from outside (a program that
+# records an input at every step is inside one about half the time; its log once had
+# no SIGNAL_STOP and its replay diverged).
+ok=0
+for i in 1 2 3 4 5; do
+	./clock_loop --record deferred.bin -- 100000000 >/dev/null 2>&1 &
+	pid=$!
+	sleep 0.3
+	kill -TERM $pid
+	wait $pid 2>/dev/null
+	rc=$?
+	(timeout 60 ./clock_loop --replay deferred.bin >/dev/null 2>deferred.err)
+	rrc=$?
+	[ $rc -eq 143 ] && [ $rrc -eq 143 ] &&
+		grep -q "the recording was ended here by signal 15 (SIGTERM) from outside; so is its replay" deferred.err &&
+		ok=$((ok + 1))
+done
+[ $ok -eq 5 ] && pass "SIGTERM to a program inside the writer half the time: 5 of 5 logs say where, and the replays end there" ||
+	fail "SIGTERM during writer calls: $ok of 5 replays ended where the recording did: $(head -c 200 deferred.err)"
 # A handler of the program's own runs first; it gives SIGTERM its default back and
 # raises it again: END names it. (A signal from outside reached a handler: that log
 # will not replay, and says so at once.)
