@@ -60,6 +60,15 @@ done
 [ $bad -eq 0 ] && pass "$n logs with a sleeper's deadline question moved: each replays or diverges on one line, none hangs" ||
 	fail "$bad of $n forged logs hung or failed otherwise"
 
+# A PC that is no address (forged, checksums whole): the replay could not arm its
+# breakpoint there and aborted, two lines (issue 12's forged-log campaign found it).
+build racy_counter "$ROOT/examples/racy_counter.c"
+./racy_counter --record rc.bin --quantum 100us >/dev/null 2>&1
+./forge rc.bin rc_wild.bin 3 wildpc >forged.txt
+expect "a PREEMPT at a PC that is no address: one line, diverged" 86 \
+	"replay diverged: record [0-9]+: thread [0-9]+ should stop at pc 0xcb727616d02dca, where no breakpoint can be set \(Invalid argument\)$" 1 \
+	./racy_counter --replay rc_wild.bin
+
 # ---- 2. after the log ends, time slices ------------------------------------------------------
 build spin_flag "$R/spin_flag.c"
 ./spin_flag --record sf.bin --quantum 1ms >sf.rec 2>&1
@@ -184,7 +193,6 @@ if [ "$worst" -le 2500000 ]; then pass "SIGKILL at 0.3, 0.7 and 1.1 s: the sched
 else fail "SIGKILL: $worst ns of schedule lost (bound 2 ms)"; fi
 
 # ---- 5. memory: bounded replay, no 4 GiB reservation ------------------------------------------
-build racy_counter "$ROOT/examples/racy_counter.c"
 (ulimit -v 1000000 && exec ./racy_counter --record small_as.bin >as.rec 2>as.err)
 rc=$?
 (ulimit -v 1000000 && exec ./racy_counter --replay small_as.bin >as.rep 2>as.rep.err)
