@@ -131,7 +131,11 @@ for sig in TERM INT HUP QUIT USR1; do
 	elif [ $rrc -ne $((128 + num)) ]; then fail "SIG$sig: the replay exited $rrc: $(head -c 300 "sig$sig.rep.err")"
 	elif ! grep -q "the recording was ended here by signal $num (SIG$sig) from outside; so is its replay" "sig$sig.rep.err"; then
 		fail "SIG$sig: the replay did not say why it ends: $(head -c 300 "sig$sig.rep.err")"
-	elif ! cmp -s "sig$sig.rep" <(head -n "$rep_lines" "sig$sig.rec") || [ $((rec_lines - rep_lines)) -gt 1 ]; then
+	# (at most the line being written is missing; more only where the replay says the
+	# log names the point roughly, which replay.md allows: a stop right after the
+	# last record before the signal)
+	elif ! cmp -s "sig$sig.rep" <(head -n "$rep_lines" "sig$sig.rec") ||
+		{ [ $((rec_lines - rep_lines)) -gt 1 ] && ! grep -q "only roughly" "sig$sig.rep.err"; }; then
 		fail "SIG$sig: the replay printed $rep_lines lines, the recording $rec_lines"
 	else pass "SIG$sig from outside: END with it, and the replay dies of it where the recording did ($rep_lines of $rec_lines lines)"; fi
 done
