@@ -158,7 +158,12 @@ __sic_foreign_entry:
 	leaq	32(%rbx), %r15
 	movq	%r15, __sic_side_top(%rip)
 	movq	__sic_home(%rip), %r15
-	call	*%r11
+	/* The entry counts here, for a foreign caller only: an instrumented one
+	 * counted at its call (docs/sic.md). The flags are dead at an entry. */
+	decq	%r15
+	jnz	3f
+	call	__sic_overflow		/* no stub: the overflow takes no preemption here */
+3:	call	*%r11
 4:	/* The body stored the count in __sic_home; r15 holds the token. Entries above
 	 * ours were left by a longjmp: drop them with it. */
 	leaq	-8(%rsp), %r15
