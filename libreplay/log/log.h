@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RP_LOG_VERSION 1
+#define RP_LOG_VERSION 2
 #define RP_LOG_BUILD_ID_MAX 64
 #define RP_LOG_ERRLEN 512
 

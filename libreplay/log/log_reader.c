@@ -24,7 +24,8 @@ struct rp_log_reader {
 	uint8_t *payload;    /* RP_LOG_BLOCK_MAX bytes */
 	struct bitr br;
 	uint32_t nrec, done; /* records in the block, and returned from it */
-	struct model m;
+	struct model m;      /* carried from block to block (docs/log-format.md) */
+	struct model *check; /* the model while a block is checked */
 	uint64_t records;    /* returned in all */
 	bool ended;          /* END returned */
 	enum rp_log_status status;
@@ -130,7 +131,9 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 	r->payload = rp_malloc(RP_LOG_BLOCK_MAX);
 	r->input = rp_malloc(RP_LOG_INPUT_MAX);
 	r->final = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->final);
-	if (!r->payload || !r->input || !r->final) {
+	r->check = rp_malloc(sizeof *r->check);
+	log_model_reset(&r->m);
+	if (!r->payload || !r->input || !r->final || !r->check) {
 		log_say(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		rp_log_close_reader(r);
 		return -1;
@@ -217,11 +220,14 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 	if (get32(h + 16) != rp_log_crc32(0, r->payload, len))
 		return corrupt(r, want, r->off, "payload checksum mismatch");
 
+	/* Decode the block once to check it, from a copy of the model: the records are
+	 * decoded again, from the model as it is, when they are returned. */
 	struct rp_log_record rec;
 	r->br = (struct bitr){r->payload, 0, (size_t)len * 8};
-	r->m.n = 0;
+	memcpy(r->check, &r->m, sizeof *r->check);
+	log_model_block_start(r->check);
 	for (uint32_t i = 0; i < nrec; i++) {
-		const char *why = log_decode_record(&r->m, &r->br, &rec, r->input, r->final);
+		const char *why = log_decode_record(r->check, &r->br, &rec, r->input, r->final);
 		char msg[128];
 		if (!why && rec.kind == RP_LOG_END && i + 1 < nrec)
 			why = "records after the END record";
@@ -236,7 +242,7 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 		return corrupt(r, want, r->off, "bytes after its last record");
 
 	r->br.bits = 0;
-	r->m.n = 0;
+	log_model_block_start(&r->m);
 	r->nrec = nrec;
 	r->done = 0;
 	r->block = want;
@@ -308,5 +314,6 @@ void rp_log_close_reader(struct rp_log_reader *r)
 	rp_free(r->payload);
 	rp_free(r->input);
 	rp_free(r->final);
+	rp_free(r->check);
 	rp_free(r);
 }

@@ -103,7 +103,7 @@ static int flush_now(struct rp_log_writer *w)
 	memset(payload(w), 0, (w->bits + 7) / 8);
 	w->bits = 0;
 	w->seq++;
-	w->m.n = 0;
+	log_model_block_start(&w->m);
 	w->mark_ns = NO_MARK;
 	atomic_signal_fence(memory_order_seq_cst);
 	w->flushing = 0;
@@ -193,6 +193,7 @@ int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
 	rp_free(hdr);
 	w->fd = fd;
 	w->seq = 1;
+	log_model_reset(&w->m);
 	w->interval_ns = RP_LOG_FLUSH_INTERVAL_NS;
 	w->mark_ns = NO_MARK;
 	w->st.bytes = hlen;
@@ -270,15 +271,11 @@ int rp_log_input(struct rp_log_writer *w, uint32_t tid, uint8_t input_kind,
 		errno = E2BIG;
 		return -1;
 	}
-	if (enter(w, SYM_BITS + TID_BITS + 8 + 33 + 8 * len, true) < 0)
+	if (enter(w, SYM_BITS + TID_BITS + log_input_bits((uint32_t)len), true) < 0)
 		return -1;
 	struct bitw b = {payload(w), w->bits};
 	put_sym(w, &b, SYM_INPUT);
-	put_eg(&b, tid);
-	put_bits(&b, 8, input_kind);
-	put_eg(&b, (uint32_t)len);
-	for (size_t i = 0; i < len; i++)
-		put_bits(&b, 8, s[i]);
+	log_encode_input(&w->m, &b, tid, input_kind, s, (uint32_t)len);
 	return commit(w, b.bits);
 }
 
