@@ -157,6 +157,8 @@ bench: all
 	bench/apps.sh
 	bench/hunt.sh
 	bench/gdb.sh
+	bench/realprogs.sh
+	bench/table1.sh
 	bench/reverse.sh
 
 csmith: all
