@@ -12,7 +12,8 @@ CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Wno-unused-parameter
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
 DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
-              libcsmith-dev pkg-config python3 procps zlib1g-dev chromium dpkg-dev tcl valgrind
+              libcsmith-dev pkg-config python3 procps zlib1g-dev chromium dpkg-dev tcl valgrind \
+              xz-utils
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
                  sicpp/hunt.c

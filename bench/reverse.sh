@@ -5,7 +5,8 @@
 #
 #   bench/reverse.sh            (make first)   LENGTHS="32 64" by default
 #
-# bench/rewind.c runs LENGTH seconds and calls milestone(k) after k seconds. Each
+# bench/rewind.c runs LENGTH seconds of CPU time and calls milestone(k) after k of
+# them (so B s back is about B s of replay, whatever the machine's load). Each
 # measurement is one gdb session on its replay: `break milestone if k == LENGTH-1-B`
 # and `break finished`; run (stops at the milestone), continue (stops at the end),
 # then reverse-continue, timed, must stop at that milestone again. The forward run
@@ -29,7 +30,7 @@ for len in $LENGTHS; do
 		timeout 1800 "$ROOT/build/bin/replay-gdb" ./rewind "rewind$len.bin" -batch -nx \
 			-ex "break milestone if k == $k" -ex 'break finished' -ex run -ex continue \
 			-ex 'python import time; t0 = time.time(); gdb.execute("reverse-continue"); print("RC %.3f" % (time.time() - t0))' \
-			-ex 'print k' -ex 'replay checkpoints' -ex 'python print("TOOK", " ".join("%.1f" % (c * 1e3) for c in __import__("sys").modules["libreplay_timetravel"].Store.took))' \
+			-ex 'print k' -ex 'replay checkpoints' -ex 'python print("TOOK", " ".join("%.1f" % (c * 1e3) for c in __import__("__main__").timetravel.Store.took))' \
 			-ex kill >"s$len-$back.out" 2>&1
 		rc=$(sed -n 's/^RC //p' "s$len-$back.out")
 		landed=$(sed -n 's/^\$1 = //p' "s$len-$back.out")

@@ -1,6 +1,7 @@
-/* bench/rewind.c: about SECONDS seconds of work in three green threads, for
- * bench/reverse.sh. Main calls milestone(k) after k seconds (the recorded clock, so
- * a replay calls it at the same moments) and finished() at the end. */
+/* bench/rewind.c: SECONDS seconds of CPU time of work in three green threads, for
+ * bench/reverse.sh. Main calls milestone(k) after k seconds of the process's CPU
+ * time (a recorded clock: a replay calls it at the same moments, after about as
+ * much replay) and finished() at the end. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ static void *worker(void *arg)
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 

@@ -6,6 +6,7 @@
  *
  * The top of libreplay's layers (libreplay/README.md): it starts the session and hands
  * the scheduler the io layer's hooks. */
+#include "base/rp_alloc.h"
 #include "engine/engine.h"
 #include "engine/session.h"
 #include "io/io.h"
@@ -23,18 +24,26 @@ static char **saved_argv;
 /* glibc passes constructors (argc, argv, envp). */
 __attribute__((constructor(102))) static void early(int argc, char **argv, char **envp)
 {
-	/* Re-exec before the flags come off: the new image parses them again. */
-	bool off = false;
-	const char *env = getenv("LIBREPLAY_OPTS");
-	for (int i = 1; i < argc && !strncmp(argv[i], "--", 2) && strcmp(argv[i], "--"); i++)
-		off |= !strcmp(argv[i], "--no-record") || !strcmp(argv[i], "--replay-help");
-	off |= env && strstr(env, "--no-record");
+	/* The flags are parsed on a copy (in the runtime's memory: the program's heap
+	 * must not see how long the command line was), for the re-exec passes them all
+	 * on and the new image parses them again. The mode they add up to decides, the
+	 * command line over LIBREPLAY_OPTS (--no-record there, --record here: a
+	 * recording, which needs the fixed layout). */
+	int n = argc;
+	char **mine = rp_malloc(((size_t)argc + 1) * sizeof *mine);
+	if (mine)
+		memcpy(mine, argv, ((size_t)argc + 1) * sizeof *mine);
+	rp_options_parse(&n, mine ? mine : argv);
 	int p = personality(0xffffffff);
-	if (!off && p != -1 && !(p & ADDR_NO_RANDOMIZE) && personality(p | ADDR_NO_RANDOMIZE) != -1)
+	if (mine && rp_opts.mode != RP_MODE_OFF && p != -1 && !(p & ADDR_NO_RANDOMIZE) &&
+	    personality(p | ADDR_NO_RANDOMIZE) != -1)
 		execv("/proc/self/exe", argv); /* on failure, run on with the layout we have */
-	rp_options_parse(&argc, argv);
+	if (mine) {
+		memcpy(argv, mine, ((size_t)n + 1) * sizeof *mine);
+		rp_free(mine);
+	}
 	io_stdio_start();
-	saved_argc = argc;
+	saved_argc = n;
 	saved_argv = argv;
 }
 
@@ -52,6 +61,8 @@ int main(int argc, char **argv, char **envp)
 	argv = saved_argv ? saved_argv : argv;
 	struct sched_hooks h = {0};
 	rp_session_start(&argc, &argv, &h);
+	if (rp_opts.mode != RP_MODE_OFF)
+		rp_startup_place(&argc, &argv, &envp);
 	h.event_ready = io_event_ready;
 	h.idle_events = io_idle;
 	sched_set_hooks(&h);

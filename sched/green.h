@@ -358,6 +358,12 @@ int sched_cond_destroy(struct sched_cond *c); /* EBUSY if threads wait */
 int sched_cond_wait(struct sched_cond *c, struct sched_mutex *m);
 int sched_cond_timedwait(struct sched_cond *c, struct sched_mutex *m,
 			 const struct timespec *deadline, clockid_t clk);
+/* The same wait without taking m back: it returns (0, ETIMEDOUT, or sched_interrupt's
+ * status) with m released, for a caller that takes it back itself (the pthread layer,
+ * where a signal's handler runs in between, as in glibc). EPERM and EINVAL (a bad
+ * deadline) leave m as it was; the caller restores a recursive mutex's count. */
+int sched_cond_wait_unlocked(struct sched_cond *c, struct sched_mutex *m,
+			     const struct timespec *deadline, clockid_t clk);
 int sched_cond_signal(struct sched_cond *c);    /* wakes the longest waiter */
 int sched_cond_broadcast(struct sched_cond *c); /* wakes all, in wait order */
 

@@ -73,7 +73,7 @@ int sched_run_main(int (*main_fn)(int, char **, char **), int argc, char **argv,
 	sched_enter();
 	int host_errno = errno; /* thread 1 uses the host's TLS, errno included */
 	sched_g.host.tp = __builtin_thread_pointer();
-	sched_g.fsgsbase = getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE;
+	sched_g.fsgsbase = __getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE;
 	sched_tls_init();
 	sched_g.running = true;
 	sched_g.main_fn = main_fn;

@@ -1,7 +1,12 @@
 /* sched_stack.c: thread stacks: mapped with a PROT_NONE guard page below, and a
- * few default-size ones kept for reuse (LIFO, so reuse is deterministic). */
+ * few default-size ones kept for reuse (LIFO, so reuse is deterministic). They are
+ * executable when the program's stack is (PT_GNU_STACK), as glibc maps its
+ * threads' stacks: gcc's trampolines for nested functions run there. */
 #include "sched_impl.h"
 
+#include <elf.h>
+#include <link.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -18,6 +23,31 @@ static size_t cached_len(void)
 	return SCHED_DEFAULT_STACK_SIZE + page_size();
 }
 
+/* Does this loaded object ask for an executable stack? As glibc decides: its
+ * PT_GNU_STACK has PF_X, or it has none (x86-64's default). Not the vDSO. */
+static int wants_exec(struct dl_phdr_info *info, size_t size, void *data)
+{
+	if (info->dlpi_addr && info->dlpi_addr == (ElfW(Addr))__getauxval(AT_SYSINFO_EHDR))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_STACK)
+			return (info->dlpi_phdr[i].p_flags & PF_X) ? (*(bool *)data = true) : 0;
+	*(bool *)data = true;
+	return 1;
+}
+
+/* PROT_EXEC if any object loaded at start-up wants an executable stack. */
+static int stack_prot(void)
+{
+	static int prot;
+	if (!prot) {
+		bool exec = false;
+		dl_iterate_phdr(wants_exec, &exec);
+		prot = PROT_READ | PROT_WRITE | (exec ? PROT_EXEC : 0);
+	}
+	return prot;
+}
+
 int sched_stack_alloc(struct sched_thread *t, size_t size)
 {
 	size_t page = page_size();
@@ -27,7 +57,7 @@ int sched_stack_alloc(struct sched_thread *t, size_t size)
 	if (len == cached_len() && sched_g.ncached > 0) {
 		base = sched_g.stack_cache[--sched_g.ncached];
 	} else {
-		base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		base = mmap(NULL, len, stack_prot(),
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 		if (base == MAP_FAILED)
 			return EAGAIN;

@@ -37,9 +37,12 @@ static inline int sched_sys_clock_nanosleep(clockid_t clk, int flags, const stru
 	return (int)sched_raw_syscall(SYS_clock_nanosleep, clk, flags, (long)ts, 0, 0, 0);
 }
 
+/* getauxval under glibc's other name: libreplay wraps getauxval (its pointers). */
+extern unsigned long __getauxval(unsigned long type);
+
 static inline size_t sched_page_size(void)
 {
-	return (size_t)getauxval(AT_PAGESZ);
+	return (size_t)__getauxval(AT_PAGESZ);
 }
 
 #endif

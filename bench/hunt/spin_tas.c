@@ -1,6 +1,6 @@
 /* spin_tas: threads increment a counter under a test-and-set spin lock (spinning
  * with pause while it is taken), with some work inside and outside the lock.
- *   spin_tas [ITERATIONS]   per thread, of 3 threads (default 200000) */
+ *   spin_tas [ITERATIONS]   per thread, of 3 threads (default 1000000) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 
 static volatile char lock;
 static long counter;
-static int iters = 200000;
+static int iters = 1000000;
 
 static unsigned long work(unsigned n)
 {

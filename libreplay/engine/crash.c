@@ -32,6 +32,9 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+/* getauxval is the inputs layer's (in_auxv.c); glibc's other name for it. */
+extern unsigned long __getauxval(unsigned long type);
+
 #define MAX_FRAMES 32
 
 static int (*u_init_local2)(unw_cursor_t *, unw_context_t *, int);
@@ -365,7 +368,7 @@ void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc)
 		struct sched_thread_info info;
 		sched_thread_info(cur, &info);
 		uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)info.stack_lo;
-		if (a < lo && lo - a <= (uintptr_t)getauxval(AT_PAGESZ)) {
+		if (a < lo && lo - a <= (uintptr_t)__getauxval(AT_PAGESZ)) {
 			put("libreplay: the address is in the guard page below thread ");
 			put_num((uint64_t)cur->id, 10);
 			put("'s stack: a stack overflow\n");

@@ -66,6 +66,14 @@ extern bool rp_preempt_at_count;
  * layer when it queues its first signal; NULL before: nothing to deliver. */
 extern void (*rp_resumed_hook)(uint64_t *counter);
 
+/* startup.c: a session's program sees argv, its strings, the environment and the
+ * auxiliary vector at the same addresses in a recording and its replay: copied into
+ * a block at a fixed address before its main (environ and program_invocation_name
+ * too). rp_startup_auxv: an entry of that copy (false before it exists, or if the
+ * kernel gave no such type). */
+void rp_startup_place(int *argc, char ***argv, char ***envp);
+bool rp_startup_auxv(unsigned long type, unsigned long *val);
+
 /* sic_rt.S */
 extern uint64_t __sic_home;
 extern uint64_t *__sic_side_base, *__sic_side_top, *__sic_side_end;

@@ -18,7 +18,8 @@ _Noreturn void pt_act_cancel(struct pt_thread *self)
 	pthread_exit(PTHREAD_CANCELED);
 }
 
-bool pt_interrupt(struct sched_thread *t, struct pt_thread *pt, int status)
+/* Is a thread blocked as kind in the call pt->waiting names? */
+static bool blocked_in(enum pt_wait waiting, enum sched_wait_kind kind, int status)
 {
 	static const enum sched_wait_kind kinds[] = {
 		[PT_WAIT_NONE] = SCHED_WAIT_NONE,
@@ -29,16 +30,24 @@ bool pt_interrupt(struct sched_thread *t, struct pt_thread *pt, int status)
 		[PT_WAIT_IO] = SCHED_WAIT_EVENT,
 		[PT_WAIT_SIGNAL] = SCHED_WAIT_QUEUE,
 		[PT_WAIT_FUTEX] = SCHED_WAIT_QUEUE,
+		[PT_WAIT_MUTEX] = SCHED_WAIT_MUTEX,
 	};
+	bool signal = status == PT_ESIGNALED;
+	if (waiting == PT_WAIT_NONE)
+		return false;
+	/* A futex or mutex wait is no cancellation point: only a signal ends it. */
+	if ((waiting == PT_WAIT_FUTEX || waiting == PT_WAIT_MUTEX) && !signal)
+		return false;
+	return kind == kinds[waiting];
+}
+
+bool pt_interrupt(struct sched_thread *t, struct pt_thread *pt, int status)
+{
 	struct sched_thread_info info;
 	sched_thread_info(t, &info);
-	/* Not blocked in the call itself (e.g. taking the mutex back after a condvar
-	 * wait): it will see the request when the call returns. */
-	if (pt->waiting == PT_WAIT_NONE || info.state != SCHED_BLOCKED ||
-	    info.wait_kind != kinds[pt->waiting])
-		return false;
-	/* A futex wait is no cancellation point: only a signal ends it. */
-	if (pt->waiting == PT_WAIT_FUTEX && status != PT_ESIGNALED)
+	/* Not blocked in the call itself: it will see the request when the call returns
+	 * (or, for a signal, before a mutex wait: pt_mutex_wait_lock). */
+	if (info.state != SCHED_BLOCKED || !blocked_in(pt->waiting, info.wait_kind, status))
 		return false;
 	return sched_interrupt(t, status) == 0;
 }

@@ -1,7 +1,10 @@
 /* pt_cond.c: condition variables are sched's (FIFO, no spurious wakeups of their
  * own) plus the clock of timed waits. Waiting is a cancellation point: a cancelled
  * waiter exits with the mutex held, as POSIX says, so that its cleanup handler can
- * unlock it. */
+ * unlock it. A signal sent to a waiter runs its handler in the wait, with the mutex
+ * released (glibc's handler runs in a futex wait), and the wait goes on; taking the
+ * mutex back is a mutex wait, which runs the handlers of signals sent meanwhile
+ * before or while it waits. */
 #include "pthread/pt_impl.h"
 
 #include <string.h>
@@ -26,12 +29,25 @@ int pthread_cond_destroy(pthread_cond_t *c)
 
 int pthread_cond_signal(pthread_cond_t *c)
 {
+	pc(c)->seq++;
 	return sched_cond_signal(&pc(c)->c);
 }
 
 int pthread_cond_broadcast(pthread_cond_t *c)
 {
+	pc(c)->seq++;
 	return sched_cond_broadcast(&pc(c)->c);
+}
+
+/* Take m back after the wait, all its recursion levels, as a mutex wait that runs
+ * the handlers of signals sent meanwhile before or while it waits (pt_mutex.c). */
+static int relock(struct pt_thread *self, pthread_mutex_t *m, unsigned depth)
+{
+	struct sched_mutex *s = (struct sched_mutex *)m;
+	int err = pt_mutex_wait_lock(self, m, NULL, CLOCK_REALTIME, false);
+	if (!err && depth > 1)
+		s->count = depth;
+	return err;
 }
 
 static int wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *deadline,
@@ -39,16 +55,33 @@ static int wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *de
 {
 	struct pt_thread *self = pt_self();
 	struct sched_mutex *s = (struct sched_mutex *)m;
+	unsigned depth = s->count;
+	int err;
 	pt_testcancel(self);
 	pt_mutex_releasing(m);
-	pt_wait_begin(self, PT_WAIT_COND);
-	int err = timed ? sched_cond_timedwait(&pc(c)->c, s, deadline, clk)
-			: sched_cond_wait(&pc(c)->c, s);
-	/* Unless EPERM (not the owner), the mutex is ours again. */
-	int taken = err == EPERM ? 0 : pt_mutex_taken(m, true);
-	pt_wait_end(self, err == PT_EINTERRUPTED);
-	if (err == PT_ESIGNALED)
-		err = 0; /* the handler ran: a spurious wakeup, as POSIX allows */
+	for (;;) {
+		unsigned seq = pc(c)->seq;
+		pt_wait_begin(self, PT_WAIT_COND);
+		err = sched_cond_wait_unlocked(&pc(c)->c, s, timed ? deadline : NULL, clk);
+		self->waiting = PT_WAIT_NONE;
+		if (err == EPERM || err == EINVAL)
+			return err; /* m was not released */
+		if (err != PT_ESIGNALED) {
+			int r = relock(self, m, depth);
+			err = err ? err : r;
+			break;
+		}
+		/* A signal for a handler: it runs in the wait with the mutex released, as
+		 * glibc's does, and the wait goes on, unless the condvar was signalled
+		 * meanwhile (a wakeup glibc's waiter could have taken) or a cancellation
+		 * came. */
+		pt_signals_check(self);
+		err = relock(self, m, depth);
+		if (err || pc(c)->seq != seq || pt_cancel_due(self))
+			break;
+	}
+	int taken = pt_mutex_taken(m, true);
+	pt_wait_end(self, err == PT_EINTERRUPTED || pt_cancel_due(self));
 	return taken ? taken : err;
 }
 

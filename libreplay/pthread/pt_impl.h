@@ -38,7 +38,8 @@ static inline struct sched_thread *pt_sched(pthread_t t)
 /* The cancellation point a thread is blocked in (pthread_cancel wakes it there). */
 enum pt_wait { PT_WAIT_NONE, PT_WAIT_COND, PT_WAIT_JOIN, PT_WAIT_SEM, PT_WAIT_SLEEP, PT_WAIT_IO,
 	       PT_WAIT_SIGNAL, /* sigwait, sigsuspend, pause: on its sigwaitq */
-	       PT_WAIT_FUTEX /* not a cancellation point: only a signal interrupts it */ };
+	       PT_WAIT_FUTEX, /* not a cancellation point: only a signal interrupts it */
+	       PT_WAIT_MUTEX /* the same */ };
 
 /* What a sched wait returns when pthread_cancel interrupted it (sched_interrupt). */
 #define PT_EINTERRUPTED ECANCELED
@@ -99,6 +100,12 @@ struct pt_thread {
 	struct pt_sigq *sigq;         /* oldest first */
 	uint64_t sigwaiting;          /* in PT_WAIT_SIGNAL: the signals that end the wait */
 	struct sched_waitq sigwaitq;  /* where it blocks in sigwait, sigsuspend, pause */
+	/* Its alternate signal stack (sigaltstack), where the signals layer runs an
+	 * SA_ONSTACK handler; none at creation, as in a new kernel thread. */
+	bool alt_on;
+	bool alt_autodisarm; /* SS_AUTODISARM */
+	char *alt_sp;
+	size_t alt_size;
 };
 
 /* The calling thread's record, created on first use for threads the layer did not
@@ -127,6 +134,12 @@ void pt_run_tls_dtors(struct pt_thread *self) PT_HIDDEN;
  * bookkeeping; 0 or what the locking call returns (EOWNERDEAD: taken;
  * ENOTRECOVERABLE, EAGAIN: not taken). */
 int pt_mutex_taken(pthread_mutex_t *m, bool first) PT_HIDDEN;
+/* Lock m as a mutex wait that signals reach: the pending handlers run before it
+ * waits, and a signal sent while it waits interrupts the wait, runs its handler and
+ * it waits again, as in glibc. What sched_mutex_(timed)lock returns; no robust
+ * bookkeeping. */
+int pt_mutex_wait_lock(struct pt_thread *self, pthread_mutex_t *m, const struct timespec *deadline,
+		       clockid_t clk, bool timed) PT_HIDDEN;
 /* A condvar wait is about to release m entirely. */
 void pt_mutex_releasing(pthread_mutex_t *m) PT_HIDDEN;
 /* pt_mutex.c: at thread exit, mark the robust mutexes still held owner-dead and
@@ -134,7 +147,8 @@ void pt_mutex_releasing(pthread_mutex_t *m) PT_HIDDEN;
 void pt_robust_release_all(struct pt_thread *self) PT_HIDDEN;
 
 /* pt_cancel.c: end t's blocking wait in a cancellation point (pt->waiting says which)
- * with status, if it is blocked there right now; false if it is not. */
+ * with status, if it is blocked there right now; false if it is not. With
+ * PT_ESIGNALED (a signal for its handler) a mutex wait too. */
 bool pt_interrupt(struct sched_thread *t, struct pt_thread *pt, int status) PT_HIDDEN;
 
 /* ---- signals between threads (sig_deliver.c) ---------------------------------------- */
@@ -223,6 +237,8 @@ void pt_deadline_in(time_t sec, long nsec, struct timespec *dl) PT_HIDDEN;
 struct pt_cond {
 	struct sched_cond c;
 	clockid_t clock;
+	unsigned seq; /* signals and broadcasts so far: did one come while a waiter ran
+		       * a handler? */
 };
 _Static_assert(sizeof(struct pt_cond) <= sizeof(pthread_cond_t), "cond fits");
 _Static_assert(CLOCK_REALTIME == 0, "an all-zero condvar waits on CLOCK_REALTIME");

@@ -20,9 +20,17 @@ static int join(pthread_t thread, void **retval, int mode, const struct timespec
 			return EBUSY; /* glibc looks no further either */
 		err = sched_join(t, &value);
 	} else {
-		pt_testcancel(self);
-		pt_wait_begin(self, PT_WAIT_JOIN);
-		err = deadline ? sched_timedjoin(t, &value, deadline, clk) : sched_join(t, &value);
+		for (;;) {
+			pt_testcancel(self);
+			pt_wait_begin(self, PT_WAIT_JOIN);
+			err = deadline ? sched_timedjoin(t, &value, deadline, clk)
+				       : sched_join(t, &value);
+			if (err != PT_ESIGNALED)
+				break;
+			/* A signal: its handlers run in the wait, as in glibc (at the
+			 * next pt_testcancel), and the join goes on. */
+			self->waiting = PT_WAIT_NONE;
+		}
 		/* Interrupted: t stays joinable. */
 		pt_wait_end(self, err == PT_EINTERRUPTED);
 	}

@@ -95,11 +95,29 @@ int pthread_mutex_destroy(pthread_mutex_t *m)
 	return sched_mutex_destroy(sm(m));
 }
 
+int pt_mutex_wait_lock(struct pt_thread *self, pthread_mutex_t *m, const struct timespec *deadline,
+		       clockid_t clk, bool timed)
+{
+	for (;;) {
+		/* As glibc's, whose handler runs at the system call that waits. */
+		pt_signals_check(self);
+		self->waiting = PT_WAIT_MUTEX;
+		int err = timed ? sched_mutex_timedlock(sm(m), deadline, clk) : sched_mutex_lock(sm(m));
+		self->waiting = PT_WAIT_NONE;
+		if (err != PT_ESIGNALED)
+			return err;
+	}
+}
+
 static int lock(pthread_mutex_t *m, const struct timespec *deadline, clockid_t clk, bool timed)
 {
 	if (sm(m)->type & PT_MUTEX_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
-	int err = timed ? sched_mutex_timedlock(sm(m), deadline, clk) : sched_mutex_lock(sm(m));
+	int err;
+	if (sm(m)->count == 0) /* free: no wait */
+		err = timed ? sched_mutex_timedlock(sm(m), deadline, clk) : sched_mutex_lock(sm(m));
+	else
+		err = pt_mutex_wait_lock(pt_self(), m, deadline, clk, timed);
 	err = err ? err : pt_mutex_taken(m, sm(m)->count == 1);
 	if (pt_signals_queued) /* a delivery point; the test keeps the common case cheap */
 		pt_signals_check(pt_self());

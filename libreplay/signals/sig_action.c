@@ -10,11 +10,11 @@
  * input; a replay of that log refuses to start (engine/replay.c) instead of diverging.
  * SIGPROF and SIGRTMIN+7 are the runtime's (time slice, replay breakpoint): a
  * program's handler for them, or setitimer(ITIMER_PROF), fails with EINVAL and a note.
- * A handler may be preempted like any instrumented code, so it must run on its
- * thread's stack: the alternate stack (sigaltstack) is one per kernel thread, and a
- * second green thread's signal would reuse it under the first one's frames.
- * SA_ONSTACK is dropped, with a note, except for faults (a stack overflow handler
- * needs it, and the program is ending).
+ * A handler may be preempted like any instrumented code, so the kernel must not
+ * run it on its alternate stack (one per kernel thread: a second green thread's
+ * signal would reuse it under the first one's frames): the kernel gets SA_ONSTACK
+ * only for faults (a stack overflow handler needs it); the trampoline runs the
+ * handler on the green thread's own alternate stack (sig_altstack.c).
  * signal() and sigaction() are covered; sigset/bsd_signal/sysv_signal are not. */
 #include "signals/signals.h"
 #include "inputs/inputs.h"
@@ -32,11 +32,6 @@
 /* The program's own handler for each signal whose kernel handler is the trampoline. */
 static struct sigaction user[_NSIG];
 
-/* Recording or replaying (the flags were parsed: unit tests never parse them). */
-static bool session_on(void)
-{
-	return rp_opts.log_path && rp_opts.mode != RP_MODE_OFF;
-}
 
 static bool runtime_signal(int sig)
 {
@@ -81,9 +76,15 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		user[sig].sa_flags &= ~SA_SIGINFO;
 	}
 	errno = saved;
-	if (a.sa_flags & SA_SIGINFO)
+	if (!(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN))
+		return;
+	/* On the running green thread's alternate stack, if SA_ONSTACK asks. */
+	struct pt_thread *pt = pt_find(sched_current());
+	if (pt)
+		sig_run_handler(pt, &a, sig, si, uc);
+	else if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(sig, si, uc);
-	else if (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN)
+	else
 		a.sa_handler(sig);
 }
 
@@ -101,7 +102,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		errno = EINVAL;
 		return -1;
 	}
-	if (!session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig))
+	if (!sig_session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig))
 		return rp_sigaction(sig, act, old);
 	bool handler = act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
 	if (runtime_signal(sig) && handler) {
@@ -117,13 +118,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	if (handler) {
 		mine = *act;
 		mine.sa_flags |= SA_SIGINFO;
-		if (mine.sa_flags & SA_ONSTACK) {
-			mine.sa_flags &= ~SA_ONSTACK;
-			const char *name = sigabbrev_np(sig);
-			fprintf(stderr, "libreplay: sigaction(SIG%s, SA_ONSTACK): the handler runs on "
-					"its thread's stack (green threads share one alternate stack)\n",
-				name ? name : "?");
-		}
+		mine.sa_flags &= ~SA_ONSTACK; /* the trampoline switches (sig_altstack.c) */
 		mine.sa_sigaction = trampoline;
 		give = &mine;
 		if (!at_exit)
@@ -162,7 +157,7 @@ sighandler_t signal(int sig, sighandler_t fn)
  * their signals are reported as above when they reach a handler. */
 int setitimer(__itimer_which_t which, const struct itimerval *v, struct itimerval *old)
 {
-	if (which == ITIMER_PROF && session_on() && v) {
+	if (which == ITIMER_PROF && sig_session_on() && v) {
 		fputs("libreplay: setitimer(ITIMER_PROF): the profiling timer is the recorder's "
 		      "time slice; not available to the program\n", stderr);
 		errno = EINVAL;

@@ -6,18 +6,20 @@
  *
  * - at once, if the target is the sender (pthread_kill(pthread_self(), ...), raise);
  * - when the target unblocks it (pthread_sigmask, sigsuspend);
- * - if the target is blocked in a sleep, sem_wait or a condition variable wait, that
- *   wait ends (EINTR; a spurious wakeup for the condvar) and the handler runs first;
+ * - if the target is blocked in a sleep or sem_wait, that wait ends (EINTR) and the
+ *   handler runs first; in a condition variable wait (with the mutex released), a
+ *   mutex wait or a join, the handler runs and the wait goes on, as in glibc;
  *   in a blocking system call (io_park.c) or a futex wait (io_futex.c), the call
  *   fails with EINTR after the handler or, with SA_RESTART where Linux restarts it,
  *   waits again; sigwait-style calls and pause take or run it. An ignored signal
  *   (SIG_IGN, or SIG_DFL and ignored by default) ends no wait;
  * - otherwise at the target's next delivery point: the start and the end of a
  *   cancellation point, the end of any other blocking call of the layer,
- *   sched_yield, pthread_testcancel, pthread_mutex_lock, or when it resumes from a
- *   preemption (a thread that computes without calling anything: the handler runs
- *   where the time slice interrupted it, as a kernel's signal would; the replay
- *   resumes it at the same count and runs it there again). */
+ *   sched_yield, pthread_testcancel, pthread_mutex_lock (also before it waits), or
+ *   when it resumes from a preemption (a thread that computes without calling
+ *   anything: the handler runs where the time slice interrupted it, as a kernel's
+ *   signal would; the replay resumes it at the same count and runs it there again).
+ * An SA_ONSTACK handler runs on the target's own alternate stack (sig_altstack.c). */
 #include "signals/signals.h"
 
 #include <stdlib.h>
@@ -71,10 +73,11 @@ int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
 	if (pt->waiting == PT_WAIT_SIGNAL) {
 		if (pt->sigwaiting & bit)
 			sched_wake_one(&pt->sigwaitq); /* it alone waits there */
-	} else if (!(pt->sigmask & bit) && pt->waiting != PT_WAIT_JOIN && sig_interrupts(sig)) {
+	} else if (!(pt->sigmask & bit) && sig_interrupts(sig)) {
 		/* Sleeps and semaphore waits end with EINTR, system calls as io_call
-		 * and io_futex say; joins and mutexes are never interrupted (delivered
-		 * when they return); an ignored signal interrupts nothing. */
+		 * and io_futex say; in a join, a mutex or a condvar wait (without its
+		 * mutex) the handler runs and the wait goes on, as in glibc; an
+		 * ignored signal interrupts nothing. */
 		pt_interrupt(t, pt, PT_ESIGNALED);
 	}
 	return 0;
@@ -169,13 +172,10 @@ static enum pt_handled deliver(struct pt_thread *self, siginfo_t *info)
 		sigaction(sig, &dfl, NULL);
 	}
 	int saved_errno = errno; /* a handler may change errno: the kernel's restore it */
-	if (sa.sa_flags & SA_SIGINFO) {
-		ucontext_t uc; /* where the thread is: in the layer, about to return */
+	ucontext_t uc; /* where the thread is: in the layer, about to return */
+	if (sa.sa_flags & SA_SIGINFO)
 		getcontext(&uc);
-		sa.sa_sigaction(sig, info, &uc);
-	} else {
-		sa.sa_handler(sig);
-	}
+	sig_run_handler(self, &sa, sig, info, sa.sa_flags & SA_SIGINFO ? &uc : NULL);
 	errno = saved_errno;
 	/* As sigreturn does, whatever the handler did to the mask. */
 	self->sigmask = saved;

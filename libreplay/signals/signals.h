@@ -12,7 +12,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine/session.h"
 #include "pthread/pt_impl.h"
+
+/* Recording or replaying (the flags were parsed: unit tests never parse them). */
+static inline bool sig_session_on(void)
+{
+	return rp_opts.log_path && rp_opts.mode != RP_MODE_OFF;
+}
+
+/* sig_altstack.c: run a handler (sa's) for sig in self, on self's alternate signal
+ * stack when sa has SA_ONSTACK and self has one (sigaltstack) it is not on yet.
+ * uc: the context a SA_SIGINFO handler gets. */
+void sig_run_handler(struct pt_thread *self, const struct sigaction *sa, int sig,
+		     siginfo_t *info, void *uc) PT_HIDDEN;
+/* sig_onstack.S: fn(sig, info, uc) with the stack pointer at top. */
+void sig_call_on_stack(void *fn, int sig, siginfo_t *info, void *uc, void *top) PT_HIDDEN;
 
 /* sig_deliver.c */
 /* Queue a signal for pt (thread t) and wake or interrupt t if that is due; if t is the

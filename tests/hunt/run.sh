@@ -109,18 +109,19 @@ FAKE_RC=5 hunt --runs 1 -- ./fake
 has "a program's exit status through a wrapper" '^first failing run: 0 \(seed 1\): exit status 5$'
 
 # ---- --jobs -------------------------------------------------------------------------
-mkdir -p rv
-hunt --runs 4 --jobs 4 --mode native -- ./oracle.gcc rendezvous rv 4 4
+# (a rendezvous waits up to 20 s: the runs' own limit is above it)
+mkdir -p rv4 rv1 rv2 rvt
+hunt --runs 4 --jobs 4 --timeout 60s --mode native -- ./oracle.gcc rendezvous rv4 4 4
 has "--jobs 4: four runs are alive at once" '^failures: 0$'
-hunt --runs 3 --jobs 1 --mode native -- ./oracle.gcc rendezvous rv 1 1
+hunt --runs 3 --jobs 1 --timeout 60s --mode native -- ./oracle.gcc rendezvous rv1 1 1
 has "--jobs 1: never two at once" '^failures: 0$'
-hunt --runs 4 --jobs 2 --mode native -- ./oracle.gcc rendezvous rv 2 2
+hunt --runs 4 --jobs 2 --timeout 60s --mode native -- ./oracle.gcc rendezvous rv2 2 2
 has "--jobs 2: two runs at once, never three" '^failures: 0$'
 hunt --time 1s --jobs 2 --mode native -- ./oracle.gcc exit 0
 check "--time alone: runs until the limit, then stops" bash -c "test $rc -eq 0 && grep -Eq '^runs: [1-9][0-9]* ' h.out"
 
 # ---- a terminal gets progress; an interrupt stops the hunt --------------------------
-script -qec "'$HUNT' --runs 3 --jobs 1 --mode native -- ./oracle.gcc rendezvous rv 1 1" /dev/null >tty.out 2>&1
+script -qec "'$HUNT' --runs 3 --jobs 1 --mode native -- ./oracle.gcc rendezvous rvt 1 1" /dev/null >tty.out 2>&1
 check "progress on a terminal" grep -q 'replay-hunt: [0-9]*/3 runs, 0 failed' tty.out
 rm -f child.pid
 "$HUNT" --runs 5 --jobs 1 --timeout 60s --mode native -- ./oracle.gcc spin child.pid >int.out 2>&1 &

@@ -15,7 +15,9 @@
 #
 # A program whose header comment has a line "XFAIL: why" is a known gap: its failure
 # prints "XFAIL name: why" and is not counted; if it passes, it says so (drop the note).
-# A line "CFLAGS: flags" there adds compiler flags to both of its builds.
+# A line "CFLAGS: flags" there adds compiler flags to both of its builds; a line
+# "OLEVELS: -O0 -O2 ..." builds and checks it at each of those levels instead of OPT;
+# a line "STDERR: same" wants its stderr equal to glibc's too (libreplay says nothing).
 # OPT="-O0" changes the optimisation level of both builds (default -O2).
 . "$(dirname "$0")/../lib/common.sh"
 cd "$ROOT/tests/pthread"
@@ -44,9 +46,9 @@ run() {
 	echo $? >"$out.rc"
 }
 
-# same WANT GOT: stdout and exit status match.
+# same WANT GOT: stdout and exit status match (and stderr, if $stderr_same).
 same() {
-	cmp -s "$1" "$2" && cmp -s "$1.rc" "$2.rc"
+	cmp -s "$1" "$2" && cmp -s "$1.rc" "$2.rc" && { ! $stderr_same || cmp -s "$1.err" "$2.err"; }
 }
 
 # why WANT GOT: one line on how GOT differs.
@@ -71,20 +73,19 @@ verdict() {
 	fi
 }
 
-for name in "${names[@]}"; do
-	src=$name.c
-	exe=$WORK/$name
-	xfail=$(sed -n '1,/\*\//s/^.*XFAIL: *\(.*[^/* ]\)[/* ]*$/\1/p' "$src" | head -n 1)
-	cflags=$(sed -n '1,/\*\//s/^.*CFLAGS: *\(.*[^/* ]\)[/* ]*$/\1/p' "$src" | head -n 1)
-	# shellcheck disable=SC2086 # OPT and cflags are lists of words
-	if ! gcc $OPT $cflags -g -w -pthread -o "$exe.plain" "$src" >"$WORK/build.log" 2>&1; then
-		fail "$name: gcc build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"
-		continue
+# check_one NAME OLEVEL LABEL_SUFFIX XFAIL CFLAGS: both builds, the recordings, the replays.
+check_one() {
+	local name=$1 opt=$2 sfx=$3 xfail=$4 cflags=$5
+	local src=$name.c exe=$WORK/$name${sfx// /}
+	# shellcheck disable=SC2086 # opt and cflags are lists of words
+	if ! gcc $opt $cflags -g -w -pthread -o "$exe.plain" "$src" >"$WORK/build.log" 2>&1; then
+		fail "$name$sfx: gcc build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"
+		return
 	fi
 	# shellcheck disable=SC2086
-	if ! "$SICC" $OPT $cflags -g -w -o "$exe" "$src" >"$WORK/build.log" 2>&1; then
-		fail "$name: sicc build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"
-		continue
+	if ! "$SICC" $opt $cflags -g -w -o "$exe" "$src" >"$WORK/build.log" 2>&1; then
+		fail "$name$sfx: sicc build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"
+		return
 	fi
 	run plain "$exe.plain" "$exe.want"
 
@@ -93,13 +94,29 @@ for name in "${names[@]}"; do
 		tag=${how%%:*} flags=${how#*:}
 		LIBREPLAY_OPTS="$flags --record $exe.$tag.log" run sicc "$exe" "$exe.$tag"
 		if same "$exe.want" "$exe.$tag"; then ok=true; else ok=false; fi
-		label="$name $tag"
-		[ $tag = default ] && label=$name
+		label="$name$sfx $tag"
+		[ $tag = default ] && label=$name$sfx
 		verdict "$label" "$xfail" $ok "$(why "$exe.want" "$exe.$tag")"
 		$replay || continue
 		LIBREPLAY_OPTS="" run replay "$exe" "$exe.$tag.replay" --replay "$exe.$tag.log"
 		if same "$exe.$tag" "$exe.$tag.replay"; then ok=true; else ok=false; fi
-		verdict "$name replay($tag)" "$xfail" $ok "$(why "$exe.$tag" "$exe.$tag.replay")"
+		verdict "$name$sfx replay($tag)" "$xfail" $ok "$(why "$exe.$tag" "$exe.$tag.replay")"
+	done
+}
+
+for name in "${names[@]}"; do
+	src=$name.c
+	xfail=$(sed -n '1,/\*\//s/^.*XFAIL: *\(.*[^/* ]\)[/* ]*$/\1/p' "$src" | head -n 1)
+	cflags=$(sed -n '1,/\*\//s/^.*CFLAGS: *\(.*[^/* ]\)[/* ]*$/\1/p' "$src" | head -n 1)
+	levels=$(sed -n '1,/\*\//s/^.*OLEVELS: *\(.*[^/* ]\)[/* ]*$/\1/p' "$src" | head -n 1)
+	stderr_same=false
+	grep -q '^ \* STDERR: same' "$src" && stderr_same=true
+	if [ -z "$levels" ]; then
+		check_one "$name" "$OPT" "" "$xfail" "$cflags"
+		continue
+	fi
+	for opt in $levels; do
+		check_one "$name" "$opt" " $opt" "$xfail" "$cflags"
 	done
 done
 [ $nxfail -eq 0 ] || echo "($nxfail expected failures)"

@@ -284,6 +284,46 @@ static void condvar_wakes_in_fifo_order(void **state)
 	assert_trace("w2 w3 m w4 w5 w6 w7");
 }
 
+/* sched_cond_wait_unlocked: the wait releases every level of a recursive mutex and
+ * returns without it, signalled, timed out or interrupted; EPERM leaves it alone. */
+static struct sched_mutex rm;
+static struct sched_thread *unlocked_waiter;
+
+static void *waits_unlocked(void *arg)
+{
+	CHECK_EQ(sched_mutex_lock(&rm), 0);
+	CHECK_EQ(sched_mutex_lock(&rm), 0);
+	int r = sched_cond_wait_unlocked(&cv, &rm, NULL, CLOCK_MONOTONIC);
+	TRACE("w%d", r);
+	CHECK(rm.count == 0 || rm.owner != self_id()); /* not taken back */
+	return NULL;
+}
+
+TEST_MAIN(cond_unlocked_main)
+{
+	memset(&cv, 0, sizeof cv);
+	sched_mutex_init(&rm, SCHED_MUTEX_RECURSIVE);
+	CHECK_EQ(sched_cond_wait_unlocked(&cv, &rm, NULL, CLOCK_MONOTONIC), EPERM);
+	struct sched_thread *t = spawn(waits_unlocked, NULL);
+	sched_thread_yield();
+	CHECK_EQ(rm.count, 0u); /* both levels released while it waits */
+	sched_mutex_lock(&rm);
+	sched_cond_signal(&cv);
+	join(t); /* it returns at once, not waiting for rm */
+	sched_mutex_unlock(&rm);
+	unlocked_waiter = spawn(waits_unlocked, NULL);
+	sched_thread_yield();
+	CHECK_EQ(sched_interrupt(unlocked_waiter, EINTR), 0);
+	join(unlocked_waiter);
+	return 0;
+}
+
+static void condvar_wait_unlocked_leaves_the_mutex(void **state)
+{
+	assert_int_equal(run(cond_unlocked_main, NULL), 0);
+	assert_trace("w0 w4");
+}
+
 static void *signals_after(void *arg)
 {
 	struct timespec d = duration((uint64_t)(intptr_t)arg);
@@ -816,6 +856,7 @@ int main(void)
 		cmocka_unit_test(producer_consumer_with_condvars),
 		cmocka_unit_test(condvar_wakes_in_fifo_order),
 		cmocka_unit_test(condvar_timed_wait_expires_or_not),
+		cmocka_unit_test(condvar_wait_unlocked_leaves_the_mutex),
 		cmocka_unit_test(default_hooks_use_the_real_clock),
 		cmocka_unit_test(semaphores),
 		cmocka_unit_test(barrier_has_one_serial_thread_per_round),

@@ -14,7 +14,7 @@
 #include "hunt.h"
 
 #define HUNT_PROGRESS_NS 200000000ull /* a terminal's progress line, every 0.2 s */
-#define HUNT_KILL_GRACE_NS 2000000000ull
+#define HUNT_KILL_GRACE_NS 5000000000ull
 
 struct loop {
 	const struct hunt_opts *o;

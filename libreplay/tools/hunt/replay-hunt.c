@@ -31,7 +31,7 @@ static void usage(void)
 	       "  --seed S         run I uses seed S+I (default 1)\n"
 	       "  --timeout T      a run still going after T is a hang (default 10s);\n"
 	       "                   passed to the program, which reports it (exit 88);\n"
-	       "                   replay-hunt kills it after 2T+2s\n"
+	       "                   replay-hunt kills it after 2T+5s\n"
 	       "  --fail-if REGEX  a run whose output has a line matching REGEX fails\n"
 	       "  --expect REGEX   a run whose output has no line matching REGEX fails\n"
 	       "                   (extended regular expressions; stdout and stderr)\n"

@@ -89,7 +89,8 @@ static void commands(const struct hunt_opts *o, uint64_t run)
 
 void hunt_report(const struct hunt_opts *o, struct hunt_tally *t)
 {
-	qsort(t->failed, t->nfailed, sizeof *t->failed, by_run);
+	if (t->nfailed)
+		qsort(t->failed, t->nfailed, sizeof *t->failed, by_run);
 	printf("runs: %llu (%.1f s, %u job%s, mode %s", (unsigned long long)t->runs,
 	       (double)t->elapsed_ns / 1e9, o->jobs, o->jobs == 1 ? "" : "s", o->mode_name);
 	if (seeded(o) && t->started)

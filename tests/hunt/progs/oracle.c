@@ -4,8 +4,8 @@
  *   oracle exit N | signal N  exit with N, or die of signal N
  *   oracle spin [PIDFILE]     run forever (with PIDFILE: fork a child that runs
  *                             forever too and write its pid there first)
- *   oracle rendezvous DIR K MAX   wait (up to 20 s) until K runs are in DIR at
- *                             once; exit 3 if they never were, 4 if more than MAX */
+ *   oracle rendezvous DIR K MAX   wait (up to 20 s) until K runs have been in DIR
+ *                             at once; exit 3 if they never were, 4 if more than MAX */
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -56,10 +56,13 @@ static int present(const char *dir)
 	return n;
 }
 
+/* The first run to see k runs in dir at once leaves dir/.met, so that a run that
+ * comes after some of them have left still knows they met. */
 static int rendezvous(const char *dir, int k, int max)
 {
-	char me[4096];
+	char me[4096], met[4096];
 	snprintf(me, sizeof me, "%s/%d", dir, (int)getpid());
+	snprintf(met, sizeof met, "%s/.met", dir);
 	close(open(me, O_WRONLY | O_CREAT, 0644));
 	int rc = 3, n;
 	for (int i = 0; i < 2000; i++) {
@@ -68,13 +71,16 @@ static int rendezvous(const char *dir, int k, int max)
 			break;
 		}
 		if (n >= k) {
+			close(open(met, O_WRONLY | O_CREAT, 0644));
+			rc = 0;
+			break;
+		}
+		if (!access(met, F_OK)) {
 			rc = 0;
 			break;
 		}
 		nanosleep(&(struct timespec){0, 10000000}, NULL);
 	}
-	/* stay a moment: a run that came late must still find us */
-	nanosleep(&(struct timespec){0, 50000000}, NULL);
 	if (present(dir) > max)
 		rc = 4;
 	unlink(me);

@@ -1,0 +1,163 @@
+#!/bin/bash
+# Real open-source programs with their own test suites, from Debian's source packages
+# (apt-get source, cached under build/debsrc: tests/lib/debsrc.sh), built with CC=sicc:
+#
+# - xz-utils (liblzma's multithreaded encoder and decoder: worker threads, mutexes,
+#   condition variables, timed waits): ./configure CC=sicc && make, then its own
+#   `make check` unrecorded and recorded (LIBREPLAY_OPTS: every program the suite
+#   runs records); each of the suite's C test programs recorded under the chaos
+#   scheduler and replayed to the same output; `xz -T4` compressing and
+#   decompressing a file of many blocks, recorded three ways and replayed byte for
+#   byte (the stream also equal to the unrecorded run's and to Debian's own xz's).
+# - libzstd's thread pool (lib/common/pool.c) and its test program tests/poolTests
+#   (job order, waiting, resizing the pool, ending with jobs queued), unrecorded,
+#   recorded four ways and replayed.
+#
+# A package whose source cannot be fetched is a SKIP line, counted apart.
+# The builds are kept under build/apps-build, keyed by the toolchain (sicc, sicpp,
+# libreplay.a): a second run with the same toolchain reuses them.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/debsrc.sh"
+unset LIBREPLAY_OPTS
+nskip=0
+skip() { echo "SKIP $*"; nskip=$((nskip + 1)); }
+
+TOOLCHAIN=$(cat "$SICC" "$SICPP" "$LIBREPLAY" | md5sum | cut -c1-12)
+
+# build_tree PKG SRC CMD...: copy SRC to build/apps-build/PKG and run CMD there (its
+# output in $WORK/PKG.build); reused when it was built with this toolchain. Prints
+# the tree's directory.
+build_tree() {
+	local pkg=$1 src=$2 tree="$ROOT/build/apps-build/$1"
+	shift 2
+	if [ "$(cat "$tree/.toolchain" 2>/dev/null)" = "$TOOLCHAIN" ]; then
+		echo "$tree"
+		return 0
+	fi
+	rm -rf "$tree" && mkdir -p "$(dirname "$tree")" && cp -a "$src" "$tree"
+	if ! (cd "$tree" && "$@") >"$WORK/$pkg.build" 2>&1; then
+		return 1
+	fi
+	echo "$TOOLCHAIN" >"$tree/.toolchain"
+	echo "$tree"
+}
+
+# run OUT CMD...: in $WORK, stdout to OUT, stderr to OUT.err, status to OUT.rc.
+run() {
+	local out=$WORK/$1
+	shift
+	(cd "$WORK" && timeout 300 "$@" >"$out" 2>"$out.err"); echo $? >"$out.rc"
+}
+
+# same A B: stdout, stderr and status all equal.
+same() { cmp -s "$1" "$2" && cmp -s "$1.err" "$2.err" && cmp -s "$1.rc" "$2.rc"; }
+
+# automake's summary of a `make check` log: "PASS FAIL ERROR" counts.
+suite_counts() {
+	local p f e
+	p=$(sed -n 's/^# PASS: *\([0-9]*\)$/\1/p' "$1" | tail -n 1)
+	f=$(sed -n 's/^# FAIL: *\([0-9]*\)$/\1/p' "$1" | tail -n 1)
+	e=$(sed -n 's/^# ERROR: *\([0-9]*\)$/\1/p' "$1" | tail -n 1)
+	echo "${p:-0} ${f:-?} ${e:-?}"
+}
+
+# ---- xz-utils ---------------------------------------------------------------------
+xz_configure() {
+	./configure CC="$SICC" --disable-shared --disable-doc --disable-nls && make -j2
+}
+if ! src=$(debsrc_fetch xz-utils 2>"$WORK/xz.fetch"); then
+	skip "xz-utils: $(cat "$WORK/xz.fetch")"
+elif ! XZT=$(build_tree xz-utils "$src" xz_configure); then
+	fail "xz-utils: configure CC=sicc && make: $(tail -n 3 "$WORK/xz-utils.build" | tr '\n' ' ')"
+else
+	XZ=$XZT/src/xz/xz
+	# The suite, unrecorded, then with every program it runs recording (chaos).
+	for how in "unrecorded:--no-record" "recorded:--record $WORK/xz-suite.bin --chaos=17"; do
+		tag=${how%%:*}
+		(cd "$XZT" && LIBREPLAY_OPTS=${how#*:} timeout 600 make check) >"$WORK/xz-check.$tag" 2>&1
+		rc=$?
+		read -r p f e < <(suite_counts "$WORK/xz-check.$tag")
+		if [ $rc -eq 0 ] && [ "$p" -ge 18 ] && [ "$f" = 0 ] && [ "$e" = 0 ]; then
+			pass "xz-utils: make check, $tag: $p of its tests pass"
+		else
+			fail "xz-utils: make check, $tag (status $rc): $p passed, $f failed, $e errors: $(grep -E '^(FAIL|ERROR):' "$WORK/xz-check.$tag" | head -n 3 | tr '\n' ' ')"
+		fi
+	done
+	# The suite's C programs, each recorded under the chaos scheduler and replayed.
+	bad=0 n=0
+	for t in "$XZT"/tests/test_*; do
+		[ -x "$t" ] && [ "$(head -c 4 "$t" | tail -c 3)" = ELF ] || continue
+		name=$(basename "$t") n=$((n + 1))
+		run "xzt.$name.rec" bash -c "cd '$XZT/tests' && srcdir=. '$t' --record '$WORK/xzt.$name.bin' --chaos=$n"
+		run "xzt.$name.rep" bash -c "cd '$XZT/tests' && srcdir=. '$t' --replay '$WORK/xzt.$name.bin'"
+		if [ "$(cat "$WORK/xzt.$name.rec.rc")" != 0 ] || ! same "$WORK/xzt.$name.rec" "$WORK/xzt.$name.rep"; then
+			bad=$((bad + 1))
+			fail "xz-utils: tests/$name recorded (status $(cat "$WORK/xzt.$name.rec.rc")) and replayed (status $(cat "$WORK/xzt.$name.rep.rc")): $(head -c 300 "$WORK/xzt.$name.rep.err")"
+		fi
+	done
+	[ $n -ge 10 ] && [ $bad -eq 0 ] && pass "xz-utils: its $n C test programs pass recorded and replay exactly"
+	[ $n -ge 10 ] || fail "xz-utils: only $n C test programs built"
+
+	# Multithreaded compression of a file of many blocks, and decompression.
+	in=$WORK/xz.in
+	{ seq 1 200000; cat "$ROOT"/docs/*.md "$ROOT"/libreplay/*/*.c; } >"$in"
+	args=(-T4 --block-size=128KiB -6)
+	run xz.plain "$XZ" --no-record -- "${args[@]}" -c "$in"
+	check "xz-utils: xz -T4 unrecorded: xz -d gives the input back" \
+		sh -c "'$XZ' --no-record -- -d -c '$WORK/xz.plain' | cmp - '$in'"
+	if command -v xz >/dev/null && [ "$(xz --version | head -n 1)" = "$("$XZ" --no-record -- --version | head -n 1)" ]; then
+		check "xz-utils: xz -T4 built with sicc writes Debian's xz's stream" \
+			sh -c "xz ${args[*]} -c '$in' | cmp - '$WORK/xz.plain'"
+	fi
+	for slices in --chaos=3 --chaos=1009 "--quantum 100us"; do
+		tag=$(echo "${slices#--}" | tr -c 'a-z0-9\n' _)
+		run "xz.$tag.rec" "$XZ" --record "xz.$tag.bin" $slices -- "${args[@]}" -c "$in"
+		run "xz.$tag.rep" "$XZ" --replay "xz.$tag.bin"
+		if ! cmp -s "$WORK/xz.$tag.rec" "$WORK/xz.plain"; then
+			fail "xz-utils: xz -T4 $slices: another stream than unrecorded (status $(cat "$WORK/xz.$tag.rec.rc")): $(head -c 300 "$WORK/xz.$tag.rec.err")"
+		elif ! same "$WORK/xz.$tag.rec" "$WORK/xz.$tag.rep"; then
+			fail "xz-utils: xz -T4 $slices: the replay differs (status $(cat "$WORK/xz.$tag.rep.rc")): $(head -c 300 "$WORK/xz.$tag.rep.err")"
+		else
+			pass "xz-utils: xz -T4 $slices: the unrecorded stream; the replay writes it byte for byte"
+		fi
+		run "xzd.$tag.rec" "$XZ" --record "xzd.$tag.bin" $slices -- -d -T4 -c xz.plain
+		run "xzd.$tag.rep" "$XZ" --replay "xzd.$tag.bin"
+		if cmp -s "$WORK/xzd.$tag.rec" "$in" && same "$WORK/xzd.$tag.rec" "$WORK/xzd.$tag.rep"; then
+			pass "xz-utils: xz -d -T4 $slices: the input back; the replay gives it again"
+		else
+			fail "xz-utils: xz -d -T4 $slices (status $(cat "$WORK/xzd.$tag.rec.rc"), replay $(cat "$WORK/xzd.$tag.rep.rc")): $(head -c 300 "$WORK/xzd.$tag.rep.err")"
+		fi
+	done
+	# The schedule decided something: the recordings preempted the workers.
+	n=$("$ROOT/build/bin/replay-dump" "$WORK/xz.quantum_100us.bin" 2>/dev/null | grep -c ' PREEMPT ')
+	if [ "${n:-0}" -ge 10 ]; then pass "xz-utils: the 100 us recording has $n preemptions"
+	else fail "xz-utils: the 100 us recording has ${n:-0} preemptions"; fi
+fi
+
+# ---- libzstd's thread pool ----------------------------------------------------------
+zstd_pool() { make -C tests poolTests CC="$SICC"; }
+if ! src=$(debsrc_fetch libzstd 2>"$WORK/zstd.fetch"); then
+	skip "libzstd: $(cat "$WORK/zstd.fetch")"
+elif ! ZT=$(build_tree libzstd-pool "$src" zstd_pool); then
+	fail "libzstd: make -C tests poolTests CC=sicc: $(tail -n 3 "$WORK/libzstd-pool.build" | tr '\n' ' ')"
+else
+	POOL=$ZT/tests/poolTests
+	run pool.plain "$POOL" --no-record
+	check "libzstd: poolTests unrecorded: all POOL tests pass" \
+		sh -c "[ \$(cat '$WORK/pool.plain.rc') = 0 ] && grep -q '^PASS: all POOL tests' '$WORK/pool.plain'"
+	for slices in --chaos=5 --chaos=77 --chaos=4242 "--quantum 50us"; do
+		tag=$(echo "${slices#--}" | tr -c 'a-z0-9\n' _)
+		run "pool.$tag.rec" "$POOL" --record "pool.$tag.bin" $slices
+		run "pool.$tag.rep" "$POOL" --replay "pool.$tag.bin"
+		if [ "$(cat "$WORK/pool.$tag.rec.rc")" != 0 ] || ! grep -q '^PASS: all POOL tests' "$WORK/pool.$tag.rec"; then
+			fail "libzstd: poolTests $slices: $(tail -n 2 "$WORK/pool.$tag.rec" | tr '\n' ' ') $(head -c 200 "$WORK/pool.$tag.rec.err")"
+		elif ! same "$WORK/pool.$tag.rec" "$WORK/pool.$tag.rep"; then
+			fail "libzstd: poolTests $slices: the replay differs (status $(cat "$WORK/pool.$tag.rep.rc")): $(head -c 300 "$WORK/pool.$tag.rep.err")"
+		else
+			pass "libzstd: poolTests $slices: all POOL tests pass; the replay is the same"
+		fi
+	done
+fi
+
+echo "$npass passed, $nfail failed, $nskip skipped"
+[ "$nfail" -eq 0 ]
