@@ -70,6 +70,9 @@ $(BIN)/replay-hunt: $(HUNT_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@
 
+# The overflow's quick path runs with the program's vector registers live (sic_rt.S).
+$(BUILD)/obj/libreplay/engine/sic_quick.o: ALL_CFLAGS += -mgeneral-regs-only
+
 $(BUILD)/obj/%.o: %.S sicpp/rewrite.h
 	@mkdir -p $(dir $@)
 	$(CC) -g -c $< -o $@

@@ -238,6 +238,8 @@ int sched_interrupt(struct sched_thread *t, int status);
 /* Would sched_preempt switch threads or ask about a deadline or an event?
  * (Async-signal-safe.) */
 bool sched_preempt_useful(void);
+/* Is any thread but the current one runnable, whatever its priority? */
+bool sched_others_runnable(void);
 /* Is the scheduler's own code running (a sched_* call or a hook, possibly half way
  * through a switch)? Then sched_preempt refuses. (Async-signal-safe.) */
 bool sched_busy(void);
@@ -245,10 +247,12 @@ bool sched_busy(void);
 /* ---- priorities (for a testing scheduler: libreplay's --hunt) ----------------------
  * Every thread starts at priority 0, and while all are equal the run queue is FIFO, as
  * above. Once any thread has another priority, every scheduling point runs the
- * runnable thread of the highest priority (FIFO among equals), except that a thread
- * that yields or is preempted runs only if no other thread can: so a preemption or a
- * yield always lets another thread run once. Deterministic: the same calls with the
- * same priorities make the same choices. Priorities reset when a run ends. */
+ * runnable thread of the highest priority (FIFO among equals). A preempted thread goes
+ * to the tail of its priority: a thread of the same or a higher one runs next, else it
+ * goes on. A thread that yields runs only if no other thread can: a yield lets any
+ * other run once (a spinning thread must let the one it waits for run, whatever their
+ * priorities). Deterministic: the same calls with the same priorities make the same
+ * choices. Priorities reset when a run ends. */
 void sched_set_priority(struct sched_thread *t, int prio);
 int sched_priority(const struct sched_thread *t);
 /* Is a runnable thread of higher priority than the current one waiting (a wake-up or

@@ -12,10 +12,16 @@ bool sched_preempt(void)
 	 * back: the state is consistent again. */
 	sched_enter();
 	sched_expire();
+	struct sched_thread *cur = sched_g.cur, *next = NULL;
 	if (sched_g.rq_head) {
-		rq_push(sched_g.cur);
-		sched_switch_to(rq_pick(sched_g.cur));
+		/* The tail of its priority: the next of the same or a higher one runs. */
+		rq_push(cur);
+		next = rq_pick(NULL);
+	}
+	if (next && next != cur) {
+		sched_switch_to(next);
 	} else {
+		cur->state = SCHED_RUNNING;
 		sched_go_on();
 	}
 	sched_leave();

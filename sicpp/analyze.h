@@ -28,6 +28,9 @@ enum count_kind {
 	CNT_SAFE, /* xchg/lea/jrcxz: preserves every flag */
 };
 
+/* stmt_plan.memop: sic_memops, and which other tables list it. */
+enum { MEMOP_ACCESS = 1, MEMOP_ATOMIC = 2, MEMOP_REPEAT = 4 };
+
 /* What the rewriter inserts around statement i. */
 struct stmt_plan {
 	uint8_t count;       /* enum count_kind, inserted before the statement */
@@ -41,7 +44,8 @@ struct stmt_plan {
 	/* hunt.c: */
 	bool pause;          /* a pause: becomes a jump through a stub calling __sic_pause */
 	bool spin_edge;      /* the backward branch of a spin-wait: through such a stub */
-	uint8_t memop;       /* 1: accesses memory beyond its frame (sic_memops); 2: atomically */
+	uint8_t memop;       /* MEMOP_*: accesses memory beyond its frame (sic_memops) */
+	bool loop_exit;      /* a conditional backward branch: (target, next) in sic_loops */
 };
 
 struct analysis {

@@ -10,10 +10,16 @@
  *    its backward branch through such a stub. On one core a spinning thread can do
  *    nothing useful until another runs.
  *  - the table of memory accesses: every instruction that may read or write memory
- *    other than its own stack frame gets a label, listed in sic_memops (the atomic
- *    ones in sic_atomics too). The hunting scheduler stops a thread at one of them
- *    with a hardware breakpoint: a preemption between a load and the store that
- *    depends on it, where no counting point is.
+ *    other than its own stack frame gets a label, listed in sic_memops; the atomic
+ *    ones in sic_atomics too, and in sic_repeats those that access what an earlier
+ *    instruction of the same straight line did (the same operand, its registers
+ *    unchanged: a load, then the store that depends on it; a check, then the use).
+ *    The hunting scheduler stops a thread at one of them with a hardware breakpoint:
+ *    a preemption between two accesses to one location, where no counting point is,
+ *    which is where an atomicity violation's window is.
+ *  - the loops: for each conditional backward branch, its target (the loop's head) and
+ *    the instruction after it (where the loop is left), in sic_loops; the hunting
+ *    scheduler stops a thread where the loop it is in ends.
  *
  * Only the plan is made here (struct stmt_plan: pause, spin_edge, memop); rewrite.c
  * emits it.
@@ -72,7 +78,84 @@ static bool is_atomic(const struct stmt *s)
 	return false;
 }
 
-/* 0: no memory access we list; 1: a memory access; 2: an atomic one. */
+/* The memory operand of a listed access (the first one not on the stack). */
+static const char *mem_operand(const struct stmt *s)
+{
+	for (int k = 0; k < s->nops; k++)
+		if (is_mem(s->ops[k]) && !is_stack(s->ops[k]))
+			return s->ops[k];
+	return NULL;
+}
+
+/* Which general register ("%eax", "%r8d", "%al" ...) a name is: 0..15, -1 if none. */
+static int gpr(const char *r)
+{
+	static const char *const names[16][4] = {
+		{"rax", "eax", "ax", "al"},   {"rcx", "ecx", "cx", "cl"},   {"rdx", "edx", "dx", "dl"},
+		{"rbx", "ebx", "bx", "bl"},   {"rsp", "esp", "sp", "spl"},  {"rbp", "ebp", "bp", "bpl"},
+		{"rsi", "esi", "si", "sil"},  {"rdi", "edi", "di", "dil"},  {"r8", "r8d", "r8w", "r8b"},
+		{"r9", "r9d", "r9w", "r9b"},  {"r10", "r10d", "r10w", "r10b"}, {"r11", "r11d", "r11w", "r11b"},
+		{"r12", "r12d", "r12w", "r12b"}, {"r13", "r13d", "r13w", "r13b"},
+		{"r14", "r14d", "r14w", "r14b"}, {"r15", "r15d", "r15w", "r15b"}};
+	if (r[0] != '%')
+		return -1;
+	for (int k = 0; k < 16; k++)
+		for (int j = 0; j < 4; j++)
+			if (!strcmp(r + 1, names[k][j]))
+				return k;
+	if (!strcmp(r + 1, "ah") || !strcmp(r + 1, "ch") || !strcmp(r + 1, "dh") || !strcmp(r + 1, "bh"))
+		return r[1] == 'a' ? 0 : r[1] == 'c' ? 1 : r[1] == 'd' ? 2 : 3;
+	return -1;
+}
+
+/* Does the operand's address use register k? */
+static bool uses_gpr(const char *op, int k)
+{
+	for (const char *p = strchr(op, '%'); p; p = strchr(p + 1, '%')) {
+		char name[8];
+		size_t n = 0;
+		while (n + 1 < sizeof name && (p[n] == '%' || (p[n] >= 'a' && p[n] <= 'z') ||
+					       (p[n] >= '0' && p[n] <= '9')))
+			n++, name[n - 1] = p[n - 1];
+		name[n] = '\0';
+		if (gpr(name) == k)
+			return true;
+	}
+	return false;
+}
+
+/* The straight line's accesses so far, for sic_repeats: an access repeats one of them
+ * if it has the same operand text and no register of its address was written since. */
+#define LINE_MAX_OPS 32
+struct line {
+	const char *ops[LINE_MAX_OPS];
+	int n;
+};
+
+static bool line_has(const struct line *l, const char *op)
+{
+	for (int k = 0; k < l->n; k++)
+		if (!strcmp(l->ops[k], op))
+			return true;
+	return false;
+}
+
+/* Statement s writes its last operand, a register: accesses through it are new. */
+static void line_written(struct line *l, const struct stmt *s)
+{
+	if (!s->nops || starts(s->name, "cmp") || starts(s->name, "test"))
+		return;
+	int k = gpr(s->ops[s->nops - 1]);
+	if (k < 0)
+		return;
+	int j = 0;
+	for (int i = 0; i < l->n; i++)
+		if (!uses_gpr(l->ops[i], k))
+			l->ops[j++] = l->ops[i];
+	l->n = j;
+}
+
+/* 0: no memory access we list; else RP_MEMOP_ACCESS, with ATOMIC if it is one. */
 static int memop_kind(const struct analysis *an, int i)
 {
 	const struct stmt *s = &an->f->st[i];
@@ -81,13 +164,9 @@ static int memop_kind(const struct analysis *an, int i)
 	if (starts(s->name, "lea") || starts(s->name, "nop") || starts(s->name, "prefetch") ||
 	    starts(s->name, "clflush") || starts(s->name, "clwb"))
 		return 0;
-	bool mem = false;
-	for (int k = 0; k < s->nops; k++)
-		if (is_mem(s->ops[k]) && !is_stack(s->ops[k]))
-			mem = true;
-	if (!mem)
+	if (!mem_operand(s))
 		return 0;
-	return is_atomic(s) ? 2 : 1;
+	return MEMOP_ACCESS | (is_atomic(s) ? MEMOP_ATOMIC : 0);
 }
 
 /* One instruction of a loop body, for spin_loop. */
@@ -190,11 +269,27 @@ static int lone_asm_pause(const struct asm_file *f, int from, int *end)
 	return insns == 1 ? found : -1;
 }
 
+/* A label code may jump to (not gcc's DWARF labels, .LVL3 and the like, which only
+ * name a place for the debugger). */
+static bool jump_target(struct analysis *an, const struct stmt *s)
+{
+	if (s->kind != ST_LABEL)
+		return false;
+	const struct sym *y = sym_find(an, s->name);
+	return !y || y->branch_ref || y->addr_taken || y->is_func || y->count_target;
+}
+
 void plan_hunt(struct analysis *an)
 {
 	struct asm_file *f = an->f;
+	struct line line = {.n = 0};
 	for (int i = 0; i < f->n; i++) {
 		struct stmt *s = &f->st[i];
+		/* Another straight line after a label code may jump to, a jump, a call or a
+		 * return (a conditional branch's fall-through goes on). */
+		if (jump_target(an, s) || s->foreign ||
+		    (s->kind == ST_INSN && s->info.cls != IC_OTHER && s->info.cls != IC_JCC))
+			line.n = 0;
 		if (s->foreign) {
 			int end;
 			if (s->in_app && !strncmp(s->text, "#APP", 4)) {
@@ -215,14 +310,25 @@ void plan_hunt(struct analysis *an)
 			continue;
 		}
 		an->plan[i].memop = (uint8_t)memop_kind(an, i);
-		an->n_memops += an->plan[i].memop != 0;
+		if (an->plan[i].memop) {
+			const char *op = mem_operand(s);
+			if (line_has(&line, op))
+				an->plan[i].memop |= MEMOP_REPEAT;
+			else if (line.n < LINE_MAX_OPS)
+				line.ops[line.n++] = op;
+			an->n_memops++;
+		}
+		if (s->kind == ST_INSN)
+			line_written(&line, s);
 		if (s->info.cls != IC_JCC && s->info.cls != IC_JMP)
 			continue;
 		char buf[256];
 		const char *t = branch_target(s, buf, sizeof buf);
 		const struct sym *y = t ? sym_find(an, t) : NULL;
-		if (y && y->def >= 0 && !y->is_func && y->def < i && an->sect[y->def] == an->sect[i] &&
-		    spin_loop(an, y->def, i)) {
+		bool backward = y && y->def >= 0 && !y->is_func && y->def < i && an->sect[y->def] == an->sect[i];
+		if (backward && s->info.cls == IC_JCC && strcmp(s->name, "loop") != 0)
+			an->plan[i].loop_exit = true; /* its fall-through leaves the loop */
+		if (backward && spin_loop(an, y->def, i)) {
 			an->plan[i].spin_edge = true;
 			an->n_spin++;
 		}

@@ -45,8 +45,9 @@ struct rw {
 	int next_id;
 	int nnp;         /* nopreempt labels */
 	int nmemops;     /* memory access labels (hunt.c) */
-	int *atomics;    /* which of them are atomic */
-	int natomics, capatomics;
+	struct labels { int *v; int n, cap; } atomics, repeats; /* which memops are */
+	struct loop { char *head; int exit; } *loops;          /* sic_loops */
+	int nloops, caploops;
 	int nranges;
 	bool in_range;
 	const char *cur_fn;
@@ -193,17 +194,47 @@ static void emit_yield(struct rw *w, const struct stmt *s, bool pause)
 	}
 }
 
-static void add_atomic(struct rw *w, int label)
+static void add_label(struct labels *l, int label)
 {
-	if (w->natomics == w->capatomics) {
-		w->capatomics = w->capatomics ? 2 * w->capatomics : 64;
-		w->atomics = realloc(w->atomics, w->capatomics * sizeof *w->atomics);
-		if (!w->atomics) {
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = realloc(l->v, l->cap * sizeof *l->v);
+		if (!l->v) {
 			fputs("sicpp: out of memory\n", stderr);
 			exit(2);
 		}
 	}
-	w->atomics[w->natomics++] = label;
+	l->v[l->n++] = label;
+}
+
+/* A loop: its head (the backward branch's target) and where it is left (after it). */
+static void add_loop(struct rw *w, const char *head)
+{
+	if (w->nloops == w->caploops) {
+		w->caploops = w->caploops ? 2 * w->caploops : 64;
+		w->loops = realloc(w->loops, w->caploops * sizeof *w->loops);
+		if (!w->loops) {
+			fputs("sicpp: out of memory\n", stderr);
+			exit(2);
+		}
+	}
+	w->loops[w->nloops].head = strdup(head);
+	w->loops[w->nloops].exit = w->nloops;
+	if (!w->loops[w->nloops].head) {
+		fputs("sicpp: out of memory\n", stderr);
+		exit(2);
+	}
+	fprintf(w->out, ".Lsic_lx_%d:\n", w->nloops++);
+}
+
+/* A table of memory access labels: the section, then one offset each. */
+static void emit_memop_table(FILE *o, const char *name, const struct labels *l)
+{
+	if (!l->n)
+		return;
+	fprintf(o, "\t.section\t%s,\"a\",@progbits\n\t.p2align 2\n", name);
+	for (int k = 0; k < l->n; k++)
+		fprintf(o, "\t.long\t.Lsic_mo_%d - .\n", l->v[k]);
 }
 
 static void range_open(struct rw *w)
@@ -357,10 +388,12 @@ static void emit_tables(struct rw *w)
 		for (int k = 0; k < w->nmemops; k++)
 			fprintf(o, "\t.long\t.Lsic_mo_%d - .\n", k);
 	}
-	if (w->natomics) {
-		fprintf(o, "\t.section\tsic_atomics,\"a\",@progbits\n\t.p2align 2\n");
-		for (int k = 0; k < w->natomics; k++)
-			fprintf(o, "\t.long\t.Lsic_mo_%d - .\n", w->atomics[k]);
+	emit_memop_table(o, "sic_atomics", &w->atomics);
+	emit_memop_table(o, "sic_repeats", &w->repeats);
+	if (w->nloops) {
+		fprintf(o, "\t.section\tsic_loops,\"a\",@progbits\n\t.p2align 2\n");
+		for (int k = 0; k < w->nloops; k++)
+			fprintf(o, "\t.long\t%s - .\n\t.long\t.Lsic_lx_%d - .\n", w->loops[k].head, k);
 	}
 }
 
@@ -428,8 +461,10 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			if (p->nopreempt || p->token || p->ret_store)
 				nopreempt(&w); /* r15 holds the token, not the count */
 			if (p->memop) {
-				if (p->memop == 2)
-					add_atomic(&w, w.nmemops);
+				if (p->memop & MEMOP_ATOMIC)
+					add_label(&w.atomics, w.nmemops);
+				if (p->memop & MEMOP_REPEAT)
+					add_label(&w.repeats, w.nmemops);
 				fprintf(out, ".Lsic_mo_%d:\n", w.nmemops++);
 			}
 		}
@@ -437,6 +472,10 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			emit_yield(&w, s, p->pause);
 		else
 			emit_stmt(&w, s);
+		if (p->loop_exit) {
+			char head[256];
+			add_loop(&w, branch_target(s, head, sizeof head));
+		}
 		if (p->home_reload) {
 			nopreempt(&w);
 			emit_home_load(&w);
@@ -463,7 +502,11 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		free(w.stubs[k].back);
 	}
 	free(w.stubs);
-	free(w.atomics);
+	free(w.atomics.v);
+	free(w.repeats.v);
+	for (int k = 0; k < w.nloops; k++)
+		free(w.loops[k].head);
+	free(w.loops);
 	cfi_release(&w.cfi.cur);
 	return ferror(out) ? -1 : 0;
 }

@@ -51,10 +51,23 @@ static inline uintptr_t rp_pc_of(const ucontext_t *uc)
 
 /* Recording: the log being written; NULL otherwise. */
 extern struct rp_log_writer *rp_writer;
-/* Create the log, write what constructors recorded, start the time slice. */
+/* This process makes the scheduling decisions (recording, or --no-record): the time
+ * slice or the counts (count.c) preempt; rp_writer says whether they are logged. */
+extern bool rp_scheduling;
+/* Create the log, write what constructors recorded. */
 void rp_record_start(int argc, char **argv);
+/* Start preempting (recording or --no-record): the time slice, unless counting. */
+void rp_record_schedule(void);
+/* uc stopped t at a counting point's branch: make its next counting point overflow
+ * (false: not there, nothing done). */
+bool rp_overflow_soon(struct rp_thread *t, ucontext_t *uc);
+/* A preemption of t at (count, pc) taken: its PREEMPT record, if there is a log. */
+void rp_record_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc);
 /* The program ends (uc: the fatal signal's context, or NULL): the END record. */
 void rp_record_end(int how, int value, const ucontext_t *uc);
+/* ... in a deadlock or a hang (how), value its exit status: END with the threads'
+ * states o. */
+void rp_record_outcome(int how, int value, const ucontext_t *uc, const struct rp_log_outcome *o);
 void rp_record_stop_timer(void);
 /* In a child of fork: no timer, and the parent's log is left alone. */
 void rp_record_forget(void);
@@ -79,10 +92,32 @@ bool rp_replay_log_loaded(void);
 void rp_replay_start(int *argc, char ***argv);
 /* The program ends as the recording did, or the replay has diverged. */
 void rp_replay_check_end(int how, int value, const ucontext_t *uc);
+/* ... in the same deadlock or hang (how), every thread in the same state o. */
+void rp_replay_check_outcome(int how, const ucontext_t *uc, const struct rp_log_outcome *o);
+/* The log being replayed was recorded with --hunt: it holds PRIORITY inputs. */
+extern bool rp_log_hunted;
 /* In a child of fork: not what the log describes. */
 void rp_replay_forget(void);
 /* Where the breakpoint is armed (0: nowhere). */
 uintptr_t rp_replay_armed_pc(void);
+/* The hardware breakpoint (one, this kernel thread's), the replay's and the counting
+ * recordings': open it if perf allows (false if not; its trap goes to rp_count_trap
+ * when not replaying), is it open, arm it at pc, disarm it. */
+bool rp_bp_open(void);
+bool rp_bp_ready(void);
+void rp_bp_arm(uintptr_t pc);
+void rp_bp_disarm(void);
+
+/* ---- count.c, outcome.c ------------------------------------------------------------------ */
+
+/* The breakpoint's trap while not replaying: a counting decision's memory access or
+ * loop end, or the place a hang stops. */
+void rp_count_trap(ucontext_t *uc, int sig);
+/* --timeout: start its timer (recording or not). */
+void rp_hang_start(uint64_t ns);
+void rp_hang_stop(void);
+/* The hang's breakpoint: where rp_hang_overflow stopped the running thread. */
+extern uintptr_t rp_hang_pc;
 
 /* ---- preempt.c ------------------------------------------------------------------------------- */
 

@@ -169,20 +169,27 @@ static bool has_address(int sig)
 
 /* ---- backtraces ------------------------------------------------------------------- */
 
-static void frame(int n, unw_cursor_t *c)
+/* A name of the program's: its main as users know it (sicpp renamed it). */
+static void put_name(const char *name)
 {
-	unw_word_t ip = 0, off = 0;
+	bool sic_main = !strncmp(name, "__sic_main", 10) && (!name[10] || name[10] == '.');
+	put(sic_main ? "main" : name);
+	if (sic_main)
+		put(name + 10);
+}
+
+/* One frame's line, at ip (its cursor c names it). */
+static void frame_at(int n, unw_cursor_t *c, unw_word_t ip)
+{
+	unw_word_t off = 0;
 	char name[256];
-	u_get_reg(c, UNW_REG_IP, &ip);
 	put("  #");
 	put_num((uint64_t)n, 10);
 	put(n < 10 ? "  " : " ");
-	if (u_get_proc_name(c, name, sizeof name, &off) == 0 || name[0]) {
-		/* the program's main, as users know it (sicpp renamed it) */
-		bool sic_main = !strncmp(name, "__sic_main", 10) && (!name[10] || name[10] == '.');
-		put(sic_main ? "main" : name);
-		if (sic_main)
-			put(name + 10);
+	if (rp_stub_function(ip, name, sizeof name)) {
+		put_name(name); /* the function's own frame, at a counting point or a pause */
+	} else if (u_get_proc_name(c, name, sizeof name, &off) == 0 || name[0]) {
+		put_name(name);
 		put("+");
 		put_num(off, 16);
 	} else {
@@ -203,23 +210,104 @@ static void frame(int n, unw_cursor_t *c)
 	put("\n");
 }
 
+static void frame(int n, unw_cursor_t *c)
+{
+	unw_word_t ip = 0;
+	u_get_reg(c, UNW_REG_IP, &ip);
+	frame_at(n, c, ip);
+}
+
+static int init_cursor(unw_cursor_t *c, ucontext_t *uc, bool signal)
+{
+	return u_init_local2 ? u_init_local2(c, (unw_context_t *)uc, signal ? UNW_INIT_SIGNAL_FRAME : 0)
+			     : u_init_local(c, (unw_context_t *)uc);
+}
+
 /* Unwind from a context: a signal's (signal = true: its PC is the faulting or
- * interrupted instruction itself, not a return address) or a switched-out thread's. */
-static void backtrace(ucontext_t *uc, bool signal)
+ * interrupted instruction itself, not a return address) or a switched-out thread's;
+ * skip: frames to leave out at the top, then at most count. */
+static void backtrace_from(ucontext_t *uc, bool signal, int skip, int count)
 {
 	unw_cursor_t c;
-	int rc = u_init_local2 ? u_init_local2(&c, (unw_context_t *)uc, signal ? UNW_INIT_SIGNAL_FRAME : 0)
-			       : u_init_local(&c, (unw_context_t *)uc);
-	if (rc != 0) {
+	if (init_cursor(&c, uc, signal) != 0) {
 		put("  (cannot unwind)\n");
 		return;
 	}
-	for (int n = 0; n < MAX_FRAMES; n++) {
+	for (int n = 0; n < skip; n++)
+		if (u_step(&c) <= 0) {
+			put("  (cannot unwind)\n");
+			return;
+		}
+	for (int n = 0; n < count && n < MAX_FRAMES; n++) {
 		frame(n, &c);
 		if (u_step(&c) <= 0)
 			return;
 	}
-	put("  ...\n");
+	if (count >= MAX_FRAMES)
+		put("  ...\n");
+}
+
+static void backtrace(ucontext_t *uc, bool signal)
+{
+	backtrace_from(uc, signal, 0, MAX_FRAMES);
+}
+
+/* The frames of the program's own: from the call it made into the runtime, which
+ * stays (a blocked thread starts at pthread_mutex_lock, its caller below), to its
+ * outermost code; not the runtime's above (the scheduler, the report itself) nor below
+ * (how a thread starts). Everything if the program's code is not on the stack. */
+static void program_frames(ucontext_t *uc, bool signal, int *skip, int *count, int *first_out)
+{
+	unw_cursor_t c;
+	unw_word_t ip = 0;
+	int first = -1, last = -1;
+	*skip = 0;
+	*count = MAX_FRAMES;
+	*first_out = -1;
+	if (init_cursor(&c, uc, signal) != 0)
+		return;
+	for (int n = 0; n < MAX_FRAMES; n++) {
+		u_get_reg(&c, UNW_REG_IP, &ip);
+		char stub[64];
+		uintptr_t at = n == 0 && signal ? ip : ip - 1;
+		if (rp_sic_pc_instrumented(at) || rp_stub_function(at, stub, sizeof stub)) {
+			if (first < 0)
+				first = n;
+			last = n;
+		}
+		if (u_step(&c) <= 0)
+			break;
+	}
+	if (first < 0)
+		return;
+	*first_out = first;
+	*skip = first > 0 ? first - 1 : 0;
+	*count = last - *skip + 1;
+}
+
+/* A thread switched out inside a call it made, preempted before the call (the
+ * hunting scheduler: its PREEMPT names the call's counting point, stop_pc): shown at
+ * that pc, as its replay, stopped there by the breakpoint, shows it; then its callers. */
+static void backtrace_stopped(ucontext_t *uc, int first, int last, uintptr_t stop_pc)
+{
+	unw_cursor_t c, at;
+	static ucontext_t pcuc;
+	if (init_cursor(&c, uc, false) != 0)
+		return;
+	for (int n = 0; n < first; n++)
+		if (u_step(&c) <= 0)
+			return;
+	memset(&pcuc, 0, sizeof pcuc);
+	pcuc.uc_mcontext.gregs[REG_RIP] = (greg_t)stop_pc;
+	pcuc.uc_mcontext.gregs[REG_RSP] = uc->uc_mcontext.gregs[REG_RSP];
+	if (init_cursor(&at, &pcuc, true) != 0)
+		return;
+	frame_at(0, &at, stop_pc);
+	for (int n = 1; n <= last - first && n < MAX_FRAMES; n++) {
+		if (u_step(&c) <= 0)
+			return;
+		frame(n, &c);
+	}
 }
 
 /* Where a counting point's stub goes back to the program: after `call __sic_overflow`
@@ -257,7 +345,7 @@ static bool preempted_at_count(ucontext_t *from, ucontext_t *uc)
 	for (int n = 0; n < MAX_FRAMES; n++) {
 		if (u_get_proc_name(&c, name, sizeof name, &off) != 0)
 			name[0] = 0;
-		in_record |= !strcmp(name, "rp_record_overflow");
+		in_record |= !strcmp(name, "rp_record_overflow") || !strcmp(name, "rp_count_overflow");
 		bool overflow = !strcmp(name, "__sic_overflow");
 		if (u_step(&c) <= 0)
 			return false;
@@ -328,6 +416,56 @@ static void other_thread(struct sched_thread *st)
 	if (!u_init_local || !in.sp)
 		return;
 	backtrace(&uc, true);
+}
+
+/* ---- deadlock and hang reports (outcome.c) ------------------------------------------ */
+
+/* "libreplay: thread N (state):" and its backtrace, the program's frames (from the
+ * call it made into the runtime): from its preemption's signal context, from the
+ * counting point it was preempted at, from its switch, or (the one making the report,
+ * here) from the signal context that stopped it, or else from the caller's stack. */
+void rp_report_thread(struct sched_thread *st, const char *state, bool here, ucontext_t *here_uc)
+{
+	struct sched_thread_info in;
+	struct rp_thread *t = st->ext;
+	static ucontext_t uc, at_count;
+	bool signal = !(here && !here_uc); /* getcontext's pc is a return address */
+	sched_thread_info(st, &in);
+	thread_head(st->id, state, "");
+	if (!u_init_local || in.state == SCHED_EXITED)
+		return;
+	if (here && here_uc) {
+		uc = *here_uc;
+	} else if (here) {
+		getcontext(&uc);
+	} else if (t && t->uc) {
+		uc = *t->uc;
+	} else if (in.sp) {
+		memset(&uc, 0, sizeof uc);
+		uc.uc_mcontext.gregs[REG_RIP] = (greg_t)in.pc;
+		uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)in.sp;
+		if (!t->stop_pc && preempted_at_count(&uc, &at_count))
+			uc = at_count;
+	} else {
+		return;
+	}
+	int skip, count, first;
+	program_frames(&uc, signal, &skip, &count, &first);
+	if (!here && t && !t->uc && t->stop_pc && first >= 0)
+		backtrace_stopped(&uc, first, skip + count - 1, t->stop_pc);
+	else
+		backtrace_from(&uc, signal, skip, count);
+}
+
+/* Lines of the report's own (the title, the cycle), written with the backtraces. */
+void rp_report_line(const char *s)
+{
+	put(s);
+}
+
+void rp_report_flush(void)
+{
+	flush_out();
 }
 
 void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc)

@@ -128,6 +128,13 @@ void rp_debug_check(int tid, uint64_t now)
 		hit(tid, now);
 }
 
+/* The run ends in a deadlock or a hang (how: RP_LOG_DEADLOCK or RP_LOG_HANG), every
+ * green thread where it stopped: the gdb extension stops here (docs/gdb.md). */
+__attribute__((noinline, noclone, used)) void rp_debug_outcome(int how)
+{
+	__asm__ volatile("" ::"r"(how) : "memory");
+}
+
 __attribute__((noinline, noclone, used)) void rp_debug_preempting(void)
 {
 	__asm__ volatile("" ::: "memory");

@@ -1,14 +1,13 @@
 /* decide.c: the scheduler's time-dependent decisions (paper 002's "every decision that
  * depends on time is logged"): the clock read that turns a sleep into a deadline, a
  * deadline found expired, an awaited event found to have happened (rp_sched_question,
- * for the io layer's descriptors), idling, and every thread blocked. Recording, a yes
+ * for the io layer's descriptors), idling (where a --timeout may end the run), and
+ * every thread blocked (a deadlock: outcome.c). Recording, a yes
  * is logged with the question's position (questions are numbered in the order the
  * scheduler asks them); replaying, the log answers and nothing real is looked at. */
 #include "engine/core.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -62,12 +61,13 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 
 static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 {
+	rp_idle_hang_check();
 	if (!rp_replay_run_free())
 		return; /* the log says when the deadline passed */
 	struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
 	/* The system call itself: clock_nanosleep is the pthread layer's, for threads. */
 	while (rp_raw_syscall(SYS_clock_nanosleep, clk, TIMER_ABSTIME, (long)&ts, 0, 0, 0) == -EINTR)
-		;
+		rp_idle_hang_check();
 }
 
 bool rp_sched_question(struct sched_thread *t, uint8_t kind, bool (*ask)(const void *),
@@ -98,20 +98,21 @@ bool rp_sched_question(struct sched_thread *t, uint8_t kind, bool (*ask)(const v
 
 void rp_replay_idle_check(uint8_t kind)
 {
+	rp_idle_hang_check();
 	const struct rp_log_record *r = rp_replay_run_free() ? NULL : rp_replay_peek();
 	if (r && r->kind != RP_LOG_TIMEOUT && !(r->kind == RP_LOG_INPUT && r->input_kind == kind))
 		rp_diverge("record %zu: every thread waits, but the recording went on (next: thread %u)",
 			rp_replay_recno(), r->tid);
 }
 
+/* Every thread blocked for good: an outcome (outcome.c), unless the recording went on. */
 static void hook_deadlock(void)
 {
 	const struct rp_log_record *r = rp_replaying ? rp_replay_peek() : NULL;
-	if (r)
+	if (r && !(r->kind == RP_LOG_END && r->how == RP_LOG_DEADLOCK))
 		rp_diverge("record %zu: every thread is blocked, but the recording went on (next: thread %u)",
 			rp_replay_recno(), r->tid);
-	sched_report_deadlock(stderr);
-	exit(1);
+	rp_outcome(RP_LOG_DEADLOCK, NULL, 0, 0);
 }
 
 void rp_decide_hooks(struct sched_hooks *h)

@@ -17,6 +17,10 @@
 #include "base/rp_say.h"
 #include "base/rp_syscall.h"
 
+/* What an instrumented caller leaves in %r15 during a call (sicpp/rewrite.h, SIC_TOKEN;
+ * sic_rt.S has its own copy). */
+#define RP_SIC_TOKEN ((uint64_t)(int64_t)-0x61a53f22)
+
 /* The counter's start in normal runs: counting down from 2^62 never reaches zero, and
  * a foreign library's r15 is very unlikely to equal such a value. */
 #define RP_SIC_BASE (UINT64_C(1) << 62)
@@ -39,6 +43,25 @@ struct rp_thread {
 	uint64_t resume_count;
 	uintptr_t resume_pc;
 	uint64_t ran_at;          /* rp_debug.switches when it last started running */
+	/* Preemptions by count (--hunt, --chaos; count.c): */
+	uint64_t slice_end;       /* the count where its slice ends */
+	bool soon;                /* preempt at its next counting point ... */
+	uintptr_t soon_pc;        /* ... or at this memory access first (the breakpoint) */
+	uintptr_t exit_pc;        /* the breakpoint where its loop ends: decide there */
+	unsigned exit_slices;     /* ... slices it has waited for it */
+	int new_prio;             /* a change point's priority, given at that preemption */
+	uint64_t in_count;        /* its count when it was last switched in */
+	uintptr_t stop_pc;        /* switched out by a preemption from our own code (not a
+				   * signal): the pc its PREEMPT names, for reports */
+	uint64_t switch_count;    /* its count when it was switched in (thread.c) */
+	int seek;                 /* where its slice's end looks for a place (count.c) */
+	bool pending;             /* ... for a decision taken already (a window missed) */
+	uintptr_t seek_pc;        /* ... the pc the slice ended at */
+	unsigned seek_left;       /* ... counting points it may still look at */
+	/* Its clock reads (inputs/in_clock.c): the next one's number, and their models
+	 * (malloc'd; freed when the thread's record is). */
+	uint64_t clock_reads;
+	void *clocks;
 	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
 	void *arg;
 };
@@ -55,6 +78,9 @@ void rp_threads_init(struct sched_hooks *h);
 /* Final counts of every thread so far (exited ones and, for live ones, now; uc: the
  * signal that stopped the running thread, or NULL in our own code). */
 size_t rp_thread_finals(struct rp_log_final *out, size_t max, const ucontext_t *uc);
+/* The logical clock: the counts all the program's threads executed, summed; from our
+ * code called by the program (its count published). */
+uint64_t rp_logical_clock(void);
 /* Set before sched_preempt from a signal handler: the interrupted context. */
 extern ucontext_t *rp_preempt_uc;
 /* Set before sched_preempt at a counting point that overflowed (rp_record_overflow):
@@ -88,6 +114,28 @@ uint64_t rp_sic_start_value(void);
 /* Side stack for a new thread. */
 #define RP_SIDE_ENTRIES_THREAD 256
 uint64_t rp_sic_overflow_c(uintptr_t stub_ret);
+/* sic_quick.c: the overflow when only the counter changes (0: the full path, which
+ * saves the vector state). What it needs, set up by the full path's code. */
+#define RP_WINDOW_BYTES 256 /* how far ahead a window is looked for */
+enum { RP_SEEK_NONE, RP_SEEK_WINDOW, RP_SEEK_EXIT };
+struct rp_sic_quick {
+	uint64_t reload;        /* LIBREPLAY_SIC_STRESS */
+	bool seeking;           /* the counting modes look on for windows */
+	const uintptr_t *atomics, *repeats; /* sorted (sic.c) */
+	size_t natomics, nrepeats;
+};
+extern struct rp_sic_quick rp_sic_quick;
+uint64_t rp_sic_overflow_quick(uintptr_t stub_ret);
+/* Where a counting point's stub that returns to ret resumes the program, or 0. */
+uintptr_t rp_stub_resume_pc(uintptr_t ret);
+/* sic.c: sort the memory access tables and hand them to the quick path. */
+void rp_sic_memops_load(void);
+/* sic.c: where the innermost loop around pc is left (sicpp's sic_loops), or 0. */
+uintptr_t rp_sic_loop_exit(uintptr_t pc);
+/* The memory accesses (sicpp/hunt.c's tables, the executable's) of the kinds asked in
+ * [from, to), at most max of them, in table order (any, atomic, repeated). */
+enum { RP_MEMOP_ANY = 1, RP_MEMOP_ATOMIC = 2, RP_MEMOP_REPEAT = 4 };
+size_t rp_sic_memops(uintptr_t from, uintptr_t to, unsigned kinds, uintptr_t *out, size_t max);
 /* sic_rt.S's __sic_pause: a pause or a spin-wait's loop yields (count in __sic_home). */
 void rp_sic_pause_c(void);
 extern uint64_t rp_sic_pause_yields;
@@ -99,6 +147,61 @@ extern uint64_t rp_sic_xsave_size;
 
 /* replay.c */
 extern bool rp_replaying;
+
+/* count.c: preemptions by instruction count (--hunt, --chaos) rather than by a timer,
+ * recording or not. */
+extern bool rp_counting;
+/* The counter of the running thread reached zero (counting modes, not replaying). */
+uint64_t rp_count_overflow(uintptr_t stub_ret);
+/* Load t's counter (at *counter) for its next preemption by count. */
+void rp_count_arm(struct rp_thread *t, uint64_t *counter);
+/* A switch from prev to next (thread.c's on_switch): prev's pending preemption goes. */
+void rp_count_switched(struct rp_thread *prev, struct rp_thread *next);
+/* A thread was created (thread.c): its slice, and its priority (--hunt). */
+void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t);
+/* Replaying a --hunt log: the PRIORITY inputs of the running thread t due now. */
+void rp_count_replay_priorities(struct rp_thread *t);
+/* Start the preemptions of a run that is not a replay (session.c): the timer, or the
+ * counts; the --timeout timer. */
+void rp_count_start(void);
+/* The pthread layer's synchronization calls (lock, unlock, wait, signal, post, create,
+ * join...): ret is the call's return address. Steps of the hunting scheduler, which
+ * may preempt the caller before the call acts, or right after it. */
+extern bool rp_sync_watch;
+void rp_sync_begin_slow(void *ret);
+void rp_sync_end_slow(void *ret);
+static inline void rp_sync_begin(void *ret)
+{
+	if (__builtin_expect(rp_sync_watch, 0))
+		rp_sync_begin_slow(ret);
+}
+static inline void rp_sync_end(void *ret)
+{
+	if (__builtin_expect(rp_sync_watch, 0))
+		rp_sync_end_slow(ret);
+}
+
+/* outcome.c: --timeout expired: the running thread stops where the replay can stop it
+ * too; at an overflow, the instruction after it (rp_hang_overflow). Every thread
+ * waiting for time or descriptors: the idle hooks end the run (rp_idle_hang_check,
+ * also replaying: the log's END says the hang came then). */
+extern volatile sig_atomic_t rp_hang_due;
+uint64_t rp_hang_overflow(uintptr_t stub_ret);
+void rp_idle_hang_check(void);
+/* The run ends in a deadlock or a hang (how: RP_LOG_DEADLOCK, RP_LOG_HANG): log it (or
+ * check the log says so), report it, stop a debugger there, exit 87 or 88. uc, count,
+ * pc: where the running thread stopped (a hang), or NULL. */
+_Noreturn void rp_outcome(int how, ucontext_t *uc, uint64_t count, uintptr_t pc);
+/* Every thread's state (the waits-for graph of END), whether two are the same, and the
+ * report of a deadlock or a hang (here: the running thread; uc: where it stopped, or
+ * NULL). */
+size_t rp_outcome_graph(struct rp_log_wait *w, size_t max);
+bool rp_outcome_same(const struct rp_log_wait *a, size_t na, const struct rp_log_wait *b, size_t nb);
+void rp_outcome_report(int how, const char *why, struct sched_thread *here, ucontext_t *uc);
+/* objname.c: a name for an address the reports mention ("lock_a", "locks+0x18"). */
+const char *rp_objname(const void *p, char *buf, size_t len);
+/* pc is in a stub of sicpp's ("fn.sic_stub.N"): "fn.sic_stub" in buf, else NULL. */
+const char *rp_stub_function(uintptr_t pc, char *buf, size_t len);
 /* The counter reached zero during replay: arm the trap; returns the new counter. */
 uint64_t rp_replay_overflow(void);
 /* record.c: the counter of a thread marked preempt_soon reached zero in the stub
@@ -124,6 +227,11 @@ void rp_trace_end(const char *why, const ucontext_t *uc);
 void rp_crash_init(void);
 void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc);
 void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc);
+/* crash.c, for outcome.c's reports: a thread's header and backtrace (here: the one
+ * making the report, from its own stack), more text, and out with it all. */
+void rp_report_thread(struct sched_thread *st, const char *state, bool here, ucontext_t *here_uc);
+void rp_report_line(const char *s);
+void rp_report_flush(void);
 /* session.c: the crash handler's last act: die of sig (its default action is back). */
 void rp_crash_reraise(int sig);
 /* debug.c: the debugger's requests (docs/gdb.md). */
@@ -181,6 +289,8 @@ uint64_t rp_thread_counts_but(int tid);
 /* A switch to next (a preemption of the thread before it, or not): what the debugger
  * reads to say which threads ran while the program was resumed. */
 void rp_debug_switched(struct rp_thread *next, bool preempted);
+/* The run ends in a deadlock or a hang: a debugger stops here first. */
+void rp_debug_outcome(int how);
 /* replay.c: "libreplay: replay diverged: ..." and exit RP_EXIT_DIVERGED. */
 _Noreturn void rp_diverge(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -59,7 +59,8 @@ static const char *input_name(uint8_t kind)
 		"?", "the clock (for a sleep)", "clock_gettime", "gettimeofday", "time", "times",
 		"clock", "getrusage", "timespec_get", "getrandom, arc4random_buf or a random device",
 		"(bytes)", "arc4random", "getpid, getppid or gettid", "sysconf", "sched_getaffinity",
-		"uname", "(a signal from outside)"};
+		"uname", "(a signal from outside)", "(a priority)",
+		"clock_gettime, gettimeofday or time"};
 	if (kind < sizeof names / sizeof names[0])
 		return names[kind];
 	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
@@ -108,6 +109,25 @@ bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len)
 		return false;
 	rp_replay_next();
 	return true;
+}
+
+bool rp_input_replay_keyed(uint8_t kind, const void *key, size_t keylen, void *buf, size_t len)
+{
+	if (rp_replay_run_free())
+		return false;
+	const struct rp_log_record *r = rp_replay_peek();
+	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind ||
+	    r->tid != (uint32_t)rp_cur->tid || r->len != keylen + len || memcmp(r->data, key, keylen))
+		return false;
+	memcpy(buf, r->data + keylen, len);
+	rp_replay_next();
+	rp_replay_rearm_running();
+	return true;
+}
+
+bool rp_inputs_logged(void)
+{
+	return rp_writer || (rp_replaying && !rp_replay_run_free());
 }
 
 bool rp_replay_decides(void)

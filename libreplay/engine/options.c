@@ -5,8 +5,10 @@
  * LIBREPLAY_OPTS holds the same flags for when the command line is not ours to
  * change. Help: --replay-help. */
 #include "engine/engine.h"
+#include "engine/hunt.h"
 #include "engine/session.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,19 +32,30 @@ static void help(const char *prog)
 	       "A program built with sicc records its thread schedule by default.\n"
 	       "  --record FILE     record into FILE (default %s)\n"
 	       "  --replay FILE     replay FILE: the same interleaving, the same output\n"
-	       "  --no-record       run without recording\n"
+	       "  --no-record       run without recording; the threads are still preempted\n"
+	       "                    (time slices, or --hunt and --chaos by counts): only the\n"
+	       "                    log is left out\n"
 	       "  --quantum TIME    time slice, e.g. 10ms (default), 500us; at least 50us\n"
-	       "  --chaos[=SEED]    randomised time slices, 50us to 20ms (still replayable)\n"
+	       "  --hunt[=SEED]     the hunting scheduler: preemptions by instruction count\n"
+	       "                    (PCT priorities, around locks, inside windows), drawn from\n"
+	       "                    SEED alone: the same seed, the same schedule\n"
+	       "  --hunt-depth=D    PCT's bug depth for --hunt: D-1 change points (default: 1\n"
+	       "                    to 5, drawn from the seed; at most 16)\n"
+	       "  --chaos[=SEED]    slices of random instruction counts, round robin (the same\n"
+	       "                    seed, the same schedule)\n"
+	       "  --timeout=TIME    stop a run still going after TIME (e.g. 10s): a hang, exit 88\n"
 	       "  --trace-schedule FILE  write every thread switch to FILE (replay-dump\n"
 	       "                    --timeline draws it); with --replay: the recording's schedule\n"
 	       "  --replay-help     this text\n"
 	       "  --                end of libreplay's flags\n"
-	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--chaos\".\n",
+	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--hunt=7\".\n"
+	       "Exit status: the program's; 87 deadlock, 88 hang (--timeout), 86 a replay that\n"
+	       "diverged, 2 a bad flag or log.\n",
 	       prog, RP_DEFAULT_LOG);
 	exit(0);
 }
 
-static uint64_t parse_duration(const char *s)
+static uint64_t parse_duration(const char *s, const char *flag, uint64_t min_ns)
 {
 	char *end;
 	double v = strtod(s, &end);
@@ -56,10 +69,26 @@ static uint64_t parse_duration(const char *s)
 	else if (!strcmp(end, "s"))
 		unit = 1e9;
 	else
-		usage_exit("bad --quantum '%s': want e.g. 10ms, 500us", s);
-	if (end == s || v * unit < RP_MIN_QUANTUM_NS || v * unit > 60e9)
-		usage_exit("--quantum '%s' out of range (50us to 60s)", s);
+		usage_exit(flag[2] == 'q' ? "bad --quantum '%s': want e.g. 10ms, 500us"
+					  : "bad --timeout '%s': want e.g. 500ms, 10s", s);
+	if (end == s || v * unit < min_ns || v * unit > (flag[2] == 'q' ? 60e9 : 1e15))
+		usage_exit(flag[2] == 'q' ? "--quantum '%s' out of range (50us to 60s)"
+					  : "--timeout '%s' out of range (1ms or more)", s);
 	return (uint64_t)(v * unit);
+}
+
+/* A seed after "--hunt=" or "--chaos=": any 64-bit number. */
+static uint64_t parse_seed(const char *s, const char *flag)
+{
+	char *end;
+	errno = 0;
+	uint64_t v = strtoull(s, &end, 0);
+	if (*end || end == s || errno || *s == '-') {
+		char what[64];
+		snprintf(what, sizeof what, "bad %s seed '%%s'", flag);
+		usage_exit(what, s);
+	}
+	return v;
 }
 
 /* One flag at argv[i]; returns how many arguments it took (0: not ours). */
@@ -82,17 +111,26 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 	} else if (VALUE("--trace-schedule")) {
 		rp_opts.trace_path = val;
 	} else if (VALUE("--quantum")) {
-		rp_opts.quantum_ns = parse_duration(val);
+		rp_opts.quantum_ns = parse_duration(val, "--quantum", RP_MIN_QUANTUM_NS);
+	} else if (VALUE("--timeout")) {
+		rp_opts.timeout_ns = parse_duration(val, "--timeout", 1000000);
+	} else if (VALUE("--hunt-depth")) {
+		char *end;
+		long d = strtol(val, &end, 10);
+		if (*end || end == val || d < 1 || d > RP_HUNT_MAX_DEPTH)
+			usage_exit("bad --hunt-depth '%s': want 1 to 16", val);
+		rp_opts.hunt_depth = (int)d;
 	} else if (!strcmp(a, "--no-record")) {
 		rp_opts.mode = RP_MODE_OFF;
-	} else if (!strcmp(a, "--chaos")) {
-		rp_opts.chaos = true;
-	} else if (!strncmp(a, "--chaos=", 8)) {
-		char *end;
-		rp_opts.chaos = true;
-		rp_opts.seed = strtoull(a + 8, &end, 0);
-		if (*end || end == a + 8)
-			usage_exit("bad --chaos seed '%s'", a + 8);
+	} else if (!strcmp(a, "--chaos") || !strcmp(a, "--hunt")) {
+		rp_opts.chaos = a[2] == 'c';
+		rp_opts.hunt = a[2] == 'h';
+		rp_opts.seed_given = false;
+	} else if (!strncmp(a, "--chaos=", 8) || !strncmp(a, "--hunt=", 7)) {
+		rp_opts.chaos = a[2] == 'c';
+		rp_opts.hunt = a[2] == 'h';
+		rp_opts.seed = parse_seed(strchr(a, '=') + 1, rp_opts.chaos ? "--chaos" : "--hunt");
+		rp_opts.seed_given = true;
 	} else if (!strcmp(a, "--replay-help")) {
 		help(prog);
 	} else {
@@ -136,6 +174,7 @@ void rp_options_parse(int *argc, char **argv)
 		if (!strncmp(argv[i], "--", 2) && (!strncmp(argv[i], "--replay", 8) ||
 		    !strncmp(argv[i], "--record", 8) || !strncmp(argv[i], "--no-record", 11) ||
 		    !strncmp(argv[i], "--quantum", 9) || !strncmp(argv[i], "--chaos", 7) ||
+		    !strncmp(argv[i], "--hunt", 6) || !strncmp(argv[i], "--timeout", 9) ||
 		    !strncmp(argv[i], "--trace-schedule", 16))) {
 			int took = one_flag(*argc, argv, i, prog);
 			if (!took)
@@ -145,10 +184,14 @@ void rp_options_parse(int *argc, char **argv)
 		}
 		break;
 	}
-	if (rp_opts.chaos && !rp_opts.seed)
+	if ((rp_opts.chaos || rp_opts.hunt) && !rp_opts.seed_given) {
 		/* System calls: the program's time and getpid are recorded inputs. */
 		rp_opts.seed = ((uint64_t)rp_raw_syscall(SYS_time, 0, 0, 0, 0, 0, 0) << 20) ^
 			       (uint64_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+		if (rp_opts.hunt && rp_opts.mode != RP_MODE_REPLAY)
+			fprintf(stderr, "libreplay: hunting with seed %llu\n",
+				(unsigned long long)rp_opts.seed);
+	}
 	/* Take what we used off argv. */
 	int k = 1;
 	for (int j = i; j < *argc; j++)

@@ -3,7 +3,9 @@
  * ends the time slice. If the interrupted PC is one where the replay can reproduce the
  * state (rp_sic_pc_preemptible), the handler logs a PREEMPT record (thread, count, pc)
  * and preempts; otherwise the tick is deferred: to the thread's next counting point
- * when it is in foreign code, else to a later tick. The other time-dependent decisions
+ * when it is in foreign code or at a counting point's branch, else to a later tick. With --hunt or --chaos the counts
+ * decide instead (count.c), and without a log (--no-record) the same preemptions are
+ * taken, only not logged. The other time-dependent decisions
  * (a deadline found expired, the clock read for a sleep) are logged by decide.c,
  * recorded calls' results by input_log.c. Blocking switches are not logged.
  */
@@ -22,24 +24,9 @@
 #include <unistd.h>
 
 struct rp_log_writer *rp_writer;
+bool rp_scheduling;
 
 static uint64_t deferred_ticks, taken_ticks;
-
-static uint64_t chaos_state;
-
-static uint64_t next_quantum_ns(void)
-{
-	if (!rp_opts.chaos)
-		return rp_opts.quantum_ns;
-	/* xorshift64*, log-uniform between 50 us and 20 ms */
-	chaos_state ^= chaos_state >> 12;
-	chaos_state ^= chaos_state << 25;
-	chaos_state ^= chaos_state >> 27;
-	uint64_t r = chaos_state * 0x2545F4914F6CDD1Dull;
-	uint64_t lo = 50000, span_bits = 9; /* 50 us << 0..8.6 */
-	uint64_t q = lo << (r % span_bits);
-	return q + (r >> 32) % q;
-}
 
 /* The time slice is CPU time. ITIMER_PROF only has the kernel tick's resolution
  * (1-4 ms), so it is the fallback: the task clock of perf_event_open is exact to
@@ -102,7 +89,20 @@ static uint64_t last_stamp_ns;
 static void log_timestamp(uint64_t now)
 {
 	last_stamp_ns = now;
-	rp_log_input(rp_writer, (uint32_t)rp_cur->tid, RP_INPUT_TIMESTAMP, &now, sizeof now);
+	if (rp_writer)
+		rp_log_input(rp_writer, (uint32_t)rp_cur->tid, RP_INPUT_TIMESTAMP, &now, sizeof now);
+}
+
+void rp_record_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc)
+{
+	taken_ticks++;
+	if (!rp_writer)
+		return;
+	rp_log_preempt(rp_writer, (uint32_t)t->tid, count, pc - rp_exe_base);
+	uint64_t now = rp_mono_ns();
+	if (now - last_stamp_ns >= RP_STAMP_INTERVAL_NS)
+		log_timestamp(now);
+	rp_log_maybe_flush(rp_writer, now);
 }
 
 /* A tick in foreign code (libc, zlib, ...) cannot preempt there: %r15 is not the
@@ -112,17 +112,22 @@ static void log_timestamp(uint64_t now)
  * the instrumented code reloads when the call returns) becomes 1, the offset moves so
  * that its count stays the same, and the next counting point overflows
  * (rp_record_overflow). Only where the count is in __sic_home: outside the
- * executable, not while the thread is inside one of its own preemptions (its
- * tick_depth: the count is in the signal frame then, and on_tick calls the vDSO), and
- * not while the scheduler runs. The way back from a signal handler is the runtime's
- * own restorer (rp_sigaction), in the executable: a tick there once found a stale
- * __sic_home and moved the thread's count by 3 * 2^62. */
+ * executable, or in the runtime's own code (part of the executable) during a call out
+ * of instrumented code, which leaves the token in r15 (callee-saved: the runtime gives
+ * it back before returning; its signal return, the overflow path and its handlers
+ * never have it there); not while the thread is inside one of its own preemptions
+ * (its tick_depth: the count is in the signal frame then, and on_tick calls the vDSO),
+ * and not while the scheduler runs. A loop of time() or of uncontended lock/unlock
+ * spends most of its time in the runtime: without the token rule it was never
+ * preempted. The way back from a signal handler is the runtime's own restorer
+ * (rp_sigaction), in the executable: a tick there once found a stale __sic_home and
+ * moved the thread's count by 3 * 2^62. */
 extern const char __executable_start[], etext[];
 
-static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc)
+static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc, uint64_t r15)
 {
-	if (t->preempt_soon || (pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext) ||
-	    __sic_home <= 1)
+	bool in_exe = pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext;
+	if (t->preempt_soon || (in_exe && r15 != RP_SIC_TOKEN) || __sic_home <= 1)
 		return;
 	/* Foreign code the scheduler called (munmap of a dead thread's stack, say) may run
 	 * half way through a switch: rp_cur and __sic_home are the next thread's already,
@@ -168,20 +173,45 @@ static void preempt_at_aligned_count(struct rp_thread *t, ucontext_t *uc)
 	t->preempt_soon = true;
 }
 
+/* The interrupted context uc stopped at a counting point's branch (dec %r15; je stub),
+ * where the flags are live and it cannot be preempted: a tight loop (for (;;);, a spin
+ * on a flag) is interrupted there nearly every time, as the instruction after the
+ * decrement retires with it. %r15 is surely the counter there: it becomes 1 (0: the
+ * branch goes to the overflow already), the offset moves so that the count stays the
+ * same, and the next counting point overflows. */
+bool rp_overflow_soon(struct rp_thread *t, ucontext_t *uc)
+{
+	static const unsigned char dec_r15[] = {0x49, 0xff, 0xcf};
+	const unsigned char *p = (const unsigned char *)rp_pc_of(uc);
+	if (!rp_sic_pc_instrumented((uintptr_t)p) || memcmp(p - 3, dec_r15, 3) != 0 ||
+	    p[0] != 0x0f || p[1] != 0x84)
+		return false;
+	uint64_t *r15 = (uint64_t *)&uc->uc_mcontext.gregs[REG_R15];
+	if (*r15 > 1) {
+		t->offset -= *r15 - 1;
+		*r15 = 1;
+	}
+	return true;
+}
+
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	int saved = errno;
 	if (rp_dying)
 		return;
-	if (rp_opts.chaos || tick_fd < 0)
-		arm_timer(next_quantum_ns());
+	if (tick_fd < 0)
+		arm_timer(rp_opts.quantum_ns);
 	uintptr_t pc = rp_pc_of(uc);
 	struct rp_thread *t = rp_cur;
-	if (!rp_writer || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
-		if (rp_writer && t->tid != 0 && !t->tick_depth && !rp_sic_pc_instrumented(pc) &&
-		    sched_preempt_useful())
-			preempt_at_next_count(t, pc);
+	if (!rp_scheduling || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
+		if (rp_scheduling && t->tid != 0 && !t->tick_depth && sched_preempt_useful() &&
+		    !sched_busy()) {
+			if (!rp_sic_pc_instrumented(pc))
+				preempt_at_next_count(t, pc, (uint64_t)uc->uc_mcontext.gregs[REG_R15]);
+			else if (rp_overflow_soon(t, uc))
+				t->preempt_soon = true;
+		}
 		deferred_ticks++;
 		errno = saved;
 		return;
@@ -199,35 +229,10 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	t->tick_depth++;
-	taken_ticks++;
-	rp_log_preempt(rp_writer, (uint32_t)t->tid, count, pc - rp_exe_base);
-	uint64_t now = rp_mono_ns();
-	if (now - last_stamp_ns >= RP_STAMP_INTERVAL_NS)
-		log_timestamp(now);
-	rp_log_maybe_flush(rp_writer, now);
+	rp_record_preempt(t, count, pc);
 	rp_preempt_from_signal(uc, sig);
 	t->tick_depth--;
 	errno = saved;
-}
-
-/* Where a counting point's stub returns to: after `call __sic_overflow` comes
- * `leaq 128(%rsp), %rsp` and a jump back (sicpp/rewrite.c). 0 for another form (the
- * flag-preserving one swaps rcx back first: its resumption is not preemptible). */
-static uintptr_t stub_resume_pc(uintptr_t ret)
-{
-	static const unsigned char leaq[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
-	const unsigned char *p = (const unsigned char *)ret;
-	if (memcmp(p, leaq, sizeof leaq) != 0)
-		return 0;
-	p += sizeof leaq;
-	if (p[0] == 0xe9) {
-		int32_t rel;
-		memcpy(&rel, p + 1, sizeof rel);
-		return (uintptr_t)(p + 5) + (intptr_t)rel;
-	}
-	if (p[0] == 0xeb)
-		return (uintptr_t)(p + 2) + (intptr_t)(int8_t)p[1];
-	return 0;
 }
 
 uint64_t rp_record_overflow(uintptr_t stub_ret)
@@ -237,8 +242,8 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
 	uint64_t count = t->offset; /* the counter is 0 */
 	uint64_t fresh = rp_sic_start_value();
 	t->offset = count + fresh;
-	uintptr_t pc = stub_resume_pc(stub_ret);
-	if (rp_writer && (!pc || !rp_sic_pc_preemptible(pc)) && align_ticks() &&
+	uintptr_t pc = rp_stub_resume_pc(stub_ret);
+	if (rp_scheduling && (!pc || !rp_sic_pc_preemptible(pc)) && align_ticks() &&
 	    !(count % RP_PREEMPT_ALIGN) && sched_preempt_useful()) {
 		/* a counting point where no preemption may be taken (the flag-preserving
 		 * form, a foreign caller's entry): the next aligned count, then */
@@ -246,19 +251,16 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
 		t->offset = count + RP_PREEMPT_ALIGN;
 		return RP_PREEMPT_ALIGN;
 	}
-	if (!rp_writer || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful())
+	if (!rp_scheduling || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful())
 		return fresh;
-	taken_ticks++;
-	rp_log_preempt(rp_writer, (uint32_t)t->tid, count, pc - rp_exe_base);
-	uint64_t now = rp_mono_ns();
-	if (now - last_stamp_ns >= RP_STAMP_INTERVAL_NS)
-		log_timestamp(now);
-	rp_log_maybe_flush(rp_writer, now);
+	rp_record_preempt(t, count, pc);
 	/* Switched out from here, not from a signal: home holds its counter meanwhile. */
 	__sic_home = fresh;
 	t->tick_depth++;
 	rp_preempt_at_count = true; /* the replay stops here by its trap: a preemption too */
+	t->stop_pc = pc;
 	sched_preempt();
+	t->stop_pc = 0;
 	rp_preempt_at_count = false; /* consumed by on_switch, or no switch happened */
 	t->tick_depth--;
 	/* It resumes before pc: a tick there before it moves must not preempt again. */
@@ -275,7 +277,7 @@ void rp_record_start(int argc, char **argv)
 {
 	struct rp_log_header h;
 	memset(&h, 0, sizeof h);
-	h.flags = rp_opts.chaos ? RP_LOG_F_CHAOS : 0;
+	h.flags = (rp_opts.chaos ? RP_LOG_F_CHAOS : 0) | (rp_opts.hunt ? RP_LOG_F_HUNT : 0);
 	h.quantum_ns = rp_opts.quantum_ns;
 	h.seed = rp_opts.seed;
 	h.build_id_len = sizeof h.build_id;
@@ -297,10 +299,16 @@ void rp_record_start(int argc, char **argv)
 	 * second of records, and block headers stay a small part of the log. */
 	rp_log_set_flush_interval(rp_writer, RP_LOG_FLUSH_INTERVAL_NS);
 	rp_input_log_early();
-	chaos_state = rp_opts.seed ? rp_opts.seed : 0x9E3779B97F4A7C15ull;
 	log_timestamp(rp_mono_ns());
+}
+
+void rp_record_schedule(void)
+{
+	rp_scheduling = true;
+	if (rp_counting)
+		return;
 	rp_install_handler(SIGPROF, on_tick, 0);
-	start_timer(next_quantum_ns());
+	start_timer(rp_opts.quantum_ns);
 }
 
 /* ---- the end ------------------------------------------------------------------------------ */
@@ -318,6 +326,16 @@ void rp_record_end(int how, int value, const ucontext_t *uc)
 	if (getenv("LIBREPLAY_STATS"))
 		fprintf(stderr, "libreplay: %llu preemptions taken, %llu ticks deferred\n",
 			(unsigned long long)taken_ticks, (unsigned long long)deferred_ticks);
+}
+
+void rp_record_outcome(int how, int value, const ucontext_t *uc, const struct rp_log_outcome *o)
+{
+	if (!rp_writer)
+		return;
+	log_timestamp(rp_mono_ns());
+	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
+	if (rp_log_end_outcome(rp_writer, how, value, end_threads, n, o) != 0 || uc)
+		rp_log_flush_from_signal(rp_writer);
 }
 
 void rp_record_forget(void)

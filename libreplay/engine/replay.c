@@ -5,7 +5,9 @@
  * record (rp_replay_arm); the overflow arms a hardware breakpoint (perf_event_open,
  * delivered as a real-time signal: it works under gdb, int3 does not) at the logged PC;
  * the breakpoint's trap (on_trap) reproduces the preemption. Any other outcome is a
- * divergence, reported at once in one line (rp_diverge, exit RP_EXIT_DIVERGED).
+ * divergence, reported at once in one line (rp_diverge, exit RP_EXIT_DIVERGED), but
+ * a deadlock or a hang the log ends with is reached and reported as the recording's
+ * was (outcome.c). The breakpoint serves the counting modes' recordings too (count.c).
  */
 #include "engine/core.h"
 #include "base/rp_alloc.h"
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 bool rp_replaying;
+bool rp_log_hunted;
 
 /* Replay: the whole log, read before the program starts (no reading in handlers). */
 static struct rp_log_record *recs;
@@ -120,23 +123,42 @@ static void bp_attr(struct perf_event_attr *a, uintptr_t pc)
 	a->wakeup_events = 1;
 }
 
-static void bp_arm(uintptr_t pc)
+void rp_bp_arm(uintptr_t pc)
 {
 	struct perf_event_attr a;
 	bp_attr(&a, pc);
 	if (ioctl(bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) != 0 ||
 	    ioctl(bp_fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
-		rp_fatal("cannot arm the replay breakpoint at %#lx: %s", (unsigned long)pc,
+		rp_fatal("cannot arm the breakpoint at %#lx: %s", (unsigned long)pc,
 			 strerror(errno));
 	bp_armed_pc = pc;
 }
 
-static void bp_disarm(void)
+void rp_bp_disarm(void)
 {
 	if (bp_armed_pc && bp_fd >= 0) {
 		ioctl(bp_fd, PERF_EVENT_IOC_DISABLE, 0);
 		bp_armed_pc = 0;
 	}
+}
+
+bool rp_bp_ready(void)
+{
+	return bp_fd >= 0;
+}
+
+/* Where a record stops a thread: a PREEMPT, or the END of a hang that stopped it. */
+static bool record_stop(const struct rp_log_record *r, uint32_t *tid, uint64_t *count, uint64_t *pc)
+{
+	if (r && r->kind == RP_LOG_PREEMPT) {
+		*tid = r->tid, *count = r->count, *pc = r->pc;
+		return true;
+	}
+	if (r && r->kind == RP_LOG_END && r->how == RP_LOG_HANG && r->outcome.stop_tid) {
+		*tid = r->outcome.stop_tid, *count = r->outcome.stop_count, *pc = r->outcome.stop_pc;
+		return true;
+	}
+	return false;
 }
 
 /* Load t's counter (at *counter) for its next record: zero at the record's count, or
@@ -146,18 +168,20 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 	uint64_t now = t->offset - *counter;
 	const struct rp_log_record *r = rp_replay_peek();
 	uint64_t left = RP_SIC_BASE;
-	bp_disarm();
-	if (r && r->kind == RP_LOG_PREEMPT && r->tid == (uint32_t)t->tid) {
-		if (r->count < now)
-			rp_diverge("record %zu: thread %u should have been preempted at count %llu "
-				"(pc %#llx) but is at count %llu",
-				next_rec + 1, r->tid, (unsigned long long)r->count,
-				(unsigned long long)r->pc, (unsigned long long)now);
-		if (r->count == now) {
-			bp_arm(rp_exe_base + r->pc);
+	rp_bp_disarm();
+	uint32_t tid;
+	uint64_t count, pc;
+	if (record_stop(r, &tid, &count, &pc) && tid == (uint32_t)t->tid) {
+		if (count < now)
+			rp_diverge("record %zu: thread %u should have been %s at count %llu "
+				"(pc %#llx) but is at count %llu", next_rec + 1, tid,
+				r->kind == RP_LOG_PREEMPT ? "preempted" : "stopped by the hang",
+				(unsigned long long)count, (unsigned long long)pc, (unsigned long long)now);
+		if (count == now) {
+			rp_bp_arm(rp_exe_base + pc);
 			left = 1; /* the next counting point first is a divergence */
 		} else {
-			left = r->count - now;
+			left = count - now;
 		}
 	}
 	left = rp_debug_clip(t->tid, now, left);
@@ -178,17 +202,27 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	int saved = errno;
+	if (!rp_replaying) { /* a recording's (count.c, outcome.c) */
+		rp_count_trap(uc, sig);
+		errno = saved;
+		return;
+	}
 	uintptr_t pc = rp_pc_of(uc);
 	struct rp_thread *t = rp_cur;
 	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
 	const struct rp_log_record *r = rp_replay_peek();
-	bp_disarm();
+	rp_bp_disarm();
+	if (r && r->kind == RP_LOG_END && r->how == RP_LOG_HANG &&
+	    r->outcome.stop_tid == (uint32_t)t->tid && r->outcome.stop_count == count &&
+	    rp_exe_base + r->outcome.stop_pc == pc)
+		rp_outcome(RP_LOG_HANG, uc, count, pc);
 	if (!r || r->kind != RP_LOG_PREEMPT || r->tid != (uint32_t)t->tid || r->count != count ||
 	    rp_exe_base + r->pc != pc)
 		rp_diverge("record %zu: thread %d reached pc %#lx at count %llu, expected %s",
 			next_rec + 1, t->tid, (unsigned long)(pc - rp_exe_base), (unsigned long long)count,
 			r ? "another record" : "the end of the log");
 	next_rec++;
+	rp_count_replay_priorities(t);
 	/* The same scheduling decision as recorded: the counter continues from here. The
 	 * thread may be between publishing its count and a call (movq %r15, __sic_home;
 	 * movq $token, %r15; call): keep the published copy equal to the new counter. */
@@ -237,18 +271,16 @@ void rp_replay_thread_exit(struct rp_thread *t)
 
 static struct rp_log_final end_threads[RP_LOG_END_THREADS_MAX];
 
-void rp_replay_check_end(int how, int value, const ucontext_t *uc)
+static const char *end_name(int how)
 {
-	const struct rp_log_record *r = rp_replay_peek();
-	if (!r)
-		return; /* a log cut short: already said */
-	if (r->kind != RP_LOG_END)
-		rp_diverge("record %zu: the program ended (%s %d) with records left",
-			next_rec + 1, how == RP_LOG_EXITED ? "exit status" : "signal", value);
-	if (r->how != how || r->value != value)
-		rp_diverge("the program ended with %s %d, the recording with %s %d",
-			how == RP_LOG_EXITED ? "exit status" : "signal", value,
-			r->how == RP_LOG_EXITED ? "exit status" : "signal", r->value);
+	return how == RP_LOG_DEADLOCK ? "deadlock" : how == RP_LOG_HANG ? "hang" :
+	       how == RP_LOG_EXITED ? "exit status" : "signal";
+}
+
+/* The final counts of the threads (uc: where the running one stopped) against the END
+ * record r's; then r is consumed. */
+static void check_finals(const struct rp_log_record *r, const ucontext_t *uc)
+{
 	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
 	for (uint32_t k = 0; k < r->nthreads; k++) {
 		size_t j = 0;
@@ -262,8 +294,62 @@ void rp_replay_check_end(int how, int value, const ucontext_t *uc)
 	next_rec++;
 }
 
+void rp_replay_check_end(int how, int value, const ucontext_t *uc)
+{
+	const struct rp_log_record *r = rp_replay_peek();
+	if (!r)
+		return; /* a log cut short: already said */
+	if (r->kind != RP_LOG_END)
+		rp_diverge("record %zu: the program ended (%s %d) with records left",
+			next_rec + 1, end_name(how), value);
+	if (r->how != how || r->value != value)
+		rp_diverge("the program ended with %s %d, the recording with %s %d", end_name(how),
+			value, end_name(r->how), r->value);
+	check_finals(r, uc);
+}
+
+void rp_replay_check_outcome(int how, const ucontext_t *uc, const struct rp_log_outcome *o)
+{
+	const struct rp_log_record *r = rp_replay_peek();
+	if (!r)
+		return; /* a log cut short: already said */
+	if (r->kind != RP_LOG_END || r->how != how)
+		rp_diverge("record %zu: the program ended in a %s where the recording %s", next_rec + 1,
+			end_name(how), r->kind != RP_LOG_END ? "went on" : end_name(r->how));
+	const struct rp_log_outcome *x = &r->outcome;
+	if (x->stop_tid != o->stop_tid ||
+	    (o->stop_tid && (x->stop_count != o->stop_count || x->stop_pc != o->stop_pc)))
+		rp_diverge("the %s stopped thread %u at count %llu, the recording thread %u at count %llu",
+			end_name(how), o->stop_tid, (unsigned long long)o->stop_count, x->stop_tid,
+			(unsigned long long)x->stop_count);
+	if (!rp_outcome_same(o->waits, o->nwaits, x->waits, x->nwaits))
+		rp_diverge("the %s left the threads in other states than the recording's", end_name(how));
+	check_finals(r, uc);
+}
+
 /* A hardware execute breakpoint on this (only) kernel thread, disabled until armed,
- * that signals RP_BP_SIGNAL when hit. */
+ * that signals RP_BP_SIGNAL when hit; -1 if perf does not allow one. */
+static int try_breakpoint(void)
+{
+	struct perf_event_attr a;
+	bp_attr(&a, (uintptr_t)&try_breakpoint);
+	a.disabled = 1;
+	int fd = rp_high_fd(rp_perf_event_open(&a));
+	if (fd >= 0 && rp_route_signal(fd, RP_BP_SIGNAL) != 0) {
+		rp_sys_close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+bool rp_bp_open(void)
+{
+	if (bp_fd < 0 && (bp_fd = try_breakpoint()) >= 0)
+		rp_install_handler(RP_BP_SIGNAL, on_trap, 0);
+	return bp_fd >= 0;
+}
+
+/* The replay's: it cannot do without. */
 static int open_breakpoint(void)
 {
 	struct perf_event_attr a;
@@ -322,6 +408,11 @@ void rp_replay_load_log(void)
 			if (f)
 				memcpy(f, rec.threads, rec.nthreads * sizeof *f);
 			rec.threads = f;
+			uint32_t nw = rec.outcome.nwaits;
+			struct rp_log_wait *w = rp_malloc((nw ? nw : 1) * sizeof *w);
+			if (w && nw)
+				memcpy(w, rec.outcome.waits, nw * sizeof *w);
+			rec.outcome.waits = w;
 		}
 		recs[nrecs++] = rec;
 	}
@@ -372,6 +463,7 @@ void rp_replay_start(int *argc, char ***argv)
 	av[0] = (*argv)[0];
 	*argc = h->argc;
 	*argv = av;
+	rp_log_hunted = h->flags & RP_LOG_F_HUNT;
 	rp_log_close_reader(r);
 
 	bp_fd = open_breakpoint();

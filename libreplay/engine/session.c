@@ -141,12 +141,18 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	rp_session_started = true;
 	rp_threads_init(h);
 	rp_decide_hooks(h);
-	if (rp_opts.mode == RP_MODE_OFF)
+	if (rp_opts.mode == RP_MODE_OFF) {
+		rp_count_start(); /* the same preemptions, no log */
+		rp_record_schedule();
 		return;
-	if (rp_opts.mode == RP_MODE_RECORD)
+	}
+	if (rp_opts.mode == RP_MODE_RECORD) {
 		rp_record_start(*argc, *argv);
-	else
+		rp_count_start();
+		rp_record_schedule();
+	} else {
 		rp_replay_start(argc, argv);
+	}
 	on_exit(on_exit_handler, NULL);
 	pthread_atfork(NULL, NULL, child_after_fork);
 	rp_crash_init();

@@ -18,6 +18,8 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 /* Exit statuses of our own (the program's are passed through). */
 #define RP_EXIT_USAGE 2     /* bad flags, unreadable or foreign log */
 #define RP_EXIT_DIVERGED 86 /* replay did not follow the log */
+#define RP_EXIT_DEADLOCK 87 /* every thread blocked for good */
+#define RP_EXIT_HANG 88     /* --timeout stopped the run */
 
 /* INPUT record kinds. */
 #define RP_INPUT_SCHED_CLOCK 1 /* the clock read to turn a sleep into a deadline */
@@ -37,6 +39,9 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 #define RP_INPUT_AFFINITY 14    /* sched_getaffinity(): result, mask */
 #define RP_INPUT_UNAME 15       /* uname(): result, struct utsname */
 #define RP_INPUT_ASYNC_SIGNAL 16 /* a signal from outside reached a handler: replay refuses */
+#define RP_INPUT_PRIORITY 17    /* --hunt: thread (i32) gets priority (i32) */
+#define RP_INPUT_CLOCK_FIX 18   /* a clock read the model did not predict: clock, the thread's
+				 * read number (u64), the value (ns, u64) (in_clock.c) */
 /* 20..29: blocking system calls (docs/io.md). */
 #define RP_INPUT_IO_READY 20 /* tid's awaited descriptor was found ready: the question's
 			      * position (u64), numbered with the TIMEOUT questions */
@@ -50,8 +55,12 @@ struct rp_options {
 	enum rp_mode mode;
 	const char *log_path;
 	uint64_t quantum_ns;
-	bool chaos;
+	bool chaos; /* count slices from the seed (hunt.c), round robin */
+	bool hunt;  /* the hunting scheduler (hunt.c) */
+	bool seed_given;
 	uint64_t seed;
+	int hunt_depth;      /* 0: the default */
+	uint64_t timeout_ns; /* --timeout: 0 none */
 	const char *trace_path; /* --trace-schedule: every switch, for the timeline */
 };
 extern struct rp_options rp_opts;
@@ -70,6 +79,12 @@ void rp_input_record(uint8_t kind, const void *buf, size_t len);
  * exactly buf? If so it is consumed and true returned: a decision logged only when
  * it happened, buf naming where (so that an earlier point cannot take it). */
 bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len);
+/* Replaying: is the next record an INPUT of kind for the current thread starting with
+ * key? If so buf gets the rest, it is consumed, and true returned (a value logged only
+ * when it could not be predicted, key naming which call it was). */
+bool rp_input_replay_keyed(uint8_t kind, const void *key, size_t keylen, void *buf, size_t len);
+/* Recording with a log, or replaying one (not past its end). */
+bool rp_inputs_logged(void);
 /* Recording: a signal from outside the process reached a program's handler (the
  * signals layer's trampoline, sig_action.c). No record could say where to deliver it
  * in a replay, so an ASYNC_SIGNAL input marks the log as one the replay refuses. The

@@ -1,5 +1,6 @@
 /* sic.c: the counter's state, its overflow, and the tables sicpp emits. */
 #include "engine/engine.h"
+#include "base/rp_alloc.h"
 
 #include <cpuid.h>
 #include <stdarg.h>
@@ -49,6 +50,7 @@ void rp_sic_init(void)
 		if (*end || n == 0 || n > (1ULL << 40))
 			rp_fatal("LIBREPLAY_SIC_STRESS=%s: want a count between 1 and 2^40", stress);
 		sic_reload = n;
+		rp_sic_quick.reload = n;
 		start = n;
 	}
 	/* Now, not lazily: the tables are read from signal handlers, which must not
@@ -74,6 +76,10 @@ uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 {
 	if (rp_replaying)
 		return rp_replay_overflow();
+	if (rp_hang_due)
+		return rp_hang_overflow(stub_ret);
+	if (rp_counting)
+		return rp_count_overflow(stub_ret);
 	if (rp_cur->preempt_soon)
 		return rp_record_overflow(stub_ret);
 	if (!sic_reload)
@@ -255,6 +261,123 @@ bool rp_sic_pc_instrumented(uintptr_t pc)
 			return true;
 	}
 	return false;
+}
+
+/* ---- memory accesses and loops (sicpp/hunt.c), for the counting modes -------------- */
+
+/* The executable's tables only: shared objects' accesses get no window. */
+extern const int32_t __start_sic_memops[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_sic_memops[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __start_sic_atomics[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_sic_atomics[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __start_sic_repeats[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_sic_repeats[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __start_sic_loops[] __attribute__((weak, visibility("hidden")));
+extern const int32_t __stop_sic_loops[] __attribute__((weak, visibility("hidden")));
+
+static struct sorted {
+	uintptr_t *v;
+	size_t n;
+} memops[3]; /* RP_MEMOP_ANY, RP_MEMOP_ATOMIC, RP_MEMOP_REPEAT */
+
+/* A table of self-relative offsets as sorted addresses (rp_malloc: the program's heap
+ * must not move). */
+static uintptr_t *sorted_table(const int32_t *start, const int32_t *stop, size_t *n)
+{
+	*n = entries(start, stop);
+	uintptr_t *v = rp_malloc((*n ? *n : 1) * sizeof *v);
+	if (!v)
+		rp_fatal("out of memory");
+	for (size_t i = 0; i < *n; i++)
+		v[i] = rel(&start[i]);
+	qsort(v, *n, sizeof *v, cmp_pc);
+	return v;
+}
+
+/* The first index of v (n sorted) at or after pc. */
+static size_t lower_bound(const uintptr_t *v, size_t n, uintptr_t pc)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid] < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* sic_loops: (head, exit) pairs, by head. */
+struct loop {
+	uintptr_t head, exit;
+};
+static struct loop *loops;
+static size_t nloops;
+
+static int cmp_loop(const void *a, const void *b)
+{
+	const struct loop *x = a, *y = b;
+	return x->head < y->head ? -1 : x->head > y->head;
+}
+
+uintptr_t rp_sic_loop_exit(uintptr_t pc)
+{
+	size_t lo = 0, hi = nloops;
+	while (lo < hi) { /* the first head after pc */
+		size_t mid = (lo + hi) / 2;
+		if (loops[mid].head <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The innermost loop around pc has the last head at or before it among those
+	 * that end after it (loops nest); a few looked at suffice. */
+	for (size_t k = lo, tries = 0; k-- > 0 && tries < 64; tries++)
+		if (loops[k].exit > pc)
+			return loops[k].exit;
+	return 0;
+}
+
+void rp_sic_memops_load(void)
+{
+	if (memops[0].v)
+		return;
+	memops[0].v = sorted_table(__start_sic_memops, __stop_sic_memops, &memops[0].n);
+	memops[1].v = sorted_table(__start_sic_atomics, __stop_sic_atomics, &memops[1].n);
+	memops[2].v = sorted_table(__start_sic_repeats, __stop_sic_repeats, &memops[2].n);
+	rp_sic_quick.atomics = memops[1].v;
+	rp_sic_quick.natomics = memops[1].n;
+	rp_sic_quick.repeats = memops[2].v;
+	rp_sic_quick.nrepeats = memops[2].n;
+	nloops = entries(__start_sic_loops, __stop_sic_loops) / 2;
+	loops = rp_malloc((nloops ? nloops : 1) * sizeof *loops);
+	if (!loops)
+		rp_fatal("out of memory");
+	for (size_t i = 0; i < nloops; i++) {
+		loops[i].head = rel(&__start_sic_loops[2 * i]);
+		loops[i].exit = rel(&__start_sic_loops[2 * i + 1]);
+	}
+	qsort(loops, nloops, sizeof *loops, cmp_loop);
+}
+
+size_t rp_sic_memops(uintptr_t from, uintptr_t to, unsigned kinds, uintptr_t *out, size_t max)
+{
+	rp_sic_memops_load();
+	size_t n = 0;
+	for (int t = 0; t < 3; t++) {
+		if (!(kinds & (1u << t)))
+			continue;
+		const struct sorted *m = &memops[t];
+		for (size_t i = lower_bound(m->v, m->n, from); i < m->n && m->v[i] < to && n < max; i++) {
+			size_t k = 0;
+			while (k < n && out[k] != m->v[i])
+				k++;
+			if (k == n)
+				out[n++] = m->v[i];
+		}
+	}
+	return n;
 }
 
 bool rp_sic_pc_preemptible(uintptr_t pc)

@@ -85,11 +85,66 @@ __sic_home:
 	.globl	__sic_overflow
 	.type	__sic_overflow, @function
 __sic_overflow:
-	SIC_SAVE
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbp, -16
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	pushfq
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	andq	$-16, %rsp
+	cld
 	movq	8(%rbp), %rdi		/* where in the stub we return to */
+	call	rp_sic_overflow_quick	/* general registers only: 0 = the full path */
+	testq	%rax, %rax
+	jz	1f
+	movq	%rax, %r15
+	leaq	-80(%rbp), %rsp
+	jmp	2f
+1:	subq	rp_sic_xsave_size(%rip), %rsp
+	andq	$-64, %rsp
+	xorl	%eax, %eax		/* XRSTOR wants a clean XSAVE header */
+	movq	%rax, 512(%rsp)
+	movq	%rax, 520(%rsp)
+	movq	%rax, 528(%rsp)
+	movq	%rax, 536(%rsp)
+	movq	%rax, 544(%rsp)
+	movq	%rax, 552(%rsp)
+	movq	%rax, 560(%rsp)
+	movq	%rax, 568(%rsp)
+	movl	$-1, %eax
+	movl	$-1, %edx
+	xsave64	(%rsp)
+	movq	8(%rbp), %rdi
 	call	rp_sic_overflow_c	/* returns the new counter */
 	movq	%rax, %r15
-	SIC_RESTORE
+	movl	$-1, %eax
+	movl	$-1, %edx
+	xrstor64 (%rsp)
+	leaq	-80(%rbp), %rsp
+2:	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	popfq
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
 	.size	__sic_overflow, .-__sic_overflow
 
 /* Called from a pause's stub, or a spin-wait's backward branch (sicpp/hunt.c): the

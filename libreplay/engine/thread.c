@@ -44,6 +44,7 @@ static void on_thread_create(struct sched_thread *st)
 		rp_main_thread.side_base = __sic_side_base;
 		rp_main_thread.side_top = __sic_side_top;
 		rp_main_thread.side_end = __sic_side_end;
+		rp_count_thread_created(st, &rp_main_thread);
 		return;
 	}
 	/* A thread of rp_thread_create brings its own (as the start argument). */
@@ -61,6 +62,7 @@ static void on_thread_create(struct sched_thread *st)
 	t->offset = t->home = rp_sic_start_value();
 	t->side_base = t->side_top = side;
 	t->side_end = side + RP_SIDE_WORDS * RP_SIDE_ENTRIES_THREAD;
+	rp_count_thread_created(st, t);
 }
 
 static void on_thread_exit(struct sched_thread *st)
@@ -80,7 +82,20 @@ static void on_thread_exit(struct sched_thread *st)
 		nfinals = n;
 	}
 	finals[t->tid] = count;
+	rp_free(t->clocks);
+	t->clocks = NULL;
 	rp_replay_thread_exit(t);
+}
+
+/* The logical clock: every count the program's threads executed, summed (the same in a
+ * recording and its replays): the threads switched out, and the running one since it
+ * was switched in (its count then in switch_count). */
+static uint64_t logical_base;
+
+uint64_t rp_logical_clock(void)
+{
+	struct rp_thread *t = rp_cur;
+	return logical_base + (t->offset - __sic_home) - t->switch_count;
 }
 
 static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st)
@@ -89,6 +104,10 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 	prev->home = __sic_home;
 	prev->side_top = __sic_side_top;
 	prev->uc = rp_preempt_uc; /* NULL for a voluntary switch */
+	if (prev != next) {
+		logical_base += prev->offset - *rp_thread_counter(prev) - prev->switch_count;
+		next->switch_count = next->offset - *rp_thread_counter(next);
+	}
 	rp_preempt_uc = NULL;
 	bool preempted = prev->uc != NULL || rp_preempt_at_count;
 	rp_preempt_at_count = false;
@@ -99,8 +118,13 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 		next->resume_count = next->offset - next->uc->uc_mcontext.gregs[REG_R15];
 		next->resume_pc = next->uc->uc_mcontext.gregs[REG_RIP];
 	}
-	if (rp_replaying && next != &host_thread) {
-		rp_replay_arm(next, rp_thread_counter(next));
+	if (rp_counting && !rp_replaying && prev != next)
+		rp_count_switched(prev, next);
+	if ((rp_replaying || rp_counting) && next != &host_thread) {
+		if (rp_replaying)
+			rp_replay_arm(next, rp_thread_counter(next));
+		else
+			rp_count_arm(next, rp_thread_counter(next));
 		/* Preempted between publishing its count and a call, it will read home:
 		 * keep it equal to the counter just loaded in its signal frame. */
 		next->home = *rp_thread_counter(next);

@@ -13,8 +13,10 @@
 #
 # It reads the runtime's state through the DWARF of libreplay.a (compiled with -g, so
 # in every program linked with it) and writes only rp_debug (libreplay/engine/debug.c). It
-# makes our signals silent: SIGPROF (the recording's time slice) and SIG41 (SIGRTMIN+7,
-# the replay's hardware breakpoint, RP_BP_SIGNAL in engine/replay.c).
+# makes our signals silent: SIGPROF (the recording's time slice), SIG41 (SIGRTMIN+7,
+# the hardware breakpoint, RP_BP_SIGNAL in engine/replay.c) and SIG40 (SIGRTMIN+6,
+# the recording's --timeout). A run that ends in a deadlock or a hang stops in
+# rp_debug_outcome first, every green thread where it stopped.
 #
 # Looking at another green thread loads its saved stack pointer and resume address
 # into the one kernel thread's registers; the real ones are put back before anything
@@ -25,7 +27,8 @@ import sys
 
 import gdb
 
-SIGNALS = ("SIGPROF", "SIG41")
+SIGNALS = ("SIGPROF", "SIG41", "SIG40")
+OUTCOMES = {2: ("deadlock", 87), 3: ("hang", 88)}  # RP_LOG_DEADLOCK, RP_LOG_HANG (log.h)
 # A caller in instrumented code passes this in %r15 (sic_rt.S, RP_SIC_TOKEN).
 SIC_TOKEN = (-0x61A53F22) & (2**64 - 1)
 REG_R15 = 7  # index in ucontext's gregs (<sys/ucontext.h>)
@@ -612,13 +615,15 @@ The running one is marked with *, the one rthread shows with >."""
         try:
             for st in green_threads():
                 tid, state = int(st["id"]), STATES[int(st["state"])]
-                if int(st["ext"]) == cur:
-                    state = "running"
+                is_cur = int(st["ext"]) == cur
+                if is_cur and state != "blocked":
+                    state = "running"  # (the current one blocked: a deadlock's end)
                 if state == "blocked":
                     kind = str(st["wait_kind"]).replace("SCHED_WAIT_", "").lower()
                     state = "blocked (%s)" % kind
                 count = count_of(st, cur)
-                if state == "running":
+                waits = waits_for(st)
+                if is_cur:
                     at = where(user_frame())
                 elif state.startswith(("runnable", "blocked")):
                     f = switch_to(tid)
@@ -626,16 +631,81 @@ The running one is marked with *, the one rthread shows with >."""
                     restore()
                 else:
                     at = ""
-                rows.append((tid, state, count, at))
+                rows.append((tid, state, count, at, waits, is_cur))
         finally:
             restore()
             if viewing is not None:
                 switch_to(viewing)
         gdb.write("  %-4s %-20s %-12s %s\n" % ("Id", "State", "Count", "Where"))
-        for tid, state, count, at in rows:
-            mark = ">" if tid == viewing else ("*" if state == "running" else " ")
+        for tid, state, count, at, waits, is_cur in rows:
+            mark = ">" if tid == viewing else ("*" if is_cur else " ")
             gdb.write("%s %-4d %-20s %-12s %s\n" % (mark, tid, state,
                                                   "-" if count is None else count, at))
+            if waits:
+                gdb.write("         %s\n" % waits)
+
+
+def symbol_of(addr):
+    """A data address by its symbol ("lock_a", "locks + 24"), else in hex."""
+    out = gdb.execute("info symbol 0x%x" % addr, to_string=True).strip()
+    if out.startswith("No symbol"):
+        return "0x%x" % addr
+    return out.split(" in section")[0]
+
+
+def waits_for(st):
+    """What a blocked green thread waits on and who holds it, and the mutexes it holds:
+    "waits for mutex lock_b held by thread 2; holds mutex lock_a" (sched's fields)."""
+    parts = []
+    if STATES[int(st["state"])] == "blocked":
+        kind = str(st["wait_kind"]).replace("SCHED_WAIT_", "").lower()
+        obj = u64(st["wait_obj"])
+        if kind == "join":
+            parts.append("waits for thread %d to exit" %
+                         int(st["wait_obj"].cast(st.type)["id"]))
+        elif kind == "sleep":
+            parts.append("sleeps")
+        elif obj:
+            what = "waits for %s %s" % (kind, symbol_of(obj))
+            if kind == "mutex":
+                m = st["wait_obj"].cast(gdb.lookup_type("struct sched_mutex").pointer())
+                if int(m["count"]):
+                    what += " held by thread %d" % int(m["owner"])
+            parts.append(what)
+    held = [symbol_of(u64(st["held"][i])) for i in range(min(int(st["nheld"]), 8))]
+    if held:
+        more = int(st["nheld"]) - len(held)
+        parts.append("holds mutex " + ", ".join(held) + (" and %d more" % more if more > 0 else ""))
+    return "; ".join(parts)
+
+
+class OutcomeStop(gdb.Breakpoint):
+    """In rp_debug_outcome: the run ends in a deadlock or a hang. Stop there, with the
+    program's frame of the thread that was running selected."""
+
+    def __init__(self):
+        super().__init__("rp_debug_outcome", internal=True)
+        self.silent = True
+
+    def stop(self):
+        how = int(gdb.parse_and_eval("how"))
+        name, status = OUTCOMES.get(how, ("end", 0))
+        gdb.write("libreplay: %s: the run ends here (exit status %d on continue); "
+                  "info rthreads shows each green thread, rthread N looks at one\n" %
+                  (name, status))
+        return True
+
+
+def ensure_outcome_bp(event=None):
+    """Once the program's symbols are there (now, or with its objfile)."""
+    if getattr(gdb, "libreplay_outcome_bp", None) is not None:
+        return
+    try:
+        if gdb.lookup_global_symbol("rp_debug_outcome") is None:
+            return
+        gdb.libreplay_outcome_bp = OutcomeStop()
+    except gdb.error:
+        pass
 
 
 class Rthread(gdb.Command):
@@ -1191,6 +1261,8 @@ def register():
     ReplayStatus()
     ReplayStopAt()
     Rcount()
+    ensure_outcome_bp()
+    gdb.events.new_objfile.connect(ensure_outcome_bp)
     gdb.current_progspace().frame_filters["libreplay-runtime-frames"] = RuntimeFrames()
     gdb.events.stop.connect(on_stop)
     gdb.events.exited.connect(on_exit)

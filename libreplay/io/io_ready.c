@@ -37,6 +37,7 @@ void io_idle(uint64_t deadline_ns, clockid_t clk)
 		rp_replay_idle_check(RP_INPUT_IO_READY);
 		return;
 	}
+	rp_idle_hang_check();
 	unsigned long n = 0;
 	bool overflow = false;
 	for (struct sched_thread *t = sched_thread_next(NULL); t; t = sched_thread_next(t)) {

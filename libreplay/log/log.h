@@ -20,12 +20,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RP_LOG_VERSION 2
+/* Versions 1 and 2 are read too: 1's END says exited or signaled only; both code
+ * INPUT payloads as bytes, preempted counts exactly, and start the model afresh at
+ * every block. */
+#define RP_LOG_VERSION 3
 #define RP_LOG_BUILD_ID_MAX 64
 #define RP_LOG_ERRLEN 512
 
 /* Header flags. */
 #define RP_LOG_F_CHAOS 0x0001u /* recorded with the chaos (randomised) scheduler */
+#define RP_LOG_F_HUNT 0x0002u  /* recorded with the hunting scheduler: PRIORITY inputs */
+#define RP_LOG_F_KNOWN (RP_LOG_F_CHAOS | RP_LOG_F_HUNT)
 
 /* Limits the writer enforces and the reader checks. */
 #define RP_LOG_HEADER_MAX (1u << 20)      /* header bytes, argv included */
@@ -47,6 +52,26 @@ enum rp_log_kind {
 /* END's how. */
 #define RP_LOG_EXITED 0   /* value is the exit status */
 #define RP_LOG_SIGNALED 1 /* value is the terminating signal */
+#define RP_LOG_DEADLOCK 2 /* every thread blocked for good (value: the exit status, 87) */
+#define RP_LOG_HANG 3     /* stopped by --timeout (value: the exit status, 88) */
+
+/* END of a deadlock or a hang: each thread's state, the waits-for graph. */
+#define RP_LOG_HELD_MAX 8
+struct rp_log_wait {
+	uint32_t tid;
+	uint8_t state;   /* the scheduler's sched_state */
+	uint8_t kind;    /* what it waits on: the scheduler's sched_wait_kind */
+	uint64_t obj;    /* its address */
+	uint32_t owner;  /* the thread that holds it (0: none) */
+	uint32_t nheld;  /* the mutexes it holds, the first RP_LOG_HELD_MAX listed */
+	uint64_t held[RP_LOG_HELD_MAX];
+};
+struct rp_log_outcome {
+	uint32_t stop_tid;    /* HANG: the thread stopped at (count, pc); 0: none ran */
+	uint64_t stop_count, stop_pc;
+	uint32_t nwaits;      /* <= RP_LOG_END_THREADS_MAX */
+	const struct rp_log_wait *waits;
+};
 
 struct rp_log_final {
 	uint32_t tid;
@@ -66,6 +91,7 @@ struct rp_log_record {
 	int value;          /* END: exit status or signal number */
 	uint32_t nthreads;  /* END: pairs at threads */
 	const struct rp_log_final *threads;
+	struct rp_log_outcome outcome; /* END of a DEADLOCK or a HANG */
 	/* data and threads belong to the reader and last until its next call. */
 };
 
@@ -109,6 +135,10 @@ int rp_log_thread_end(struct rp_log_writer *w, uint32_t tid, uint64_t count);
 /* The last record: writes it and flushes. Every later record call fails (EINVAL). */
 int rp_log_end(struct rp_log_writer *w, int how, int value,
 	       const struct rp_log_final *threads, size_t nthreads);
+/* END of a DEADLOCK or a HANG (how), with the threads' states. */
+int rp_log_end_outcome(struct rp_log_writer *w, int how, int value,
+		       const struct rp_log_final *threads, size_t nthreads,
+		       const struct rp_log_outcome *o);
 
 /* Write the records buffered so far as one block (nothing if there are none). */
 int rp_log_flush(struct rp_log_writer *w);

@@ -71,9 +71,9 @@ int log_header_decode(const char *path, const uint8_t *h, uint32_t hlen,
 		nul += h[i] == '\0';
 	if (get32(h + hlen - 4) != rp_log_crc32(0, h, hlen - 4))
 		why = "checksum mismatch";
-	else if (get16(h + 10) & ~RP_LOG_F_CHAOS) {
+	else if (get16(h + 10) & ~RP_LOG_F_KNOWN) {
 		log_say(err, errlen, "%s: unsupported header flags 0x%x (this libreplay knows 0x%x)",
-		    path, get16(h + 10), RP_LOG_F_CHAOS);
+		    path, get16(h + 10), RP_LOG_F_KNOWN);
 		return -1;
 	} else if (idlen > RP_LOG_BUILD_ID_MAX)
 		why = "build-id longer than 64 bytes";

@@ -47,6 +47,7 @@ struct input_state {
  * of every block whose predecessor ended with a full thread list
  * (log_model_block_start). */
 struct model {
+	int version;                        /* the log's: 1 and 2 reset at every block */
 	uint32_t n;                         /* threads seen in the block */
 	uint16_t lru[RP_LOG_BLOCK_THREADS]; /* indices into t, least recent first */
 	struct thread_state t[RP_LOG_BLOCK_THREADS];
@@ -59,10 +60,10 @@ struct model {
  * PREEMPT symbols 0..n (n = threads in the block; n is "a thread new to the block"). */
 enum { SYM_TIMEOUT, SYM_INPUT, SYM_THREAD_END, SYM_END };
 
-/* Forget everything: the log starts. */
-void log_model_reset(struct model *m);
+/* The log starts, in format version (RP_LOG_VERSION when writing). */
+void log_model_init(struct model *m, int version);
 /* A block starts: reset when the thread list is full (the writer ended the block
- * before a thread new to the list), otherwise go on. */
+ * before a thread new to the list) or the version is before 3, otherwise go on. */
 void log_model_block_start(struct model *m);
 /* Rank of tid, or m->n if it has no PREEMPT record in this block yet. */
 uint32_t log_model_rank(const struct model *m, uint32_t tid);
@@ -75,9 +76,9 @@ void log_encode_input(struct model *m, struct bitw *b, uint32_t tid, uint8_t kin
 /* Upper bound of its bits. */
 size_t log_input_bits(uint32_t len);
 /* Decode one record; NULL, or why it is malformed. in and fin hold INPUT bytes and
- * END pairs. */
+ * END pairs, waits a DEADLOCK or HANG END's threads. */
 const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_record *rec,
-			      uint8_t *in, struct rp_log_final *fin);
+			      uint8_t *in, struct rp_log_final *fin, struct rp_log_wait *waits);
 
 /* ---- the header (log_header.c) ---------------------------------------------------------- */
 

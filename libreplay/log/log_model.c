@@ -5,9 +5,9 @@
 #include <string.h>
 
 /* ---- the per-block model ------------------------------------------------------------
- * What the writer and the reader both know while coding one block; reset at every
- * block start, so each block decodes alone. PREEMPT records of a thread are coded
- * against that thread's previous one in the block:
+ * What the writer and the reader both know while coding; carried from block to block
+ * (reset after a block that ends with a full thread list, and at every block in
+ * versions 1 and 2). PREEMPT records of a thread are coded against its previous one:
  *   the thread: its rank in the block's threads, least recently preempted first;
  *   the count: its advance d, near (rice of zz(d - pred)) or far (num(d));
  *   the PC: near pc_a (the last PC), near pc_b (the one before a jump), or far.
@@ -46,7 +46,7 @@ static void rice_update(struct rice *s, uint64_t u)
 	}
 }
 
-void log_model_reset(struct model *m)
+static void model_reset(struct model *m)
 {
 	m->n = 0;
 	m->last_kind = -1;
@@ -55,10 +55,23 @@ void log_model_reset(struct model *m)
 		m->in[k].len = 0;
 }
 
+void log_model_init(struct model *m, int version)
+{
+	m->version = version;
+	model_reset(m);
+}
+
 void log_model_block_start(struct model *m)
 {
-	if (m->n == RP_LOG_BLOCK_THREADS)
-		log_model_reset(m);
+	if (m->n == RP_LOG_BLOCK_THREADS || m->version < 3)
+		model_reset(m);
+}
+
+/* The count's grid: the shift of a near advance of thread t (0 off the grid, and
+ * always before version 3). */
+static unsigned grid_shift(const struct model *m, const struct thread_state *t)
+{
+	return m->version < 3 || (t->count & ALIGN_MASK) ? 0 : ALIGN_SHIFT;
 }
 
 /* Rank of tid, or m->n if it has no PREEMPT record in this block yet. */
@@ -91,13 +104,14 @@ static void model_add(struct model *m, uint32_t tid, uint64_t count, uint64_t pc
 	m->n++;
 }
 
-static void count_update(struct thread_state *t, uint64_t d, int mode, uint64_t u)
+static void count_update(struct thread_state *t, uint64_t d, int mode, uint64_t u,
+			 unsigned sh)
 {
 	unsigned k;
 	switch (mode) {
 	case COUNT_FIRST: {
 		/* on the grid, near advances are coded in grid steps */
-		uint64_t g = (t->count & ALIGN_MASK) || (d & ALIGN_MASK) ? d : d >> ALIGN_SHIFT;
+		uint64_t g = sh && !(d & ALIGN_MASK) ? d >> sh : d;
 		k = bitlen(g) > COUNT_K_SHIFT ? bitlen(g) - COUNT_K_SHIFT : 0;
 		rice_init(&t->rc, k < RICE_KMAX ? k : RICE_KMAX);
 		t->has_pred = 1;
@@ -149,7 +163,7 @@ void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t ti
 	} else {
 		/* the last count on the grid of aligned preemptions: a near advance is in
 		 * grid steps (an advance off the grid can only be far) */
-		unsigned sh = t->count & ALIGN_MASK ? 0 : ALIGN_SHIFT, k = rice_k(&t->rc), near = 0;
+		unsigned sh = grid_shift(m, t), k = rice_k(&t->rc), near = 0;
 		if (!(d & ((UINT64_C(1) << sh) - 1))) {
 			u = zz((d >> sh) - (t->pred >> sh));
 			near = rice_bits(u, k);
@@ -161,7 +175,7 @@ void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t ti
 		else
 			put_num(b, d);
 	}
-	count_update(t, d, mode, u);
+	count_update(t, d, mode, u, grid_shift(m, t));
 
 	unsigned k = rice_k(&t->rp);
 	uint64_t ua = zz(pc - t->pc_a), ub = zz(pc - t->pc_b);
@@ -284,9 +298,10 @@ void log_encode_input(struct model *m, struct bitw *b, uint32_t tid, uint8_t kin
 static const char *input_decode(struct model *m, struct bitr *b, struct rp_log_record *rec,
 				uint8_t *in)
 {
-	uint64_t v, u = 0;
+	uint64_t v = 0, u = 0;
 	uint32_t v32;
-	if (get_eg(b, &rec->tid) < 0 || get_bits(b, 1, &v) < 0)
+	/* before version 3: eg(tid) bits(8, kind) eg(len), then the bytes */
+	if (get_eg(b, &rec->tid) < 0 || (m->version >= 3 && get_bits(b, 1, &v) < 0))
 		return "INPUT record cut off";
 	if (v) {
 		if (m->last_kind < 0)
@@ -303,7 +318,7 @@ static const char *input_decode(struct model *m, struct bitr *b, struct rp_log_r
 	}
 	rec->data = in;
 	struct input_state *st = &m->in[rec->input_kind];
-	if (!input_words(rec->len) || st->len != rec->len) {
+	if (m->version < 3 || !input_words(rec->len) || st->len != rec->len) {
 		for (uint32_t i = 0; i < rec->len; i++) {
 			if (get_bits(b, 8, &v) < 0)
 				return "INPUT record cut off";
@@ -335,10 +350,39 @@ static const char *input_decode(struct model *m, struct bitr *b, struct rp_log_r
 	return NULL;
 }
 
+/* The states of a DEADLOCK or HANG END record's threads into w. */
+static const char *decode_outcome(struct bitr *b, struct rp_log_outcome *o, struct rp_log_wait *w)
+{
+	uint64_t v;
+	if (get_eg(b, &o->stop_tid) < 0 ||
+	    (o->stop_tid && (get_num(b, &o->stop_count) < 0 || get_num(b, &o->stop_pc) < 0)) ||
+	    get_eg(b, &o->nwaits) < 0)
+		return "END record cut off";
+	if (o->nwaits > RP_LOG_END_THREADS_MAX)
+		return "END lists more threads than the limit";
+	for (uint32_t i = 0; i < o->nwaits; i++) {
+		uint32_t state, kind;
+		if (get_eg(b, &w[i].tid) < 0 || get_eg(b, &state) < 0 || get_eg(b, &kind) < 0 ||
+		    get_num(b, &w[i].obj) < 0 || get_eg(b, &w[i].owner) < 0 || get_eg(b, &w[i].nheld) < 0)
+			return "END record cut off";
+		if (state > 255 || kind > 255)
+			return "END: a thread state out of range";
+		w[i].state = (uint8_t)state;
+		w[i].kind = (uint8_t)kind;
+		for (uint32_t k = 0; k < w[i].nheld && k < RP_LOG_HELD_MAX; k++) {
+			if (get_num(b, &v) < 0)
+				return "END record cut off";
+			w[i].held[k] = v;
+		}
+	}
+	o->waits = w;
+	return NULL;
+}
+
 /* Decode one record; NULL, or why it is malformed. in and fin hold INPUT bytes and
- * END pairs. */
+ * END pairs, waits a DEADLOCK or HANG END's threads; version is the log's. */
 const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_record *rec,
-				 uint8_t *in, struct rp_log_final *fin)
+			      uint8_t *in, struct rp_log_final *fin, struct rp_log_wait *waits)
 {
 	uint32_t sym, v32;
 	uint64_t v, u = 0;
@@ -363,7 +407,7 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 		uint64_t d;
 		rec->kind = RP_LOG_PREEMPT;
 		rec->tid = t->tid;
-		unsigned sh = t->count & ALIGN_MASK ? 0 : ALIGN_SHIFT;
+		unsigned sh = grid_shift(m, t);
 		if (t->has_pred) {
 			if (get_bits(b, 1, &v) < 0)
 				return "PREEMPT record cut off";
@@ -376,7 +420,7 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 		} else if (get_num(b, &d) < 0) {
 			return "PREEMPT record cut off";
 		}
-		count_update(t, d, mode, u);
+		count_update(t, d, mode, u, sh);
 		rec->count = t->count;
 
 		if (get_bits(b, 1, &v) < 0)
@@ -414,7 +458,13 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 		return NULL;
 	case SYM_END:
 		rec->kind = RP_LOG_END;
-		if (get_bits(b, 1, &v) < 0 || get_eg(b, &v32) < 0)
+		if (m->version == 1 ? get_bits(b, 1, &v) < 0 : get_eg(b, &v32) < 0)
+			return "END record cut off";
+		if (m->version != 1)
+			v = v32;
+		if (v > RP_LOG_HANG)
+			return "END: unknown way to end";
+		if (get_eg(b, &v32) < 0)
 			return "END record cut off";
 		rec->how = (int)v;
 		rec->value = (int)v32;
@@ -426,6 +476,8 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 			if (get_eg(b, &fin[i].tid) < 0 || get_num(b, &fin[i].count) < 0)
 				return "END record cut off";
 		rec->threads = fin;
+		if (rec->how >= RP_LOG_DEADLOCK)
+			return decode_outcome(b, &rec->outcome, waits);
 		return NULL;
 	}
 	return "unknown record kind";

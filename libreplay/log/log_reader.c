@@ -31,6 +31,7 @@ struct rp_log_reader {
 	enum rp_log_status status;
 	uint8_t *input;      /* RP_LOG_INPUT_MAX bytes */
 	struct rp_log_final *final; /* RP_LOG_END_THREADS_MAX pairs */
+	struct rp_log_wait *waits;  /* RP_LOG_END_THREADS_MAX threads' states */
 	char msg[RP_LOG_ERRLEN];
 };
 
@@ -70,8 +71,8 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 		return -1;
 	}
 	uint16_t version = get16(fixed + 8);
-	if (version != RP_LOG_VERSION) {
-		log_say(err, errlen, "%s: unsupported log version %u (this libreplay reads version %d)",
+	if (version < 1 || version > RP_LOG_VERSION) {
+		log_say(err, errlen, "%s: unsupported log version %u (this libreplay reads versions 1 to %d)",
 		    path, version, RP_LOG_VERSION);
 		return -1;
 	}
@@ -132,8 +133,9 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 	r->input = rp_malloc(RP_LOG_INPUT_MAX);
 	r->final = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->final);
 	r->check = rp_malloc(sizeof *r->check);
-	log_model_reset(&r->m);
-	if (!r->payload || !r->input || !r->final || !r->check) {
+	r->waits = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->waits);
+	log_model_init(&r->m, r->hdr.version);
+	if (!r->payload || !r->input || !r->final || !r->check || !r->waits) {
 		log_say(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		rp_log_close_reader(r);
 		return -1;
@@ -227,7 +229,8 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 	memcpy(r->check, &r->m, sizeof *r->check);
 	log_model_block_start(r->check);
 	for (uint32_t i = 0; i < nrec; i++) {
-		const char *why = log_decode_record(r->check, &r->br, &rec, r->input, r->final);
+		const char *why = log_decode_record(r->check, &r->br, &rec, r->input, r->final,
+						    r->waits);
 		char msg[128];
 		if (!why && rec.kind == RP_LOG_END && i + 1 < nrec)
 			why = "records after the END record";
@@ -273,7 +276,7 @@ enum rp_log_status rp_log_next(struct rp_log_reader *r, struct rp_log_record *re
 			return st;
 	}
 	/* The block decoded whole in block_load: this cannot fail. */
-	if (log_decode_record(&r->m, &r->br, rec, r->input, r->final))
+	if (log_decode_record(&r->m, &r->br, rec, r->input, r->final, r->waits))
 		return corrupt(r, r->block, r->block_off, "decoded differently twice");
 	r->done++;
 	r->records++;
@@ -315,5 +318,6 @@ void rp_log_close_reader(struct rp_log_reader *r)
 	rp_free(r->input);
 	rp_free(r->final);
 	rp_free(r->check);
+	rp_free(r->waits);
 	rp_free(r);
 }

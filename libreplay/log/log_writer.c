@@ -193,7 +193,7 @@ int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
 	rp_free(hdr);
 	w->fd = fd;
 	w->seq = 1;
-	log_model_reset(&w->m);
+	log_model_init(&w->m, RP_LOG_VERSION);
 	w->interval_ns = RP_LOG_FLUSH_INTERVAL_NS;
 	w->mark_ns = NO_MARK;
 	w->st.bytes = hlen;
@@ -293,25 +293,67 @@ int rp_log_thread_end(struct rp_log_writer *w, uint32_t tid, uint64_t count)
 int rp_log_end(struct rp_log_writer *w, int how, int value,
 	       const struct rp_log_final *threads, size_t nthreads)
 {
-	if ((how != RP_LOG_EXITED && how != RP_LOG_SIGNALED) || (nthreads && !threads)) {
+	if (how != RP_LOG_EXITED && how != RP_LOG_SIGNALED) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (nthreads > RP_LOG_END_THREADS_MAX) {
+	return rp_log_end_outcome(w, how, value, threads, nthreads, NULL);
+}
+
+/* Bits one thread's state may take at most in an END record. */
+#define WAIT_BITS (4 * TID_BITS + 2 * SYM_BITS + (1 + RP_LOG_HELD_MAX) * NUM_BITS)
+
+/* The threads' states and the stop position of a DEADLOCK or HANG END record. */
+static void put_outcome(struct bitw *b, const struct rp_log_outcome *o)
+{
+	put_eg(b, o->stop_tid);
+	if (o->stop_tid) {
+		put_num(b, o->stop_count);
+		put_num(b, o->stop_pc);
+	}
+	put_eg(b, o->nwaits);
+	for (uint32_t i = 0; i < o->nwaits; i++) {
+		const struct rp_log_wait *x = &o->waits[i];
+		put_eg(b, x->tid);
+		put_eg(b, x->state);
+		put_eg(b, x->kind);
+		put_num(b, x->obj);
+		put_eg(b, x->owner);
+		put_eg(b, x->nheld);
+		for (uint32_t k = 0; k < x->nheld && k < RP_LOG_HELD_MAX; k++)
+			put_num(b, x->held[k]);
+	}
+}
+
+int rp_log_end_outcome(struct rp_log_writer *w, int how, int value,
+		       const struct rp_log_final *threads, size_t nthreads,
+		       const struct rp_log_outcome *o)
+{
+	if (how < RP_LOG_EXITED || how > RP_LOG_HANG || (how >= RP_LOG_DEADLOCK) != (o != NULL) ||
+	    (nthreads && !threads) || (o && o->nwaits && !o->waits)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (nthreads > RP_LOG_END_THREADS_MAX || (o && o->nwaits > RP_LOG_END_THREADS_MAX)) {
 		errno = E2BIG;
 		return -1;
 	}
-	if (enter(w, SYM_BITS + 1 + 2 * TID_BITS + nthreads * (TID_BITS + NUM_BITS), true) < 0)
+	size_t bits = SYM_BITS + 3 * TID_BITS + nthreads * (TID_BITS + NUM_BITS);
+	if (o)
+		bits += 2 * TID_BITS + 2 * NUM_BITS + o->nwaits * WAIT_BITS;
+	if (enter(w, bits, true) < 0)
 		return -1;
 	struct bitw b = {payload(w), w->bits};
 	put_sym(w, &b, SYM_END);
-	put_bits(&b, 1, (uint64_t)how);
+	put_eg(&b, (uint32_t)how);
 	put_eg(&b, (uint32_t)value);
 	put_eg(&b, (uint32_t)nthreads);
 	for (size_t i = 0; i < nthreads; i++) {
 		put_eg(&b, threads[i].tid);
 		put_num(&b, threads[i].count);
 	}
+	if (o)
+		put_outcome(&b, o);
 	w->ended = 1;
 	if (commit(w, b.bits) < 0)
 		return -1;

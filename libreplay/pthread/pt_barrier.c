@@ -20,7 +20,7 @@ int pthread_barrier_destroy(pthread_barrier_t *b)
 
 int pthread_barrier_wait(pthread_barrier_t *b)
 {
-	return sched_barrier_wait(bar(b));
+	return PT_SYNC(sched_barrier_wait(bar(b)));
 }
 
 int pthread_barrierattr_init(pthread_barrierattr_t *a)

@@ -30,13 +30,13 @@ int pthread_cond_destroy(pthread_cond_t *c)
 int pthread_cond_signal(pthread_cond_t *c)
 {
 	pc(c)->seq++;
-	return sched_cond_signal(&pc(c)->c);
+	return PT_SYNC(sched_cond_signal(&pc(c)->c));
 }
 
 int pthread_cond_broadcast(pthread_cond_t *c)
 {
 	pc(c)->seq++;
-	return sched_cond_broadcast(&pc(c)->c);
+	return PT_SYNC(sched_cond_broadcast(&pc(c)->c));
 }
 
 /* Take m back after the wait, all its recursion levels, as a mutex wait that runs
@@ -87,12 +87,12 @@ static int wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *de
 
 int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	return wait(c, m, NULL, CLOCK_REALTIME, false);
+	return PT_SYNC(wait(c, m, NULL, CLOCK_REALTIME, false));
 }
 
 int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
 {
-	return wait(c, m, abstime, pc(c)->clock, true);
+	return PT_SYNC(wait(c, m, abstime, pc(c)->clock, true));
 }
 
 int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
@@ -100,5 +100,5 @@ int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 {
 	if (!pt_clock_ok(clk))
 		return EINVAL;
-	return wait(c, m, abstime, clk, true);
+	return PT_SYNC(wait(c, m, abstime, clk, true));
 }

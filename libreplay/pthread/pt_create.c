@@ -12,8 +12,8 @@ static void *pt_start(void *arg)
 	pthread_exit(self->fn(self->arg));
 }
 
-int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
-		   void *arg)
+static int create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+		  void *arg)
 {
 	const struct pt_attr *a = attr ? (const struct pt_attr *)attr : &pt_default_attr;
 	struct sched_thread_attr sa = {
@@ -57,4 +57,10 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
 	pt_register(pt);
 	*thread = (pthread_t)st;
 	return 0;
+}
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+		   void *arg)
+{
+	return PT_SYNC(create(thread, attr, start, arg));
 }

@@ -108,6 +108,29 @@ struct pt_thread {
 	size_t alt_size;
 };
 
+/* A synchronization call (a lock, an unlock, a wait, a signal, a post, a create, a
+ * join): a step of the hunting scheduler, which may preempt the caller just before
+ * the call acts or at its first counting point after (rp_sync_begin/end; ret_: the
+ * program's call). Around the whole call, in the function the program calls. */
+#define PT_SYNC(expr)                                              \
+	({                                                         \
+		void *ret_ = __builtin_return_address(0);          \
+		rp_sync_begin(ret_);                               \
+		__typeof__(expr) r_ = (expr);                      \
+		rp_sync_end(ret_);                                 \
+		r_;                                                \
+	})
+
+/* A try that failed (trylock, sem_trywait): the thread may be polling for what another
+ * holds, which only a switch can release; let the others run once (a yield the
+ * replay repeats: the program's own result decides it). */
+static inline int pt_try_failed(int err)
+{
+	if (err == EBUSY || err == EAGAIN)
+		sched_thread_yield();
+	return err;
+}
+
 /* The calling thread's record, created on first use for threads the layer did not
  * create (thread 1, which shares its record with the host: constructors and atexit
  * handlers run there, as in the main thread of a normal process). Never NULL. */

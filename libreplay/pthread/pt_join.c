@@ -60,17 +60,17 @@ static int join_and_forget(pthread_t thread, void **retval, int mode,
 
 int pthread_join(pthread_t thread, void **retval)
 {
-	return join_and_forget(thread, retval, JOIN_WAIT, NULL, CLOCK_REALTIME);
+	return PT_SYNC(join_and_forget(thread, retval, JOIN_WAIT, NULL, CLOCK_REALTIME));
 }
 
 int pthread_tryjoin_np(pthread_t thread, void **retval)
 {
-	return join_and_forget(thread, retval, JOIN_TRY, NULL, CLOCK_REALTIME);
+	return PT_SYNC(pt_try_failed(join_and_forget(thread, retval, JOIN_TRY, NULL, CLOCK_REALTIME)));
 }
 
 int pthread_timedjoin_np(pthread_t thread, void **retval, const struct timespec *abstime)
 {
-	return join_and_forget(thread, retval, JOIN_WAIT, abstime, CLOCK_REALTIME);
+	return PT_SYNC(join_and_forget(thread, retval, JOIN_WAIT, abstime, CLOCK_REALTIME));
 }
 
 int pthread_clockjoin_np(pthread_t thread, void **retval, clockid_t clk,
@@ -78,5 +78,5 @@ int pthread_clockjoin_np(pthread_t thread, void **retval, clockid_t clk,
 {
 	if (!pt_clock_ok(clk))
 		return EINVAL;
-	return join_and_forget(thread, retval, JOIN_WAIT, abstime, clk);
+	return PT_SYNC(join_and_forget(thread, retval, JOIN_WAIT, abstime, clk));
 }

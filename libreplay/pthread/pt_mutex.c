@@ -126,30 +126,35 @@ static int lock(pthread_mutex_t *m, const struct timespec *deadline, clockid_t c
 
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	return lock(m, NULL, CLOCK_REALTIME, false);
+	return PT_SYNC(lock(m, NULL, CLOCK_REALTIME, false));
 }
 
 int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
-	return lock(m, abstime, CLOCK_REALTIME, true);
+	return PT_SYNC(lock(m, abstime, CLOCK_REALTIME, true));
 }
 
 int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
 {
 	if (!pt_clock_ok(clk))
 		return EINVAL;
-	return lock(m, abstime, clk, true);
+	return PT_SYNC(lock(m, abstime, clk, true));
 }
 
-int pthread_mutex_trylock(pthread_mutex_t *m)
+static int mutex_trylock_call(pthread_mutex_t *m)
 {
 	if (sm(m)->type & PT_MUTEX_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
 	int err = sched_mutex_trylock(sm(m));
-	return err ? err : pt_mutex_taken(m, sm(m)->count == 1);
+	return err ? pt_try_failed(err) : pt_mutex_taken(m, sm(m)->count == 1);
 }
 
-int pthread_mutex_unlock(pthread_mutex_t *m)
+int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	return PT_SYNC(mutex_trylock_call(m));
+}
+
+static int mutex_unlock_call(pthread_mutex_t *m)
 {
 	struct sched_mutex *s = sm(m);
 	if (!robust(m))
@@ -163,6 +168,11 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 			s->type = (s->type & ~PT_MUTEX_OWNERDEAD) | PT_MUTEX_NOTRECOVERABLE;
 	}
 	return sched_mutex_unlock(s);
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	return PT_SYNC(mutex_unlock_call(m));
 }
 
 int pthread_mutex_consistent(pthread_mutex_t *m)

@@ -23,55 +23,55 @@ int pthread_rwlock_destroy(pthread_rwlock_t *l)
 
 int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-	return sched_rwlock_rdlock(rw(l));
+	return PT_SYNC(sched_rwlock_rdlock(rw(l)));
 }
 
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
-	return sched_rwlock_tryrdlock(rw(l));
+	return PT_SYNC(pt_try_failed(sched_rwlock_tryrdlock(rw(l))));
 }
 
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
 {
 	if (!pt_nsec_ok(abstime))
 		return EINVAL;
-	return sched_rwlock_timedrdlock(rw(l), abstime, CLOCK_REALTIME);
+	return PT_SYNC(sched_rwlock_timedrdlock(rw(l), abstime, CLOCK_REALTIME));
 }
 
 int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk, const struct timespec *abstime)
 {
 	if (!pt_clock_ok(clk) || !pt_nsec_ok(abstime))
 		return EINVAL;
-	return sched_rwlock_timedrdlock(rw(l), abstime, clk);
+	return PT_SYNC(sched_rwlock_timedrdlock(rw(l), abstime, clk));
 }
 
 int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-	return sched_rwlock_wrlock(rw(l));
+	return PT_SYNC(sched_rwlock_wrlock(rw(l)));
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
-	return sched_rwlock_trywrlock(rw(l));
+	return PT_SYNC(pt_try_failed(sched_rwlock_trywrlock(rw(l))));
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
 {
 	if (!pt_nsec_ok(abstime))
 		return EINVAL;
-	return sched_rwlock_timedwrlock(rw(l), abstime, CLOCK_REALTIME);
+	return PT_SYNC(sched_rwlock_timedwrlock(rw(l), abstime, CLOCK_REALTIME));
 }
 
 int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk, const struct timespec *abstime)
 {
 	if (!pt_clock_ok(clk) || !pt_nsec_ok(abstime))
 		return EINVAL;
-	return sched_rwlock_timedwrlock(rw(l), abstime, clk);
+	return PT_SYNC(sched_rwlock_timedwrlock(rw(l), abstime, clk));
 }
 
 int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-	return sched_rwlock_unlock(rw(l));
+	return PT_SYNC(sched_rwlock_unlock(rw(l)));
 }
 
 /* pthread_rwlockattr_t: an int holding the kind. */

@@ -55,33 +55,43 @@ static int wait(sem_t *s, const struct timespec *deadline, clockid_t clk, bool t
 
 int sem_wait(sem_t *s)
 {
-	return wait(s, NULL, CLOCK_REALTIME, false);
+	return PT_SYNC(wait(s, NULL, CLOCK_REALTIME, false));
 }
 
 int sem_timedwait(sem_t *s, const struct timespec *abstime)
 {
 	if (!pt_nsec_ok(abstime))
 		return fail(EINVAL);
-	return wait(s, abstime, CLOCK_REALTIME, true);
+	return PT_SYNC(wait(s, abstime, CLOCK_REALTIME, true));
 }
 
 int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime)
 {
 	if (!pt_clock_ok(clk) || !pt_nsec_ok(abstime))
 		return fail(EINVAL);
-	return wait(s, abstime, clk, true);
+	return PT_SYNC(wait(s, abstime, clk, true));
+}
+
+static int sem_trywait_call(sem_t *s)
+{
+	int err = sched_sem_trywait(ss(s));
+	return err ? fail(pt_try_failed(err)) : 0;
 }
 
 int sem_trywait(sem_t *s)
 {
-	int err = sched_sem_trywait(ss(s));
+	return PT_SYNC(sem_trywait_call(s));
+}
+
+static int sem_post_call(sem_t *s)
+{
+	int err = sched_sem_post(ss(s));
 	return err ? fail(err) : 0;
 }
 
 int sem_post(sem_t *s)
 {
-	int err = sched_sem_post(ss(s));
-	return err ? fail(err) : 0;
+	return PT_SYNC(sem_post_call(s));
 }
 
 int sem_getvalue(sem_t *restrict s, int *restrict value)

@@ -20,7 +20,7 @@ int pthread_spin_destroy(pthread_spinlock_t *l)
 	return 0;
 }
 
-int pthread_spin_lock(pthread_spinlock_t *l)
+static int spin_lock_call(pthread_spinlock_t *l)
 {
 	int self = me();
 	if (*l == self)
@@ -31,16 +31,31 @@ int pthread_spin_lock(pthread_spinlock_t *l)
 	return 0;
 }
 
-int pthread_spin_trylock(pthread_spinlock_t *l)
+int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	return PT_SYNC(spin_lock_call(l));
+}
+
+static int spin_trylock_call(pthread_spinlock_t *l)
 {
 	if (*l)
-		return EBUSY;
+		return pt_try_failed(EBUSY);
 	*l = me();
+	return 0;
+}
+
+int pthread_spin_trylock(pthread_spinlock_t *l)
+{
+	return PT_SYNC(spin_trylock_call(l));
+}
+
+static int spin_unlock_call(pthread_spinlock_t *l)
+{
+	*l = 0;
 	return 0;
 }
 
 int pthread_spin_unlock(pthread_spinlock_t *l)
 {
-	*l = 0;
-	return 0;
+	return PT_SYNC(spin_unlock_call(l));
 }

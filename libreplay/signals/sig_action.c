@@ -33,9 +33,21 @@
 static struct sigaction user[_NSIG];
 
 
+/* The runtime schedules in every run of a program (with --no-record too: only the log
+ * is left out); not in a unit test, which starts no session. */
+static bool runtime_on(void)
+{
+	return rp_opts.log_path != NULL;
+}
+
 static bool runtime_signal(int sig)
 {
-	return sig == SIGPROF || sig == SIGRTMIN + 7;
+	return sig == SIGPROF || sig == SIGRTMIN + 6 || sig == SIGRTMIN + 7;
+}
+
+static const char *runtime_signal_name(int sig)
+{
+	return sig == SIGPROF ? "SIGPROF" : sig == SIGRTMIN + 6 ? "SIGRTMIN+6" : "SIGRTMIN+7";
 }
 
 /* Faults come from an instruction of the process: as deterministic as the code. */
@@ -102,16 +114,16 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		errno = EINVAL;
 		return -1;
 	}
-	if (!sig_session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig))
-		return rp_sigaction(sig, act, old);
 	bool handler = act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
-	if (runtime_signal(sig) && handler) {
+	if (runtime_on() && sig > 0 && sig < _NSIG && runtime_signal(sig) && handler) {
 		fprintf(stderr, "libreplay: a handler for %s: the signal is the recorder's own "
-				"(time slice or replay breakpoint); not available to the program\n",
-			sig == SIGPROF ? "SIGPROF" : "SIGRTMIN+7");
+				"(time slice, breakpoint or --timeout); not available to the program\n",
+			runtime_signal_name(sig));
 		errno = EINVAL;
 		return -1;
 	}
+	if (!sig_session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig))
+		return rp_sigaction(sig, act, old);
 	static bool at_exit;
 	struct sigaction prev, mine, prev_user = user[sig];
 	const struct sigaction *give = act;
@@ -157,7 +169,7 @@ sighandler_t signal(int sig, sighandler_t fn)
  * their signals are reported as above when they reach a handler. */
 int setitimer(__itimer_which_t which, const struct itimerval *v, struct itimerval *old)
 {
-	if (which == ITIMER_PROF && sig_session_on() && v) {
+	if (which == ITIMER_PROF && runtime_on() && v) {
 		fputs("libreplay: setitimer(ITIMER_PROF): the profiling timer is the recorder's "
 		      "time slice; not available to the program\n", stderr);
 		errno = EINVAL;

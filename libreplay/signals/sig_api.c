@@ -20,6 +20,7 @@
 static void keep_runtime_signals(sigset_t *set)
 {
 	sigdelset(set, SIGPROF);
+	sigdelset(set, SIGRTMIN + 6);
 	sigdelset(set, SIGRTMIN + 7);
 }
 
@@ -96,9 +97,11 @@ static int target(pthread_t thread, int sig, struct pt_thread **out)
 	if (sig < 0 || sig >= _NSIG)
 		return EINVAL;
 	struct pt_thread *pt = pt_find(pt_sched(thread));
-	if (!pt || pt->exited)
+	if (!pt)
 		return ESRCH;
-	*out = pt;
+	/* Exited, not joined: its id is still valid; the signal goes nowhere (glibc 2.34
+	 * and later: 0, not ESRCH). */
+	*out = pt->exited ? NULL : pt;
 	return 0;
 }
 
@@ -129,7 +132,7 @@ static int send(pthread_t thread, int sig, int code, union sigval value)
 	if (t == sched_current() && sig > 0 && sig < _NSIG)
 		pt_self();
 	int err = target(thread, sig, &pt);
-	if (err || sig == 0)
+	if (err || sig == 0 || !pt)
 		return err;
 	/* The runtime itself (outside the run), or a signal only the kernel can act on
 	 * for the caller: straight to it, as glibc does. */

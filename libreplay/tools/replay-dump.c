@@ -208,6 +208,31 @@ static const char *kind_name(enum rp_log_kind k)
 	return k >= 1 && k <= 5 ? names[k] : "?";
 }
 
+static const char *end_how(int how)
+{
+	static const char *const names[] = {"exited", "signaled", "deadlock", "hang"};
+	return how >= 0 && how <= RP_LOG_HANG ? names[how] : "?";
+}
+
+/* A deadlock's or a hang's threads: where the running one stopped, each one's state. */
+static void print_outcome(const struct rp_log_outcome *o)
+{
+	static const char *const states[] = {"runnable", "running", "blocked", "exited", "abandoned"};
+	if (o->stop_tid)
+		printf("\n            stopped t%u at count %llu, pc %#llx", o->stop_tid,
+		       (unsigned long long)o->stop_count, (unsigned long long)o->stop_pc);
+	for (uint32_t i = 0; i < o->nwaits; i++) {
+		const struct rp_log_wait *w = &o->waits[i];
+		printf("\n            t%u %s", w->tid, w->state < 5 ? states[w->state] : "?");
+		if (w->obj)
+			printf(", waits (kind %u) on %#llx", w->kind, (unsigned long long)w->obj);
+		if (w->owner)
+			printf(" held by t%u", w->owner);
+		for (uint32_t k = 0; k < w->nheld && k < RP_LOG_HELD_MAX; k++)
+			printf("%s%#llx", k ? ", " : "; holds ", (unsigned long long)w->held[k]);
+	}
+}
+
 static void print_record(size_t i, struct rp_sym *sym)
 {
 	const struct rp_log_record *r = &recs[i];
@@ -269,8 +294,7 @@ static void print_record(size_t i, struct rp_sym *sym)
 	}
 	case RP_LOG_END:
 		if (json) {
-			printf(",\"how\":\"%s\",\"value\":%d,\"threads\":[",
-			       r->how == RP_LOG_EXITED ? "exited" : "signaled", r->value);
+			printf(",\"how\":\"%s\",\"value\":%d,\"threads\":[", end_how(r->how), r->value);
 			for (uint32_t k = 0; k < r->nthreads; k++)
 				printf("%s{\"tid\":%u,\"count\":%llu}", k ? "," : "", r->threads[k].tid,
 				       (unsigned long long)r->threads[k].count);
@@ -279,12 +303,16 @@ static void print_record(size_t i, struct rp_sym *sym)
 		}
 		if (r->how == RP_LOG_EXITED)
 			printf("END         exit status %d;", r->value);
-		else
+		else if (r->how == RP_LOG_SIGNALED)
 			printf("END         killed by signal %d (SIG%s);", r->value,
 			       sigabbrev_np(r->value) ? sigabbrev_np(r->value) : "?");
+		else
+			printf("END         %s (exit status %d);", end_how(r->how), r->value);
 		printf(" final counts:");
 		for (uint32_t k = 0; k < r->nthreads; k++)
 			printf(" t%u=%llu", r->threads[k].tid, (unsigned long long)r->threads[k].count);
+		if (r->how >= RP_LOG_DEADLOCK)
+			print_outcome(&r->outcome);
 		break;
 	}
 	if (json)

@@ -8,7 +8,7 @@ if ! command -v gdb >/dev/null; then fail "gdb is not installed (make deps)"; su
 for opt in -O0 -O2 "-O2 -fPIC"; do
 	exe="$WORK/deep${opt// /}"
 	"$SICC" $opt -g -o "$exe" "$ROOT/tests/e2e/unwind/deep.c"
-	LIBREPLAY_SIC_STRESS=50 gdb -batch -nx -ex 'break rp_sic_overflow_c' -ex 'ignore 1 5' -ex run -ex bt \
+	LIBREPLAY_SIC_STRESS=50 gdb -batch -nx -ex 'break rp_sic_overflow_quick' -ex 'ignore 1 5' -ex run -ex bt \
 		--args "$exe" >"$exe.gdb" 2>&1
 	frames=$(grep -E '^#[0-9]+' "$exe.gdb")
 	if echo "$frames" | grep -q 'leaf3' && echo "$frames" | grep -q 'mid2' &&

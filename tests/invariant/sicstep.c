@@ -21,7 +21,9 @@
  *     of an instrumented call on top of the stack (a tail call), that address gets a
  *     breakpoint;
  *   - the instruction a signal interrupted (sigreturn comes back there): it gets a
- *     breakpoint when the signal is delivered;
+ *     breakpoint when the signal is delivered (a signal delivered at a single-step
+ *     comes before the instruction observed last, which is not observed twice: the
+ *     runtime's time slice raises SIGPROF in every run, --no-record too);
  *   - wherever an out-of-line stub jumps back to (sicpp's foreign-entry and overflow
  *     stubs live outside the ranges): the first time the code leaves by a jump from a
  *     given PC, the foreign code is single-stepped until it comes back (or for at most
@@ -611,6 +613,10 @@ static int trace(struct run *r, uint64_t max_stops)
 	struct table probed = {0}; /* PCs of jumps out whose way back has a breakpoint */
 	uint64_t probe_from = 0, probe_left = 0;
 	int sig = 0; /* the program's own signal, passed on at the next resume */
+	/* A signal delivered at a single-step runs its handler before the instruction
+	 * observed last: that one comes back (sigreturn) with the same count, once. */
+	bool again = false;
+	struct user_regs_struct again_regs = {0};
 	if (!r->step_all)
 		for (size_t k = 0; k < r->im->nfuncs; k++) {
 			uint64_t a = r->im->funcs[k].addr + r->bias;
@@ -632,6 +638,10 @@ static int trace(struct run *r, uint64_t max_stops)
 			 * maybe from foreign code. */
 			if (sig && have_prev && !r->step_all)
 				add_breakpoint(prev.rip);
+			if (sig && have_prev) {
+				again = true;
+				again_regs = prev;
+			}
 			/* Step the original instruction under a breakpoint. */
 			if (have_prev && (bp = lookup(&bps, 0, prev.rip)))
 				write_byte(bp->pc, (uint8_t)bp->val);
@@ -682,7 +692,10 @@ static int trace(struct run *r, uint64_t max_stops)
 				add_breakpoint(regs.rip);
 			}
 			mode = STEP;
-			observe(r, &regs);
+			if (again && regs.rip == again_regs.rip && regs.r15 == again_regs.r15)
+				again = false; /* seen before the signal */
+			else
+				observe(r, &regs);
 			prev = regs;
 			have_prev = true;
 			continue;

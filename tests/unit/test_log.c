@@ -149,6 +149,11 @@ static void xlog_push(struct xlog *x, const struct rp_log_record *r)
 		if (r->nthreads)
 			memcpy(t, r->threads, r->nthreads * sizeof *t);
 		c->threads = t;
+		struct rp_log_wait *w = malloc((r->outcome.nwaits + 1) * sizeof *w);
+		assert_non_null(w);
+		if (r->outcome.nwaits)
+			memcpy(w, r->outcome.waits, r->outcome.nwaits * sizeof *w);
+		c->outcome.waits = w;
 	}
 }
 
@@ -157,6 +162,7 @@ static void xlog_free(struct xlog *x)
 	for (size_t i = 0; i < x->n; i++) {
 		free((void *)x->v[i].data);
 		free((void *)x->v[i].threads);
+		free((void *)x->v[i].outcome.waits);
 	}
 	free(x->v);
 	memset(x, 0, sizeof *x);
@@ -196,6 +202,24 @@ static void push_end(struct xlog *x, int how, int value, const struct rp_log_fin
 	xlog_push(x, &r);
 }
 
+/* The threads' states of two DEADLOCK or HANG END records (RP_LOG_HELD_MAX held listed). */
+static bool same_outcome(const struct rp_log_outcome *a, const struct rp_log_outcome *b)
+{
+	if (a->stop_tid != b->stop_tid || a->nwaits != b->nwaits ||
+	    (a->stop_tid && (a->stop_count != b->stop_count || a->stop_pc != b->stop_pc)))
+		return false;
+	for (uint32_t i = 0; i < a->nwaits; i++) {
+		const struct rp_log_wait *x = &a->waits[i], *y = &b->waits[i];
+		if (x->tid != y->tid || x->state != y->state || x->kind != y->kind || x->obj != y->obj ||
+		    x->owner != y->owner || x->nheld != y->nheld)
+			return false;
+		for (uint32_t k = 0; k < x->nheld && k < RP_LOG_HELD_MAX; k++)
+			if (x->held[k] != y->held[k])
+				return false;
+	}
+	return true;
+}
+
 static bool same_record(const struct rp_log_record *a, const struct rp_log_record *b)
 {
 	if (a->kind != b->kind)
@@ -217,7 +241,7 @@ static bool same_record(const struct rp_log_record *a, const struct rp_log_recor
 			if (a->threads[i].tid != b->threads[i].tid ||
 			    a->threads[i].count != b->threads[i].count)
 				return false;
-		return true;
+		return a->how < RP_LOG_DEADLOCK || same_outcome(&a->outcome, &b->outcome);
 	}
 	return false;
 }
@@ -234,6 +258,9 @@ static int write_record(struct rp_log_writer *w, const struct rp_log_record *r)
 	case RP_LOG_THREAD_END:
 		return rp_log_thread_end(w, r->tid, r->count);
 	case RP_LOG_END:
+		if (r->how >= RP_LOG_DEADLOCK)
+			return rp_log_end_outcome(w, r->how, r->value, r->threads, r->nthreads,
+						  &r->outcome);
 		return rp_log_end(w, r->how, r->value, r->threads, r->nthreads);
 	}
 	return -1;
@@ -1133,8 +1160,6 @@ static void corrupt_block_2_of_5_stops_there(void **state)
 	xlog_free(&x);
 }
 
-/* No state crosses a block boundary: block 3 moved into block 2's place (renumbered)
- * decodes to block 3's records. */
 /* The model goes on from block to block: the first records of each thread, which cost
  * the most, are paid once, not in every block. Three blocks of ten records from two
  * steady threads: the later blocks are smaller than the first, and everything reads
@@ -1208,18 +1233,167 @@ static void unsupported_version(void **state)
 	uint8_t *p;
 	size_t len;
 	struct layout l;
-	const char *path = scratch_path("v2.log");
+	const char *path = scratch_path("v4.log");
 	make_small_log(path, &x, &p, &len, &l);
-	p[8] = 1; /* the format before delta-coded inputs */
+	p[8] = 4;
 	spit(path, p, len);
 	struct readback rb;
 	read_log(path, &rb);
 	assert_false(rb.opened);
 	char want[512];
 	snprintf(want, sizeof want,
-		 "%s: unsupported log version 1 (this libreplay reads version 2)", path);
+		 "%s: unsupported log version 4 (this libreplay reads versions 1 to 3)", path);
 	assert_string_equal(rb.msg, want);
 	free(p);
+	xlog_free(&x);
+}
+
+/* A deadlock's and a hang's END: every thread's state and the stop position come back. */
+static void end_outcomes_round_trip(void **state)
+{
+	for (int how = RP_LOG_DEADLOCK; how <= RP_LOG_HANG; how++) {
+		struct xlog x = {0};
+		push_preempt(&x, 1, 1000, 0x1234);
+		struct rp_log_wait w[3] = {
+			{.tid = 1, .state = 2, .kind = 1, .obj = 0x404040, .owner = 2, .nheld = 1,
+			 .held = {0x404080}},
+			{.tid = 2, .state = 2, .kind = 1, .obj = 0x404080, .owner = 1,
+			 .nheld = RP_LOG_HELD_MAX + 3, .held = {1, 2, 3, 4, 5, 6, 7, UINT64_MAX}},
+			{.tid = UINT32_MAX, .state = 255, .kind = 255, .obj = UINT64_MAX},
+		};
+		struct rp_log_final fin[2] = {{1, 2000}, {2, 900}};
+		struct rp_log_record r = {.kind = RP_LOG_END, .how = how, .value = 86 + how - 1,
+					  .nthreads = 2, .threads = fin};
+		r.outcome = (struct rp_log_outcome){.nwaits = 3, .waits = w};
+		if (how == RP_LOG_HANG)
+			r.outcome.stop_tid = 2, r.outcome.stop_count = 123456789, r.outcome.stop_pc = 0x1240;
+		xlog_push(&x, &r);
+		const char *path = scratch_path("outcome.log");
+		write_log(path, &x, 0);
+		struct readback rb;
+		read_log(path, &rb);
+		assert_true(rb.opened);
+		assert_int_equal(rb.status, RP_LOG_DONE);
+		assert_prefix(&rb.got, &x, x.n);
+		const struct rp_log_record *end = &rb.got.v[1];
+		assert_int_equal(end->how, how);
+		assert_int_equal(end->outcome.nwaits, 3);
+		assert_int_equal(end->outcome.waits[1].nheld, RP_LOG_HELD_MAX + 3);
+		assert_true(end->outcome.waits[1].held[RP_LOG_HELD_MAX - 1] == UINT64_MAX);
+		xlog_free(&rb.got);
+		xlog_free(&x);
+	}
+	/* the writer refuses an outcome without its states, or states without one */
+	struct rp_log_header h = test_header();
+	struct rp_log_writer *w = create_or_fail(scratch_path("outcome_bad.log"), &h);
+	struct rp_log_outcome o = {0};
+	errno = 0;
+	assert_int_equal(rp_log_end_outcome(w, RP_LOG_DEADLOCK, 87, NULL, 0, NULL), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(rp_log_end_outcome(w, RP_LOG_EXITED, 0, NULL, 0, &o), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(rp_log_end(w, RP_LOG_DEADLOCK, 87, NULL, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	o.nwaits = RP_LOG_END_THREADS_MAX + 1;
+	o.waits = (const struct rp_log_wait *)&o;
+	assert_int_equal(rp_log_end_outcome(w, RP_LOG_HANG, 88, NULL, 0, &o), -1);
+	assert_int_equal(errno, E2BIG);
+	o.nwaits = 0;
+	assert_int_equal(rp_log_end_outcome(w, RP_LOG_HANG, 88, NULL, 0, &o), 0);
+	assert_int_equal(rp_log_close(w), 0);
+}
+
+/* A version 1 log, as libreplay before the END outcomes wrote it (commit 34220bf's
+ * writer: two PREEMPTs, then END signal 11 with two threads' counts; its END's how is
+ * one bit, version 2's an Exp-Golomb number): still read. */
+static const uint8_t v1_log[] = {
+	0x89, 0x52, 0x50, 0x4c, 0x0d, 0x0a, 0x1a, 0x0a, 0x01, 0x00, 0x00, 0x00,
+	0x71, 0x00, 0x00, 0x00, 0x80, 0x96, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e, 0x2f, 0x76, 0x31,
+	0x00, 0x59, 0xe9, 0x4f, 0x29, 0x52, 0x50, 0x42, 0x4b, 0x01, 0x00, 0x00,
+	0x00, 0x11, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0xab, 0x15, 0xf3,
+	0x9e, 0x5e, 0x9f, 0x01, 0x06, 0x92, 0xa0, 0xcf, 0xd0, 0xc8, 0x14, 0xa1,
+	0xcf, 0x00, 0xc9, 0xfd, 0xd8, 0x28, 0xd0, 0x6f, 0x42, 0x38,
+
+};
+
+static void reads_version_1(void **state)
+{
+	const char *path = scratch_path("v1.log");
+	spit(path, v1_log, sizeof v1_log);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_true(rb.opened);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	struct xlog x = {0};
+	push_preempt(&x, 1, 1000, 0x1234);
+	push_preempt(&x, 2, 500, 0x1240);
+	struct rp_log_final fin[2] = {{1, 2000}, {2, 900}};
+	push_end(&x, RP_LOG_SIGNALED, 11, fin, 2);
+	assert_prefix(&rb.got, &x, x.n);
+	xlog_free(&rb.got);
+	xlog_free(&x);
+	struct rp_log_reader *r;
+	char err[RP_LOG_ERRLEN];
+	assert_int_equal(rp_log_open(path, &r, err, sizeof err), 0);
+	assert_int_equal(rp_log_header(r)->version, 1);
+	rp_log_close_reader(r);
+}
+
+/* A version 2 log, as main's writer wrote it before format 3 (commit 7b44035): two
+ * blocks with PREEMPTs of two threads in each (version 2 starts the model afresh at
+ * every block), a 16-byte INPUT in each (plain bytes in version 2), END exited 3. */
+static const uint8_t v2_log[] = {
+	0x89, 0x52, 0x50, 0x4c, 0x0d, 0x0a, 0x1a, 0x0a, 0x02, 0x00, 0x00, 0x00,
+	0x71, 0x00, 0x00, 0x00, 0x80, 0x96, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e, 0x2f, 0x76, 0x32,
+	0x00, 0x9a, 0x2c, 0x4e, 0x4a, 0x52, 0x50, 0x42, 0x4b, 0x01, 0x00, 0x00,
+	0x00, 0x22, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0xd7, 0x17, 0x94,
+	0x52, 0x02, 0xca, 0x70, 0xf5, 0xc2, 0x00, 0x40, 0x86, 0x46, 0xa6, 0x0d,
+	0x00, 0xc8, 0x00, 0xc9, 0x15, 0x81, 0x17, 0x01, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x10, 0x27, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a,
+	0x00, 0x10, 0x02, 0x52, 0x50, 0x42, 0x4b, 0x02, 0x00, 0x00, 0x00, 0x27,
+	0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x36, 0xa0, 0xa8, 0x31, 0x35,
+	0x8e, 0x81, 0x4d, 0xea, 0x00, 0x00, 0x19, 0x20, 0x39, 0x2a, 0xf0, 0x22,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc4, 0x09, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x20, 0x71, 0x00, 0xa0, 0x0c, 0x8d, 0xdc, 0x46, 0xe3,
+	0xc0, 0xd4, 0xeb, 0x80, 0x38, 0x01
+};
+
+static void reads_version_2(void **state)
+{
+	const char *path = scratch_path("v2.log");
+	spit(path, v2_log, sizeof v2_log);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_true(rb.opened);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	uint8_t in1[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x27};
+	uint8_t in2[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0x20, 0x4e};
+	struct xlog x = {0};
+	push_preempt(&x, 1, 4096, 0x1234);
+	push_preempt(&x, 2, 8192, 0x1240);
+	push_input(&x, 1, 2, in1, 16);
+	push_preempt(&x, 1, 12288, 0x1236);
+	push_preempt(&x, 2, 16384, 0x1240);
+	push_input(&x, 2, 2, in2, 16);
+	push_preempt(&x, 1, 20480, 0x1234);
+	struct rp_log_final fin[2] = {{1, 30000}, {2, 20000}};
+	push_end(&x, RP_LOG_EXITED, 3, fin, 2);
+	assert_prefix(&rb.got, &x, x.n);
+	xlog_free(&rb.got);
 	xlog_free(&x);
 }
 
@@ -1260,7 +1434,7 @@ static void damaged_header(void **state)
 	spit(path, p, len);
 	read_log(path, &rb);
 	snprintf(want, sizeof want,
-		 "%s: unsupported header flags 0x81 (this libreplay knows 0x1)", path);
+		 "%s: unsupported header flags 0x81 (this libreplay knows 0x3)", path);
 	assert_string_equal(rb.msg, want);
 	free(p);
 	xlog_free(&x);
@@ -1748,6 +1922,9 @@ int main(void)
 		cmocka_unit_test(not_a_log),
 		cmocka_unit_test(unsupported_version),
 		cmocka_unit_test(damaged_header),
+		cmocka_unit_test(end_outcomes_round_trip),
+		cmocka_unit_test(reads_version_1),
+		cmocka_unit_test(reads_version_2),
 		cmocka_unit_test(missing_end_and_data_after_end),
 		cmocka_unit_test(fuzz_blocks_with_valid_checksums),
 		cmocka_unit_test(self_build_id_is_the_executables),

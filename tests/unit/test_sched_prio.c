@@ -55,6 +55,38 @@ static void without_priorities_the_run_queue_is_fifo(void **state)
 	assert_trace("2 3 4 2 3 4");
 }
 
+static void *traces_and_preempts(void *arg)
+{
+	TRACE("%d%c%c", self_id(), sched_preempt_useful() ? 'u' : 'n',
+	      sched_others_runnable() ? 'o' : '-');
+	sched_preempt();
+	TRACE("%d", self_id());
+	return NULL;
+}
+
+/* Threads 2, 3, 4 with priorities 9, 5, 9: a preempted thread goes to the tail of its
+ * priority, so 2 and 4 take turns; 3 is not switched out: main (1), woken from its join
+ * of 2, is runnable, but below it, so a preemption is of no use there. */
+TEST_MAIN(preempt_prio_main)
+{
+	static const int prio[] = { 9, 5, 9 };
+	struct sched_thread *t[3];
+	sched_set_priority(sched_current(), 1);
+	for (int i = 0; i < 3; i++) {
+		t[i] = spawn(traces_and_preempts, NULL);
+		sched_set_priority(t[i], prio[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		join(t[i]);
+	return 0;
+}
+
+static void a_preemption_goes_to_the_tail_of_its_priority(void **state)
+{
+	assert_int_equal(run(preempt_prio_main, NULL), 0);
+	assert_trace("2uo 4uo 2 4 3no 3");
+}
+
 static struct sched_mutex m1, m2;
 static struct sched_sem go;
 
@@ -217,6 +249,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(priorities_pick_the_highest_and_yields_give_one_turn),
 		cmocka_unit_test(without_priorities_the_run_queue_is_fifo),
+		cmocka_unit_test(a_preemption_goes_to_the_tail_of_its_priority),
 		cmocka_unit_test(waking_a_higher_priority_thread_wants_a_preemption),
 		cmocka_unit_test(held_mutexes_and_wait_owner),
 		cmocka_unit_test(deadlock_report_counts_live_threads),

@@ -1,0 +1,455 @@
+/*
+ * count.c: preemptions by instruction count (--hunt, --chaos), recording or not
+ * (docs/replay.md, "Finding the bug: --hunt"). hunt.c decides, from the seed alone;
+ * this file puts its decisions where the replay can take them again.
+ *
+ * Each thread's counter is loaded to reach zero where hunt.c wants it preempted: at the
+ * end of its slice (slice_end), or at its next counting point (soon: after a
+ * synchronization call, or when a preemption could not be taken where it fell). The
+ * overflow then preempts there and logs an ordinary PREEMPT; or it arms the hardware
+ * breakpoint at one of the next few memory accesses (soon_pc), and the breakpoint's
+ * signal preempts there (rp_count_trap), unless the next counting point comes first.
+ * A slice's end looks for its place a while (seek): a counting point with a window
+ * ahead (a repeated or atomic access, sicpp/hunt.c), or one out of the loop it ended
+ * in, or the loop's exit by the breakpoint. A synchronization call may also be
+ * preempted before it acts: the thread is switched out inside the call, logged at the
+ * counting point of the program's call instruction, where the replay stops it.
+ * Priorities (--hunt) are given at creation and at change points, and logged as INPUT
+ * PRIORITY records after the PREEMPT. Since every decision is a function of the seed
+ * and the counts, the same seed and inputs give the same schedule, logged or not.
+ */
+#include "engine/core.h"
+#include "engine/hunt.h"
+
+#include <string.h>
+
+bool rp_counting;
+bool rp_sync_watch;
+static bool pct; /* --hunt: priorities, steps at synchronization calls */
+
+void rp_count_arm(struct rp_thread *t, uint64_t *counter)
+{
+	uint64_t now = t->offset - *counter;
+	uint64_t left = t->soon || t->slice_end <= now ? 1 : t->slice_end - now;
+	*counter = left;
+	t->offset = now + left;
+}
+
+/* The recording's breakpoint is one thread's: a switch, or the counting point that
+ * came first, takes it back. */
+static void exit_pc_cancel(struct rp_thread *t)
+{
+	if (t->exit_pc) {
+		rp_bp_disarm();
+		t->exit_pc = 0;
+	}
+}
+
+static void soon_pc_cancel(struct rp_thread *t)
+{
+	if (t->soon_pc) {
+		rp_bp_disarm();
+		t->soon_pc = 0;
+	}
+}
+
+void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
+{
+	soon_pc_cancel(prev);
+	exit_pc_cancel(prev);
+	prev->soon = prev->pending = false;
+	next->in_count = next->offset - *rp_thread_counter(next);
+	rp_hunt_resumed(next->tid);
+}
+
+/* The repeated or atomic memory accesses (sicpp/hunt.c) in the window after from, where
+ * a preemption splits two accesses to one location; preemptible ones only. */
+#define RP_SEEK_POINTS 256 /* counting points a slice's end looks on for a window */
+#define RP_EXIT_SLICES 2   /* slices a loop's end is waited for */
+#define RP_WINDOW_CANDIDATES 4
+static size_t window_ahead(uintptr_t from, uintptr_t *c)
+{
+	if (!rp_bp_ready() || !from || !rp_sic_pc_instrumented(from))
+		return 0;
+	size_t found = rp_sic_memops(from, from + RP_WINDOW_BYTES, RP_MEMOP_ATOMIC | RP_MEMOP_REPEAT,
+				     c, RP_WINDOW_CANDIDATES);
+	size_t n = 0;
+	for (size_t i = 0; i < found; i++)
+		if (rp_sic_pc_preemptible(c[i]))
+			c[n++] = c[i];
+	return n;
+}
+
+/* The first instruction after a call from the program returns: past the reload of the
+ * count (movq __sic_home(%rip), %r15, as sicpp writes it), at the count the call
+ * published. 0 if ret is not such a return or the instruction is not preemptible. */
+static uintptr_t after_call(uintptr_t ret)
+{
+	if (!rp_sic_pc_instrumented(ret))
+		return 0;
+	const unsigned char *r = (const unsigned char *)ret;
+	int32_t disp;
+	memcpy(&disp, r + 3, sizeof disp);
+	if (r[0] != 0x4c || r[1] != 0x8b || r[2] != 0x3d ||
+	    ret + 7 + (intptr_t)disp != (uintptr_t)&__sic_home)
+		return 0;
+	return rp_sic_pc_preemptible(ret + 7) ? ret + 7 : 0;
+}
+
+/* Stop t at pc with the breakpoint (before its next counting point). */
+static bool soon_at(struct rp_thread *t, uintptr_t pc)
+{
+	if (!rp_bp_ready() || !pc)
+		return false;
+	t->exit_pc = 0; /* one breakpoint: it was that one */
+	rp_bp_arm(pc);
+	t->soon_pc = pc;
+	return true;
+}
+
+/* Priorities: sched's, logged where the replay takes them (rp_count_thread_created,
+ * replay_priorities). */
+struct prio_rec {
+	int32_t tid, prio;
+};
+
+static void give_priority(struct sched_thread *st, int prio)
+{
+	struct prio_rec r = {st->id, prio};
+	sched_set_priority(st, prio);
+	if (rp_writer)
+		rp_log_input(rp_writer, (uint32_t)rp_cur->tid, RP_INPUT_PRIORITY, &r, sizeof r);
+}
+
+void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t)
+{
+	if (rp_replaying) {
+		struct prio_rec r;
+		if (rp_log_hunted && rp_input_replay(RP_INPUT_PRIORITY, &r, sizeof r)) {
+			if (r.tid != st->id)
+				rp_diverge("record %zu: thread %d got a priority, here thread %d was created",
+					rp_replay_recno() - 1, r.tid, st->id);
+			sched_set_priority(st, r.prio);
+		}
+		return;
+	}
+	if (!rp_counting)
+		return;
+	t->slice_end = (t->offset - t->home) + rp_hunt_slice();
+	if (pct)
+		give_priority(st, rp_hunt_priority());
+}
+
+/* Replay: the priority a change point gave, right after its PREEMPT. */
+void rp_count_replay_priorities(struct rp_thread *t)
+{
+	const struct rp_log_record *r;
+	struct prio_rec p;
+	if (!rp_log_hunted)
+		return;
+	while ((r = rp_replay_peek()) && r->kind == RP_LOG_INPUT && r->input_kind == RP_INPUT_PRIORITY &&
+	       r->tid == (uint32_t)t->tid && r->len == sizeof p) {
+		memcpy(&p, r->data, sizeof p);
+		if (p.tid != t->tid)
+			break; /* a thread it creates next */
+		rp_replay_next();
+		sched_set_priority(sched_current(), p.prio);
+	}
+}
+
+/* Preempt t, which is at (count, pc), from our own code (not a signal): its counter is
+ * in __sic_home meanwhile. Returns once it runs again, its counter loaded anew. */
+static void count_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc)
+{
+	t->soon = false;
+	soon_pc_cancel(t);
+	rp_record_preempt(t, count, pc);
+	if (t->new_prio) {
+		give_priority(sched_current(), t->new_prio);
+		t->new_prio = 0;
+	}
+	__sic_home = t->offset - count;
+	t->tick_depth++;
+	t->stop_pc = pc;
+	rp_preempt_at_count = true;
+	sched_preempt(); /* on_switch loads its counter when it runs again */
+	rp_preempt_at_count = false;
+	t->stop_pc = 0;
+	t->tick_depth--;
+	if (rp_resumed_hook)
+		rp_resumed_hook(&__sic_home);
+}
+
+/* Would preempting t change anything? With a new (lower) priority, any other runnable
+ * thread may now outrank it. */
+static bool preempt_worth(struct rp_thread *t)
+{
+	return sched_preempt_useful() || (t->new_prio && sched_others_runnable());
+}
+
+/* May this thread be preempted by count now? Not the host, not inside the scheduler,
+ * not once rp_dying. */
+static bool count_eligible(struct rp_thread *t)
+{
+	return rp_scheduling && rp_counting && t->tid != 0 && !sched_busy() && !rp_dying;
+}
+
+/* Where a slice's end looks for its place: one time in two a counting point with a
+ * window ahead (each taken one time in two, so the later ones of a loop get their
+ * turn), else, or if there is none, one at another pc than where the slice ended (out
+ * of an inner loop: its outer loop's head may be inside a window, a value loaded at
+ * the end of the last turn and stored in this one). A decision whose window was not
+ * reached looks for another window. */
+
+static bool seek_found(struct rp_thread *t, uintptr_t pc, size_t n)
+{
+	if (t->seek_left == 0 && t->seek == RP_SEEK_WINDOW && !t->pending) {
+		t->seek = RP_SEEK_EXIT; /* no window near: out of this loop, then */
+		t->seek_left = RP_SEEK_POINTS;
+	}
+	if (t->seek_left == 0)
+		return true;
+	t->seek_left--;
+	if (t->seek == RP_SEEK_WINDOW)
+		return n && rp_hunt_take_window();
+	return pc != t->seek_pc;
+}
+
+/* Take decision d here (pc, now) or at a window ahead (c, n); returns the counter to
+ * go on with, or 0 once preempted here (the counter is then __sic_home). */
+static bool count_place(struct rp_thread *t, uint64_t now, uintptr_t pc, const uintptr_t *c,
+			size_t n, bool at_memop)
+{
+	if (at_memop && n && soon_at(t, c[rp_hunt_choose((unsigned)n)])) {
+		t->soon = true; /* held until the access, or looked on for at the next point */
+		return false;
+	}
+	if (pc && rp_sic_pc_preemptible(pc) && preempt_worth(t)) {
+		t->soon = false;
+		__sic_home = 0;
+		count_preempt(t, now, pc);
+		return true;
+	}
+	t->soon = preempt_worth(t); /* not preemptible here: the next one */
+	if (!t->soon)
+		t->new_prio = 0;
+	return false;
+}
+
+uint64_t rp_count_overflow(uintptr_t stub_ret)
+{
+	struct rp_thread *t = rp_cur;
+	uint64_t now = t->offset; /* the counter is 0 */
+	bool missed = t->soon_pc != 0; /* the next counting point came before the access */
+	soon_pc_cancel(t);
+	uintptr_t pc = rp_stub_resume_pc(stub_ret), c[RP_WINDOW_CANDIDATES];
+	size_t n = window_ahead(pc, c);
+	if (!count_eligible(t)) {
+		t->soon = t->pending = false;
+		t->seek = RP_SEEK_NONE;
+		t->new_prio = 0;
+		t->slice_end = now + rp_hunt_slice();
+		goto arm;
+	}
+	if (missed && t->soon) {
+		/* A window decided on was not reached: look for another, a while. */
+		t->soon = false;
+		t->pending = true;
+		t->seek = RP_SEEK_WINDOW;
+		t->seek_pc = pc;
+	}
+	if (t->soon) { /* here: after a call whose return was not preemptible, say */
+		if (count_place(t, now, pc, c, n, false))
+			return __sic_home;
+		goto arm;
+	}
+	if (t->seek == RP_SEEK_NONE && now < t->slice_end)
+		goto arm;
+	if (t->seek == RP_SEEK_NONE && t->exit_pc && ++t->exit_slices < RP_EXIT_SLICES) {
+		t->slice_end = now + rp_hunt_slice(); /* still waiting for its loop's end */
+		goto arm;
+	}
+	if (t->seek == RP_SEEK_NONE) { /* the slice ended: where to decide */
+		exit_pc_cancel(t);
+		t->exit_slices = 0;
+		t->seek = rp_hunt_take_window() ? RP_SEEK_WINDOW : RP_SEEK_EXIT;
+		t->seek_pc = pc;
+		t->seek_left = RP_SEEK_POINTS;
+		t->slice_end = now + 1;
+		uintptr_t x = t->seek == RP_SEEK_EXIT ? rp_sic_loop_exit(pc) : 0;
+		if (x && rp_bp_ready() && rp_sic_pc_preemptible(x)) {
+			/* out of this loop: where it ends, by the breakpoint (on_count_trap) */
+			rp_bp_arm(x);
+			t->exit_pc = x;
+			t->seek = RP_SEEK_NONE;
+			t->slice_end = now + rp_hunt_slice();
+		}
+		goto arm;
+	}
+	if (!seek_found(t, pc, n)) {
+		t->slice_end = now + 1;
+		goto arm;
+	}
+	bool exited = t->seek == RP_SEEK_EXIT && pc != t->seek_pc;
+	t->seek = RP_SEEK_NONE;
+	t->slice_end = now + rp_hunt_slice();
+	if (t->pending) { /* a decision looking for its window */
+		t->pending = false;
+		if (count_place(t, now, pc, c, n, n > 0))
+			return __sic_home;
+	} else if (!sched_others_runnable() && sched_preempt_useful()) {
+		/* Alone, but threads wait for deadlines or descriptors: a preemption asks
+		 * whether they may run (as a time slice's end does). */
+		if (count_place(t, now, pc, c, 0, false))
+			return __sic_home;
+	} else if (sched_others_runnable()) {
+		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(),
+					     n > 0 || exited, now - t->in_count};
+		struct rp_hunt_decision d = rp_hunt_step(&q);
+		if (d.preempt) {
+			t->new_prio = d.new_priority;
+			t->seek_left = RP_SEEK_POINTS;
+			if (count_place(t, now, pc, c, n, d.at_memop))
+				return __sic_home;
+		}
+	}
+arm:;
+	uint64_t counter = 0;
+	rp_count_arm(t, &counter);
+	return counter;
+}
+
+/* The recording's breakpoint (soon_at_memop): the thread reached the memory access. */
+void rp_count_trap(ucontext_t *uc, int sig)
+{
+	struct rp_thread *t = rp_cur;
+	uintptr_t pc = rp_pc_of(uc);
+	rp_bp_disarm();
+	if (rp_hang_due && pc == rp_hang_pc && t->tid != 0)
+		rp_outcome(RP_LOG_HANG, uc, t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15], pc);
+	if (pc == t->exit_pc && count_eligible(t)) {
+		/* its loop ended: a slice's place, as if it ended here */
+		t->exit_pc = 0;
+		uintptr_t c[RP_WINDOW_CANDIDATES];
+		size_t n = window_ahead(pc, c);
+		uint64_t now = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+		if (!sched_others_runnable())
+			return;
+		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(), true,
+					     now - t->in_count};
+		struct rp_hunt_decision d = rp_hunt_step(&q);
+		if (!d.preempt)
+			return;
+		t->new_prio = d.new_priority;
+		if ((d.at_memop && n && soon_at(t, c[rp_hunt_choose((unsigned)n)])) ||
+		    rp_hunt_take_window()) {
+			/* at the window after it, or at the next counting point (an outer loop's
+			 * head, past the store after this loop) */
+			t->soon = true;
+			uc->uc_mcontext.gregs[REG_R15] = 1;
+			t->offset = now + 1;
+			return;
+		}
+		t->soon_pc = pc; /* here: as a window reached */
+	}
+	if (pc != t->soon_pc || !count_eligible(t))
+		return; /* not its breakpoint any more */
+	t->soon_pc = 0;
+	t->soon = false;
+	if (!preempt_worth(t)) {
+		t->new_prio = 0;
+		return;
+	}
+	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	rp_record_preempt(t, count, pc);
+	if (t->new_prio) {
+		give_priority(sched_current(), t->new_prio);
+		t->new_prio = 0;
+	}
+	t->tick_depth++;
+	rp_preempt_from_signal(uc, sig);
+	t->tick_depth--;
+}
+
+/* Where the program's call to a synchronization function stands: the counting point
+ * of the call instruction (movq %r15, __sic_home(%rip); movq $TOKEN, %r15; call f,
+ * as sicpp writes it, the call direct or through the GOT), whose count the caller
+ * published. 0 if ret is not such a call's return. */
+static uintptr_t call_site(uintptr_t ret)
+{
+	static const unsigned char token[] = {0x49, 0xc7, 0xc7, 0xde, 0xc0, 0x5a, 0x9e};
+	if (!rp_sic_pc_instrumented(ret))
+		return 0;
+	const unsigned char *r = (const unsigned char *)ret;
+	const unsigned char *call = r[-5] == 0xe8 ? r - 5 : r[-6] == 0xff && r[-5] == 0x15 ? r - 6 : NULL;
+	if (!call || memcmp(call - 7, token, sizeof token) != 0)
+		return 0;
+	const unsigned char *store = call - 14;
+	int32_t disp;
+	memcpy(&disp, store + 3, sizeof disp);
+	if (store[0] != 0x4c || store[1] != 0x89 || store[2] != 0x3d ||
+	    (uintptr_t)(store + 7) + (intptr_t)disp != (uintptr_t)&__sic_home)
+		return 0;
+	return rp_sic_pc_preemptible((uintptr_t)store) ? (uintptr_t)store : 0;
+}
+
+void rp_sync_begin_slow(void *ret)
+{
+	struct rp_thread *t = rp_cur;
+	if (!pct || !count_eligible(t) || rp_replaying)
+		return;
+	if (!sched_others_runnable())
+		return;
+	struct rp_hunt_question q = {RP_HUNT_BEFORE, t->tid, (uintptr_t)ret - rp_exe_base, false, false,
+				     t->offset - __sic_home - t->in_count};
+	struct rp_hunt_decision d = rp_hunt_step(&q);
+	if (!d.preempt)
+		return;
+	t->new_prio = d.new_priority;
+	uintptr_t site = call_site((uintptr_t)ret);
+	if (site) {
+		count_preempt(t, t->offset - __sic_home, site);
+	} else {
+		t->soon = true; /* not from the program's own call: after it instead */
+		rp_count_arm(t, &__sic_home);
+	}
+}
+
+void rp_sync_end_slow(void *ret)
+{
+	struct rp_thread *t = rp_cur;
+	if (!pct || !count_eligible(t) || rp_replaying)
+		return;
+	if (!sched_others_runnable())
+		return;
+	uintptr_t first = after_call((uintptr_t)ret), c[RP_WINDOW_CANDIDATES];
+	size_t n = window_ahead(first, c);
+	struct rp_hunt_question q = {RP_HUNT_AFTER, t->tid, (uintptr_t)ret - rp_exe_base,
+				     sched_preempt_wanted(), n > 0, t->offset - __sic_home - t->in_count};
+	struct rp_hunt_decision d = rp_hunt_step(&q);
+	if (!d.preempt)
+		return;
+	t->new_prio = d.new_priority;
+	/* Right after the call returns (a thread that outranks it runs first), or at one
+	 * of the accesses in the window after it; else at the next counting point. */
+	soon_pc_cancel(t);
+	soon_at(t, d.at_memop ? c[rp_hunt_choose((unsigned)n)] : first);
+	t->soon = true;
+	rp_count_arm(t, &__sic_home);
+}
+
+void rp_count_start(void)
+{
+	if (rp_opts.timeout_ns)
+		rp_hang_start(rp_opts.timeout_ns);
+	if (!rp_opts.chaos && !rp_opts.hunt)
+		return;
+	struct rp_hunt_params p = {rp_opts.seed, rp_opts.hunt_depth, rp_opts.chaos};
+	rp_hunt_init(&p);
+	rp_counting = true;
+	rp_sic_memops_load();
+	rp_sic_quick.seeking = true;
+	pct = rp_opts.hunt;
+	rp_sync_watch = pct;
+	rp_bp_open(); /* stops at memory accesses, if perf allows a breakpoint */
+}

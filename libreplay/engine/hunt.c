@@ -1,0 +1,232 @@
+/*
+ * hunt.c: the decisions of the hunting scheduler (--hunt) and of the count-based
+ * chaos scheduler (--chaos): where to preempt, and the threads' priorities
+ * (docs/replay.md, "Finding the bug"). After PCT (Burckhardt, Kothari, Musuvathi,
+ * Nagarakatte, ASPLOS 2010): random priorities, d-1 change points that lower the
+ * running thread's below every other's, plus preemptions around synchronization
+ * calls and at the end of count slices.
+ *
+ * Pure: every answer is a function of the seed and of the questions asked so far (no
+ * clock, no log), so the same seed and the same program give the same schedule, with
+ * or without a log. The mechanics (loading counters, the breakpoint, the records)
+ * are hunt_run.c's; the replay asks nothing here: the log holds every decision.
+ */
+#include "engine/hunt.h"
+
+#include <string.h>
+
+static struct {
+	bool on;
+	bool pct;          /* --hunt (priorities, change points, synchronization) */
+	bool strict;       /* priorities (PCT); else round robin, a preemption a turn */
+	uint64_t s[4];     /* xoshiro256** state */
+	int depth;         /* d: d-1 change points */
+	uint64_t change[RP_HUNT_MAX_DEPTH]; /* the steps where they fall, ascending */
+	int nchange, next_change;
+	uint64_t steps;    /* steps so far */
+	unsigned sync_shift;   /* a call site's first step demotes with probability 2^-shift */
+	unsigned window_shift; /* a slice's end with a window ahead demotes: 2^-shift */
+	unsigned slice_log2;   /* slices are log-uniform up to 2^slice_log2 counts */
+	uint64_t fair;         /* counts a thread runs before a demotion lets the others */
+	unsigned slice_lo, slice_hi; /* chaos: log2 bounds of a slice */
+	int demoted;           /* the last priority a demotion gave (-1, -2 ...) */
+	int cooldown;          /* the thread demoted last, until it runs again (0: none) */
+	uint64_t site_salt;    /* the seed's draw of each call site's visit and probability */
+	uint16_t site_visits[RP_HUNT_SITES]; /* visits of each call site (hashed) */
+} h;
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** (Blackman and Vigna); seeded by splitmix64, so any seed, 0 too, works. */
+static uint64_t next(void)
+{
+	uint64_t r = rotl(h.s[1] * 5, 7) * 9, t = h.s[1] << 17;
+	h.s[2] ^= h.s[0];
+	h.s[3] ^= h.s[1];
+	h.s[1] ^= h.s[2];
+	h.s[0] ^= h.s[3];
+	h.s[2] ^= t;
+	h.s[3] = rotl(h.s[3], 45);
+	return r;
+}
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), n > 0 (the bias of a 64-bit modulo is negligible here). */
+static uint64_t below(uint64_t n)
+{
+	return next() % n;
+}
+
+static bool one_in_pow2(unsigned shift)
+{
+	return shift == 0 || (next() & ((UINT64_C(1) << shift) - 1)) == 0;
+}
+
+void rp_hunt_init(const struct rp_hunt_params *p)
+{
+	memset(&h, 0, sizeof h);
+	uint64_t x = p->seed;
+	for (int i = 0; i < 4; i++)
+		h.s[i] = splitmix(&x);
+	h.on = true;
+	h.pct = !p->chaos;
+	if (p->chaos) {
+		h.slice_lo = RP_CHAOS_SLICE_MIN_LOG2;
+		h.slice_hi = RP_CHAOS_SLICE_MAX_LOG2;
+		return;
+	}
+	/* What differs from seed to seed, beyond the draws themselves: how often a call
+	 * site or a window demotes, how long slices are, how long a thread may run while
+	 * others wait, how many steps the change points spread over. */
+	h.strict = below(2);
+	h.site_salt = next();
+	h.sync_shift = (unsigned)below(4);                  /* 1 .. 1/8 */
+	h.window_shift = (unsigned)below(3);                /* 1 .. 1/4 */
+	h.slice_log2 = 8 + (unsigned)below(9);               /* slices up to 2^8 .. 2^16 */
+	h.fair = UINT64_C(1) << (12 + below(9));             /* 2^12 .. 2^20 counts */
+	uint64_t k = UINT64_C(1) << (3 + below(12));         /* 2^3 .. 2^14 steps */
+	/* Without --hunt-depth, each seed its own d (1 .. 5), as iterative-deepening PCT. */
+	h.depth = p->depth < 1 ? 1 + (int)below(5) :
+		  p->depth > RP_HUNT_MAX_DEPTH ? RP_HUNT_MAX_DEPTH : p->depth;
+	h.nchange = h.depth - 1;
+	for (int i = 0; i < h.nchange; i++) {
+		uint64_t c = 1 + below(k);
+		int j = i;
+		while (j > 0 && h.change[j - 1] > c) { /* insertion: ascending */
+			h.change[j] = h.change[j - 1];
+			j--;
+		}
+		h.change[j] = c;
+	}
+}
+
+bool rp_hunt_on(void)
+{
+	return h.on;
+}
+
+bool rp_hunt_pct(void)
+{
+	return h.on && h.pct;
+}
+
+int rp_hunt_priority(void)
+{
+	if (!h.strict)
+		return 0;
+	/* Above every change point's level (1 .. d-1); distinct with high probability
+	 * (ties run FIFO, which is no harm). */
+	return h.depth + 1 + (int)below(1u << 30);
+}
+
+uint64_t rp_hunt_slice(void)
+{
+	if (!h.pct) {
+		/* chaos: log-uniform between 2^lo and 2^hi counts */
+		unsigned e = h.slice_lo + (unsigned)below(h.slice_hi - h.slice_lo);
+		uint64_t base = UINT64_C(1) << e;
+		return base + below(base);
+	}
+	/* log-uniform up to the seed's scale: every run samples short and long ones */
+	unsigned e = RP_HUNT_SLICE_MIN_LOG2 + (unsigned)below(h.slice_log2 - RP_HUNT_SLICE_MIN_LOG2 + 1);
+	uint64_t base = UINT64_C(1) << e;
+	return base + below(base);
+}
+
+/* Each synchronization call site (and side: before, after) preempts at one visit drawn
+ * from the seed (the first, or any up to the 1024th: a window may open at one late
+ * iteration of a loop), and at others with a probability of its own, 1/4 .. 1/32. */
+static bool site_preempts(uintptr_t site, enum rp_hunt_step where)
+{
+	uint64_t x = h.site_salt ^ (site << 1 | (where == RP_HUNT_AFTER));
+	uint64_t r = splitmix(&x);
+	uint16_t *visits = &h.site_visits[(r >> 20) % RP_HUNT_SITES];
+	/* Its visit number r % 2^e (e log-uniform up to 2^10) preempts for sure: a window
+	 * at one late iteration of a loop is reached; then one in 2^level. */
+	unsigned e = (unsigned)(r % (RP_HUNT_SITE_VISITS_LOG2 + 1));
+	uint64_t at = (r >> 8) & ((UINT64_C(1) << e) - 1);
+	unsigned level = 2 + (unsigned)((r >> 40) % (RP_HUNT_SITE_LEVELS - 1));
+	uint16_t v = *visits;
+	if (v < UINT16_MAX)
+		(*visits)++;
+	return v == at || one_in_pow2(level);
+}
+
+void rp_hunt_resumed(int tid)
+{
+	if (h.cooldown == tid)
+		h.cooldown = 0;
+}
+
+/* A demotion below every other thread; at a window or a call site (cooldown), the
+ * others then run until they block with no demotion breaking in, so the window spans
+ * all they do. */
+static void demote(struct rp_hunt_decision *d, int tid, int prio, bool cooldown)
+{
+	d->preempt = true;
+	d->new_priority = prio;
+	if (cooldown)
+		h.cooldown = tid;
+}
+
+struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
+{
+	struct rp_hunt_decision d = {0};
+	if (!h.on)
+		return d;
+	if (!h.pct) { /* chaos: slices only, round robin; where they end, or in a window */
+		d.preempt = q->where == RP_HUNT_SLICE;
+		d.at_memop = d.preempt && q->window && (next() & 1);
+		return d;
+	}
+	if (!h.strict) {
+		/* Round robin: a preemption gives the next thread a turn, until its own. */
+		d.preempt = q->where == RP_HUNT_SLICE || site_preempts(q->site, q->where);
+		d.at_memop = d.preempt && q->window && (next() & 1);
+		return d;
+	}
+	h.steps++;
+	if (h.next_change < h.nchange && h.steps >= h.change[h.next_change]) {
+		/* a change point: PCT gives the i-th priority d - i, below every thread's */
+		h.next_change++;
+		demote(&d, q->tid, h.depth - h.next_change, false);
+	} else if (q->wake_wanted) {
+		d.preempt = true; /* a thread that outranks it runs first, at once */
+		return d;
+	} else if (q->where == RP_HUNT_SLICE && q->ran >= h.fair) {
+		demote(&d, q->tid, --h.demoted, false); /* fairness: it ran long, the others wait */
+		return d;
+	} else if (h.cooldown) {
+		/* The thread demoted last has not run since: the others run on until they
+		 * block, so its window spans all they do (no demotion breaks in). */
+		return d;
+	} else if (q->where == RP_HUNT_SLICE ? q->window && one_in_pow2(h.window_shift)
+					       : site_preempts(q->site, q->where)) {
+		demote(&d, q->tid, --h.demoted, true);
+	}
+	/* Where: at a slice's end, in the window ahead; after a call, one time in two in
+	 * the window after it, else right after the call returns. */
+	if (d.preempt && q->window && (q->where == RP_HUNT_SLICE || (next() & 1)))
+		d.at_memop = true;
+	return d;
+}
+
+bool rp_hunt_take_window(void)
+{
+	return next() & 1;
+}
+
+unsigned rp_hunt_choose(unsigned n)
+{
+	return n ? (unsigned)below(n) : 0;
+}

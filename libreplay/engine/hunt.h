@@ -1,0 +1,57 @@
+/* hunt.h: the hunting scheduler's decisions (hunt.c), a function of the seed alone. */
+#ifndef RP_HUNT_H
+#define RP_HUNT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RP_HUNT_MAX_DEPTH 16
+#define RP_HUNT_SLICE_MIN_LOG2 6 /* slices of at least 2^6 counts */
+#define RP_HUNT_SITE_LEVELS 5 /* a call site preempts with probability 2^-2 .. 2^-5 */
+#define RP_HUNT_SITE_VISITS_LOG2 10 /* ... and at one visit up to the 2^10th */
+#define RP_HUNT_SITES 1024    /* call sites told apart (hashed) */
+/* --chaos: slices log-uniform between these powers of two, in counts. */
+#define RP_CHAOS_SLICE_MIN_LOG2 10
+#define RP_CHAOS_SLICE_MAX_LOG2 20
+
+struct rp_hunt_params {
+	uint64_t seed;
+	int depth; /* 0: the default */
+	bool chaos; /* count slices alone: FIFO, no priorities, no synchronization steps */
+};
+
+void rp_hunt_init(const struct rp_hunt_params *p);
+bool rp_hunt_on(void);
+bool rp_hunt_pct(void); /* priorities and synchronization steps (--hunt, not --chaos) */
+
+/* A new thread's priority (--hunt). */
+int rp_hunt_priority(void);
+/* Counts until the running thread's slice ends. */
+uint64_t rp_hunt_slice(void);
+
+/* A step: a synchronization call is about to act (BEFORE) or has acted (AFTER), or a
+ * slice ended (SLICE), in thread tid. */
+enum rp_hunt_step { RP_HUNT_BEFORE, RP_HUNT_AFTER, RP_HUNT_SLICE };
+struct rp_hunt_question {
+	enum rp_hunt_step where;
+	int tid;
+	uintptr_t site;   /* the call's return address, an offset in the executable */
+	bool wake_wanted; /* a thread of higher priority is runnable */
+	bool window;      /* a repeated or atomic memory access lies just ahead */
+	uint64_t ran;     /* counts the thread ran since it was switched in */
+};
+struct rp_hunt_decision {
+	bool preempt;     /* preempt the running thread */
+	bool at_memop;    /* ... at the memory access ahead (else: here, or right after
+			   * the call) */
+	int new_priority; /* its new priority (0: unchanged) */
+};
+struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q);
+/* Thread tid runs again (a demoted thread's turn ends the others' run). */
+void rp_hunt_resumed(int tid);
+/* A slice's end found a window ahead: take it (or look on)? */
+bool rp_hunt_take_window(void);
+/* One of n candidates (memory accesses), uniformly. */
+unsigned rp_hunt_choose(unsigned n);
+
+#endif
