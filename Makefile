@@ -163,6 +163,7 @@ bench: all
 	bench/gdb.sh
 	bench/realprogs.sh
 	bench/table1.sh
+	bench/logsize.sh
 	bench/reverse.sh
 
 csmith: all
