@@ -45,6 +45,10 @@ static void on_thread_create(struct sched_thread *st)
 		rp_main_thread.side_top = __sic_side_top;
 		rp_main_thread.side_end = __sic_side_end;
 		rp_count_thread_created(st, &rp_main_thread);
+		/* A replay read its priority there and loaded the counter again, in
+		 * __sic_home (rp_cur is main already): keep the copy it starts from the
+		 * same (else its count is off by 2^62 from a debugger's first tick). */
+		rp_main_thread.home = __sic_home;
 		return;
 	}
 	/* A thread of rp_thread_create brings its own (as the start argument). */

@@ -20,7 +20,6 @@ static int withdraw(void)
 #ifndef FIXED
 	pthread_mutex_unlock(&lock);
 	/* the bug: another clerk may take the money here */
-	HUNT_WINDOW();
 	pthread_mutex_lock(&lock);
 #endif
 	if (ok)

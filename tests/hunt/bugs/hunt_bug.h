@@ -5,17 +5,6 @@
 #ifndef HUNT_BUG_H
 #define HUNT_BUG_H
 
-/* The bug's window. Built with -DHUNT_FORCE, the program yields there, so the bug
- * strikes under any scheduler of green threads (a check of the program itself). */
-#ifdef HUNT_FORCE
-#include <sched.h>
-#define HUNT_WINDOW() sched_yield()
-#else
-#define HUNT_WINDOW() \
-	do {          \
-	} while (0)
-#endif
-
 /* CPU work the compiler cannot drop: n iterations of a loop. */
 static inline unsigned long hunt_work(unsigned n)
 {

@@ -25,7 +25,6 @@ static void transfer(int from, int to, long amount)
 	struct account *first = &acct[from], *second = &acct[to];
 #endif
 	pthread_mutex_lock(&first->lock);
-	HUNT_WINDOW();
 	pthread_mutex_lock(&second->lock); /* the bug: the other teller's order is reversed */
 	acct[from].balance -= amount;
 	acct[to].balance += amount;

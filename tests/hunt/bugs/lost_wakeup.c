@@ -23,7 +23,6 @@ static void *waiter(void *arg)
 #else
 	if (!posted) {
 		/* the bug: the post may come here, before anyone waits for it */
-		HUNT_WINDOW();
 		pthread_mutex_lock(&lock);
 		pthread_cond_wait(&posted_cond, &lock);
 		pthread_mutex_unlock(&lock);

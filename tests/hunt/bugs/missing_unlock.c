@@ -16,7 +16,7 @@ static long count;
 static void *worker(void *arg)
 {
 	while (!stop) {
-		HUNT_WINDOW();
+		/* the window: main may set stop here */
 		pthread_mutex_lock(&lock);
 		if (stop) {
 #ifdef FIXED

@@ -25,7 +25,6 @@ static struct job *pop(void)
 	pthread_mutex_lock(&lock);
 #endif
 	struct job *j = head;
-	HUNT_WINDOW();
 	if (j)
 		head = j->next; /* the bug: head may have moved since it was read */
 #ifdef FIXED

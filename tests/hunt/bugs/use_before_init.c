@@ -39,7 +39,6 @@ int main(void)
 	pthread_create(&t, NULL, worker, NULL);
 #else
 	pthread_create(&t, NULL, worker, NULL);
-	HUNT_WINDOW();
 	config = load_config();
 #endif
 	hunt_work(20000);
