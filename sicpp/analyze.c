@@ -1359,8 +1359,12 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		    an->sect[y->def] >= 0 && an->sect_exec[an->sect[y->def]])
 			y->count_target = true;
 		if (y->count_target) {
+			/* A loop's count stays where its head's straight line writes memory: the
+			 * hunting scheduler preempts at counting points, and one there splits a
+			 * read at the loop's bottom from the write it feeds at the top (a pop
+			 * from a shared list: docs/sic.md). */
 			int at = place_target_count(an, y->def);
-			if (at >= 0 && !y->asm_ref)
+			if (at >= 0 && !y->asm_ref && !hunt_line_writes(an, y->def))
 				removable[at] = true;
 		}
 	}

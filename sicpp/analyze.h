@@ -83,6 +83,8 @@ uint8_t flags_live(struct analysis *an, int i, uint8_t mask);
 bool is_code(const struct analysis *an, int i);
 /* hunt.c: yields at spin-waits, the table of memory accesses (after analyze's plan). */
 void plan_hunt(struct analysis *an);
+/* Does the straight line after label statement d write memory beyond the frame? */
+bool hunt_line_writes(struct analysis *an, int d);
 /* The symbol a direct branch names ("foo" for "foo@PLT"); NULL for indirect ones. */
 const char *branch_target(const struct stmt *s, char *buf, size_t len);
 
