@@ -43,11 +43,9 @@ struct input_state {
 	struct rice r[IN_WORDS];
 };
 
-/* Carried from block to block; reset (log_model_reset) at the start of the log and
- * of every block whose predecessor ended with a full thread list
- * (log_model_block_start). */
+/* Reset at every block start (log_model_block_start), so each block decodes alone. */
 struct model {
-	int version;                        /* the log's: 1 and 2 reset at every block */
+	int version;                        /* the log's: 1 and 2 code inputs as bytes */
 	uint32_t n;                         /* threads seen in the block */
 	uint16_t lru[RP_LOG_BLOCK_THREADS]; /* indices into t, least recent first */
 	struct thread_state t[RP_LOG_BLOCK_THREADS];
@@ -62,8 +60,7 @@ enum { SYM_TIMEOUT, SYM_INPUT, SYM_THREAD_END, SYM_END };
 
 /* The log starts, in format version (RP_LOG_VERSION when writing). */
 void log_model_init(struct model *m, int version);
-/* A block starts: reset when the thread list is full (the writer ended the block
- * before a thread new to the list) or the version is before 3, otherwise go on. */
+/* A block starts: forget the block before. */
 void log_model_block_start(struct model *m);
 /* Rank of tid, or m->n if it has no PREEMPT record in this block yet. */
 uint32_t log_model_rank(const struct model *m, uint32_t tid);

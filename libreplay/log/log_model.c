@@ -5,9 +5,9 @@
 #include <string.h>
 
 /* ---- the per-block model ------------------------------------------------------------
- * What the writer and the reader both know while coding; carried from block to block
- * (reset after a block that ends with a full thread list, and at every block in
- * versions 1 and 2). PREEMPT records of a thread are coded against its previous one:
+ * What the writer and the reader both know while coding one block; reset at every
+ * block start, so each block decodes alone (a replay reads the last block first).
+ * PREEMPT records of a thread are coded against its previous one in the block:
  *   the thread: its rank in the block's threads, least recently preempted first;
  *   the count: its advance d, near (rice of zz(d - pred)) or far (num(d));
  *   the PC: near pc_a (the last PC), near pc_b (the one before a jump), or far.
@@ -63,8 +63,7 @@ void log_model_init(struct model *m, int version)
 
 void log_model_block_start(struct model *m)
 {
-	if (m->n == RP_LOG_BLOCK_THREADS || m->version < 3)
-		model_reset(m);
+	model_reset(m);
 }
 
 /* The count's grid: the shift of a near advance of thread t (0 off the grid, and

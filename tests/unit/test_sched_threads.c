@@ -597,6 +597,48 @@ static void guard_page_below_each_stack(void **state)
 	assert_int_equal(run(stack_main, NULL), 0);
 }
 
+/* A thread whose saved stack pointer is no longer what its switch saved (8 bytes
+ * off: the stack a resumed thread would fault on, at its first movaps) is refused at
+ * the switch, by name, instead of being resumed (issue 15). */
+static void *never_runs(void *arg)
+{
+	return arg;
+}
+
+TEST_MAIN(misaligned_sp_main)
+{
+	struct sched_thread *t = spawn(never_runs, NULL);
+	t->sp = (char *)t->sp + 8;
+	sched_thread_yield();
+	return 0;
+}
+
+static void saved_sp_is_checked_at_the_switch(void **state)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		close(fds[0]);
+		sched_run_main(misaligned_sp_main, 0, NULL, NULL);
+		_exit(99); /* not reached */
+	}
+	close(fds[1]);
+	char buf[512] = {0};
+	size_t n = 0;
+	ssize_t r;
+	while (n < sizeof buf - 1 && (r = read(fds[0], buf + n, sizeof buf - 1 - n)) > 0)
+		n += (size_t)r;
+	close(fds[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	assert_non_null(strstr(buf, "sched: thread 2 cannot resume: its saved stack pointer "));
+	assert_non_null(strstr(buf, " is not 16-byte aligned (its stack: ["));
+}
+
 /* ---- hooks about threads -------------------------------------------------------- */
 static void on_create(struct sched_thread *t)
 {
@@ -900,6 +942,7 @@ int main(void)
 		cmocka_unit_test(tls_per_thread),
 		cmocka_unit_test(fpu_control_per_thread),
 		cmocka_unit_test(guard_page_below_each_stack),
+		cmocka_unit_test(saved_sp_is_checked_at_the_switch),
 		cmocka_unit_test(thread_hooks_in_order),
 		cmocka_unit_test(iterator_sees_every_thread),
 		cmocka_unit_test(preempt_from_signal_handler),
