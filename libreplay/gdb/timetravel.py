@@ -30,8 +30,9 @@ lr = None  # libreplay.py, set by register()
 
 CHECKPOINT_NS = 500 * 1000 * 1000  # replay CPU time between automatic checkpoints
 TICK_COUNTS = 1 << 16              # a thread's counter overflows at least this often
-MAX_CHECKPOINTS = 256              # then older ones are thinned ...
-AGE_SHARE = 32                     # ... keeping gaps near a 32nd of their age at most
+MAX_CHECKPOINTS = 256              # at most this many kept
+AGE_SHARE = 32                     # gaps grow with age, to a 32nd of it ...
+MAX_GAP = 2                        # ... up to this many spacings, until the cap
 U64 = 2**64 - 1
 
 
@@ -218,28 +219,33 @@ def drop(ck):
 
 
 def thin():
-    """Drop checkpoints while one can go with the gap it leaves no wider than a gap
-    allowed to grow with age (AGE_SHARE: a 32nd of the age, at least the spacing),
-    and while more than Store.max_ckpts are kept: each time the one whose loss
-    widens the gap least against that allowance. Recent time stays dense, old time
-    sparse, and the number kept grows with the log of the replay's length
-    (docs/gdb.md). The first (the start of the replay), the newest and the pinned
-    ones stay."""
+    """Drop checkpoints while one can go with the gap it leaves no wider than allowed:
+    a 32nd of its age (AGE_SHARE), at least the spacing, at most MAX_GAP spacings
+    (1 s: going back anywhere replays at most that much); each time the one whose
+    loss widens the gap least against the age's share. Past Store.max_ckpts, that
+    one goes whatever the gap: then the number kept grows with the log of the
+    replay's length (docs/gdb.md). The first (the start of the replay), the newest
+    and the pinned ones stay."""
     cks = Store.ckpts
     while len(cks) > 2:
         now = max(c.replay_ns for c in cks)
-        best, score = None, None
+        best, score, free = None, None, None
         for i in range(1, len(cks) - 1):
             if cks[i] in Store.pinned:
                 continue
             gap = cks[i + 1].replay_ns - cks[i - 1].replay_ns
-            allowed = max(Store.interval_ns, (now - cks[i].replay_ns) / AGE_SHARE)
-            s = gap / allowed
+            share = max(Store.interval_ns, (now - cks[i].replay_ns) / AGE_SHARE)
+            s = gap / share
             if score is None or s < score:
                 best, score = cks[i], s
-        if best is None or (score > 1 and len(cks) <= Store.max_ckpts):
+            if gap <= min(share, MAX_GAP * Store.interval_ns) and (free is None or s < free[1]):
+                free = (cks[i], s)
+        if free is not None:
+            drop(free[0])
+        elif best is not None and len(cks) > Store.max_ckpts:
+            drop(best)
+        else:
             return
-        drop(best)
 
 
 def drop_all():
@@ -248,17 +254,35 @@ def drop_all():
     Store.ckpts = []
 
 
-def checkpoint_memory(pid):
-    """Bytes a checkpoint costs: its proportional share of resident memory (pages it
-    shares copy-on-write with others count in part)."""
+def memory_of(pid):
+    """A process's memory totals (/proc/PID/smaps_rollup), in bytes, or {}."""
+    out = {}
     try:
         with open("/proc/%d/smaps_rollup" % pid) as f:
             for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) * 1024
+                parts = line.split()
+                if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
+                    out[parts[0][:-1]] = int(parts[1]) * 1024
     except OSError:
         pass
-    return None
+    return out
+
+
+def own_memory(mem):
+    """Bytes only this process holds: what deleting it frees."""
+    if "Private_Dirty" not in mem:
+        return None
+    return mem["Private_Dirty"] + mem.get("Private_Clean", 0)
+
+
+def checkpoints_cost(mems, live):
+    """Bytes the checkpoints cost in all: the anonymous memory of them and the live
+    process together, less what the live process holds alone. (Pages forked and
+    not written since are shared by all: one copy, whatever the number.) None
+    without the kernel's Pss_Anon."""
+    if live is None or "Pss_Anon" not in live or any("Pss_Anon" not in m for m in mems):
+        return None
+    return sum(m["Pss_Anon"] for m in mems) + live["Pss_Anon"] - live["Anonymous"]
 
 
 def restore_checkpoint(ck):
@@ -619,8 +643,9 @@ forwards or backwards (TIME as `replay when` prints it)."""
 
 class ReplayCheckpoints(gdb.Command):
     """replay checkpoints [on|off|every SECONDS|keep N]: the checkpoints kept (time,
-replay seconds before this moment, memory of each); turn automatic ones on or off;
-space them SECONDS of replay CPU time apart (0.5 by default); keep at most N (256)."""
+replay seconds before this moment, the memory only each holds) and what they cost in
+all; turn automatic ones on or off; space them SECONDS of replay CPU time apart (0.5
+by default); keep at most N (256)."""
 
     def __init__(self):
         super().__init__("replay checkpoints", gdb.COMMAND_STATUS)
@@ -652,15 +677,21 @@ space them SECONDS of replay CPU time apart (0.5 by default); keep at most N (25
         # Ago: replay seconds before this moment (negative: after it, a moment gone
         # back from), by the replay CPU time of the live process.
         now = replay_ns() if replaying() else max([c.replay_ns for c in Store.ckpts] or [0])
-        total = 0
-        gdb.write("  %-4s %-14s %-10s %-10s %s\n" % ("Num", "Time", "Ago (s)", "Memory", "Thread:count"))
+        # Own: the pages only that checkpoint holds (deleting it frees them); in
+        # all: what they cost together (checkpoints_cost).
+        mems = []
+        gdb.write("  %-4s %-14s %-10s %-10s %s\n" % ("Num", "Time", "Ago (s)", "Own", "Thread:count"))
         for ck in Store.ckpts:
-            mem = checkpoint_memory(ck.pid)
-            total += mem or 0
+            mem = memory_of(ck.pid)
+            mems.append(mem)
+            own = own_memory(mem)
             gdb.write("  %-4d %-14d %-10.2f %-10s %d:%d\n" % (
                 ck.num, ck.time, (now - ck.replay_ns) / 1e9,
-                "%d KiB" % (mem // 1024) if mem is not None else "?", ck.pos.tid, ck.pos.count))
-        gdb.write("%d checkpoints, %d KiB\n" % (len(Store.ckpts), total // 1024))
+                "%d KiB" % (own // 1024) if own is not None else "?", ck.pos.tid, ck.pos.count))
+        live = memory_of(gdb.selected_inferior().pid) if lr.live() else None
+        cost = checkpoints_cost(mems, live)
+        gdb.write("%d checkpoints, %s in all, beyond the live replay's own memory\n" % (
+            len(Store.ckpts), "%d KiB" % (cost // 1024) if cost is not None else "? KiB"))
 
 
 def set_interval():
