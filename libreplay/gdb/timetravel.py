@@ -146,6 +146,7 @@ class Store:
     took = []          # seconds each automatic checkpoint took
     pinned = []        # checkpoints a search will restore again: not thinned
     max_ckpts = MAX_CHECKPOINTS
+    restores = 0       # checkpoints restored (warn_went_back)
 
 
 def gdb_checkpoint():
@@ -169,6 +170,15 @@ def warn_outside():
         Store.warned = fd
         gdb.write("libreplay: descriptor %d is a socket or a pipe to another process: going "
                   "back past a read from it cannot restore what was read\n" % fd, gdb.STDERR)
+
+
+def warn_went_back(restores):
+    """After a command that restored a checkpoint (Store.restores was `restores`):
+    with such a descriptor, say again, on one line, what going back cost."""
+    if Store.restores != restores and Store.warned is not None:
+        gdb.write("libreplay: descriptor %d is a socket or a pipe to another process, and "
+                  "this went back: a read from it run again does not read what it read "
+                  "before (the replay diverges)\n" % Store.warned, gdb.STDERR)
 
 
 def gdb_checkpoints():
@@ -296,6 +306,7 @@ def restore_checkpoint(ck):
 
 def restore_live(ck):
     lr.restore()
+    Store.restores += 1
     table = gdb_checkpoints()
     live = [n for n, (pid, cur) in table.items() if cur]
     old_pos = position(settled=True) if replaying() else None
@@ -633,8 +644,12 @@ forwards or backwards (TIME as `replay when` prints it)."""
         tid, count, t, pc = parse_target(arg)
         need_replay("replay goto")
         check_refusal()
-        with Quiet():
-            goto(tid, count, t, pc)
+        restores = Store.restores
+        try:
+            with Quiet():
+                goto(tid, count, t, pc)
+        finally:
+            warn_went_back(restores)
         Store.history.resume_at(position())
         p = position()
         gdb.write("time %d: green thread %d at count %d\n" % (p.time, p.tid, p.count))
@@ -1418,7 +1433,11 @@ def reverse_command(name, fn):
             if arg.strip():
                 raise TimeError("%s: no arguments (a count is not supported yet)" % name)
             lr.restore()
-            fn()
+            restores = Store.restores
+            try:
+                fn()
+            finally:
+                warn_went_back(restores)
     Reverse.__doc__ = REVERSE_DOCS[name]
     return Reverse()
 
@@ -1478,6 +1497,7 @@ class AfterCheckpoint(gdb.Command):
             clear_requests()
             resync_watchpoints()
             Store.history.resume_at(position())
+            warn_went_back(Store.restores - 1)
 
 
 def on_exit(event):
