@@ -32,7 +32,7 @@ CHECKPOINT_NS = 500 * 1000 * 1000  # replay CPU time between automatic checkpoin
 TICK_COUNTS = 1 << 16              # a thread's counter overflows at least this often
 MAX_CHECKPOINTS = 256              # at most this many kept
 AGE_SHARE = 32                     # gaps grow with age, to a 32nd of it ...
-MAX_GAP = 2                        # ... up to this many spacings, until the cap
+MAX_GAP = 2.5                      # ... up to this many spacings, until the cap
 U64 = 2**64 - 1
 
 
@@ -231,11 +231,12 @@ def drop(ck):
 def thin():
     """Drop checkpoints while one can go with the gap it leaves no wider than allowed:
     a 32nd of its age (AGE_SHARE), at least the spacing, at most MAX_GAP spacings
-    (1 s: going back anywhere replays at most that much); each time the one whose
-    loss widens the gap least against the age's share. Past Store.max_ckpts, that
-    one goes whatever the gap: then the number kept grows with the log of the
-    replay's length (docs/gdb.md). The first (the start of the replay), the newest
-    and the pinned ones stay."""
+    (1.25 s: two gaps between the runtime's ticks, which come a little after the
+    spacing, join into one of about 1.15 s, and going back anywhere replays at most
+    that much); each time the one whose loss widens the gap least against the age's
+    share. Past Store.max_ckpts that one goes whatever the gap: old gaps widen,
+    recent ones stay (docs/gdb.md). The first (the start of the replay), the
+    newest and the pinned ones stay."""
     cks = Store.ckpts
     while len(cks) > 2:
         now = max(c.replay_ns for c in cks)
