@@ -2,6 +2,7 @@
 #   make            build tools and runtime into build/
 #   make check      run every test
 #   make bench      run the benchmarks (numbers, never asserted)
+#   make stress     kill, full-disk, forged-log and load campaigns (not in check)
 #   make install PREFIX=/usr/local
 #   make deps       install the Debian packages we need (as root), or say which are missing
 
@@ -38,14 +39,14 @@ TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a 
          $(LIB)/libreplay-log.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
          $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
 # The log's reader and writer alone (libreplay/log/ and the allocator it uses), for tools.
-LOG_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/log/*.c) libreplay/base/rp_alloc.c)
+LOG_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/log/*.c) libreplay/base/rp_alloc.c libreplay/base/rp_say.c)
 # replay-dump (libreplay/tools/): reads logs with libreplay/log/, symbolizes with libbfd.
 DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(LIB)/libreplay-log.a
 # gdb reads every file in this directory at start-up (Debian's gdb); only a system
 # PREFIX installs there by default (GDBINIT_DIR= to skip, or another directory).
 GDBINIT_DIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/gdb/gdbinit.d)
 
-.PHONY: all check unit e2e bench install deps clean demo csmith
+.PHONY: all check unit e2e bench install deps clean demo csmith stress
 all: $(TOOLS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h sched/*.h) $(RT_HDR)
@@ -182,6 +183,11 @@ bench: all
 	bench/hunt.sh
 	bench/gdb.sh
 	bench/reverse.sh
+	bench/durability.sh
+
+# Longer campaigns (issue 12): kills, a full disk, forged logs, pairs under load.
+stress: all
+	tests/durability/stress.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)

@@ -128,6 +128,11 @@ void rp_debug_check(int tid, uint64_t now)
 		hit(tid, now);
 }
 
+__attribute__((noinline, noclone, used)) void rp_debug_log_end(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
 /* The run ends in a deadlock or a hang (how: RP_LOG_DEADLOCK or RP_LOG_HANG), every
  * green thread where it stopped: the gdb extension stops here (docs/gdb.md). */
 __attribute__((noinline, noclone, used)) void rp_debug_outcome(int how)

@@ -212,6 +212,23 @@ uint64_t rp_record_overflow(uintptr_t stub_ret);
 void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
 /* A thread exits: during replay, check the log did not expect more of it. */
 void rp_replay_thread_exit(struct rp_thread *t);
+/* What a debugger shows of a replay (replay status, replay stop-at's checks): the
+ * replay reads the log as it goes, so this is all of it there is in memory. */
+#define RP_REPLAY_VIEW_VERSION 1
+struct rp_replay_view {
+	int version;
+	uint64_t total;     /* records in the log (its blocks' headers) */
+	uint64_t done;      /* records consumed */
+	int lookahead;      /* next_preempt_* is kept (the replay started under a debugger) */
+	uint64_t next_preempt_recno; /* the next PREEMPT record's number, 0 if none */
+	uint32_t next_preempt_tid;
+	uint64_t next_preempt_count, next_preempt_pc;
+	int ended;          /* the log was cut short and has ended: a free run */
+	int has_end;        /* its END record, read at start: */
+	uint32_t nfinals;   /* every thread's final count */
+	const struct rp_log_final *finals;
+};
+extern volatile struct rp_replay_view rp_replay_view;
 
 /* trace.c: --trace-schedule, every switch (rp_trace_on once a trace is open). */
 extern bool rp_trace_on;
@@ -274,6 +291,8 @@ uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left);
 /* The running thread's counter reached zero at count now: stop there if asked. */
 void rp_debug_check(int tid, uint64_t now);
 void rp_debug_stopped(void);
+/* The replay reached the end of a log cut short: the debugger stops here once. */
+void rp_debug_log_end(void);
 /* A preemption of the running thread (a tick, the replay's trap), just before the
  * switch and just after it runs again: the debugger's stops, if asked. */
 void rp_debug_preempt_begin(int tid);

@@ -10,6 +10,7 @@
  * recorded calls' results by input_log.c. Blocking switches are not logged.
  */
 #include "engine/core.h"
+#include "base/rp_alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -178,6 +179,8 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 			else if (rp_overflow_soon(t, uc))
 				t->preempt_soon = true;
 		}
+		if (rp_writer) /* records of a thread that runs alone are written too */
+			rp_log_maybe_flush(rp_writer, rp_mono_ns());
 		deferred_ticks++;
 		errno = saved;
 		return;
@@ -230,6 +233,68 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
 	return fresh;
 }
 
+/* A write of the log failed (a full disk, EIO, the file size limit): said at once, in
+ * whatever context (a signal handler too: strerrordesc_np is a table), and again at
+ * exit (rp_record_close). The file keeps what was written before. */
+static void log_failed(int err)
+{
+	rp_say("cannot write %s: %s; the log holds the recording up to here (it replays that "
+	       "far) and the program runs on, unrecorded", rp_opts.log_path, strerrordesc_np(err));
+}
+
+void rp_record_close(void)
+{
+	if (!rp_writer)
+		return;
+	int err = rp_log_error_number(rp_writer);
+	if (rp_log_close(rp_writer) != 0 && !err)
+		err = errno;
+	rp_writer = NULL;
+	if (err)
+		rp_say("%s is incomplete: writing it failed (%s); it replays up to where it stops",
+		       rp_opts.log_path, strerrordesc_np(err));
+}
+
+volatile sig_atomic_t rp_idling;
+
+void rp_idle_begin(void)
+{
+	if (rp_writer) /* a SIGKILL while every thread waits loses nothing */
+		rp_log_sync(rp_writer);
+	rp_idling = 1;
+}
+
+void rp_idle_end(void)
+{
+	rp_idling = 0;
+}
+
+void rp_record_signal_stop(int sig, const ucontext_t *uc)
+{
+	struct rp_thread *t = rp_cur;
+	uintptr_t pc = uc ? rp_pc_of(uc) : 0;
+	uint8_t where = RP_STOP_NOWHERE, v[RP_SIGNAL_STOP_LEN];
+	uint64_t count = 0, off = 0;
+	int32_t s = sig;
+	if (t->tid != 0 && rp_idling) {
+		where = RP_STOP_IDLE;
+	} else if (t->tid != 0 && !sched_busy() && !t->tick_depth && uc) {
+		if (rp_sic_pc_preemptible(pc)) { /* an instruction of the program */
+			where = RP_STOP_EXACT;
+			count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+			off = pc - rp_exe_base;
+		} else if (!rp_sic_pc_instrumented(pc)) { /* a call out: its count published */
+			where = RP_STOP_COUNT;
+			count = t->offset - __sic_home;
+		}
+	}
+	memcpy(v, &s, 4);
+	v[4] = where;
+	memcpy(v + 5, &count, 8);
+	memcpy(v + 13, &off, 8);
+	rp_log_input(rp_writer, (uint32_t)t->tid, RP_INPUT_SIGNAL_STOP, v, sizeof v);
+}
+
 void rp_record_start(int argc, char **argv)
 {
 	struct rp_log_header h;
@@ -237,9 +302,7 @@ void rp_record_start(int argc, char **argv)
 	h.flags = (rp_opts.chaos ? RP_LOG_F_CHAOS : 0) | (rp_opts.hunt ? RP_LOG_F_HUNT : 0);
 	h.quantum_ns = rp_opts.quantum_ns;
 	h.seed = rp_opts.seed;
-	h.build_id_len = sizeof h.build_id;
-	if (rp_log_self_build_id(h.build_id, &h.build_id_len) != 0)
-		h.build_id_len = 0;
+	rp_log_self_identity(&h); /* its build-id, or a hash of what it loads */
 	h.argc = argc;
 	h.argv = (const char *const *)argv;
 	char err[RP_LOG_ERRLEN];
@@ -249,12 +312,19 @@ void rp_record_start(int argc, char **argv)
 		exit(RP_EXIT_USAGE);
 	}
 	if (rp_log_create_fd(fd, rp_opts.log_path, &h, &rp_writer, err, sizeof err) != 0) {
+		if (errno == ENOMEM)
+			rp_fatal_memory("the log's header and buffers");
 		fprintf(stderr, "libreplay: %s\n", err);
 		exit(RP_EXIT_USAGE);
 	}
-	/* A block at least every second (or 4 KiB): a SIGKILL loses at most the last
-	 * second of records, and block headers stay a small part of the log. */
-	rp_log_set_flush_interval(rp_writer, RP_LOG_FLUSH_INTERVAL_NS);
+	/* The block so far is written at most every RP_LOG_FLUSH_INTERVAL_NS (2 ms) while
+	 * records come (rp_log_maybe_flush at each), and before the scheduler idles: a
+	 * SIGKILL loses at most the records of the last 2 ms. */
+	const char *bench = getenv("LIBREPLAY_FLUSH_NS"); /* bench/durability.sh's knob */
+	rp_log_set_flush_interval(rp_writer, bench && *bench ? strtoull(bench, NULL, 10)
+							     : RP_LOG_FLUSH_INTERVAL_NS);
+	rp_log_set_error_hook(rp_writer, log_failed);
+	rp_context_record();
 	rp_input_log_early();
 	log_timestamp(rp_mono_ns());
 }
@@ -268,6 +338,17 @@ void rp_record_schedule(void)
 	start_timer(rp_opts.quantum_ns);
 }
 
+/* A replay past the end of a log cut short: time slices of the recording's quantum
+ * (whatever decided its preemptions), nothing logged. */
+void rp_record_free_run(void)
+{
+	if (rp_scheduling)
+		return;
+	rp_scheduling = true;
+	rp_install_handler(SIGPROF, on_tick, 0);
+	start_timer(rp_opts.quantum_ns);
+}
+
 /* ---- the end ------------------------------------------------------------------------------ */
 
 static struct rp_log_final end_threads[RP_LOG_END_THREADS_MAX];
@@ -277,6 +358,7 @@ void rp_record_end(int how, int value, const ucontext_t *uc)
 	if (!rp_writer)
 		return;
 	log_timestamp(rp_mono_ns());
+	rp_async_signal_repeat(); /* in the last block, where a replay looks at start */
 	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
 	if (rp_log_end(rp_writer, how, value, end_threads, n) != 0 || uc)
 		rp_log_flush_from_signal(rp_writer);
@@ -290,6 +372,7 @@ void rp_record_outcome(int how, int value, const ucontext_t *uc, const struct rp
 	if (!rp_writer)
 		return;
 	log_timestamp(rp_mono_ns());
+	rp_async_signal_repeat();
 	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
 	if (rp_log_end_outcome(rp_writer, how, value, end_threads, n, o) != 0 || uc)
 		rp_log_flush_from_signal(rp_writer);

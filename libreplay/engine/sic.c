@@ -79,7 +79,8 @@ __attribute__((constructor(101))) static void sic_init_early(void)
 
 uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 {
-	if (rp_replaying)
+	/* (A replay's thread is preempt_soon only in the free run after its log.) */
+	if (rp_replaying && !rp_cur->preempt_soon)
 		return rp_replay_overflow();
 	if (rp_hang_due)
 		return rp_hang_overflow(stub_ret);
@@ -205,7 +206,7 @@ static void publish(void)
 		t->nopre = calloc(nn ? nn : 1, sizeof *t->nopre);
 	}
 	if (!t || !t->ranges || !t->nopre)
-		rp_fatal("out of memory");
+		rp_fatal_memory("the counter's tables");
 	add_module(t, &exe);
 	for (size_t k = 0; k < nmodules; k++)
 		add_module(t, &modules[k]);
@@ -225,7 +226,7 @@ void __sic_register_module(const int32_t *ranges, const int32_t *ranges_end,
 		return;
 	struct module *m = realloc(modules, (nmodules + 1) * sizeof *m);
 	if (!m)
-		rp_fatal("out of memory");
+		rp_fatal_memory("the counter's tables");
 	modules = m;
 	modules[nmodules++] = (struct module){ranges, ranges_end, nopre, nopre_end};
 	publish();

@@ -309,9 +309,11 @@ one_line_error "--replay without a file" "needs a value" ./racy_counter --replay
 one_line_error "replay with other arguments" "other arguments" ./racy_counter --replay "$good" extra
 (cd "$WORK" && "$s" "$WORK/env.bin" >"$WORK/env.out" 2>"$WORK/env.err")
 rc=$?
-if [ $rc -eq 86 ] && [ "$(grep -c . "$WORK/env.err")" -eq 1 ] &&
-	grep -q "thread 1 called time, where the recording called getpid" "$WORK/env.err"
-then pass "a different recorded call diverges on one line, naming both calls"
+# (the environment differs: a warning at start, and the divergence names it)
+if [ $rc -eq 86 ] && [ "$(grep -c . "$WORK/env.err")" -eq 2 ] &&
+	grep -q "^libreplay: warning: the replay's context differs from the recording's: the environment (INPUTS_OTHER_PATH set)$" "$WORK/env.err" &&
+	grep -q "thread 1 called time, where the recording called getpid.*; the replay's context differs .*INPUTS_OTHER_PATH set" "$WORK/env.err"
+then pass "a different recorded call diverges on one line, naming both calls and the environment"
 else fail "different recorded call: exit $rc: $(head -c 300 "$WORK/env.err")"; fi
 # Recorded inputs (docs/inputs.md): clocks, CPU times, getrandom, /dev/urandom by
 # read() and fread(), arc4random, ids, processor counts, from three threads. Each

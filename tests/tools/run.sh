@@ -111,6 +111,11 @@ one_line_error "replay-dump: the wrong executable" 2 "did not record .*build-id"
 one_line_error "replay-dump: the recorded argv[0] not found" 2 "--exe" bash -c "cd / && '$DUMP' '$WORK/rc.bin'"
 one_line_error "replay-dump: not an executable" 2 "not an executable" "$DUMP" rc.bin rc.txt
 one_line_error "replay-dump: unknown flag" 2 "unknown flag" "$DUMP" --frobnicate rc.bin
+# A recorded argv[0] that names a FIFO: opening it would wait for a writer for ever.
+rm -f fifo_exe && mkfifo fifo_exe
+(exec -a "$WORK/fifo_exe" ./racy_counter --record fifo.bin >/dev/null 2>&1)
+one_line_error "replay-dump: the recorded argv[0] is a FIFO" 2 "fifo_exe: not a regular file \(a FIFO\)" \
+	timeout 20 "$DUMP" fifo.bin
 
 # ---- the schedule trace and the timeline -----------------------------------------------
 ./ten_threads --record ten.bin --quantum 100us --trace-schedule ten.rec.trace >ten.rec.out 2>&1
