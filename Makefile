@@ -182,6 +182,9 @@ bench: all
 	bench/apps.sh
 	bench/hunt.sh
 	bench/gdb.sh
+	bench/realprogs.sh
+	bench/table1.sh
+	bench/logsize.sh
 	bench/reverse.sh
 	bench/durability.sh
 

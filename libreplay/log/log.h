@@ -21,7 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RP_LOG_VERSION 2 /* version 1 is read too: its END says exited or signaled only */
+/* Versions 1 and 2 are read too: 1's END says exited or signaled only; both code
+ * INPUT payloads as bytes, preempted counts exactly, and start the model afresh at
+ * every block. */
+#define RP_LOG_VERSION 3
 #define RP_LOG_BUILD_ID_MAX 64
 #define RP_LOG_ERRLEN 512
 

@@ -73,8 +73,8 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 		return -1;
 	}
 	uint16_t version = get16(fixed + 8);
-	if (version != RP_LOG_VERSION && version != 1) {
-		log_say(err, errlen, "%s: unsupported log version %u (this libreplay reads versions 1 and %d)",
+	if (version < 1 || version > RP_LOG_VERSION) {
+		log_say(err, errlen, "%s: unsupported log version %u (this libreplay reads versions 1 to %d)",
 		    path, version, RP_LOG_VERSION);
 		return -1;
 	}
@@ -150,6 +150,7 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 	r->input = rp_malloc(RP_LOG_INPUT_MAX);
 	r->final = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->final);
 	r->waits = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->waits);
+	log_model_init(&r->m, r->hdr.version);
 	if (!r->payload || !r->input || !r->final || !r->waits) {
 		log_say(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		rp_log_close_reader(r);
@@ -240,10 +241,10 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 
 	struct rp_log_record rec;
 	r->br = (struct bitr){r->payload, 0, (size_t)len * 8};
-	r->m.n = 0;
+	log_model_block_start(&r->m);
 	for (uint32_t i = 0; i < nrec; i++) {
 		const char *why = log_decode_record(&r->m, &r->br, &rec, r->input, r->final,
-						    r->hdr.version, r->waits);
+						    r->waits);
 		char msg[128];
 		if (!why && rec.kind == RP_LOG_END && i + 1 < nrec)
 			why = "records after the END record";
@@ -258,7 +259,7 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 		return corrupt(r, want, r->off, "bytes after its last record");
 
 	r->br.bits = 0;
-	r->m.n = 0;
+	log_model_block_start(&r->m);
 	r->nrec = nrec;
 	r->done = 0;
 	r->block = want;
@@ -289,8 +290,7 @@ enum rp_log_status rp_log_next(struct rp_log_reader *r, struct rp_log_record *re
 			return st;
 	}
 	/* The block decoded whole in block_load: this cannot fail. */
-	if (log_decode_record(&r->m, &r->br, rec, r->input, r->final, r->hdr.version,
-			      r->waits))
+	if (log_decode_record(&r->m, &r->br, rec, r->input, r->final, r->waits))
 		return corrupt(r, r->block, r->block_off, "decoded differently twice");
 	r->done++;
 	/* A PAD only ends its block at a page boundary: not a record to anyone. */

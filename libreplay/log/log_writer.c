@@ -29,7 +29,7 @@
 /* A block starting with less room than this before the next page boundary would hold
  * almost nothing: the block before is padded to the boundary instead. */
 #define MIN_ROOM (BLOCK_HDR + 64u)
-/* Room kept free in a block for the PAD that closes it (a PAD is 13 bits at least). */
+/* Room kept free in a block for the PAD that closes it (a PAD is 14 bits at least). */
 #define PAD_RESERVE_BITS 32u
 
 struct rp_log_writer {
@@ -163,14 +163,15 @@ static unsigned eg_bits(uint64_t v)
 	return 2 * bitlen(v + 1) - 1;
 }
 
-/* A PAD input of tid, len zero bytes: its size in bits. */
+/* A PAD input of tid, len zero bytes: its size in bits (its kind and length are
+ * never the last INPUT's: the bit that says so is 0). */
 static size_t pad_bits(const struct rp_log_writer *w, uint32_t tid, uint32_t len)
 {
-	return eg_bits(w->m.n + 1 + SYM_INPUT) + eg_bits(tid) + 8 + eg_bits(len) + 8 * (size_t)len;
+	return eg_bits(w->m.n + 1 + SYM_INPUT) + eg_bits(tid) + 1 + 8 + eg_bits(len) + 8 * (size_t)len;
 }
 
 /* Fill the block to exactly end_bytes of payload with a PAD input (the sizes of PADs
- * with tids 0..3 cover every bit count from 13 on). False if none fits exactly. */
+ * with tids 0..3 cover every bit count from 14 on). False if none fits exactly. */
 static bool pad_to(struct rp_log_writer *w, size_t end_bytes)
 {
 	size_t lo = (end_bytes - 1) * 8 + 1, hi = end_bytes * 8; /* the last byte's bits */
@@ -184,6 +185,7 @@ static bool pad_to(struct rp_log_writer *w, size_t end_bytes)
 			struct bitw b = {payload(w), w->bits};
 			put_eg(&b, w->m.n + 1 + SYM_INPUT);
 			put_eg(&b, tid);
+			put_bits(&b, 1, 0);
 			put_bits(&b, 8, RP_LOG_INPUT_PAD);
 			put_eg(&b, k);
 			for (uint32_t i = 0; i < k; i++)
@@ -217,7 +219,7 @@ static int block_end(struct rp_log_writer *w, bool pad)
 	memset(payload(w), 0, len);
 	w->bits = 0;
 	w->seq++;
-	w->m.n = 0;
+	log_model_block_start(&w->m);
 	w->st.blocks++;
 	w->st.bytes = w->off;
 	block_start(w);
@@ -319,6 +321,7 @@ int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
 		w->fsize_max = fsize.rlim_cur;
 	w->fd = fd;
 	w->seq = 1;
+	log_model_init(&w->m, RP_LOG_VERSION);
 	w->off = hlen;
 	w->interval_ns = RP_LOG_FLUSH_INTERVAL_NS;
 	w->st.bytes = hlen;
@@ -401,15 +404,11 @@ int rp_log_input(struct rp_log_writer *w, uint32_t tid, uint8_t input_kind,
 		errno = EINVAL;
 		return -1;
 	}
-	if (enter(w, SYM_BITS + TID_BITS + 8 + 33 + 8 * len, true) < 0)
+	if (enter(w, SYM_BITS + TID_BITS + log_input_bits((uint32_t)len), true) < 0)
 		return -1;
 	struct bitw b = {payload(w), w->bits};
 	put_sym(w, &b, SYM_INPUT);
-	put_eg(&b, tid);
-	put_bits(&b, 8, input_kind);
-	put_eg(&b, (uint32_t)len);
-	for (size_t i = 0; i < len; i++)
-		put_bits(&b, 8, s[i]);
+	log_encode_input(&w->m, &b, tid, input_kind, s, (uint32_t)len);
 	return done(w, b.bits);
 }
 

@@ -56,6 +56,8 @@ record_replay lone_sleeper "$RUNS" 1
 P=$ROOT/tests/pthread record_replay tls "$RUNS" 1
 # Time slices that end in the C library preempt at the thread's next counting point.
 record_replay foreign_time "$RUNS" 2
+# the default quantum: ticks become aligned preemptions (docs/replay.md)
+record_replay aligned_calls 6 2 "--quantum 10ms"
 record_replay coroutines 8 2
 record_replay ctor_inputs 4 4
 record_replay spawn_threads 4 2

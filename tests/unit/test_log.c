@@ -708,6 +708,158 @@ static void delta_code_sizes(void **state)
 	assert_int_equal(rp_log_close(w), 0);
 }
 
+/* Preemptions at counts on the grid of 4096 (the recorder's at the default quantum,
+ * docs/replay.md): four threads in turn, slices of ~6M counts that vary by ~1 %, the
+ * same PC: at most 2 bytes each in steady state, where exact counts take over 3. */
+static void grid_counts_cost_less(void **state)
+{
+	struct rp_log_header h = test_header();
+	uint64_t bits[2];
+	for (int grid = 0; grid < 2; grid++) {
+		struct rp_log_writer *w = create_or_fail(scratch_path("grid.log"), &h);
+		uint64_t s = 5, count[4] = {0, 0, 0, 0}, before = 0;
+		for (int i = 0; i < 4000; i++) {
+			int t = i % 4;
+			count[t] += 6000000 + rnd_below(&s, 120000);
+			if (grid)
+				count[t] = (count[t] + 4095) & ~UINT64_C(4095);
+			if (i == 2000)
+				before = preempt_bits_of(w);
+			assert_int_equal(rp_log_preempt(w, (uint32_t)t + 2, count[t], 0x6ee9), 0);
+		}
+		bits[grid] = preempt_bits_of(w) - before;
+		assert_int_equal(rp_log_close(w), 0);
+	}
+	print_message("2000 preemptions: %.1f bits each exact, %.1f on the grid\n", bits[0] / 2000.0,
+		      bits[1] / 2000.0);
+	assert_true(bits[1] <= 2000 * 16);
+	assert_true(bits[1] + 2000 * 8 <= bits[0]);
+}
+
+/* Counts on and off the grid, mixed at random, with every kind of advance: read back. */
+static void grid_round_trip(void **state)
+{
+	uint64_t s = 31;
+	for (int iter = 0; iter < 100; iter++) {
+		struct xlog x = {0};
+		uint64_t count[5] = {0};
+		size_t n = 1 + rnd_below(&s, 500);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t t = (uint32_t)rnd_below(&s, 5);
+			uint64_t m = rnd_below(&s, 6);
+			count[t] += m == 0 ? rnd_below(&s, 10) : m == 1 ? rnd_next(&s) >> rnd_below(&s, 64)
+							     : 6000000 + rnd_below(&s, 100000);
+			if (rnd_below(&s, 4))
+				count[t] &= ~UINT64_C(4095);
+			push_preempt(&x, t + 1, count[t], 0x500 + rnd_below(&s, 9));
+		}
+		push_end(&x, RP_LOG_EXITED, 0, NULL, 0);
+		const char *path = scratch_path("gridrt.log");
+		write_log(path, &x, rnd_below(&s, 2) ? 1 + rnd_below(&s, 40) : 0);
+		struct readback rb;
+		read_log(path, &rb);
+		if (rb.status != RP_LOG_DONE)
+			fail_msg("iteration %d: %s", iter, rb.msg);
+		assert_prefix(&rb.got, &x, x.n);
+		xlog_free(&rb.got);
+		xlog_free(&x);
+	}
+}
+
+/* Clock reads in a loop (docs/log-format.md, "INPUT"): a timespec advancing by about
+ * the same 200 ns each time, two threads taking turns every 2,000 reads (a PREEMPT
+ * each): at most 4 bytes a read, header and block headers included. */
+static void clock_reads_cost_few_bytes(void **state)
+{
+	struct rp_log_header h = test_header();
+	const char *path = scratch_path("clock.log");
+	struct rp_log_writer *w = create_or_fail(path, &h);
+	uint64_t s = 7, ns = 1700000000ull * 1000000000ull, count[2] = {0, 0};
+	const int reads = 200000;
+	for (int i = 0; i < reads; i++) {
+		uint32_t tid = 1 + (uint32_t)((i / 2000) % 2);
+		ns += 180 + rnd_below(&s, 40);
+		uint64_t ts[2] = {ns / 1000000000u, ns % 1000000000u};
+		uint8_t b[16];
+		memcpy(b, ts, sizeof b); /* little-endian words, as the runtime passes them */
+		assert_int_equal(rp_log_input(w, tid, 1, b, sizeof b), 0);
+		count[tid - 1] += 40;
+		if (i % 2000 == 1999) {
+			assert_int_equal(rp_log_preempt(w, tid, count[tid - 1], 0x1234), 0);
+			assert_int_equal(rp_log_maybe_flush(w, ns), 0);
+		}
+	}
+	struct rp_log_final fin[2] = {{1, count[0]}, {2, count[1]}};
+	assert_int_equal(rp_log_end(w, RP_LOG_EXITED, 0, fin, 2), 0);
+	struct rp_log_stats st;
+	rp_log_writer_stats(w, &st);
+	assert_int_equal(rp_log_close(w), 0);
+	double per = (double)st.bytes / reads;
+	print_message("clock reads: %.2f bytes each (%llu bytes, %d reads)\n", per,
+		      (unsigned long long)st.bytes, reads);
+	assert_true(per <= 4.0);
+
+	/* and they read back exactly */
+	struct readback rb;
+	read_log(path, &rb);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	uint64_t s2 = 7, ns2 = 1700000000ull * 1000000000ull;
+	size_t k = 0;
+	for (size_t i = 0; i < rb.got.n; i++) {
+		const struct rp_log_record *r = &rb.got.v[i];
+		if (r->kind != RP_LOG_INPUT)
+			continue;
+		ns2 += 180 + rnd_below(&s2, 40);
+		uint64_t ts[2];
+		assert_int_equal(r->len, 16);
+		memcpy(ts, r->data, 16);
+		assert_true(ts[0] == ns2 / 1000000000u && ts[1] == ns2 % 1000000000u);
+		assert_int_equal(r->tid, 1 + (k / 2000) % 2);
+		k++;
+	}
+	assert_int_equal(k, reads);
+	xlog_free(&rb.got);
+}
+
+/* Word-sized inputs of several kinds and lengths, with small, huge and wrapping
+ * changes, interleaved with other records, in blocks of every size: read back equal. */
+static void delta_inputs_round_trip(void **state)
+{
+	uint64_t s = 99;
+	for (int iter = 0; iter < 100; iter++) {
+		struct xlog x = {0};
+		uint64_t words[4][4] = {{0}};
+		size_t n = 1 + rnd_below(&s, 800);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t kind = (uint32_t)rnd_below(&s, 4);
+			uint32_t len = 8 * (1 + (uint32_t)rnd_below(&s, 4));
+			if (rnd_below(&s, 10) == 0)
+				len = (uint32_t)rnd_below(&s, 40); /* not whole words, or 0 */
+			for (int j = 0; j < 4; j++) {
+				uint64_t m = rnd_below(&s, 5);
+				words[kind][j] += m == 0 ? 0 : m == 1 ? 1000 + rnd_below(&s, 50)
+						 : m == 2 ? rnd_next(&s) >> rnd_below(&s, 64)
+						 : m == 3 ? (uint64_t)-(int64_t)rnd_below(&s, 100) : 7;
+			}
+			uint8_t data[40] = {0};
+			memcpy(data, words[kind], len < 32 ? len : 32);
+			push_input(&x, (uint32_t)rnd_below(&s, 3), (uint8_t)(kind * 60), data, len);
+			if (rnd_below(&s, 8) == 0)
+				push_preempt(&x, 1, i * 1000, 0x400 + i);
+		}
+		push_end(&x, RP_LOG_EXITED, 0, NULL, 0);
+		const char *path = scratch_path("inputs.log");
+		write_log(path, &x, rnd_below(&s, 2) ? 1 + rnd_below(&s, 30) : 0);
+		struct readback rb;
+		read_log(path, &rb);
+		if (rb.status != RP_LOG_DONE)
+			fail_msg("iteration %d: %s", iter, rb.msg);
+		assert_prefix(&rb.got, &x, x.n);
+		xlog_free(&rb.got);
+		xlog_free(&x);
+	}
+}
+
 /* The synthetic workload: a loop-heavy program recorded with a 1 ms quantum.
  *   threads    8, round robin over the runnable ones; every record, with 3 %
  *              chance, another thread blocks for 1..20 records (skipped meanwhile)
@@ -1023,12 +1175,23 @@ static void corrupt_block_2_of_5_stops_there(void **state)
 }
 
 /* No state crosses a block boundary: block 3 moved into block 2's place (renumbered)
- * decodes to block 3's records. */
+ * decodes to block 3's records (a replay reads the last block first). Each block has
+ * an INPUT of two words of one kind, which a block codes as its change from the last
+ * one in the block, never from one in the block before. */
 static void blocks_decode_alone(void **state)
 {
 	struct xlog x = {0};
-	for (int i = 0; i < 30; i++)
-		push_preempt(&x, 1 + i % 2, 77777 * (uint64_t)(i + 1), 0x4000 + (uint64_t)i * 3);
+	uint64_t words[6][2];
+	for (int i = 0; i < 30; i++) {
+		if (i % 5 == 4) {
+			uint64_t *w = words[i / 5];
+			w[0] = 1000 + (uint64_t)i;
+			w[1] = 5000000 + 1234 * (uint64_t)i;
+			push_input(&x, 1, 2, w, sizeof words[0]);
+		} else {
+			push_preempt(&x, 1 + i % 2, 77777 * (uint64_t)(i + 1), 0x4000 + (uint64_t)i * 3);
+		}
+	}
 	const char *path = scratch_path("alone.log");
 	write_log(path, &x, 10);
 	size_t len;
@@ -1102,16 +1265,16 @@ static void unsupported_version(void **state)
 	uint8_t *p;
 	size_t len;
 	struct layout l;
-	const char *path = scratch_path("v3.log");
+	const char *path = scratch_path("v4.log");
 	make_small_log(path, &x, &p, &len, &l);
-	p[8] = 3;
+	p[8] = 4;
 	spit(path, p, len);
 	struct readback rb;
 	read_log(path, &rb);
 	assert_false(rb.opened);
 	char want[512];
 	snprintf(want, sizeof want,
-		 "%s: unsupported log version 3 (this libreplay reads versions 1 and 2)", path);
+		 "%s: unsupported log version 4 (this libreplay reads versions 1 to 3)", path);
 	assert_string_equal(rb.msg, want);
 	free(p);
 	xlog_free(&x);
@@ -1213,6 +1376,57 @@ static void reads_version_1(void **state)
 	assert_int_equal(rp_log_open(path, &r, err, sizeof err), 0);
 	assert_int_equal(rp_log_header(r)->version, 1);
 	rp_log_close_reader(r);
+}
+
+/* A version 2 log, as main's writer wrote it before format 3 (commit 7b44035): two
+ * blocks with PREEMPTs of two threads in each (version 2 starts the model afresh at
+ * every block), a 16-byte INPUT in each (plain bytes in version 2), END exited 3. */
+static const uint8_t v2_log[] = {
+	0x89, 0x52, 0x50, 0x4c, 0x0d, 0x0a, 0x1a, 0x0a, 0x02, 0x00, 0x00, 0x00,
+	0x71, 0x00, 0x00, 0x00, 0x80, 0x96, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e, 0x2f, 0x76, 0x32,
+	0x00, 0x9a, 0x2c, 0x4e, 0x4a, 0x52, 0x50, 0x42, 0x4b, 0x01, 0x00, 0x00,
+	0x00, 0x22, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0xd7, 0x17, 0x94,
+	0x52, 0x02, 0xca, 0x70, 0xf5, 0xc2, 0x00, 0x40, 0x86, 0x46, 0xa6, 0x0d,
+	0x00, 0xc8, 0x00, 0xc9, 0x15, 0x81, 0x17, 0x01, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x10, 0x27, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a,
+	0x00, 0x10, 0x02, 0x52, 0x50, 0x42, 0x4b, 0x02, 0x00, 0x00, 0x00, 0x27,
+	0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x36, 0xa0, 0xa8, 0x31, 0x35,
+	0x8e, 0x81, 0x4d, 0xea, 0x00, 0x00, 0x19, 0x20, 0x39, 0x2a, 0xf0, 0x22,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc4, 0x09, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x20, 0x71, 0x00, 0xa0, 0x0c, 0x8d, 0xdc, 0x46, 0xe3,
+	0xc0, 0xd4, 0xeb, 0x80, 0x38, 0x01
+};
+
+static void reads_version_2(void **state)
+{
+	const char *path = scratch_path("v2.log");
+	spit(path, v2_log, sizeof v2_log);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_true(rb.opened);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	uint8_t in1[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x27};
+	uint8_t in2[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0x20, 0x4e};
+	struct xlog x = {0};
+	push_preempt(&x, 1, 4096, 0x1234);
+	push_preempt(&x, 2, 8192, 0x1240);
+	push_input(&x, 1, 2, in1, 16);
+	push_preempt(&x, 1, 12288, 0x1236);
+	push_preempt(&x, 2, 16384, 0x1240);
+	push_input(&x, 2, 2, in2, 16);
+	push_preempt(&x, 1, 20480, 0x1234);
+	struct rp_log_final fin[2] = {{1, 30000}, {2, 20000}};
+	push_end(&x, RP_LOG_EXITED, 3, fin, 2);
+	assert_prefix(&rb.got, &x, x.n);
+	xlog_free(&rb.got);
+	xlog_free(&x);
 }
 
 static void damaged_header(void **state)
@@ -1945,6 +2159,10 @@ int main(void)
 		cmocka_unit_test(writer_refuses_bad_calls),
 		cmocka_unit_test(writer_reports_write_errors),
 		cmocka_unit_test(delta_code_sizes),
+		cmocka_unit_test(clock_reads_cost_few_bytes),
+		cmocka_unit_test(grid_counts_cost_less),
+		cmocka_unit_test(grid_round_trip),
+		cmocka_unit_test(delta_inputs_round_trip),
 		cmocka_unit_test(bytes_per_preemption),
 		cmocka_unit_test(truncation_at_every_offset),
 		cmocka_unit_test(byte_flips_at_every_offset),
@@ -1955,6 +2173,7 @@ int main(void)
 		cmocka_unit_test(damaged_header),
 		cmocka_unit_test(end_outcomes_round_trip),
 		cmocka_unit_test(reads_version_1),
+		cmocka_unit_test(reads_version_2),
 		cmocka_unit_test(missing_end_and_data_after_end),
 		cmocka_unit_test(fuzz_blocks_with_valid_checksums),
 		cmocka_unit_test(self_build_id_is_the_executables),

@@ -615,25 +615,8 @@ TEST_MAIN(misaligned_sp_main)
 
 static void saved_sp_is_checked_at_the_switch(void **state)
 {
-	int fds[2];
-	assert_int_equal(pipe(fds), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(fds[1], 2);
-		close(fds[0]);
-		sched_run_main(misaligned_sp_main, 0, NULL, NULL);
-		_exit(99); /* not reached */
-	}
-	close(fds[1]);
-	char buf[512] = {0};
-	size_t n = 0;
-	ssize_t r;
-	while (n < sizeof buf - 1 && (r = read(fds[0], buf + n, sizeof buf - 1 - n)) > 0)
-		n += (size_t)r;
-	close(fds[0]);
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	char buf[512];
+	int status = run_in_child(misaligned_sp_main, buf, sizeof buf);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
 	assert_non_null(strstr(buf, "sched: thread 2 cannot resume: its saved stack pointer "));
 	assert_non_null(strstr(buf, " is not 16-byte aligned (its stack: ["));
