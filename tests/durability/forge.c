@@ -9,7 +9,8 @@
  * (a record left out), dup (a record twice), swap (two neighbours swapped), kind (an
  * INPUT's kind changed), byte (a byte of an INPUT changed), end (END's status or a
  * final count changed), cut (the records after one left out, and END); not drawn:
- * wildpc (a PREEMPT's PC made one that is no address). Prints what
+ * wildpc (a PREEMPT's PC made one that is no address), clk (the clock of a recorded
+ * clock_gettime changed). Prints what
  * it changed, one line. Exit 0, or 2 with one line if IN cannot be read. */
 #include "log/log.h"
 
@@ -91,6 +92,21 @@ static long pick(enum rp_log_kind kind)
 	return -1;
 }
 
+/* A random INPUT record of that input kind, or -1. */
+static long pick_input(int input_kind)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		m += recs[i].r.kind == RP_LOG_INPUT && recs[i].r.input_kind == input_kind;
+	if (!m)
+		return -1;
+	size_t want = below(m);
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].r.kind == RP_LOG_INPUT && recs[i].r.input_kind == input_kind && want-- == 0)
+			return (long)i;
+	return -1;
+}
+
 /* A change of a 64-bit value: small, large, or anywhere. */
 static uint64_t moved(uint64_t v)
 {
@@ -115,6 +131,9 @@ static const char *mutate(const char *what, char *say, size_t len)
 	} else if (!strcmp(what, "wildpc") && (i = pick(RP_LOG_PREEMPT)) >= 0) {
 		recs[i].r.pc = 0xcb727616d02dcaull; /* no address: the kernel refuses a breakpoint */
 		snprintf(say, len, "record %ld: PREEMPT pc now %#llx", i + 1, (unsigned long long)recs[i].r.pc);
+	} else if (!strcmp(what, "clk") && (i = pick_input(2)) >= 0 && recs[i].r.len >= 4) {
+		recs[i].data[0] ^= 1; /* a clock_gettime's clock id (INPUT kind 2): another clock */
+		snprintf(say, len, "record %ld: clock_gettime of clock %d", i + 1, recs[i].data[0]);
 	} else if (!strcmp(what, "tid") && (i = pick(0)) >= 0 && recs[i].r.kind != RP_LOG_END) {
 		recs[i].r.tid = (uint32_t)(below(3) ? recs[i].r.tid + 1 + below(3) : below(8));
 		snprintf(say, len, "record %ld: thread now %u", i + 1, recs[i].r.tid);

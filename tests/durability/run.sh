@@ -87,6 +87,12 @@ else fail "under gdb at the log's end: $(grep -v '^\[' sf.gdb | tail -n 4 | tr '
 
 # ---- 3. a write that fails is said at once and at exit; the log stays a valid prefix ---------
 build clock_loop "$P/clock_loop.c"
+# A recorded clock_gettime of another clock (forged): the replay aborted, two lines.
+./clock_loop --record clk.bin -- 1000 >/dev/null 2>&1
+./forge clk.bin clk_forged.bin 3 clk >forged.txt
+expect "a recorded read of another clock (forged): one line, diverged" 86 \
+	"replay diverged: thread 1: clock_gettime of clock 11, the recording read clock 10$" 1 \
+	./clock_loop --replay clk_forged.bin
 (ulimit -f 8 && exec ./clock_loop --record fsize.bin -- 300000 >fsize.out 2>fsize.err)
 rc=$?
 if [ $rc -eq 0 ] && [ "$(grep -c . fsize.err)" -eq 2 ] &&
