@@ -2,6 +2,7 @@
 #   make            build tools and runtime into build/
 #   make check      run every test
 #   make bench      run the benchmarks (numbers, never asserted)
+#   make stress     kill, full-disk, forged-log and load campaigns (not in check)
 #   make install PREFIX=/usr/local
 #   make deps       install the Debian packages we need (as root), or say which are missing
 
@@ -13,7 +14,7 @@ WARN       := -Wall -Wextra -Wno-unused-parameter
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
 DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
               libcsmith-dev pkg-config python3 procps zlib1g-dev chromium dpkg-dev tcl valgrind \
-              xz-utils
+              xz-utils libc6-dbg
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
                  sicpp/hunt.c
@@ -38,14 +39,14 @@ TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a 
          $(LIB)/libreplay-log.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
          $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
 # The log's reader and writer alone (libreplay/log/ and the allocator it uses), for tools.
-LOG_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/log/*.c) libreplay/base/rp_alloc.c)
+LOG_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/log/*.c) libreplay/base/rp_alloc.c libreplay/base/rp_say.c)
 # replay-dump (libreplay/tools/): reads logs with libreplay/log/, symbolizes with libbfd.
 DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(LIB)/libreplay-log.a
 # gdb reads every file in this directory at start-up (Debian's gdb); only a system
 # PREFIX installs there by default (GDBINIT_DIR= to skip, or another directory).
 GDBINIT_DIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc/gdb/gdbinit.d)
 
-.PHONY: all check unit e2e bench install deps clean demo csmith
+.PHONY: all check unit e2e bench install deps clean demo csmith stress
 all: $(TOOLS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard sicpp/*.h sched/*.h) $(RT_HDR)
@@ -101,7 +102,23 @@ $(LIBEXEC)/as: $(BIN)/sicc
 	@mkdir -p $(dir $@)
 	ln -sf ../../bin/sicc $@
 
-$(LIB)/libreplay.a: $(RT_OBJ) $(SCHED_OBJ)
+# The runtime is one object in libreplay.a, whose C library names (libreplay.libc) are
+# weak, as libc.a's are: a program's own definition of one (a global `send`, its own
+# read()) wins and links, and the runtime's own calls still reach its function. ld -r
+# binds the calls between the runtime's files; objcopy then makes each such name local
+# (those calls keep it) and adds it back, weak, at the same address (docs/io.md).
+RT_ONE := $(BUILD)/obj/libreplay-rt.o
+$(BUILD)/obj/libreplay-strong.o: $(RT_OBJ) $(SCHED_OBJ)
+	ld -r -o $@ $^
+
+$(RT_ONE): $(BUILD)/obj/libreplay-strong.o $(LIB)/libreplay.libc
+	objdump -t $< | awk 'NR == FNR { libc[$$1]; next } \
+	  ($$2 == "g" || $$2 == "w") && $$3 == "F" && ($$6 in libc) { \
+	    printf "--localize-symbol %s\n--add-symbol %s=%s:0x%s,function,weak\n", $$6, $$6, $$4, $$1 }' \
+	  $(LIB)/libreplay.libc - >$@.args
+	objcopy @$@.args $< $@
+
+$(LIB)/libreplay.a: $(RT_ONE)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -114,11 +131,15 @@ $(LIB)/libreplay-log.a: $(LOG_OBJ)
 # (libreplay.dynlist), so that uninstrumented libraries reach them too: libstdc++'s
 # std::thread, a plain .so's pthread_create. Measured against this machine's libc.
 # And libreplay.h's functions, for instrumented shared objects.
-$(LIB)/libreplay.syms: $(LIB)/libreplay.a libreplay/libreplay.h
+$(LIB)/libreplay.libc: $(BUILD)/obj/libreplay-strong.o
+	@mkdir -p $(dir $@)
 	nm -g --defined-only $< | awk 'NF == 3 && ($$2 == "T" || $$2 == "W") {print $$3}' | sort -u >$@.own
 	nm -D --defined-only $$($(CC) -print-file-name=libc.so.6) | \
-	  awk '{sub(/@.*/, "", $$3); print $$3}' | sort -u >$@.libc
-	comm -12 $@.own $@.libc >$@.tmp && rm -f $@.own $@.libc
+	  awk '{sub(/@.*/, "", $$3); print $$3}' | sort -u >$@.c
+	comm -12 $@.own $@.c >$@.tmp && rm -f $@.own $@.c && mv $@.tmp $@
+
+$(LIB)/libreplay.syms: $(LIB)/libreplay.libc libreplay/libreplay.h
+	cp $< $@.tmp
 	sed -n 's/^[a-z0-9_]* \**\(rp_[a-z0-9_]*\)(.*/\1/p' libreplay/libreplay.h >>$@.tmp # the API, for .so files
 	mv $@.tmp $@
 
@@ -161,7 +182,15 @@ bench: all
 	bench/apps.sh
 	bench/hunt.sh
 	bench/gdb.sh
+	bench/realprogs.sh
+	bench/table1.sh
+	bench/logsize.sh
 	bench/reverse.sh
+	bench/durability.sh
+
+# Longer campaigns (issue 12): kills, a full disk, forged logs, pairs under load.
+stress: all
+	tests/durability/stress.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)

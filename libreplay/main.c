@@ -11,19 +11,29 @@
 #include "engine/session.h"
 #include "io/io.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
 #include <unistd.h>
 
 extern int __sic_main(int argc, char **argv, char **envp);
+extern char **environ;
 
 static int saved_argc;
 static char **saved_argv;
 
-/* glibc passes constructors (argc, argv, envp). */
-__attribute__((constructor(102))) static void early(int argc, char **argv, char **envp)
+/* Before every constructor, the shared libraries' too: glibc runs an executable's
+ * .preinit_array first, with (argc, argv, envp). So no constructor of any priority
+ * runs twice because of the re-exec, and the recorded inputs of every one are
+ * recorded (a constructor(101) once ran before the flags were parsed). */
+static void early(int argc, char **argv, char **envp)
 {
+	/* The C library sets environ in its own initializer, which comes after this: set
+	 * it now (to the same), for getenv here and for the re-exec's environment. */
+	if (!environ)
+		environ = envp;
+	rp_sic_init(); /* the counter, before any instrumented constructor */
 	/* The flags are parsed on a copy (in the runtime's memory: the program's heap
 	 * must not see how long the command line was), for the re-exec passes them all
 	 * on and the new image parses them again. The mode they add up to decides, the
@@ -47,6 +57,9 @@ __attribute__((constructor(102))) static void early(int argc, char **argv, char 
 	saved_argv = argv;
 }
 
+__attribute__((section(".preinit_array"), used)) static void (*const early_entry)(int, char **,
+									     char **) = early;
+
 /* Thread 1. exit() here, as the C library does after main returns, so atexit handlers
  * and destructors run on the main thread, its count going on. */
 static int program_main(int argc, char **argv, char **envp)
@@ -67,5 +80,7 @@ int main(int argc, char **argv, char **envp)
 	h.idle_events = io_idle;
 	sched_set_hooks(&h);
 	int status = sched_run_main(program_main, argc, argv, envp);
+	if (status == SCHED_RUN_ABORTED && errno == ENOMEM)
+		rp_fatal_memory("the main thread's stack (8 MiB)");
 	exit(status == SCHED_RUN_ABORTED ? 1 : status);
 }

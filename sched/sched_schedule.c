@@ -50,10 +50,25 @@ static bool idle(void)
 	return t || sched_g.events.head;
 }
 
+/* A switched-out thread's saved stack pointer is 16-byte aligned: sched_switch saves
+ * it so (its callers are ABI-aligned C), and a new thread's frame is built so. (Not
+ * necessarily inside its stack: a program's coroutine stack is its own.) Anything
+ * else means its descriptor was overwritten or a switch went wrong: resumed, it would
+ * fault somewhere unrelated, at the first movaps to its stack. Say so here instead. */
+static void check_saved_sp(const struct sched_thread *t)
+{
+	if (!((uintptr_t)t->sp & 15))
+		return;
+	fprintf(stderr, "sched: thread %d cannot resume: its saved stack pointer %p is not 16-byte "
+		"aligned (its stack: [%p, %p))\n", t->id, t->sp, t->stack_lo, t->stack_hi);
+	abort();
+}
+
 /* Switch from the current thread, already queued wherever it belongs, to next. */
 void sched_switch_to(struct sched_thread *next)
 {
 	struct sched_thread *prev = sched_g.cur;
+	check_saved_sp(next);
 	if (sched_g.hooks.on_switch)
 		sched_g.hooks.on_switch(prev, next);
 	sched_g.cur = next;

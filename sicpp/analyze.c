@@ -6,7 +6,8 @@
  *    takes a backward jump (target earlier in the same section), a jump across sections,
  *    an indirect jump, a tail jump, or a call. We count at the targets of the first two
  *    (once per label, as late in the label's straight-line block as needed to find dead
- *    flags) and at the site of the others;
+ *    flags) and at the site of the others, but not at calls that no cycle of the file's
+ *    call graph passes, nor at a label every cycle through which already counts;
  *  - calls that may reach foreign code publish the count in __sic_home before and
  *    reload it after; functions foreign code may call check r15 against it on entry.
  */
@@ -493,7 +494,7 @@ static void plan_entry_check(struct analysis *an, int label)
 /* Put a counting point for label index d as late in its straight-line block as it
  * takes to find the flags dead; if they never are, the flag-preserving sequence goes
  * right after the label. */
-static void place_target_count(struct analysis *an, int d)
+static int place_target_count(struct analysis *an, int d)
 {
 	struct asm_file *f = an->f;
 	int first = -1;
@@ -515,21 +516,23 @@ static void place_target_count(struct analysis *an, int d)
 		if (first < 0)
 			first = i;
 		if (an->plan[i].count) /* another target's count already covers this spot */
-			return;
+			return -1;
 		/* The linker rewrites a TLS access sequence by its exact bytes: nothing
 		 * may go between its lea and its call (count before it, at the latest). */
 		if (strstr(s->args, "@tlsgd") || strstr(s->args, "@tlsld") || strstr(s->args, "@TLSDESC"))
 			break;
 		if (!flags_live(an, i, FL_INC)) {
 			an->plan[i].count = CNT_FAST;
-			return;
+			return i;
 		}
 		seen++;
 		if (s->info.cls != IC_OTHER || s->info.string_op)
 			break;
 	}
-	if (first >= 0 && !an->plan[first].count)
-		an->plan[first].count = flags_live(an, first, FL_INC) ? CNT_SAFE : CNT_FAST;
+	if (first < 0 || an->plan[first].count)
+		return -1;
+	an->plan[first].count = flags_live(an, first, FL_INC) ? CNT_SAFE : CNT_FAST;
+	return first;
 }
 
 /* Is the register operand ("%rax") named in this operand list at position k? */
@@ -627,17 +630,20 @@ static bool same_register(const char *a, const char *b)
 /* Is the last instruction of the function before statement `before` that writes the
  * register `base` a `leaq .Ltable(%rip), %base` of a jump table? (gcc hoists it out
  * of loops.) `jump` is the indirect jump, for its function. */
+static bool dead_end(struct analysis *an, int k);
+
 static bool loads_jump_table(struct analysis *an, int before, int jump, const char *base)
 {
 	for (int k = before - 1; k >= 0 && an->fn[k] == an->fn[jump]; k--) {
 		const struct stmt *s = &an->f->st[k];
 		if (s->kind != ST_INSN || s->foreign || s->nops == 0)
 			continue;
-		if (strcmp(s->ops[s->nops - 1], base)) {
-			if (same_register(s->ops[s->nops - 1], base))
-				return false; /* a part of it written: not what we know */
+		if (!same_register(s->ops[s->nops - 1], base))
 			continue;
-		}
+		if (dead_end(an, k))
+			continue; /* an epilogue's popq: the value leaves with the function */
+		if (strcmp(s->ops[s->nops - 1], base))
+			return false; /* a part of it written: not what we know */
 		if (strcmp(s->name, "leaq") != 0 || s->nops != 2 || !strstr(s->ops[0], "(%rip)"))
 			return false;
 		char name[256];
@@ -645,6 +651,97 @@ static bool loads_jump_table(struct analysis *an, int before, int jump, const ch
 		if (n >= sizeof name)
 			return false;
 		memcpy(name, s->ops[0], n);
+		name[n] = '\0';
+		return is_jump_table(an, name);
+	}
+	return false;
+}
+
+/* Does the straight line after statement k leave the function (a return, a tail
+ * jump, a trap) before any label or branch within it, so what k writes reaches no
+ * other code of the function? */
+static bool dead_end(struct analysis *an, int k)
+{
+	for (int i = k + 1; i < an->f->n && an->sect[i] == an->sect[k]; i++) {
+		const struct stmt *s = &an->f->st[i];
+		if (s->kind == ST_LABEL || s->foreign)
+			return false;
+		if (s->kind != ST_INSN)
+			continue;
+		char buf[256];
+		const char *t;
+		const struct sym *y;
+		switch (s->info.cls) {
+		case IC_RET:
+		case IC_STOP:
+			return true;
+		case IC_JMP:
+			t = branch_target(s, buf, sizeof buf);
+			y = t ? sym_find(an, t) : NULL;
+			return t && (!y || y->def < 0 || y->is_func);
+		case IC_OTHER:
+			break;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+/* Does an instruction maybe write a register other than through its last operand
+ * (multiplies, divides, sign extensions of rax, string instructions, cmpxchg...)? */
+static bool writes_implicitly(const struct stmt *s)
+{
+	static const char *const w[] = {"mul", "imul", "div", "idiv", "cqto", "cltq", "cwtl",
+					"cltd", "cwtd", "cpuid", "rdtsc", "rdtscp", "cmpxchg",
+					"xgetbv", "syscall", "xchg", "xadd", "lods", "rdrand",
+					"rdpid", "rdseed", NULL};
+	if (s->info.string_op || !s->info.known)
+		return true;
+	for (const char *const *p = w; *p; p++)
+		if (!strncmp(s->name, *p, strlen(*p)))
+			return true;
+	return false;
+}
+
+/* `jmp *%reg` right after `movq (%base,%idx,8), %reg` (or `movq table(,%idx,8), %reg`)
+ * in the same straight line, where the table is a jump table: a computed goto's
+ * dispatch through a static table of &&labels (Lua's and CPython's interpreters:
+ * the table's address is hoisted into a callee-saved register). Nothing between the
+ * load and the jump may write reg. */
+static bool loads_label_table_entry(struct analysis *an, int i, const char *reg)
+{
+	for (int k = i - 1; k >= 0; k--) {
+		const struct stmt *s = &an->f->st[k];
+		if (s->kind == ST_LABEL || s->foreign)
+			return false;
+		if (s->kind != ST_INSN)
+			continue;
+		bool writes = s->nops && same_register(s->ops[s->nops - 1], reg);
+		if (!writes) {
+			if (s->info.cls != IC_OTHER || writes_implicitly(s))
+				return false;
+			continue;
+		}
+		if (strcmp(s->name, "movq") || s->nops != 2 || strcmp(s->ops[1], reg))
+			return false;
+		const char *m = s->ops[0];
+		size_t n = strcspn(m, "(");
+		if (!m[n] || !strstr(m + n, ",8)"))
+			return false;
+		if (n == 0) { /* (%base,%idx,8) */
+			char base[16];
+			size_t b = strcspn(m + 1, ",)");
+			if (b >= sizeof base || m[1 + b] != ',' || m[1] != '%')
+				return false;
+			memcpy(base, m + 1, b);
+			base[b] = '\0';
+			return loads_jump_table(an, k, i, base);
+		}
+		char name[256]; /* table(,%idx,8) */
+		if (n >= sizeof name || strncmp(m + n, "(,%", 3))
+			return false;
+		memcpy(name, m, n);
 		name[n] = '\0';
 		return is_jump_table(an, name);
 	}
@@ -689,6 +786,8 @@ static bool is_switch_dispatch(struct analysis *an, int i)
 	}
 	if (op[0] != '%')
 		return false;
+	if (loads_label_table_entry(an, i, op))
+		return true;
 	/* The two instructions before it, in the same straight line. */
 	int add = -1, load = -1;
 	for (int k = i - 1; k >= 0 && load < 0; k--) {
@@ -765,6 +864,271 @@ static void plan_site_count(struct analysis *an, int i)
 	if (an->plan[i].count)
 		return;
 	an->plan[i].count = flags_live(an, i, FL_INC) ? CNT_SAFE : CNT_FAST;
+}
+
+/* ---- the direct-call graph ------------------------------------------------ */
+
+/* The function a direct call at statement i surely enters, if it is one of this
+ * file's: defined here, not weak (a strong definition elsewhere would win), and in a
+ * shared object's code not global (another module's may interpose). */
+static struct sym *local_callee(struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	char buf[256];
+	const char *t = branch_target(s, buf, sizeof buf);
+	if (!t || tls_call(s, t))
+		return NULL;
+	struct sym *y = sym_find(an, t);
+	if (!y || !y->is_func || y->def < 0 || y->weak || (an->pic && y->global) ||
+	    an->sect[y->def] < 0 || !an->sect_exec[an->sect[y->def]] || an->f->st[y->def].foreign)
+		return NULL;
+	return y;
+}
+
+/* Tarjan's strongly connected components of the graph whose nodes are this file's
+ * functions and whose edges are their direct calls to local_callee()s, iteratively
+ * (a chain of calls may be thousands deep). Sets sym.scc; -1 for other symbols. */
+static void call_graph_sccs(struct analysis *an)
+{
+	struct asm_file *f = an->f;
+	int n = an->nsyms, ne = 0;
+	int *from = xcalloc(f->n, sizeof *from), *to = xcalloc(f->n, sizeof *to);
+	for (int i = 0; i < f->n; i++) {
+		if (!is_code(an, i) || f->st[i].info.cls != IC_CALL)
+			continue;
+		const struct sym *c = owner_at(an, i);
+		struct sym *y = local_callee(an, i);
+		if (c && y) {
+			from[ne] = (int)(c - an->syms);
+			to[ne++] = (int)(owner(an, y) - an->syms);
+		}
+	}
+	/* Adjacency in compressed rows. */
+	int *first = xcalloc(n + 1, sizeof *first), *adj = xcalloc(ne, sizeof *adj);
+	for (int e = 0; e < ne; e++)
+		first[from[e] + 1]++;
+	for (int k = 0; k < n; k++)
+		first[k + 1] += first[k];
+	int *fill = xcalloc(n, sizeof *fill);
+	for (int e = 0; e < ne; e++)
+		adj[first[from[e]] + fill[from[e]]++] = to[e];
+	int *index = xcalloc(n, sizeof *index), *low = xcalloc(n, sizeof *low);
+	int *stack = xcalloc(n, sizeof *stack), *work = xcalloc(n, sizeof *work);
+	int *edge = xcalloc(n, sizeof *edge);
+	bool *on = xcalloc(n, sizeof *on);
+	int next = 1, sp = 0, nscc = 0;
+	for (int k = 0; k < n; k++)
+		an->syms[k].scc = -1;
+	for (int root = 0; root < n; root++) {
+		if (index[root] || !an->syms[root].is_func || an->syms[root].def < 0)
+			continue;
+		int wp = 0;
+		work[wp++] = root;
+		index[root] = low[root] = next++;
+		stack[sp++] = root;
+		on[root] = true;
+		edge[root] = first[root];
+		while (wp) {
+			int v = work[wp - 1];
+			if (edge[v] < first[v + 1]) {
+				int w = adj[edge[v]++];
+				if (!index[w]) {
+					index[w] = low[w] = next++;
+					stack[sp++] = w;
+					on[w] = true;
+					edge[w] = first[w];
+					work[wp++] = w;
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			wp--;
+			if (wp && low[v] < low[work[wp - 1]])
+				low[work[wp - 1]] = low[v];
+			if (low[v] == index[v]) {
+				int w;
+				do {
+					w = stack[--sp];
+					on[w] = false;
+					an->syms[w].scc = nscc;
+				} while (w != v);
+				nscc++;
+			}
+		}
+	}
+	free(from), free(to), free(first), free(adj), free(fill), free(index), free(low);
+	free(stack), free(work), free(edge), free(on);
+}
+
+/* Must a call at statement i count? Not when it enters a function of this file that
+ * cannot come back to its caller through direct calls alone (another component of
+ * the call graph): every cycle of the program passes a backward jump, a return, an
+ * indirect or foreign call or a tail jump (all counted), or goes down a chain of
+ * direct calls back to a function already on it, which is a cycle of the call graph,
+ * inside one component, whose calls count (docs/sic.md, "Where it counts"). */
+static bool call_counts(struct analysis *an, int i)
+{
+	const struct sym *c = owner_at(an, i);
+	const struct sym *y = local_callee(an, i);
+	if (!c || !y)
+		return true;
+	y = owner(an, y);
+	return c->scc < 0 || c->scc == y->scc;
+}
+
+/* ---- fewer counting points ------------------------------------------------- */
+
+/* A loop's body often has several labels that backward jumps reach, each counting,
+ * where one count on every cycle would do. Within one function (its cold parts
+ * included), a counting point placed for a label is dropped when no cycle of the
+ * function's control-flow graph passes it without passing another counting point:
+ * the search from its successors that stops at counted statements never comes back
+ * to it. Calls are edges to the next instruction (a call that returns passed the
+ * callee's return, which counts; the cycles through calls are the call graph's,
+ * above). Exceptional edges need none: the unwinder and longjmp are entered by calls
+ * to foreign code, which count. Counts at a label inline assembly names stay. */
+struct cfg {
+	int *next;        /* the next statement of the same section, -1 at its end */
+	int *ij_first;    /* per symbol: its function's address-taken code labels in */
+	int *ij;          /* ij[ij_first[k] .. ij_first[k + 1]) */
+	int *stack;
+	int *seen;
+	int gen;
+};
+
+static void cfg_build(struct analysis *an, struct cfg *g)
+{
+	struct asm_file *f = an->f;
+	int n = f->n, ns = an->nsyms;
+	g->next = xcalloc(n, sizeof *g->next);
+	int *last = xcalloc(an->nsect + 1, sizeof *last);
+	for (int k = 0; k <= an->nsect; k++)
+		last[k] = -1;
+	for (int i = n - 1; i >= 0; i--) {
+		int sc = an->sect[i] + 1;
+		g->next[i] = last[sc];
+		last[sc] = i;
+	}
+	free(last);
+	g->ij_first = xcalloc(ns + 1, sizeof *g->ij_first);
+	int *owner_of = xcalloc(ns, sizeof *owner_of);
+	for (int k = 0; k < ns; k++) {
+		const struct sym *t = &an->syms[k];
+		owner_of[k] = -1;
+		if (t->addr_taken && is_code_label(an, t) && !f->st[t->def].foreign && owner_at(an, t->def)) {
+			owner_of[k] = (int)(owner_at(an, t->def) - an->syms);
+			g->ij_first[owner_of[k] + 1]++;
+		}
+	}
+	for (int k = 0; k < ns; k++)
+		g->ij_first[k + 1] += g->ij_first[k];
+	g->ij = xcalloc(g->ij_first[ns], sizeof *g->ij);
+	int *fill = xcalloc(ns, sizeof *fill);
+	for (int k = 0; k < ns; k++)
+		if (owner_of[k] >= 0)
+			g->ij[g->ij_first[owner_of[k]] + fill[owner_of[k]]++] = an->syms[k].def;
+	free(fill);
+	free(owner_of);
+	g->stack = xcalloc(n, sizeof *g->stack);
+	g->seen = xcalloc(n, sizeof *g->seen);
+}
+
+static void cfg_free(struct cfg *g)
+{
+	free(g->next), free(g->ij_first), free(g->ij), free(g->stack), free(g->seen);
+}
+
+/* The successors of statement i, into out (at most 2, or a function's indirect
+ * targets through ind and nind); returns how many are in out. */
+static int cfg_succ(struct analysis *an, struct cfg *g, int i, int out[2], const int **ind, int *nind)
+{
+	const struct stmt *s = &an->f->st[i];
+	*nind = 0;
+	if (s->kind != ST_INSN || s->foreign) {
+		out[0] = g->next[i];
+		return out[0] >= 0;
+	}
+	if (!is_code(an, i))
+		return 0;
+	char buf[256];
+	const char *t;
+	struct sym *y;
+	int n = 0;
+	switch (s->info.cls) {
+	case IC_OTHER:
+	case IC_CALL:
+		out[n] = g->next[i];
+		return out[n] >= 0;
+	case IC_JCC:
+		if (g->next[i] >= 0)
+			out[n++] = g->next[i];
+		/* fall through */
+	case IC_JMP:
+		t = branch_target(s, buf, sizeof buf);
+		if (!t) {
+			const struct sym *fn = owner_at(an, i);
+			if (fn) {
+				int k = (int)(fn - an->syms);
+				*ind = g->ij + g->ij_first[k];
+				*nind = g->ij_first[k + 1] - g->ij_first[k];
+			}
+			return n;
+		}
+		y = sym_find(an, t);
+		if (y && y->def >= 0 && !y->is_func)
+			out[n++] = y->def;
+		return n;
+	default:
+		return 0;
+	}
+}
+
+/* Does a path from statement k's successors come back to k without passing a
+ * counting point, inside k's function? */
+static bool on_uncounted_cycle(struct analysis *an, struct cfg *g, int k)
+{
+	const struct sym *fn = owner_at(an, k);
+	int sp = 0, v = k;
+	g->gen++;
+	for (;;) {
+		int out[2];
+		const int *ind = NULL;
+		int nind;
+		int n = cfg_succ(an, g, v, out, &ind, &nind);
+		for (int j = 0; j < n + nind; j++) {
+			int w = j < n ? out[j] : ind[j - n];
+			if (w == k)
+				return true;
+			if (g->seen[w] == g->gen || an->plan[w].count || owner_at(an, w) != fn)
+				continue;
+			g->seen[w] = g->gen;
+			g->stack[sp++] = w;
+		}
+		if (!sp)
+			return false;
+		v = g->stack[--sp];
+	}
+}
+
+static void prune_counts(struct analysis *an, const bool *removable)
+{
+	struct asm_file *f = an->f;
+	struct cfg g = {0};
+	cfg_build(an, &g);
+	/* The flag-preserving form first: it costs the most. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < f->n; k++) {
+			uint8_t c = an->plan[k].count;
+			if (!removable[k] || !c || (pass == 0) != (c == CNT_SAFE) || !owner_at(an, k))
+				continue;
+			an->plan[k].count = CNT_NONE;
+			if (on_uncounted_cycle(an, &g, k))
+				an->plan[k].count = c;
+			else
+				an->n_pruned++;
+		}
+	cfg_free(&g);
 }
 
 /* Landing pads: the third field of each call-site record of gcc's LSDA (between
@@ -845,8 +1209,11 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			    (strstr(s->ops[1], "function") || strstr(s->ops[1], "FUNC")))
 				sym_get(an, s->ops[0])->is_func = true;
 			else if (!strcmp(d, ".globl") || !strcmp(d, ".global") || !strcmp(d, ".weak"))
-				for (int k = 0; k < s->nops; k++)
-					sym_get(an, s->ops[k])->global = true;
+				for (int k = 0; k < s->nops; k++) {
+					struct sym *y = sym_get(an, s->ops[k]);
+					y->global = true;
+					y->weak |= !strcmp(d, ".weak");
+				}
 			else if (is_data_directive(d) && !in_debug_section(an, i) && !in_except_table(an, i)) {
 				if ((!strcmp(d, ".set") || !strcmp(d, ".equ")) && s->nops == 2)
 					for_each_ident(s->ops[1], mark_addr_taken, an);
@@ -902,12 +1269,15 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			y->tail_target = true;
 	}
 
+	call_graph_sccs(an);
+
 	/* Counting points, home traffic, entry checks. */
 	for (int i = 0; i < f->n; i++) {
 		struct stmt *s = &f->st[i];
 		if (s->kind == ST_LABEL && !s->foreign) {
 			struct sym *y = sym_find(an, s->name);
-			/* Every function whose callers pass the token loads the count on entry. */
+			/* Every function whose callers pass the token loads the count on entry
+			 * (and counts there when the caller is foreign). */
 			if (y && y->is_func && returns_publish(y) && owner(an, y) == y && an->sect[i] >= 0 &&
 			    an->sect_exec[an->sect[i]])
 				plan_entry_check(an, i);
@@ -926,7 +1296,10 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		case IC_CALL:
 			if (tls_call(s, t))
 				break;
-			plan_site_count(an, i);
+			if (call_counts(an, i))
+				plan_site_count(an, i);
+			else
+				an->n_calls_uncounted++;
 			if (local_call(y)) {
 				an->n_calls_local++;
 			} else {
@@ -941,9 +1314,9 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				/* Indirect: a switch, a computed goto, or a tail call through a
 				 * pointer. Its targets in this function are among the labels
 				 * whose address is taken; count at those behind it (or in
-				 * another section), as for a direct jump. A tail call needs no
-				 * count: a callee of ours counts on entry, and a foreign one
-				 * comes back only through a call or a callback, which count.
+				 * another section), as for a direct jump. A tail call counts at
+				 * the jump, as a direct one does: a callee of ours counts on
+				 * entry only when its caller is foreign.
 				 * One that surely leaves publishes the count and passes the
 				 * token, as a direct tail jump does. One that may also stay
 				 * publishes the count and keeps it in r15 (a label of ours
@@ -952,6 +1325,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				 * (__sic_foreign_entry). */
 				mark_indirect_targets(an, i);
 				enum ijump k = indirect_jump_kind(an, i);
+				if (k != IJ_STAYS)
+					plan_site_count(an, i);
 				an->plan[i].home_store = k != IJ_STAYS;
 				an->plan[i].token = k == IJ_LEAVES;
 			} else if (!y || y->def < 0 || y->is_func) {
@@ -977,14 +1352,24 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			break;
 		}
 	}
+	bool *removable = xcalloc(f->n, sizeof *removable);
 	for (int k = 0; k < an->nsyms; k++) {
 		struct sym *y = &an->syms[k];
 		if (y->asm_ref && !y->is_func && y->def >= 0 && !f->st[y->def].foreign &&
 		    an->sect[y->def] >= 0 && an->sect_exec[an->sect[y->def]])
 			y->count_target = true;
-		if (y->count_target)
-			place_target_count(an, y->def);
+		if (y->count_target) {
+			/* A loop's count stays where its head's straight line writes memory: the
+			 * hunting scheduler preempts at counting points, and one there splits a
+			 * read at the loop's bottom from the write it feeds at the top (a pop
+			 * from a shared list: docs/sic.md). */
+			int at = place_target_count(an, y->def);
+			if (at >= 0 && !y->asm_ref && !hunt_line_writes(an, y->def))
+				removable[at] = true;
+		}
 	}
+	prune_counts(an, removable);
+	free(removable);
 	plan_hunt(an);
 	for (int i = 0; i < f->n; i++) {
 		if (an->plan[i].count == CNT_FAST)

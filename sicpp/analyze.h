@@ -9,6 +9,7 @@ struct sym {
 	int def;          /* statement index of its label, -1 if not defined here */
 	bool is_func;     /* .type name, @function */
 	bool global;      /* .globl / .weak */
+	bool weak;        /* .weak: a definition elsewhere may win at link time */
 	bool addr_taken;  /* referenced other than as a direct call or jump target */
 	bool has_tail;    /* (functions) leaves by a jump to another function or an indirect jump */
 	bool tail_target; /* (functions) reached by a tail jump from this file */
@@ -16,6 +17,9 @@ struct sym {
 	bool branch_ref;  /* (labels) named by a direct jump */
 	bool asm_ref;     /* named inside inline assembly (asm goto) */
 	bool landing_pad; /* (labels) where the unwinder lands (.gcc_except_table) */
+	int scc;          /* (functions defined here) strongly connected component of the
+			   * direct-call graph; two functions share one iff each may call
+			   * the other through direct calls of this file */
 };
 
 enum count_kind {
@@ -64,7 +68,7 @@ struct analysis {
 	int visit_gen;
 	int budget;
 	/* statistics for --stats and the tests */
-	int n_fast, n_safe, n_entry, n_calls_local, n_calls_foreign;
+	int n_fast, n_safe, n_entry, n_calls_local, n_calls_foreign, n_calls_uncounted, n_pruned;
 	int n_pause, n_spin, n_memops;
 };
 
@@ -79,6 +83,8 @@ uint8_t flags_live(struct analysis *an, int i, uint8_t mask);
 bool is_code(const struct analysis *an, int i);
 /* hunt.c: yields at spin-waits, the table of memory accesses (after analyze's plan). */
 void plan_hunt(struct analysis *an);
+/* Does the straight line after label statement d write memory beyond the frame? */
+bool hunt_line_writes(struct analysis *an, int d);
 /* The symbol a direct branch names ("foo" for "foo@PLT"); NULL for indirect ones. */
 const char *branch_target(const struct stmt *s, char *buf, size_t len);
 

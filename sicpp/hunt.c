@@ -279,6 +279,29 @@ static bool jump_target(struct analysis *an, const struct stmt *s)
 	return !y || y->branch_ref || y->addr_taken || y->is_func || y->count_target;
 }
 
+/* Does the straight line after label statement d write memory beyond the frame (a
+ * store, an instruction with a memory destination, an atomic) before it ends? */
+bool hunt_line_writes(struct analysis *an, int d)
+{
+	struct asm_file *f = an->f;
+	for (int i = d + 1; i < f->n; i++) {
+		const struct stmt *s = &f->st[i];
+		if (jump_target(an, s) || s->foreign)
+			return false;
+		if (s->kind != ST_INSN || !is_code(an, i))
+			continue;
+		if (s->info.cls != IC_OTHER && s->info.cls != IC_JCC)
+			return false;
+		if (!memop_kind(an, i))
+			continue;
+		const char *dst = s->ops[s->nops - 1];
+		if (is_atomic(s) || (is_mem(dst) && !is_stack(dst) && !starts(s->name, "cmp") &&
+				     !starts(s->name, "test")))
+			return true;
+	}
+	return false;
+}
+
 void plan_hunt(struct analysis *an)
 {
 	struct asm_file *f = an->f;

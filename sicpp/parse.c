@@ -256,17 +256,89 @@ static bool line_starts(const char *line, const char *word)
 	       (line[n] == '\0' || isspace((unsigned char)line[n]) || line[n] == ',');
 }
 
+/* What gas would not read the way sicpp does, in a line of n bytes: a NUL byte (gas
+ * goes on past it, sicpp's strings end there), or a control character other than a
+ * tab outside a string and a comment (gas refuses it; trimming would make it a
+ * blank). NULL, or what is wrong; *at is its byte offset. */
+static const char *unreadable(const char *line, size_t n, size_t *at)
+{
+	if (memchr(line, '\0', n)) {
+		*at = (size_t)((const char *)memchr(line, '\0', n) - line);
+		return "a NUL byte (gcc never writes one)";
+	}
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		n--;
+	bool quoted = false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)line[i];
+		if (quoted && c == '\\') {
+			i++;
+			continue;
+		}
+		if (c == '"')
+			quoted = !quoted;
+		if (!quoted && c == '#')
+			break;
+		if (!quoted && c < 0x20 && c != '\t') {
+			*at = i;
+			return "a control character outside a string (gas refuses it)";
+		}
+	}
+	return NULL;
+}
+
+static bool numeric_label(const char *name)
+{
+	for (; *name; name++)
+		if (!isdigit((unsigned char)*name))
+			return false;
+	return true;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct stmt *x = *(const struct stmt *const *)a, *y = *(const struct stmt *const *)b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : x->line - y->line;
+}
+
+/* A symbol defined twice (gas refuses it): -1 with the second definition in err.
+ * Numeric labels ("1:") may be defined again, as in gas. */
+static int duplicate_labels(const struct asm_file *f, char *err, size_t errlen)
+{
+	const struct stmt **labels = malloc(((size_t)f->n + 1) * sizeof *labels);
+	size_t n = 0;
+	int rc = 0;
+	if (!labels) {
+		snprintf(err, errlen, "%s: sicpp: out of memory", f->path);
+		return -1;
+	}
+	for (int i = 0; i < f->n; i++)
+		if (f->st[i].kind == ST_LABEL && !f->st[i].foreign && !numeric_label(f->st[i].name))
+			labels[n++] = &f->st[i];
+	qsort(labels, n, sizeof *labels, by_name);
+	for (size_t k = 1; k < n && rc == 0; k++)
+		if (!strcmp(labels[k]->name, labels[k - 1]->name)) {
+			snprintf(err, errlen, "%s:%d: sicpp: label %s defined twice (first at line %d)",
+				 f->path, labels[k]->line, labels[k]->name, labels[k - 1]->line);
+			rc = -1;
+		}
+	free(labels);
+	return rc;
+}
+
 int asm_parse(struct asm_file *f, const char *path, FILE *in, char *err, size_t errlen)
 {
 	memset(f, 0, sizeof *f);
 	f->path = path;
 	char *line = NULL;
 	size_t cap = 0;
+	ssize_t len;
 	int lineno = 0;
 	/* Foreign regions nest only as far as gcc emits them: an inline asm block
 	 * may switch syntax or mode inside itself, always switching back. */
 	bool in_app = false, in_intel = false, in_code32 = false;
-	while (getline(&line, &cap, in) >= 0) {
+	while ((len = getline(&line, &cap, in)) >= 0) {
 		lineno++;
 		bool was_foreign = in_app || in_intel || in_code32;
 		if (line_starts(line, "#APP"))
@@ -283,6 +355,15 @@ int asm_parse(struct asm_file *f, const char *path, FILE *in, char *err, size_t 
 		else if (line_starts(line, ".code64"))
 			in_code32 = false;
 		bool foreign = was_foreign || in_app || in_intel || in_code32;
+		/* Foreign lines are copied as they are (gas judges them), whole. */
+		size_t at;
+		const char *why = unreadable(line, (size_t)len, &at);
+		if (why && (!foreign || line[at] == '\0')) {
+			snprintf(err, errlen, "%s:%d: sicpp: byte 0x%02x at column %zu: %s", path, lineno,
+				 (unsigned char)line[at], at + 1, why);
+			free(line);
+			return -1;
+		}
 		int first = f->n;
 		asm_parse_line(f, line, lineno, foreign);
 		for (int k = first; k < f->n; k++)
@@ -297,7 +378,7 @@ int asm_parse(struct asm_file *f, const char *path, FILE *in, char *err, size_t 
 		snprintf(err, errlen, "%s:%d: #APP without #NO_APP", path, lineno);
 		return -1;
 	}
-	return 0;
+	return duplicate_labels(f, err, errlen);
 }
 
 void asm_free(struct asm_file *f)

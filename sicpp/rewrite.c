@@ -485,11 +485,11 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			emit_landing_reload(&w);
 		}
 		if (p->entry_check) {
-			/* Count on entry too: a caller in foreign code (qsort calling a
-			 * comparator) passes no counting point of ours between two calls. */
+			/* A caller in foreign code (qsort calling a comparator) passes no
+			 * counting point of ours between two calls: the slow path counts
+			 * (__sic_foreign_entry). An instrumented caller counted at its call. */
 			range_open(&w);
 			emit_entry_check(&w);
-			emit_count(&w, CNT_FAST);
 		}
 	}
 	range_close(&w);

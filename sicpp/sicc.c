@@ -11,6 +11,7 @@
  * SICC_AS (the assembler, default as), SICC_KEEP=DIR (keep each instrumented .s
  * there, for debugging).
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -205,6 +206,39 @@ out:
 
 /* ---- the compiler driver ------------------------------------------------------ */
 
+static void die2(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "sicc: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* gcc flags a recorded program cannot be built with, and why (docs/sic.md), or NULL.
+ * The rest work, --coverage and -fprofile-arcs among them. */
+static const char *unsupported_flag(const char *a)
+{
+	if (!strncmp(a, "-fsanitize=", 11)) {
+		const char *p = a + 11;
+		if (strstr(p, "address") || strstr(p, "thread") || strstr(p, "memory") ||
+		    strstr(p, "hwaddress") || strstr(p, "leak"))
+			return "the sanitizer keeps per-thread state of its own and watches the "
+			       "stacks, and libreplay runs every thread on one kernel thread, "
+			       "switching stacks under it (-fsanitize=undefined works)";
+		return NULL;
+	}
+	if (!strcmp(a, "-fsplit-stack"))
+		return "split stacks grow by a limit kept in the kernel thread's TCB, and "
+		       "libreplay's green threads have stacks of their own";
+	if (!strcmp(a, "-static") || !strcmp(a, "-static-pie"))
+		return "libreplay replaces C library functions (pthread_create, read, "
+		       "clock_gettime...), which only dynamic linking lets it interpose";
+	if (!strcmp(a, "-flto") || !strncmp(a, "-flto=", 6))
+		return "sicc instruments the assembly gcc writes for each file, and with "
+		       "-flto the code is generated at link time, past it";
+	return NULL;
+}
+
 static bool has_suffix(const char *s, const char *suf)
 {
 	size_t n = strlen(s), m = strlen(suf);
@@ -220,6 +254,51 @@ static bool is_source(const char *a)
 		if (has_suffix(a, *s))
 			return true;
 	return false;
+}
+
+/* Does the relocatable object at path define main? (One compiled by sicc defines
+ * __sic_main instead: sicpp renames it.) Not an ELF object: no. */
+static bool defines_main(const char *path)
+{
+	bool yes = false;
+	FILE *f = fopen(path, "rb");
+	Elf64_Ehdr eh;
+	if (!f)
+		return false;
+	if (fread(&eh, sizeof eh, 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_REL ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shnum > 65000) {
+		fclose(f);
+		return false;
+	}
+	Elf64_Shdr *sh = calloc(eh.e_shnum, sizeof *sh);
+	if (!sh || fseek(f, (long)eh.e_shoff, SEEK_SET) || fread(sh, sizeof *sh, eh.e_shnum, f) != eh.e_shnum)
+		goto out;
+	for (unsigned i = 0; i < eh.e_shnum && !yes; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh.e_shnum ||
+		    sh[i].sh_entsize != sizeof(Elf64_Sym))
+			continue;
+		const Elf64_Shdr *st = &sh[sh[i].sh_link];
+		char *names = malloc(st->sh_size + 1);
+		Elf64_Sym *syms = malloc(sh[i].sh_size);
+		if (names && syms && !fseek(f, (long)st->sh_offset, SEEK_SET) &&
+		    fread(names, 1, st->sh_size, f) == st->sh_size &&
+		    !fseek(f, (long)sh[i].sh_offset, SEEK_SET) &&
+		    fread(syms, 1, sh[i].sh_size, f) == sh[i].sh_size) {
+			names[st->sh_size] = '\0';
+			for (size_t k = 0; k < sh[i].sh_size / sizeof *syms; k++)
+				if (syms[k].st_name < st->sh_size && syms[k].st_shndx != SHN_UNDEF &&
+				    ELF64_ST_BIND(syms[k].st_info) != STB_LOCAL &&
+				    !strcmp(names + syms[k].st_name, "main"))
+					yes = true;
+		}
+		free(names);
+		free(syms);
+	}
+out:
+	free(sh);
+	fclose(f);
+	return yes;
 }
 
 static int driver_main(int argc, char **argv, bool cxx)
@@ -276,6 +355,11 @@ static int driver_main(int argc, char **argv, bool cxx)
 	if (large && !nopic && !query && !preprocess)
 		die("%s", "-mcmodel=large with PIC/PIE is not supported (gcc keeps the GOT pointer "
 			  "in %r15, our counter): add -fno-pie -no-pie");
+	for (int i = 1; i < argc && !query; i++) {
+		const char *why = unsupported_flag(argv[i]);
+		if (why)
+			die2("%s is not supported: %s", argv[i], why);
+	}
 
 	char bdir[PATH_MAX], inc[PATH_MAX], lib[PATH_MAX], ext[PATH_MAX], dyn[PATH_MAX + 32];
 	snprintf(bdir, sizeof bdir, "-B%s/../libexec/libreplay/", self_dir);
@@ -298,6 +382,13 @@ static int driver_main(int argc, char **argv, bool cxx)
 	for (int i = 1; i < argc; i++)
 		args[n++] = argv[i];
 	bool links = !query && !compile_only && !asm_only && !preprocess;
+	/* An object gcc compiled alone may be linked in (its code is foreign, like a
+	 * library's), but not with main: main must be the instrumented __sic_main that
+	 * libreplay's main() runs as green thread 1. */
+	for (int i = 1; links && !no_link_lib && i < argc; i++)
+		if (argv[i][0] != '-' && has_suffix(argv[i], ".o") && defines_main(argv[i]))
+			die2("%s defines main but was not compiled by sicc%s: compile it with sicc "
+			     "(main runs as libreplay's first green thread)", argv[i], "");
 	if (links && !no_link_lib) {
 		args[n++] = "-x"; /* an earlier -x c must not make the library a C source */
 		args[n++] = "none";

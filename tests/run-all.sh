@@ -4,7 +4,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 total_pass=0 total_fail=0 failed_suites="" times=""
-for suite in tests/layers/run.sh tests/e2e/run.sh tests/invariant/run.sh tests/replay/run.sh tests/schedule/run.sh tests/pthread/run.sh tests/apps/run.sh tests/apps/debian.sh tests/io/run.sh tests/gdb/run.sh tests/gdb/reverse.sh tests/tools/run.sh tests/docs/run.sh tests/hunt/run.sh tests/csmith/run.sh tests/csmith/callgraph.sh; do
+for suite in tests/layers/run.sh tests/e2e/run.sh tests/invariant/run.sh tests/replay/run.sh tests/schedule/run.sh tests/durability/run.sh tests/pthread/run.sh tests/apps/run.sh tests/apps/debian.sh tests/io/run.sh tests/gdb/run.sh tests/gdb/reverse.sh tests/tools/run.sh tests/docs/run.sh tests/hunt/run.sh tests/csmith/run.sh tests/csmith/callgraph.sh; do
 	echo "=== $suite"
 	start=$SECONDS
 	out=$(mktemp)

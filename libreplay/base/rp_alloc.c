@@ -1,41 +1,55 @@
-/* rp_alloc.c: an allocator over one reserved mapping (see rp_alloc.h): bump
- * allocation, freed blocks kept on a list and reused first-fit; growing the last
- * block extends it in place. The session allocates little, mostly at start-up. */
+/* rp_alloc.c: an allocator over mappings of its own (see rp_alloc.h): bump allocation
+ * in the current chunk, freed blocks kept on a list and reused first-fit; growing the
+ * last block extends it in place. Chunks are reserved as needed, 4 MiB (or what one
+ * allocation needs) at a time, each right after the previous one from a fixed address
+ * when it is free: the same addresses in a recording and its replay, and no more
+ * address space than the session uses (a 4 GiB reservation once failed under
+ * `ulimit -v`). The session allocates little, mostly at start-up. */
 #include "base/rp_alloc.h"
+#include "base/rp_say.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-#define ARENA_HINT ((void *)0x600000000000ull) /* far below mmap's area, far above brk */
-#define ARENA_SIZE (4ull << 30)                /* reserved, not committed */
+#define ARENA_HINT ((char *)0x600000000000ull) /* far below mmap's area, far above brk */
+#define CHUNK_SIZE ((size_t)4 << 20)             /* reserved, committed as touched */
 
 struct block {
 	size_t size;        /* usable bytes after the header */
 	struct block *free; /* next on the free list (while free); keeps 16-byte alignment */
 };
 
-static char *arena, *next, *end;
+static char *next, *end; /* the current chunk's free part */
+static char *want = ARENA_HINT; /* where the next chunk goes */
 static struct block *last, *free_list;
 
-static int arena_init(void)
+/* A chunk for at least n more bytes: 0, or -1 (no address space). */
+static int chunk_add(size_t n)
 {
-	void *p = mmap(ARENA_HINT, ARENA_SIZE, PROT_READ | PROT_WRITE,
+	size_t len = CHUNK_SIZE;
+	if (n + sizeof(struct block) > len)
+		len = (n + sizeof(struct block) + CHUNK_SIZE - 1) & ~(CHUNK_SIZE - 1);
+	void *p = mmap(want, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
 	if (p == MAP_FAILED) /* taken: anywhere will do, the layout is still the same twice */
-		p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			 -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
-	arena = next = p;
-	end = arena + ARENA_SIZE;
+	next = p;
+	end = next + len;
+	want = end;
+	last = NULL; /* the block before is in another chunk: it cannot grow here */
 	return 0;
 }
 
 void *rp_malloc(size_t n)
 {
-	if (!arena && arena_init() != 0)
+	if (n > SIZE_MAX / 2)
 		return NULL;
 	n = (n + 15) & ~(size_t)15;
 	for (struct block **pp = &free_list; *pp; pp = &(*pp)->free) {
@@ -45,7 +59,7 @@ void *rp_malloc(size_t n)
 			return b + 1;
 		}
 	}
-	if (n > (size_t)(end - next) - sizeof(struct block))
+	if ((!next || n + sizeof(struct block) > (size_t)(end - next)) && chunk_add(n) != 0)
 		return NULL;
 	struct block *b = (struct block *)next;
 	b->size = n;
@@ -67,12 +81,12 @@ void *rp_realloc(void *p, size_t n)
 	if (!p)
 		return rp_malloc(n);
 	struct block *b = (struct block *)p - 1;
-	size_t want = (n + 15) & ~(size_t)15;
-	if (want <= b->size)
+	size_t grown = (n + 15) & ~(size_t)15;
+	if (grown <= b->size)
 		return p;
-	if (b == last && want - b->size <= (size_t)(end - next)) {
-		next += want - b->size; /* the last block grows in place */
-		b->size = want;
+	if (b == last && grown - b->size <= (size_t)(end - next)) {
+		next += grown - b->size; /* the last block grows in place */
+		b->size = grown;
 		return p;
 	}
 	void *q = rp_malloc(n);
@@ -100,4 +114,15 @@ char *rp_strdup(const char *s)
 	size_t n = strlen(s) + 1;
 	char *d = rp_malloc(n);
 	return d ? memcpy(d, s, n) : NULL;
+}
+
+_Noreturn void rp_fatal_memory(const char *what)
+{
+	struct rlimit as;
+	char limit[96] = "";
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+		snprintf(limit, sizeof limit, " (the address space is limited to %llu KiB: ulimit -v)",
+			 (unsigned long long)(as.rlim_cur >> 10));
+	rp_say("out of memory for %s%s", what, limit);
+	_exit(RP_EXIT_NOMEM);
 }

@@ -15,5 +15,9 @@ void *rp_calloc(size_t n, size_t size);
 void *rp_realloc(void *p, size_t n);
 void rp_free(void *p);
 char *rp_strdup(const char *s);
+/* The session cannot get memory for what: one line naming it and the address-space
+ * limit if there is one (ulimit -v), then exit RP_EXIT_NOMEM. */
+#define RP_EXIT_NOMEM 2 /* as session.h's RP_EXIT_USAGE: the session cannot run */
+_Noreturn void rp_fatal_memory(const char *what);
 
 #endif

@@ -9,15 +9,29 @@
 
 bool rp_vsay(const char *prefix, const char *fmt, va_list ap)
 {
-	char buf[512];
-	int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
+	char buf[1024];
+	size_t p = strlen(prefix);
+	if (p > sizeof buf / 2)
+		p = sizeof buf / 2;
+	memcpy(buf, prefix, p);
+	int n = vsnprintf(buf + p, sizeof buf - p - 1, fmt, ap);
 	if (n < 0)
 		n = 0;
-	if (n > (int)sizeof buf - 2)
-		n = sizeof buf - 2;
+	if (n > (int)(sizeof buf - p - 2))
+		n = (int)(sizeof buf - p - 2);
+	n += (int)p;
 	buf[n++] = '\n';
-	/* write(2): this may run inside a signal handler or with stdio in any state */
-	return rp_sys_write(2, prefix, strlen(prefix)) >= 0 && rp_sys_write(2, buf, n) >= 0;
+	/* One write(2): this may run inside a signal handler or with stdio in any state. */
+	return rp_sys_write(2, buf, (size_t)n) >= 0;
+}
+
+bool rp_say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool said = rp_vsay("libreplay: ", fmt, ap);
+	va_end(ap);
+	return said;
 }
 
 _Noreturn void rp_fatal(const char *fmt, ...)

@@ -8,6 +8,7 @@
 #define RP_SYSCALL_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 
@@ -35,6 +36,27 @@ static inline ssize_t rp_sys_write(int fd, const void *buf, size_t n)
 static inline ssize_t rp_sys_read(int fd, void *buf, size_t n)
 {
 	long r = rp_raw_syscall(SYS_read, fd, (long)buf, (long)n, 0, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* pread(2) and pwrite(2) made directly: the result, or -1 with errno set. */
+static inline ssize_t rp_sys_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+	long r = rp_raw_syscall(SYS_pread64, fd, (long)buf, (long)n, (long)off, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static inline ssize_t rp_sys_pwrite(int fd, const void *buf, size_t n, uint64_t off)
+{
+	long r = rp_raw_syscall(SYS_pwrite64, fd, (long)buf, (long)n, (long)off, 0, 0);
 	if (r < 0) {
 		errno = (int)-r;
 		return -1;

@@ -54,6 +54,8 @@ extern struct rp_log_writer *rp_writer;
 /* This process makes the scheduling decisions (recording, or --no-record): the time
  * slice or the counts (count.c) preempt; rp_writer says whether they are logged. */
 extern bool rp_scheduling;
+/* A replay past the end of a log cut short: time slices as in a recording, unlogged. */
+void rp_record_free_run(void);
 /* Create the log, write what constructors recorded. */
 void rp_record_start(int argc, char **argv);
 /* Start preempting (recording or --no-record): the time slice, unless counting. */
@@ -68,6 +70,13 @@ void rp_record_end(int how, int value, const ucontext_t *uc);
 /* ... in a deadlock or a hang (how), value its exit status: END with the threads'
  * states o. */
 void rp_record_outcome(int how, int value, const ucontext_t *uc, const struct rp_log_outcome *o);
+/* A signal from outside ends the recording (uc: where it interrupted): a SIGNAL_STOP
+ * input saying where, for the replay to stop there. */
+void rp_record_signal_stop(int sig, const ucontext_t *uc);
+/* At exit: the log written and closed; a write that failed is said again. */
+void rp_record_close(void);
+/* The scheduler idles: every thread waits (rp_idle_begin/end). */
+extern volatile sig_atomic_t rp_idling;
 void rp_record_stop_timer(void);
 /* In a child of fork: no timer, and the parent's log is left alone. */
 void rp_record_forget(void);
@@ -100,6 +109,23 @@ extern bool rp_log_hunted;
 void rp_replay_forget(void);
 /* Where the breakpoint is armed (0: nowhere). */
 uintptr_t rp_replay_armed_pc(void);
+/* For messages: what a record says, in words (r NULL: the end of the log). */
+const char *rp_replay_describe(const struct rp_log_record *r, char *buf, size_t len);
+/* Every thread waits: if the next record says a signal from outside ended the
+ * recording while they did, the replay ends there too (dies of it). */
+void rp_replay_idle_stop(void);
+/* The log holds a signal from outside (ASYNC_SIGNAL): refuse it, one line, exit 2. */
+_Noreturn void rp_replay_refuse_async(const struct rp_log_record *r);
+
+/* Where a SIGNAL_STOP input says the recording's thread stood (session.h). */
+enum rp_stop_where { RP_STOP_NOWHERE, RP_STOP_IDLE, RP_STOP_COUNT, RP_STOP_EXACT };
+#define RP_SIGNAL_STOP_LEN 21 /* i32 signal, u8 where, u64 count, u64 pc */
+/* The process dies of sig, its default action restored (the end of on_ending). */
+_Noreturn void rp_session_die_of(int sig);
+
+/* In a checkpoint the debugger restored: this process's own breakpoint, armed as
+ * it was (0, or -errno). */
+int rp_replay_reopen_breakpoint(void);
 /* The hardware breakpoint (one, this kernel thread's), the replay's and the counting
  * recordings': open it if perf allows (false if not; its trap goes to rp_count_trap
  * when not replaying), is it open, arm it at pc, disarm it. */
@@ -134,5 +160,19 @@ void rp_decide_hooks(struct sched_hooks *h);
 
 /* Recording: log the inputs constructors recorded before the session. */
 void rp_input_log_early(void);
+/* Recording ends: the ASYNC_SIGNAL logged (if any) again, so that the log's last block
+ * has it and a replay refuses the log at start. */
+void rp_async_signal_repeat(void);
+/* For messages: which call an INPUT kind records. */
+const char *rp_input_name(uint8_t kind);
+
+/* ---- context.c ----------------------------------------------------------------------------- */
+
+/* Recording: note what a replay needs to match (a CONTEXT input). */
+void rp_context_record(void);
+/* Replaying: compare the recorded note with now, and warn in one line if they differ. */
+void rp_context_check(const void *recorded, size_t len);
+/* What differs ("" if nothing), for divergence messages. */
+const char *rp_context_differences(void);
 
 #endif

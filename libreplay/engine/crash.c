@@ -14,17 +14,22 @@
  *     program's interrupted instruction, the same in a recording and its replay;
  *   - one switched out in a blocking call: sched_thread_info's sp and resume pc,
  *     where the CFI of sched_switch_resume unwinds it.
- * libunwind gives function names and offsets (the program's main is `main`, not the
- * __sic_main sicpp renamed it to); each frame also gets its object and the offset in it (`exe+0x...` resolves to file:line with addr2line -e EXE).
+ * libunwind gives function names and offsets in the executable (the program's main is
+ * `main`, not the __sic_main sicpp renamed it to); in a shared object, only a symbol
+ * that holds the address names it, from the debug file when installed (crash_sym.c);
+ * each frame also gets its object and the offset in it (`exe+0x...` resolves to
+ * file:line with addr2line -e EXE).
  *
  * The process is dying, but the handler still avoids malloc and stdio: it formats
  * into a static buffer and writes with write(2). */
 #include "engine/engine.h"
+#include "engine/crash_sym.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
@@ -48,8 +53,35 @@ static int (*u_get_proc_name)(unw_cursor_t *, char *, size_t, unw_word_t *);
 static struct object {
 	uintptr_t base, lo, hi;
 	char name[48];
+	const char *path;     /* the loader's copy of its file name (NULL: the executable) */
+	unsigned char id[32]; /* its build id, which names its debug file */
+	size_t idlen;
 } objects[MAX_OBJECTS];
 static int nobjects;
+/* Where detached debug files are (LIBREPLAY_DEBUG_DIR, or Debian's). */
+static char debug_dir[256] = "/usr/lib/debug";
+
+/* The object's GNU build id, from its PT_NOTE segments (in memory). */
+static void note_build_id(struct object *o, const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		if (p->p_type != PT_NOTE)
+			continue;
+		const char *n = (const char *)(info->dlpi_addr + p->p_vaddr), *end = n + p->p_memsz;
+		while (n + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *h = (const ElfW(Nhdr) *)n;
+			const char *desc = n + sizeof *h + ((h->n_namesz + 3) & ~3u);
+			if (h->n_type == NT_GNU_BUILD_ID && h->n_namesz == 4 && !memcmp(n + sizeof *h, "GNU", 4) &&
+			    h->n_descsz <= sizeof o->id && desc + h->n_descsz <= end) {
+				memcpy(o->id, desc, h->n_descsz);
+				o->idlen = h->n_descsz;
+				return;
+			}
+			n = desc + ((h->n_descsz + 3) & ~3u);
+		}
+	}
+}
 
 static int note_object(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -74,6 +106,8 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *data)
 	name = name ? name + (name[0] == '/') : info->dlpi_name;
 	if (o->hi && name[0]) {
 		strncpy(o->name, name, sizeof o->name - 1);
+		o->path = nobjects > 0 && info->dlpi_name[0] == '/' ? info->dlpi_name : NULL;
+		note_build_id(o, info);
 		nobjects++;
 	}
 	return 0;
@@ -84,6 +118,9 @@ void rp_crash_init(void)
 	/* The same in a recording and its replay, so the address layout stays equal. */
 	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	dl_iterate_phdr(note_object, NULL);
+	const char *dir = getenv("LIBREPLAY_DEBUG_DIR");
+	if (dir && strlen(dir) < sizeof debug_dir)
+		strcpy(debug_dir, dir);
 	if (!h)
 		return;
 	u_init_local2 = (int (*)(unw_cursor_t *, unw_context_t *, int))dlsym(h, "_ULx86_64_init_local2");
@@ -178,15 +215,43 @@ static void put_name(const char *name)
 		put(name + 10);
 }
 
-/* One frame's line, at ip (its cursor c names it). */
-static void frame_at(int n, unw_cursor_t *c, unw_word_t ip)
+/* A frame in a shared object: the name of the function whose symbol holds `at`, from
+ * its debug file, else its own tables; 1 with the name and start, 0 if none holds it,
+ * -1 if neither file opens (libunwind's name then: the vDSO's are all exported). */
+static int object_sym(const struct object *o, uintptr_t at, char *name, size_t len, uintptr_t *start)
+{
+	char path[sizeof debug_dir + 128];
+	rp_crash_debug_path(path, sizeof path, debug_dir, o->id, o->idlen);
+	int found = path[0] ? rp_crash_sym_file(path, at, name, len, start) : -1;
+	if (found < 0 && o->path)
+		found = rp_crash_sym_file(o->path, at, name, len, start);
+	return found;
+}
+
+/* One frame's line, at ip (its cursor c names it). exact: ip is the instruction
+ * itself (a signal's), not a return address, whose function is the one holding
+ * ip - 1 (a call may end its function). */
+static void frame_at(int n, unw_cursor_t *c, unw_word_t ip, bool exact)
 {
 	unw_word_t off = 0;
 	char name[256];
 	put("  #");
 	put_num((uint64_t)n, 10);
 	put(n < 10 ? "  " : " ");
-	if (rp_stub_function(ip, name, sizeof name)) {
+	int k = 0;
+	while (k < nobjects && !(ip >= objects[k].lo && ip < objects[k].hi))
+		k++;
+	uintptr_t start = 0;
+	int found = k > 0 && k < nobjects
+			    ? object_sym(&objects[k], ip - objects[k].base - !exact, name, sizeof name, &start)
+			    : -1;
+	if (found > 0) {
+		put(name);
+		put("+");
+		put_num(ip - objects[k].base - start, 16);
+	} else if (found == 0) {
+		put("??");
+	} else if (rp_stub_function(ip, name, sizeof name)) {
 		put_name(name); /* the function's own frame, at a counting point or a pause */
 	} else if (u_get_proc_name(c, name, sizeof name, &off) == 0 || name[0]) {
 		put_name(name);
@@ -195,9 +260,6 @@ static void frame_at(int n, unw_cursor_t *c, unw_word_t ip)
 	} else {
 		put("??");
 	}
-	int k = 0;
-	while (k < nobjects && !(ip >= objects[k].lo && ip < objects[k].hi))
-		k++;
 	put(" (");
 	if (k < nobjects) {
 		put(objects[k].name);
@@ -210,11 +272,11 @@ static void frame_at(int n, unw_cursor_t *c, unw_word_t ip)
 	put("\n");
 }
 
-static void frame(int n, unw_cursor_t *c)
+static void frame(int n, unw_cursor_t *c, bool exact)
 {
 	unw_word_t ip = 0;
 	u_get_reg(c, UNW_REG_IP, &ip);
-	frame_at(n, c, ip);
+	frame_at(n, c, ip, exact);
 }
 
 static int init_cursor(unw_cursor_t *c, ucontext_t *uc, bool signal)
@@ -239,7 +301,7 @@ static void backtrace_from(ucontext_t *uc, bool signal, int skip, int count)
 			return;
 		}
 	for (int n = 0; n < count && n < MAX_FRAMES; n++) {
-		frame(n, &c);
+		frame(n, &c, n == 0 && skip == 0 && signal);
 		if (u_step(&c) <= 0)
 			return;
 	}
@@ -302,11 +364,11 @@ static void backtrace_stopped(ucontext_t *uc, int first, int last, uintptr_t sto
 	pcuc.uc_mcontext.gregs[REG_RSP] = uc->uc_mcontext.gregs[REG_RSP];
 	if (init_cursor(&at, &pcuc, true) != 0)
 		return;
-	frame_at(0, &at, stop_pc);
+	frame_at(0, &at, stop_pc, true);
 	for (int n = 1; n <= last - first && n < MAX_FRAMES; n++) {
 		if (u_step(&c) <= 0)
 			return;
-		frame(n, &c);
+		frame(n, &c, false);
 	}
 }
 

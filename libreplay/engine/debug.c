@@ -28,15 +28,13 @@
  * Time is the sum of every thread's count; stop_time stops when it reaches a value.
  * A checkpoint is forked by the program's fork() with checkpointing set: a bare
  * system call, no atfork handlers (which would end the replay in the child). A
- * restored copy opens its own hardware breakpoint (rp_debug_restored): the perf
- * event it inherited belongs to the process it was forked from. */
-#include "engine/engine.h"
+ * restored copy opens its own hardware breakpoint (rp_debug_restored, replay.c's
+ * rp_replay_reopen_breakpoint): the perf event it inherited belongs to the process
+ * it was forked from. */
+#include "engine/core.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/hw_breakpoint.h>
-#include <linux/perf_event.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -99,7 +97,9 @@ static uint64_t cpu_ns(void)
 static void tick(void)
 {
 	uint64_t c = cpu_ns();
-	rp_debug.replay_ns += c - rp_debug.clock_ns;
+	if (rp_debug.clock_ns) /* (the first tick only starts the clock: what ran
+				* before main is no replay) */
+		rp_debug.replay_ns += c - rp_debug.clock_ns;
 	rp_debug.clock_ns = c;
 	if (rp_debug.ckpt_ns && rp_debug.replay_ns - rp_debug.ckpt_at_ns >= rp_debug.ckpt_ns) {
 		rp_debug.ckpt_at_ns = rp_debug.replay_ns;
@@ -126,6 +126,11 @@ void rp_debug_check(int tid, uint64_t now)
 	}
 	if (stop)
 		hit(tid, now);
+}
+
+__attribute__((noinline, noclone, used)) void rp_debug_log_end(void)
+{
+	__asm__ volatile("" ::: "memory");
 }
 
 /* The run ends in a deadlock or a hang (how: RP_LOG_DEADLOCK or RP_LOG_HANG), every
@@ -172,38 +177,11 @@ __attribute__((noinline, noclone, used)) void rp_debug_checkpoint(void)
 	__asm__ volatile("" ::: "memory");
 }
 
-/* As replay.c's breakpoint: an execute breakpoint at pc on this kernel thread,
- * signalling SIGRTMIN + 7 (RP_BP_SIGNAL there) on every hit, disabled if pc is 0. */
-int rp_debug_restored(int fd, uint64_t armed_pc)
+/* Called by the debugger in a checkpoint it restored. */
+int rp_debug_restored(void)
 {
 	rp_debug.clock_ns = cpu_ns(); /* a new process's clock starts again */
-	if (fd < 0)
-		return 0;
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.size = sizeof a;
-	a.bp_type = HW_BREAKPOINT_X;
-	a.bp_addr = armed_pc ? armed_pc : (uint64_t)(uintptr_t)&rp_debug_restored;
-	a.bp_len = sizeof(long);
-	a.sample_period = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.wakeup_events = 1;
-	a.disabled = !armed_pc;
-	long nfd = rp_raw_syscall(SYS_perf_event_open, (long)&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
-	if (nfd < 0)
-		return (int)nfd;
-	struct f_owner_ex owner = {F_OWNER_TID, (pid_t)rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0)};
-	long err = rp_raw_syscall(SYS_fcntl, nfd, F_SETFL, O_ASYNC, 0, 0, 0);
-	if (!err)
-		err = rp_raw_syscall(SYS_fcntl, nfd, F_SETSIG, SIGRTMIN + 7, 0, 0, 0);
-	if (!err)
-		err = rp_raw_syscall(SYS_fcntl, nfd, F_SETOWN_EX, (long)&owner, 0, 0, 0);
-	if (!err)
-		err = rp_raw_syscall(SYS_dup3, nfd, fd, O_CLOEXEC, 0, 0, 0);
-	rp_raw_syscall(SYS_close, nfd, 0, 0, 0, 0, 0);
-	return err < 0 ? (int)err : 0;
+	return rp_replay_reopen_breakpoint();
 }
 
 /* ---- pipes the process holds both ends of --------------------------------------- */

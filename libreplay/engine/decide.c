@@ -62,12 +62,16 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 {
 	rp_idle_hang_check();
-	if (!rp_replay_run_free())
-		return; /* the log says when the deadline passed */
+	if (!rp_replay_run_free()) {
+		rp_replay_idle_check(0); /* the log says when the deadline passed */
+		return;
+	}
 	struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
 	/* The system call itself: clock_nanosleep is the pthread layer's, for threads. */
+	rp_idle_begin();
 	while (rp_raw_syscall(SYS_clock_nanosleep, clk, TIMER_ABSTIME, (long)&ts, 0, 0, 0) == -EINTR)
 		rp_idle_hang_check();
+	rp_idle_end();
 }
 
 bool rp_sched_question(struct sched_thread *t, uint8_t kind, bool (*ask)(const void *),
@@ -96,22 +100,116 @@ bool rp_sched_question(struct sched_thread *t, uint8_t kind, bool (*ask)(const v
 	return yes;
 }
 
+/* What every thread is doing, in a few words: "thread 1 joins thread 2, thread 2 sleeps
+ * (deadline)". */
+static const char *thread_states(char *buf, size_t len)
+{
+	size_t n = 0;
+	int shown = 0, more = 0;
+	buf[0] = '\0';
+	for (struct sched_thread *t = sched_thread_next(NULL); t; t = sched_thread_next(t)) {
+		struct sched_thread_info in;
+		sched_thread_info(t, &in);
+		if (in.state == SCHED_EXITED || in.state == SCHED_ABANDONED)
+			continue;
+		if (shown == 8 || n >= len - 64) {
+			more++;
+			continue;
+		}
+		int k;
+		if (in.state != SCHED_BLOCKED)
+			k = snprintf(buf + n, len - n, "%sthread %d runnable", shown ? ", " : "", in.id);
+		else if (in.wait_kind == SCHED_WAIT_JOIN && in.wait_owner)
+			k = snprintf(buf + n, len - n, "%sthread %d joins thread %d%s", shown ? ", " : "",
+				     in.id, in.wait_owner, in.has_deadline ? " (deadline)" : "");
+		else if (in.wait_kind == SCHED_WAIT_MUTEX && in.wait_owner)
+			k = snprintf(buf + n, len - n, "%sthread %d waits for a mutex thread %d holds%s",
+				     shown ? ", " : "", in.id, in.wait_owner,
+				     in.has_deadline ? " (deadline)" : "");
+		else
+			k = snprintf(buf + n, len - n, "%sthread %d waits (%s%s)", shown ? ", " : "", in.id,
+				     sched_wait_kind_name(in.wait_kind), in.has_deadline ? ", deadline" : "");
+		if (k > 0)
+			n += (size_t)k < len - n ? (size_t)k : len - n - 1;
+		shown++;
+	}
+	if (more)
+		snprintf(buf + n, len - n, " and %d more", more);
+	return buf;
+}
+
+/* Is thread tid blocked (with a deadline: deadline)? */
+static bool waiting(uint32_t tid, bool deadline, enum sched_wait_kind kind)
+{
+	for (struct sched_thread *t = sched_thread_next(NULL); t; t = sched_thread_next(t)) {
+		struct sched_thread_info in;
+		sched_thread_info(t, &in);
+		if ((uint32_t)in.id == tid)
+			return in.state == SCHED_BLOCKED && (!deadline || in.has_deadline) &&
+			       (kind == SCHED_WAIT_NONE || in.wait_kind == kind);
+	}
+	return false;
+}
+
+/* A record a round of questions could answer while every thread waits: the number of
+ * its question, and the thread it is about; false for any other record. */
+static bool answers_a_wait(const struct rp_log_record *r, uint8_t kind, uint64_t *pos)
+{
+	if (r->kind == RP_LOG_TIMEOUT) {
+		*pos = r->pos;
+		return waiting(r->tid, true, SCHED_WAIT_NONE);
+	}
+	if (kind && r->kind == RP_LOG_INPUT && r->input_kind == kind && r->len == sizeof *pos) {
+		memcpy(pos, r->data, sizeof *pos);
+		return waiting(r->tid, false, SCHED_WAIT_EVENT);
+	}
+	return false;
+}
+
+/* A recording that asked this many questions more while every thread waited would
+ * have idled (a system call each time) for hours: a replay that would have to is
+ * following a damaged or forged log. */
+#define RP_IDLE_QUESTIONS_MAX 10000000u
+
 void rp_replay_idle_check(uint8_t kind)
 {
 	rp_idle_hang_check();
 	const struct rp_log_record *r = rp_replay_run_free() ? NULL : rp_replay_peek();
-	if (r && r->kind != RP_LOG_TIMEOUT && !(r->kind == RP_LOG_INPUT && r->input_kind == kind))
-		rp_diverge("record %zu: every thread waits, but the recording went on (next: thread %u)",
-			rp_replay_recno(), r->tid);
+	uint64_t pos = 0;
+	char what[160], states[400];
+	if (!r)
+		return;
+	rp_idle_hang_check(); /* a hang the log ends with, every thread waiting */
+	rp_replay_idle_stop(); /* a signal from outside ended the recording here */
+	/* Deadlines on both clocks: the next round asks the clock which comes first. */
+	if (r->kind == RP_LOG_INPUT && r->input_kind == RP_INPUT_SCHED_CLOCK &&
+	    r->tid == (uint32_t)rp_cur->tid)
+		return;
+	if (!answers_a_wait(r, kind, &pos))
+		rp_diverge("record %zu: every thread waits (%s), and the recording's next record "
+			"cannot end a wait: %s", rp_replay_recno(), thread_states(states, sizeof states),
+			rp_replay_describe(r, what, sizeof what));
+	if (pos < questions)
+		rp_diverge("record %zu: every thread waits (%s), and the recording's next record "
+			"answers question %llu, which has passed (%llu asked): %s", rp_replay_recno(),
+			thread_states(states, sizeof states), (unsigned long long)pos,
+			(unsigned long long)questions, rp_replay_describe(r, what, sizeof what));
+	if (pos - questions > RP_IDLE_QUESTIONS_MAX)
+		rp_diverge("record %zu: every thread waits (%s), and the recording's next record "
+			"answers question %llu, %llu questions ahead: %s", rp_replay_recno(),
+			thread_states(states, sizeof states), (unsigned long long)pos,
+			(unsigned long long)(pos - questions), rp_replay_describe(r, what, sizeof what));
 }
 
 /* Every thread blocked for good: an outcome (outcome.c), unless the recording went on. */
 static void hook_deadlock(void)
 {
 	const struct rp_log_record *r = rp_replaying ? rp_replay_peek() : NULL;
+	char what[160], states[400];
 	if (r && !(r->kind == RP_LOG_END && r->how == RP_LOG_DEADLOCK))
-		rp_diverge("record %zu: every thread is blocked, but the recording went on (next: thread %u)",
-			rp_replay_recno(), r->tid);
+		rp_diverge("record %zu: every thread is blocked (%s), but the recording went on: %s",
+			rp_replay_recno(), thread_states(states, sizeof states),
+			rp_replay_describe(r, what, sizeof what));
 	rp_outcome(RP_LOG_DEADLOCK, NULL, 0, 0);
 }
 

@@ -204,13 +204,31 @@ const char *rp_objname(const void *p, char *buf, size_t len);
 const char *rp_stub_function(uintptr_t pc, char *buf, size_t len);
 /* The counter reached zero during replay: arm the trap; returns the new counter. */
 uint64_t rp_replay_overflow(void);
-/* record.c: the counter of a thread marked preempt_soon reached zero in the stub
- * that returns to stub_ret; returns the new counter. */
+/* record.c: the counter of a thread marked preempt_soon (or any thread, with
+ * LIBREPLAY_SIC_STRESS=N,preempt) reached zero in the stub that returns to stub_ret:
+ * preempt it there if that is useful; returns the new counter. */
 uint64_t rp_record_overflow(uintptr_t stub_ret);
 /* A thread is about to run: during replay, load its counter for its next record. */
 void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
 /* A thread exits: during replay, check the log did not expect more of it. */
 void rp_replay_thread_exit(struct rp_thread *t);
+/* What a debugger shows of a replay (replay status, replay stop-at's checks): the
+ * replay reads the log as it goes, so this is all of it there is in memory. */
+#define RP_REPLAY_VIEW_VERSION 1
+struct rp_replay_view {
+	int version;
+	uint64_t total;     /* records in the log (its blocks' headers) */
+	uint64_t done;      /* records consumed */
+	int lookahead;      /* next_preempt_* is kept (the replay started under a debugger) */
+	uint64_t next_preempt_recno; /* the next PREEMPT record's number, 0 if none */
+	uint32_t next_preempt_tid;
+	uint64_t next_preempt_count, next_preempt_pc;
+	int ended;          /* the log was cut short and has ended: a free run */
+	int has_end;        /* its END record, read at start: */
+	uint32_t nfinals;   /* every thread's final count */
+	const struct rp_log_final *finals;
+};
+extern volatile struct rp_replay_view rp_replay_view;
 
 /* trace.c: --trace-schedule, every switch (rp_trace_on once a trace is open). */
 extern bool rp_trace_on;
@@ -273,14 +291,16 @@ uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left);
 /* The running thread's counter reached zero at count now: stop there if asked. */
 void rp_debug_check(int tid, uint64_t now);
 void rp_debug_stopped(void);
+/* The replay reached the end of a log cut short: the debugger stops here once. */
+void rp_debug_log_end(void);
 /* A preemption of the running thread (a tick, the replay's trap), just before the
  * switch and just after it runs again: the debugger's stops, if asked. */
 void rp_debug_preempt_begin(int tid);
 void rp_debug_preempt_end(int tid);
-/* The debugger restored a checkpoint (a forked copy of the replay): the replay's
- * hardware breakpoint (descriptor fd, armed at armed_pc or 0) belonged to the
- * process it was forked from; open this process's own on the same descriptor. */
-int rp_debug_restored(int fd, uint64_t armed_pc);
+/* The debugger restored a checkpoint (a forked copy of the replay): its CPU clock
+ * starts again, and the replay's hardware breakpoint, which belonged to the process
+ * it was forked from, is opened again in this one (0, or -errno). */
+int rp_debug_restored(void);
 void rp_debug_checkpoint(void);
 /* After forking a checkpoint, in the live process: pipes of its own (debug.c). */
 void rp_debug_forked(void);

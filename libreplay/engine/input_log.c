@@ -11,8 +11,8 @@
 
 /* ---- recorded inputs: what a call returned to the program ------------------------------ */
 
-/* Recorded inputs of constructors, before the session (main.c parses the flags in a
- * priority-102 constructor; the program's run later). Recording, they are kept here
+/* Recorded inputs of constructors, before the session (main.c parses the flags in the
+ * executable's .preinit_array; constructors run later). Recording, they are kept here
  * (tid, kind, len, bytes) and logged first; replaying, the first one reads the log. */
 #define EARLY_MAX 65536u
 
@@ -53,7 +53,7 @@ void rp_input_log_early(void)
 }
 
 /* For divergence messages: which call an INPUT kind records (session.h). */
-static const char *input_name(uint8_t kind)
+const char *rp_input_name(uint8_t kind)
 {
 	static const char *const names[] = {
 		"?", "the clock (for a sleep)", "clock_gettime", "gettimeofday", "time", "times",
@@ -63,6 +63,10 @@ static const char *input_name(uint8_t kind)
 		"clock_gettime, gettimeofday or time"};
 	if (kind < sizeof names / sizeof names[0])
 		return names[kind];
+	if (kind == RP_INPUT_IO_READY)
+		return "a descriptor found ready";
+	if (kind == RP_INPUT_SIGNAL_STOP)
+		return "(the end by a signal from outside)";
 	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
 }
 
@@ -79,10 +83,10 @@ bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind || r->len != len ||
 	    r->tid != (uint32_t)rp_cur->tid)
 		rp_diverge("record %zu: thread %d called %s, where the recording %s%s", rp_replay_recno(),
-			rp_cur->tid, input_name(kind), !r ? "had ended" :
+			rp_cur->tid, rp_input_name(kind), !r ? "had ended" :
 			r->kind != RP_LOG_INPUT ? "did something else" :
 			r->tid != (uint32_t)rp_cur->tid ? "had another thread call " : "called ",
-			r && r->kind == RP_LOG_INPUT ? input_name(r->input_kind) : "");
+			r && r->kind == RP_LOG_INPUT ? rp_input_name(r->input_kind) : "");
 	memcpy(buf, r->data, len);
 	rp_replay_next();
 	rp_replay_rearm_running();
@@ -93,8 +97,10 @@ void rp_input_record(uint8_t kind, const void *buf, size_t len)
 {
 	if (rp_dying)
 		return;
-	if (rp_writer && !rp_replaying)
+	if (rp_writer && !rp_replaying) {
 		rp_log_input(rp_writer, (uint32_t)rp_cur->tid, kind, buf, len);
+		rp_log_maybe_flush(rp_writer, rp_mono_ns());
+	}
 	else if (before_session(RP_MODE_RECORD))
 		keep_early((uint32_t)rp_cur->tid, kind, buf, len);
 }
@@ -143,13 +149,29 @@ struct async_signal_value {
 	int32_t sig, code, pid;
 };
 
+static struct async_signal_value logged; /* the one logged, if any (sig 0: none) */
+
 void rp_async_signal_flush(void)
 {
 	if (!pending_sig)
 		return;
 	struct async_signal_value v = {pending_sig, pending_code, pending_pid};
 	pending_sig = 0;
+	logged = v;
 	rp_input_record(RP_INPUT_ASYNC_SIGNAL, &v, sizeof v);
+}
+
+void rp_async_signal_repeat(void)
+{
+	/* (Also when dying of the signal: rp_input_record would log nothing then.) */
+	if (pending_sig) {
+		struct async_signal_value v = {pending_sig, pending_code, pending_pid};
+		pending_sig = 0;
+		logged = v;
+	}
+	if (logged.sig && rp_writer)
+		rp_log_input(rp_writer, (uint32_t)rp_cur->tid, RP_INPUT_ASYNC_SIGNAL, &logged,
+			     sizeof logged);
 }
 
 void rp_async_signal(int sig, int code, int pid, bool in_program)

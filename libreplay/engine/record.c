@@ -10,6 +10,7 @@
  * recorded calls' results by input_log.c. Blocking switches are not logged.
  */
 #include "engine/core.h"
+#include "base/rp_alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -139,6 +140,40 @@ static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc, uint64_t r1
 	t->preempt_soon = true;
 }
 
+/* At a steady quantum of 1 ms or more (not chaos), a tick that strikes instrumented
+ * code preempts at the next count that is a multiple of RP_PREEMPT_ALIGN, through the
+ * overflow path (rp_record_overflow), instead of where it struck: a few microseconds
+ * later, at a counting point. The log codes such counts in 12 fewer bits (the per-slice
+ * jitter of ~0.7 % of a slice's count is what the count of an exact tick costs:
+ * docs/log-format.md), so a CPU-bound program's log at the default 10 ms quantum
+ * stays under 300 bytes a second. Short and random quanta keep preempting exactly
+ * where the tick strikes, which is what hunting for races wants. */
+#define RP_PREEMPT_ALIGN 4096u
+
+static bool align_ticks(void)
+{
+	return !rp_opts.chaos && rp_opts.quantum_ns >= 1000000;
+}
+
+/* The counter in the signal frame runs out at the next aligned count. The tick may
+ * strike right after the count was published for a call or a return (`movq %r15,
+ * __sic_home`, then the token): the reload after that call must find the new counter,
+ * so a __sic_home equal to r15 moves with it (an older, different value is never
+ * reloaded: every reload follows a publish). */
+static void preempt_at_aligned_count(struct rp_thread *t, ucontext_t *uc)
+{
+	uint64_t r15 = (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	uint64_t count = t->offset - r15;
+	uint64_t d = RP_PREEMPT_ALIGN - count % RP_PREEMPT_ALIGN;
+	if (d < r15) {
+		uc->uc_mcontext.gregs[REG_R15] = (greg_t)d;
+		if (__sic_home == r15)
+			__sic_home = d;
+		t->offset = count + d;
+	}
+	t->preempt_soon = true;
+}
+
 /* The interrupted context uc stopped at a counting point's branch (dec %r15; je stub),
  * where the flags are live and it cannot be preempted: a tight loop (for (;;);, a spin
  * on a flag) is interrupted there nearly every time, as the instruction after the
@@ -178,6 +213,8 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 			else if (rp_overflow_soon(t, uc))
 				t->preempt_soon = true;
 		}
+		if (rp_writer) /* records of a thread that runs alone are written too */
+			rp_log_maybe_flush(rp_writer, rp_mono_ns());
 		deferred_ticks++;
 		errno = saved;
 		return;
@@ -185,6 +222,12 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	uint64_t count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
 	if (t->resumed_from_signal && count == t->resume_count && pc == t->resume_pc) {
 		deferred_ticks++; /* no progress since it resumed: same (count, pc) twice */
+		errno = saved;
+		return;
+	}
+	if (align_ticks()) {
+		if (!t->preempt_soon)
+			preempt_at_aligned_count(t, uc);
 		errno = saved;
 		return;
 	}
@@ -198,17 +241,31 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 uint64_t rp_record_overflow(uintptr_t stub_ret)
 {
 	struct rp_thread *t = rp_cur;
+	/* Inside its own preemption from here on: the counter is 0 and __sic_home stale,
+	 * so a tick in the C library this calls (bsearch, memcmp, the vDSO's clock) must
+	 * not be deferred through __sic_home (preempt_at_next_count). */
+	t->tick_depth++;
 	t->preempt_soon = false;
 	uint64_t count = t->offset; /* the counter is 0 */
 	uint64_t fresh = rp_sic_start_value();
 	t->offset = count + fresh;
 	uintptr_t pc = rp_stub_resume_pc(stub_ret);
-	if (!rp_scheduling || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful())
+	if (rp_scheduling && (!pc || !rp_sic_pc_preemptible(pc)) && align_ticks() &&
+	    !(count % RP_PREEMPT_ALIGN) && sched_preempt_useful()) {
+		/* a counting point where no preemption may be taken (the flag-preserving
+		 * form, a foreign caller's entry): the next aligned count, then */
+		t->preempt_soon = true;
+		t->offset = count + RP_PREEMPT_ALIGN;
+		t->tick_depth--;
+		return RP_PREEMPT_ALIGN;
+	}
+	if (!rp_scheduling || !pc || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
+		t->tick_depth--;
 		return fresh;
+	}
 	rp_record_preempt(t, count, pc);
 	/* Switched out from here, not from a signal: home holds its counter meanwhile. */
 	__sic_home = fresh;
-	t->tick_depth++;
 	rp_preempt_at_count = true; /* the replay stops here by its trap: a preemption too */
 	t->stop_pc = pc;
 	sched_preempt();
@@ -225,6 +282,68 @@ uint64_t rp_record_overflow(uintptr_t stub_ret)
 	return fresh;
 }
 
+/* A write of the log failed (a full disk, EIO, the file size limit): said at once, in
+ * whatever context (a signal handler too: strerrordesc_np is a table), and again at
+ * exit (rp_record_close). The file keeps what was written before. */
+static void log_failed(int err)
+{
+	rp_say("cannot write %s: %s; the log holds the recording up to here (it replays that "
+	       "far) and the program runs on, unrecorded", rp_opts.log_path, strerrordesc_np(err));
+}
+
+void rp_record_close(void)
+{
+	if (!rp_writer)
+		return;
+	int err = rp_log_error_number(rp_writer);
+	if (rp_log_close(rp_writer) != 0 && !err)
+		err = errno;
+	rp_writer = NULL;
+	if (err)
+		rp_say("%s is incomplete: writing it failed (%s); it replays up to where it stops",
+		       rp_opts.log_path, strerrordesc_np(err));
+}
+
+volatile sig_atomic_t rp_idling;
+
+void rp_idle_begin(void)
+{
+	if (rp_writer) /* a SIGKILL while every thread waits loses nothing */
+		rp_log_sync(rp_writer);
+	rp_idling = 1;
+}
+
+void rp_idle_end(void)
+{
+	rp_idling = 0;
+}
+
+void rp_record_signal_stop(int sig, const ucontext_t *uc)
+{
+	struct rp_thread *t = rp_cur;
+	uintptr_t pc = uc ? rp_pc_of(uc) : 0;
+	uint8_t where = RP_STOP_NOWHERE, v[RP_SIGNAL_STOP_LEN];
+	uint64_t count = 0, off = 0;
+	int32_t s = sig;
+	if (t->tid != 0 && rp_idling) {
+		where = RP_STOP_IDLE;
+	} else if (t->tid != 0 && !sched_busy() && !t->tick_depth && uc) {
+		if (rp_sic_pc_preemptible(pc)) { /* an instruction of the program */
+			where = RP_STOP_EXACT;
+			count = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+			off = pc - rp_exe_base;
+		} else if (!rp_sic_pc_instrumented(pc)) { /* a call out: its count published */
+			where = RP_STOP_COUNT;
+			count = t->offset - __sic_home;
+		}
+	}
+	memcpy(v, &s, 4);
+	v[4] = where;
+	memcpy(v + 5, &count, 8);
+	memcpy(v + 13, &off, 8);
+	rp_log_input(rp_writer, (uint32_t)t->tid, RP_INPUT_SIGNAL_STOP, v, sizeof v);
+}
+
 void rp_record_start(int argc, char **argv)
 {
 	struct rp_log_header h;
@@ -232,9 +351,7 @@ void rp_record_start(int argc, char **argv)
 	h.flags = (rp_opts.chaos ? RP_LOG_F_CHAOS : 0) | (rp_opts.hunt ? RP_LOG_F_HUNT : 0);
 	h.quantum_ns = rp_opts.quantum_ns;
 	h.seed = rp_opts.seed;
-	h.build_id_len = sizeof h.build_id;
-	if (rp_log_self_build_id(h.build_id, &h.build_id_len) != 0)
-		h.build_id_len = 0;
+	rp_log_self_identity(&h); /* its build-id, or a hash of what it loads */
 	h.argc = argc;
 	h.argv = (const char *const *)argv;
 	char err[RP_LOG_ERRLEN];
@@ -244,12 +361,19 @@ void rp_record_start(int argc, char **argv)
 		exit(RP_EXIT_USAGE);
 	}
 	if (rp_log_create_fd(fd, rp_opts.log_path, &h, &rp_writer, err, sizeof err) != 0) {
+		if (errno == ENOMEM)
+			rp_fatal_memory("the log's header and buffers");
 		fprintf(stderr, "libreplay: %s\n", err);
 		exit(RP_EXIT_USAGE);
 	}
-	/* A block at least every second (or 4 KiB): a SIGKILL loses at most the last
-	 * second of records, and block headers stay a small part of the log. */
-	rp_log_set_flush_interval(rp_writer, RP_LOG_FLUSH_INTERVAL_NS);
+	/* The block so far is written at most every RP_LOG_FLUSH_INTERVAL_NS (2 ms) while
+	 * records come (rp_log_maybe_flush at each), and before the scheduler idles: a
+	 * SIGKILL loses at most the records of the last 2 ms. */
+	const char *bench = getenv("LIBREPLAY_FLUSH_NS"); /* bench/durability.sh's knob */
+	rp_log_set_flush_interval(rp_writer, bench && *bench ? strtoull(bench, NULL, 10)
+							     : RP_LOG_FLUSH_INTERVAL_NS);
+	rp_log_set_error_hook(rp_writer, log_failed);
+	rp_context_record();
 	rp_input_log_early();
 	log_timestamp(rp_mono_ns());
 }
@@ -263,6 +387,17 @@ void rp_record_schedule(void)
 	start_timer(rp_opts.quantum_ns);
 }
 
+/* A replay past the end of a log cut short: time slices of the recording's quantum
+ * (whatever decided its preemptions), nothing logged. */
+void rp_record_free_run(void)
+{
+	if (rp_scheduling)
+		return;
+	rp_scheduling = true;
+	rp_install_handler(SIGPROF, on_tick, 0);
+	start_timer(rp_opts.quantum_ns);
+}
+
 /* ---- the end ------------------------------------------------------------------------------ */
 
 static struct rp_log_final end_threads[RP_LOG_END_THREADS_MAX];
@@ -272,6 +407,7 @@ void rp_record_end(int how, int value, const ucontext_t *uc)
 	if (!rp_writer)
 		return;
 	log_timestamp(rp_mono_ns());
+	rp_async_signal_repeat(); /* in the last block, where a replay looks at start */
 	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
 	if (rp_log_end(rp_writer, how, value, end_threads, n) != 0 || uc)
 		rp_log_flush_from_signal(rp_writer);
@@ -285,6 +421,7 @@ void rp_record_outcome(int how, int value, const ucontext_t *uc, const struct rp
 	if (!rp_writer)
 		return;
 	log_timestamp(rp_mono_ns());
+	rp_async_signal_repeat();
 	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
 	if (rp_log_end_outcome(rp_writer, how, value, end_threads, n, o) != 0 || uc)
 		rp_log_flush_from_signal(rp_writer);

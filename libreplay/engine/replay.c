@@ -1,18 +1,23 @@
 /*
- * replay.c: replaying the schedule (paper 002, section 4). The whole log is read
- * before the program starts (no reading in handlers). No timer: the running thread's
- * counter is loaded so that it reaches zero exactly at the count of its next PREEMPT
- * record (rp_replay_arm); the overflow arms a hardware breakpoint (perf_event_open,
- * delivered as a real-time signal: it works under gdb, int3 does not) at the logged PC;
- * the breakpoint's trap (on_trap) reproduces the preemption. Any other outcome is a
- * divergence, reported at once in one line (rp_diverge, exit RP_EXIT_DIVERGED), but
- * a deadlock or a hang the log ends with is reached and reported as the recording's
- * was (outcome.c). The breakpoint serves the counting modes' recordings too (count.c).
+ * replay.c: replaying the schedule (paper 002, section 4). The log is read as the
+ * replay goes (memory does not grow with it): the next record is peeked, consumed,
+ * and only then is the one after it read. No timer: the running thread's counter is
+ * loaded so that it reaches zero exactly at the count of its next PREEMPT record
+ * (rp_replay_arm); the overflow arms a hardware breakpoint (perf_event_open, delivered
+ * as a real-time signal: it works under gdb, int3 does not) at the logged PC; the
+ * breakpoint's trap (on_trap) reproduces the preemption. Any other outcome is a
+ * divergence, reported at once in one line (rp_diverge, exit RP_EXIT_DIVERGED). A
+ * log cut short ends in a free run: said once, then time slices as in a recording,
+ * unlogged (record.c), so that the program finishes. A deadlock or a hang the log ends
+ * with is reached and reported as the recording's was (outcome.c), and so is a signal
+ * from outside that ended it. The breakpoint serves the counting modes' recordings too
+ * (count.c).
  */
 #include "engine/core.h"
 #include "base/rp_alloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -20,63 +25,164 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 bool rp_replaying;
 bool rp_log_hunted;
 
-/* Replay: the whole log, read before the program starts (no reading in handlers). */
-static struct rp_log_record *recs;
-
-static size_t nrecs, next_rec;
-
-static enum rp_log_status log_end_status;
-
+/* The log, read as the replay goes. The reader lends a record's data until its next
+ * call, which comes only once that record is consumed. */
+static struct rp_log_reader *reader;
+static struct rp_log_record cur; /* the next record, once read (have_cur) */
+static bool have_cur;
+static size_t next_rec;          /* records consumed, TIMESTAMPs included */
+static enum rp_log_status log_end_status = RP_LOG_OK;
 static char log_end_msg[RP_LOG_ERRLEN];
+static bool free_run;            /* past the end of a log cut short */
+static bool end_checked;         /* END matched: the program is leaving */
 
-static bool told_log_end;
+/* What the debugger shows (engine.h). */
+volatile struct rp_replay_view rp_replay_view;
+static struct rp_log_reader *ahead; /* the look-ahead for the view, or NULL */
+static uint64_t ahead_recno;        /* the number of the record it read last */
+
+/* END's final counts, read from the log's last block at start (sorted by tid): no
+ * thread of the replay runs past its own. */
+static struct rp_log_final *finals;
+static uint32_t nfinals;
+static bool finals_all; /* every thread of the recording is listed */
 
 static int bp_fd = -1;
 static uintptr_t bp_armed_pc;
 
 #define RP_BP_SIGNAL (SIGRTMIN + 7)
 
-/* A one-line divergence message, then exit: replay cannot go on meaningfully. */
+/* A one-line divergence message, then exit: the replay cannot go on meaningfully.
+ * What differs from the recording's context (context.c: the environment, the working
+ * directory, the standard descriptors) is named in it, the likely cause. */
+static bool is_stop(const struct rp_log_record *r);
+static int stop_at(const struct rp_log_record *r, uint32_t *tid, uint64_t *count, uint64_t *pc);
+static _Noreturn void signal_stop(const struct rp_log_record *r, const ucontext_t *uc, bool counts,
+				  uint64_t now);
+
 _Noreturn void rp_diverge(const char *fmt, ...)
 {
+	char msg[768];
+	/* The recording was killed from outside right here, at a point the log names only
+	 * roughly (a runtime call, the scheduler): end as it did, not as a divergence. */
+	if (have_cur && is_stop(&cur) && !rp_dying)
+		signal_stop(&cur, NULL, false, 0);
 	va_list ap;
 	va_start(ap, fmt);
-	rp_vsay("libreplay: replay diverged: ", fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	const char *cause = rp_context_differences();
+	rp_say("replay diverged: %s%s%s", msg, *cause ? "; " : "", cause);
 	_exit(RP_EXIT_DIVERGED);
 }
 
-/* ---- replay: the next record and the counter ------------------------------------- */
+/* ---- reading the log ------------------------------------------------------------------- */
+
+/* Keep the view's next preemption at the first PREEMPT from record number first on. */
+static void look_ahead(uint64_t first)
+{
+	if (!ahead || rp_replay_view.next_preempt_recno >= first)
+		return;
+	struct rp_log_record r;
+	rp_replay_view.next_preempt_recno = 0;
+	while (rp_log_next(ahead, &r) == RP_LOG_OK) {
+		if (++ahead_recno >= first && r.kind == RP_LOG_PREEMPT) {
+			rp_replay_view.next_preempt_tid = r.tid;
+			rp_replay_view.next_preempt_count = r.count;
+			rp_replay_view.next_preempt_pc = r.pc;
+			rp_replay_view.next_preempt_recno = ahead_recno;
+			return;
+		}
+	}
+}
+
+_Noreturn void rp_replay_refuse_async(const struct rp_log_record *r)
+{
+	int32_t sig = 0;
+	memcpy(&sig, r->data, r->len >= sizeof sig ? sizeof sig : 0);
+	rp_say("%s: the recording received signal %d from outside the process; replaying such "
+	       "signals is not supported", rp_opts.log_path, (int)sig);
+	_exit(RP_EXIT_USAGE);
+}
+
+/* Read the record now next into cur, past TIMESTAMPs (for tools: no decision of the
+ * replay depends on them). False at the end of the log. A damaged block part-way
+ * ends the replay: nothing after it can be replayed. */
+static bool read_next(void)
+{
+	while (!have_cur && log_end_status == RP_LOG_OK) {
+		enum rp_log_status st = rp_log_next(reader, &cur);
+		if (st != RP_LOG_OK) {
+			log_end_status = st;
+			snprintf(log_end_msg, sizeof log_end_msg, "%s", rp_log_error(reader));
+			if (st == RP_LOG_CORRUPT || st == RP_LOG_IO_ERROR) {
+				rp_say("%s", log_end_msg);
+				_exit(RP_EXIT_USAGE);
+			}
+			break;
+		}
+		if (cur.kind == RP_LOG_INPUT && (cur.input_kind == RP_INPUT_TIMESTAMP ||
+						 cur.input_kind == RP_INPUT_CONTEXT)) {
+			if (cur.input_kind == RP_INPUT_CONTEXT)
+				rp_context_check(cur.data, cur.len);
+			rp_replay_view.done = ++next_rec;
+			continue;
+		}
+		if (cur.kind == RP_LOG_INPUT && cur.input_kind == RP_INPUT_ASYNC_SIGNAL)
+			rp_replay_refuse_async(&cur);
+		have_cur = true;
+	}
+	return have_cur;
+}
+
+void rp_bp_disarm(void)
+{
+	if (bp_armed_pc && bp_fd >= 0) {
+		ioctl(bp_fd, PERF_EVENT_IOC_DISABLE, 0);
+		bp_armed_pc = 0;
+	}
+}
+
+/* The end of a log cut short: said once, then a free run (time slices, unlogged);
+ * under a debugger, a stop there first (rp_debug_log_end). */
+static void log_ended(void)
+{
+	if (free_run || log_end_status == RP_LOG_DONE || !rp_replaying)
+		return;
+	free_run = true;
+	rp_replay_view.ended = 1;
+	rp_bp_disarm();
+	if (!rp_say("%s; the replay runs on with time slices, unrecorded", log_end_msg))
+		_exit(RP_EXIT_DIVERGED);
+	rp_debug_log_end();
+	rp_record_free_run();
+}
 
 const struct rp_log_record *rp_replay_peek(void)
 {
-	/* Timestamps are for tools: no decision of the replay depends on them. */
-	while (next_rec < nrecs && recs[next_rec].kind == RP_LOG_INPUT &&
-	       recs[next_rec].input_kind == RP_INPUT_TIMESTAMP)
-		next_rec++;
-	if (next_rec < nrecs)
-		return &recs[next_rec];
-	if (!told_log_end && log_end_status != RP_LOG_DONE) {
-		/* A log cut short: say so once, then run on unscheduled. */
-		told_log_end = true;
-		char msg[RP_LOG_ERRLEN + 64];
-		int n = snprintf(msg, sizeof msg, "libreplay: %s; running on without a schedule\n",
-				 log_end_msg);
-		if (n > 0 && rp_sys_write(2, msg, (size_t)n) < 0)
-			_exit(RP_EXIT_DIVERGED);
+	if (!reader || free_run)
+		return NULL;
+	if (read_next()) {
+		look_ahead(next_rec + 1);
+		return &cur;
 	}
+	log_ended();
 	return NULL;
 }
 
 void rp_replay_next(void)
 {
+	have_cur = false;
 	next_rec++;
+	rp_replay_view.done = next_rec;
 }
 
 size_t rp_replay_recno(void)
@@ -86,7 +192,7 @@ size_t rp_replay_recno(void)
 
 bool rp_replay_log_loaded(void)
 {
-	return recs != NULL;
+	return reader != NULL;
 }
 
 uintptr_t rp_replay_armed_pc(void)
@@ -94,19 +200,49 @@ uintptr_t rp_replay_armed_pc(void)
 	return bp_armed_pc;
 }
 
+/* For messages: what a record says, in words. */
+const char *rp_replay_describe(const struct rp_log_record *r, char *buf, size_t len)
+{
+	if (!r)
+		snprintf(buf, len, "the end of the log");
+	else if (r->kind == RP_LOG_PREEMPT)
+		snprintf(buf, len, "thread %u preempted at count %llu (pc %#llx)", r->tid,
+			 (unsigned long long)r->count, (unsigned long long)r->pc);
+	else if (r->kind == RP_LOG_TIMEOUT)
+		snprintf(buf, len, "thread %u's deadline found expired (question %llu)", r->tid,
+			 (unsigned long long)r->pos);
+	else if (r->kind == RP_LOG_INPUT)
+		snprintf(buf, len, "%s for thread %u", rp_input_name(r->input_kind), r->tid);
+	else if (r->kind == RP_LOG_THREAD_END)
+		snprintf(buf, len, "thread %u's end at count %llu", r->tid, (unsigned long long)r->count);
+	else
+		snprintf(buf, len, "the program's end (%s %d)",
+			 r->how == RP_LOG_EXITED ? "exit status" : "signal", r->value);
+	return buf;
+}
+
 /* A child of fork() is not what the log describes: it runs on unrecorded and
  * unscheduled, and leaves the breakpoint to the parent. */
 void rp_replay_forget(void)
 {
+	/* The child runs on from fork(), its count published: a fresh counter that does
+	 * not run out (it was armed for the parent's next record). */
+	if (rp_replaying && rp_cur->tid != 0) {
+		uint64_t now = rp_cur->offset - __sic_home;
+		__sic_home = rp_sic_start_value();
+		rp_cur->offset = now + __sic_home;
+	}
 	if (bp_fd >= 0) {
 		rp_sys_close(bp_fd);
 		bp_fd = -1;
 		bp_armed_pc = 0;
 	}
 	rp_replaying = false;
-	nrecs = next_rec = 0;
+	have_cur = false;
 	log_end_status = RP_LOG_DONE;
 }
+
+/* ---- the counter and the breakpoint --------------------------------------------------- */
 
 /* A hardware execute breakpoint at pc that signals on every hit. */
 static void bp_attr(struct perf_event_attr *a, uintptr_t pc)
@@ -134,31 +270,41 @@ void rp_bp_arm(uintptr_t pc)
 	bp_armed_pc = pc;
 }
 
-void rp_bp_disarm(void)
+/* Thread tid's count when the recording ended (END), or UINT64_MAX if not known. */
+static uint64_t final_count(int tid, bool *listed)
 {
-	if (bp_armed_pc && bp_fd >= 0) {
-		ioctl(bp_fd, PERF_EVENT_IOC_DISABLE, 0);
-		bp_armed_pc = 0;
+	uint32_t lo = 0, hi = nfinals;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (finals[mid].tid < (uint32_t)tid)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	*listed = lo < nfinals && finals[lo].tid == (uint32_t)tid;
+	return *listed ? finals[lo].count : UINT64_MAX;
 }
 
-bool rp_bp_ready(void)
+/* No thread runs past the count it ended at in the recording: one that would has left
+ * the recorded path (a loop the recording never made), and the replay says so there
+ * instead of running on for ever. Until END is checked: the exit handlers after it
+ * run on. */
+static uint64_t bound_by_end(struct rp_thread *t, uint64_t now, uint64_t left)
 {
-	return bp_fd >= 0;
-}
-
-/* Where a record stops a thread: a PREEMPT, or the END of a hang that stopped it. */
-static bool record_stop(const struct rp_log_record *r, uint32_t *tid, uint64_t *count, uint64_t *pc)
-{
-	if (r && r->kind == RP_LOG_PREEMPT) {
-		*tid = r->tid, *count = r->count, *pc = r->pc;
-		return true;
-	}
-	if (r && r->kind == RP_LOG_END && r->how == RP_LOG_HANG && r->outcome.stop_tid) {
-		*tid = r->outcome.stop_tid, *count = r->outcome.stop_count, *pc = r->outcome.stop_pc;
-		return true;
-	}
-	return false;
+	bool listed;
+	if (!nfinals || end_checked || free_run)
+		return left;
+	uint64_t f = final_count(t->tid, &listed);
+	if (!listed && finals_all)
+		rp_diverge("record %zu: thread %d runs, but the recording had no thread %d",
+			next_rec + 1, t->tid, t->tid);
+	if (!listed)
+		return left;
+	if (now > f)
+		rp_diverge("record %zu: thread %d reached count %llu, past count %llu where it ended "
+			"in the recording", next_rec + 1, t->tid, (unsigned long long)now,
+			(unsigned long long)f);
+	return f - now + 1 < left ? f - now + 1 : left;
 }
 
 /* Load t's counter (at *counter) for its next record: zero at the record's count, or
@@ -171,12 +317,18 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 	rp_bp_disarm();
 	uint32_t tid;
 	uint64_t count, pc;
-	if (record_stop(r, &tid, &count, &pc) && tid == (uint32_t)t->tid) {
+	int where = stop_at(r, &tid, &count, &pc);
+	if (where == RP_STOP_NOWHERE)
+		signal_stop(r, NULL, false, 0);
+	if (where >= RP_STOP_COUNT && tid == (uint32_t)t->tid) {
 		if (count < now)
 			rp_diverge("record %zu: thread %u should have been %s at count %llu "
 				"(pc %#llx) but is at count %llu", next_rec + 1, tid,
-				r->kind == RP_LOG_PREEMPT ? "preempted" : "stopped by the hang",
+				r->kind == RP_LOG_PREEMPT ? "preempted" : r->kind == RP_LOG_END ?
+				"stopped by the hang" : "stopped by a signal",
 				(unsigned long long)count, (unsigned long long)pc, (unsigned long long)now);
+		if (count == now && where == RP_STOP_COUNT)
+			signal_stop(r, NULL, true, now);
 		if (count == now) {
 			rp_bp_arm(rp_exe_base + pc);
 			left = 1; /* the next counting point first is a divergence */
@@ -184,6 +336,7 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 			left = count - now;
 		}
 	}
+	left = bound_by_end(t, now, left);
 	left = rp_debug_clip(t->tid, now, left);
 	*counter = left;
 	t->offset = now + left;
@@ -216,12 +369,22 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	    r->outcome.stop_tid == (uint32_t)t->tid && r->outcome.stop_count == count &&
 	    rp_exe_base + r->outcome.stop_pc == pc)
 		rp_outcome(RP_LOG_HANG, uc, count, pc);
+	uint32_t stop_tid;
+	uint64_t stop_count, stop_pc;
+	if (is_stop(r) && stop_at(r, &stop_tid, &stop_count, &stop_pc) == RP_STOP_EXACT &&
+	    stop_tid == (uint32_t)t->tid &&
+	    stop_count == count && rp_exe_base + stop_pc == pc)
+		signal_stop(r, uc, true, count);
 	if (!r || r->kind != RP_LOG_PREEMPT || r->tid != (uint32_t)t->tid || r->count != count ||
-	    rp_exe_base + r->pc != pc)
+	    rp_exe_base + r->pc != pc) {
+		if (free_run) /* the log ended while the trap was on its way */
+			return;
+		char what[160];
 		rp_diverge("record %zu: thread %d reached pc %#lx at count %llu, expected %s",
 			next_rec + 1, t->tid, (unsigned long)(pc - rp_exe_base), (unsigned long long)count,
-			r ? "another record" : "the end of the log");
-	next_rec++;
+			rp_replay_describe(r, what, sizeof what));
+	}
+	rp_replay_next();
 	rp_count_replay_priorities(t);
 	/* The same scheduling decision as recorded: the counter continues from here. The
 	 * thread may be between publishing its count and a call (movq %r15, __sic_home;
@@ -232,8 +395,6 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	errno = saved;
 }
 
-/* ---- scheduler hooks: time ------------------------------------------------------------ */
-
 /* The running thread's counter was armed, when it was switched in, for the record
  * that came next then. A record consumed since (an input, a deadline) may leave its
  * preemption next, and it may go on without a switch that would arm it again: arm
@@ -241,8 +402,9 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
  * asks about deadlines), else published in __sic_home (a call from the program). */
 void rp_replay_rearm_running(void)
 {
-	if (!rp_replaying || rp_cur->tid == 0)
-		return; /* the host has no counter */
+	struct sched_thread *running = sched_current();
+	if (!rp_replaying || rp_cur->tid == 0 || !running || running->ext != rp_cur)
+		return; /* the host has no counter; main has none before it first runs */
 	if (rp_preempt_uc) {
 		uint64_t *counter = (uint64_t *)&rp_preempt_uc->uc_mcontext.gregs[REG_R15];
 		rp_replay_arm(rp_cur, counter);
@@ -252,14 +414,14 @@ void rp_replay_rearm_running(void)
 	}
 }
 
-/* Replaying, past the end of a log cut short: the program runs on unscheduled. */
+/* Replaying, past the end of a log cut short (or not replaying): no log decides. */
 bool rp_replay_run_free(void)
 {
-	return !rp_replaying || (!rp_replay_peek() && log_end_status != RP_LOG_DONE);
+	return !rp_replaying || free_run || (!rp_replay_peek() && log_end_status != RP_LOG_DONE);
 }
 
-/* Replay: a thread that exits with its next preemption still ahead of it, or every
- * thread blocked while the log goes on, has left the recorded path. */
+/* Replay: a thread that exits with its next preemption still ahead of it has left the
+ * recorded path. */
 void rp_replay_thread_exit(struct rp_thread *t)
 {
 	const struct rp_log_record *r = rp_replaying ? rp_replay_peek() : NULL;
@@ -277,12 +439,16 @@ static const char *end_name(int how)
 	       how == RP_LOG_EXITED ? "exit status" : "signal";
 }
 
-/* The final counts of the threads (uc: where the running one stopped) against the END
- * record r's; then r is consumed. */
-static void check_finals(const struct rp_log_record *r, const ucontext_t *uc)
+/* The final counts of the threads (uc: where the running one stopped; now, when
+ * now_known, its count) against the END record r's, if counts; then r is consumed. */
+static void check_finals(const struct rp_log_record *r, const ucontext_t *uc, bool counts,
+			 bool now_known, uint64_t now)
 {
 	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
-	for (uint32_t k = 0; k < r->nthreads; k++) {
+	for (size_t j = 0; now_known && j < n; j++)
+		if (end_threads[j].tid == (uint32_t)rp_cur->tid)
+			end_threads[j].count = now;
+	for (uint32_t k = 0; counts && k < r->nthreads; k++) {
 		size_t j = 0;
 		while (j < n && end_threads[j].tid != r->threads[k].tid)
 			j++;
@@ -291,21 +457,34 @@ static void check_finals(const struct rp_log_record *r, const ucontext_t *uc)
 				j == n ? 0ull : (unsigned long long)end_threads[j].count,
 				(unsigned long long)r->threads[k].count);
 	}
-	next_rec++;
+	end_checked = true;
+	rp_replay_next();
+	/* What runs after END (exit handlers registered before the session: gcov's
+	 * writing of its counts, say) ran unrecorded: so it runs here, live. */
+	free_run = true;
 }
 
-void rp_replay_check_end(int how, int value, const ucontext_t *uc)
+/* The program ends (how, value) as the END record now next says? */
+static void end_check(int how, int value, const ucontext_t *uc, bool counts, bool now_known,
+		      uint64_t now)
 {
 	const struct rp_log_record *r = rp_replay_peek();
 	if (!r)
 		return; /* a log cut short: already said */
-	if (r->kind != RP_LOG_END)
-		rp_diverge("record %zu: the program ended (%s %d) with records left",
-			next_rec + 1, end_name(how), value);
+	if (r->kind != RP_LOG_END) {
+		char what[160];
+		rp_diverge("record %zu: the program ended (%s %d) where the recording went on: %s",
+			next_rec + 1, end_name(how), value, rp_replay_describe(r, what, sizeof what));
+	}
 	if (r->how != how || r->value != value)
 		rp_diverge("the program ended with %s %d, the recording with %s %d", end_name(how),
 			value, end_name(r->how), r->value);
-	check_finals(r, uc);
+	check_finals(r, uc, counts, now_known, now);
+}
+
+void rp_replay_check_end(int how, int value, const ucontext_t *uc)
+{
+	end_check(how, value, uc, true, false, 0);
 }
 
 void rp_replay_check_outcome(int how, const ucontext_t *uc, const struct rp_log_outcome *o)
@@ -324,7 +503,65 @@ void rp_replay_check_outcome(int how, const ucontext_t *uc, const struct rp_log_
 			(unsigned long long)x->stop_count);
 	if (!rp_outcome_same(o->waits, o->nwaits, x->waits, x->nwaits))
 		rp_diverge("the %s left the threads in other states than the recording's", end_name(how));
-	check_finals(r, uc);
+	check_finals(r, uc, true, false, 0);
+}
+
+/* ---- a recording ended by a signal from outside ------------------------------------------ */
+
+static bool is_stop(const struct rp_log_record *r)
+{
+	return r && r->kind == RP_LOG_INPUT && r->input_kind == RP_INPUT_SIGNAL_STOP &&
+	       r->len == RP_SIGNAL_STOP_LEN;
+}
+
+/* Where a record stops a thread: a PREEMPT (RP_STOP_EXACT), a SIGNAL_STOP (where it
+ * says); -1 for any other record. */
+static int stop_at(const struct rp_log_record *r, uint32_t *tid, uint64_t *count, uint64_t *pc)
+{
+	if (r && r->kind == RP_LOG_PREEMPT) {
+		*tid = r->tid, *count = r->count, *pc = r->pc;
+		return RP_STOP_EXACT;
+	}
+	if (r && r->kind == RP_LOG_END && r->how == RP_LOG_HANG && r->outcome.stop_tid) {
+		*tid = r->outcome.stop_tid, *count = r->outcome.stop_count, *pc = r->outcome.stop_pc;
+		return RP_STOP_EXACT; /* where --timeout stopped the recording */
+	}
+	if (!is_stop(r))
+		return -1;
+	*tid = r->tid;
+	memcpy(count, r->data + 5, 8);
+	memcpy(pc, r->data + 13, 8);
+	return r->data[4] <= RP_STOP_EXACT ? r->data[4] : RP_STOP_NOWHERE;
+}
+
+/* The replay reached the point where a signal from outside ended the recording: it
+ * ends the same way, dying of that signal, after checking END (every thread's count
+ * too where the log names the point: counts; the running thread's is now). */
+static _Noreturn void signal_stop(const struct rp_log_record *r, const ucontext_t *uc, bool counts,
+				  uint64_t now)
+{
+	int32_t sig;
+	memcpy(&sig, r->data, sizeof sig);
+	const char *name = sigabbrev_np(sig);
+	rp_dying = 1;
+	rp_bp_disarm();
+	rp_say("the recording was ended here by signal %d (SIG%s) from outside; so is its replay%s",
+	       (int)sig, name ? name : "?", counts ? "" : " (the log names this point only roughly)");
+	rp_replay_next();
+	end_check(RP_LOG_SIGNALED, sig, uc, counts, counts && uc == NULL && now != 0, now);
+	char why[16] = "SIG";
+	strncat(why, name ? name : "?", sizeof why - 4);
+	rp_trace_end(why, uc);
+	rp_session_die_of(sig);
+}
+
+void rp_replay_idle_stop(void)
+{
+	uint32_t tid;
+	uint64_t count, pc;
+	const struct rp_log_record *r = have_cur ? &cur : NULL;
+	if (stop_at(r, &tid, &count, &pc) == RP_STOP_IDLE)
+		signal_stop(r, NULL, true, 0);
 }
 
 /* A hardware execute breakpoint on this (only) kernel thread, disabled until armed,
@@ -349,6 +586,11 @@ bool rp_bp_open(void)
 	return bp_fd >= 0;
 }
 
+bool rp_bp_ready(void)
+{
+	return bp_fd >= 0;
+}
+
 /* The replay's: it cannot do without. */
 static int open_breakpoint(void)
 {
@@ -369,81 +611,115 @@ static int open_breakpoint(void)
 	return fd;
 }
 
-/* Replay: open the log, check it is this program's and read every record (no reading
- * in handlers). Called by the first recorded input of a constructor, or at start. */
-static struct rp_log_reader *log_reader;
+/* A checkpoint the debugger restored (a fork of the replay, docs/gdb.md): the
+ * breakpoint's perf event is the process's it was forked from. This process opens
+ * its own on the same descriptor, armed where the original was; -errno on failure. */
+int rp_replay_reopen_breakpoint(void)
+{
+	if (bp_fd < 0)
+		return 0;
+	struct perf_event_attr a;
+	bp_attr(&a, bp_armed_pc ? bp_armed_pc : (uintptr_t)&open_breakpoint);
+	a.disabled = !bp_armed_pc;
+	int fd = rp_perf_event_open(&a);
+	if (fd < 0)
+		return -errno;
+	int err = rp_route_signal(fd, RP_BP_SIGNAL) != 0 ? -errno : 0;
+	if (!err) {
+		long r = rp_raw_syscall(SYS_dup3, fd, bp_fd, O_CLOEXEC, 0, 0, 0);
+		err = r < 0 ? (int)r : 0;
+	}
+	rp_sys_close(fd);
+	return err;
+}
 
+/* ---- opening the log ---------------------------------------------------------------------- */
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct rp_log_final *x = a, *y = b;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The log's last block, read alone (each block decodes on its own): its END's final
+ * counts, and an outside signal the recording noted (record.c repeats it there). */
+static void read_last_block(const struct rp_log_scan *sc)
+{
+	struct rp_log_reader *t;
+	struct rp_log_record rec;
+	char err[RP_LOG_ERRLEN];
+	if (!sc->blocks || rp_log_open(rp_opts.log_path, &t, err, sizeof err) != 0)
+		return;
+	rp_log_seek(t, sc->last_off, sc->last_seq, sc->last_first);
+	while (rp_log_next(t, &rec) == RP_LOG_OK) {
+		if (rec.kind == RP_LOG_INPUT && rec.input_kind == RP_INPUT_ASYNC_SIGNAL)
+			rp_replay_refuse_async(&rec);
+		if (rec.kind != RP_LOG_END)
+			continue;
+		finals = rp_malloc((rec.nthreads ? rec.nthreads : 1) * sizeof *finals);
+		if (!finals)
+			rp_fatal_memory("the log's last block");
+		memcpy(finals, rec.threads, rec.nthreads * sizeof *finals);
+		nfinals = rec.nthreads;
+		finals_all = rec.nthreads < RP_LOG_END_THREADS_MAX;
+		qsort(finals, nfinals, sizeof *finals, by_tid);
+		rp_replay_view.has_end = 1;
+		rp_replay_view.finals = finals;
+		rp_replay_view.nfinals = nfinals;
+	}
+	rp_log_close_reader(t);
+}
+
+/* Started by a debugger (gdb runs it traced from the first instruction)? */
+static bool traced(void)
+{
+	char buf[4096];
+	int fd = rp_sys_open("/proc/self/status", O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	ssize_t n = rp_sys_read(fd, buf, sizeof buf - 1);
+	rp_sys_close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "TracerPid:");
+	return p && strtol(p + 10, NULL, 10) != 0;
+}
+
+/* Replay: open the log and check it is this program's; its blocks are counted and its
+ * last one read, the rest is read as the replay goes. Called by the first recorded
+ * input of a constructor, or at start. */
 void rp_replay_load_log(void)
 {
 	struct rp_log_reader *r;
 	char err[RP_LOG_ERRLEN];
 	if (rp_log_open(rp_opts.log_path, &r, err, sizeof err) != 0) {
+		if (errno == ENOMEM)
+			rp_fatal_memory("the log's reader");
 		fprintf(stderr, "libreplay: %s\n", err);
 		exit(RP_EXIT_USAGE);
 	}
-	int b = rp_log_check_build_id(r, err, sizeof err);
-	if (b < 0) {
+	if (rp_log_check_build_id(r, err, sizeof err) < 0) {
 		fprintf(stderr, "libreplay: %s\n", err);
 		exit(RP_EXIT_USAGE);
 	}
-	size_t cap = 1024;
-	recs = rp_malloc(cap * sizeof *recs);
-	struct rp_log_record rec;
-	enum rp_log_status st;
-	while (recs && (st = rp_log_next(r, &rec)) == RP_LOG_OK) {
-		if (nrecs == cap) {
-			cap *= 2;
-			recs = rp_realloc(recs, cap * sizeof *recs);
-			if (!recs)
-				break;
-		}
-		/* Copy what the reader lends until its next call. */
-		if (rec.kind == RP_LOG_INPUT) {
-			uint8_t *d = rp_malloc(rec.len ? rec.len : 1);
-			if (d)
-				memcpy(d, rec.data, rec.len);
-			rec.data = d;
-		} else if (rec.kind == RP_LOG_END) {
-			struct rp_log_final *f = rp_malloc((rec.nthreads ? rec.nthreads : 1) * sizeof *f);
-			if (f)
-				memcpy(f, rec.threads, rec.nthreads * sizeof *f);
-			rec.threads = f;
-			uint32_t nw = rec.outcome.nwaits;
-			struct rp_log_wait *w = rp_malloc((nw ? nw : 1) * sizeof *w);
-			if (w && nw)
-				memcpy(w, rec.outcome.waits, nw * sizeof *w);
-			rec.outcome.waits = w;
-		}
-		recs[nrecs++] = rec;
+	struct rp_log_scan sc;
+	if (rp_log_scan(r, &sc) == 0) {
+		rp_replay_view.total = sc.records;
+		read_last_block(&sc);
 	}
-	if (!recs)
-		rp_fatal("out of memory reading %s", rp_opts.log_path);
-	log_end_status = st;
-	snprintf(log_end_msg, sizeof log_end_msg, "%s", st == RP_LOG_DONE ? "" : rp_log_error(r));
-	if (st == RP_LOG_CORRUPT || st == RP_LOG_IO_ERROR) {
-		fprintf(stderr, "libreplay: %s\n", log_end_msg);
-		exit(RP_EXIT_USAGE);
-	}
-	/* A signal from outside reached a handler while recording (sig_action.c): no
-	 * record says where to deliver it, so the replay would diverge. */
-	for (size_t k = 0; k < nrecs; k++)
-		if (recs[k].kind == RP_LOG_INPUT && recs[k].input_kind == RP_INPUT_ASYNC_SIGNAL) {
-			int32_t sig = 0;
-			memcpy(&sig, recs[k].data, recs[k].len >= sizeof sig ? sizeof sig : 0);
-			fprintf(stderr, "libreplay: %s: the recording received signal %d from outside "
-					"the process; replaying such signals is not supported\n",
-				rp_opts.log_path, (int)sig);
-			exit(RP_EXIT_USAGE);
-		}
-	log_reader = r;
+	reader = r;
+	if (traced() && rp_log_open(rp_opts.log_path, &ahead, err, sizeof err) == 0)
+		rp_replay_view.lookahead = 1;
+	rp_replay_view.version = RP_REPLAY_VIEW_VERSION;
+	read_next(); /* the context note first: its warning comes before the program runs */
 }
 
 void rp_replay_start(int *argc, char ***argv)
 {
-	if (!log_reader)
+	if (!reader)
 		rp_replay_load_log();
-	struct rp_log_reader *r = log_reader;
-	const struct rp_log_header *h = rp_log_header(r);
+	const struct rp_log_header *h = rp_log_header(reader);
 	/* The recorded arguments, unless the command line names the same ones. */
 	if (*argc > 1) {
 		bool same = *argc == h->argc;
@@ -459,14 +735,17 @@ void rp_replay_start(int *argc, char ***argv)
 	for (int i = 0; av && i < h->argc; i++)
 		av[i] = rp_strdup(h->argv[i]);
 	if (!av)
-		rp_fatal("out of memory");
+		rp_fatal_memory("the recorded arguments");
 	av[0] = (*argv)[0];
 	*argc = h->argc;
 	*argv = av;
+	/* After the log ends, time slices of the recording's quantum. */
+	if (h->quantum_ns >= RP_MIN_QUANTUM_NS)
+		rp_opts.quantum_ns = h->quantum_ns;
 	rp_log_hunted = h->flags & RP_LOG_F_HUNT;
-	rp_log_close_reader(r);
 
 	bp_fd = open_breakpoint();
 	rp_install_handler(RP_BP_SIGNAL, on_trap, 0);
 	rp_replaying = true;
+	look_ahead(1);
 }

@@ -8,6 +8,7 @@
 #include "engine/core.h"
 #include "base/rp_alloc.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -45,10 +46,16 @@ int rp_perf_event_open(struct perf_event_attr *a)
 	return (int)fd;
 }
 
+/* The C library's clock_gettime (the vDSO's: ~20 ns, against ~100 for the system
+ * call), found past the inputs layer's wrapper; the system call until the session
+ * starts. The log's writer reads the clock at every record. */
+static int (*libc_clock_gettime)(clockid_t, struct timespec *);
+
 uint64_t rp_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
-	if (rp_raw_syscall(SYS_clock_gettime, clk, (long)&ts, 0, 0, 0, 0) != 0)
+	if (libc_clock_gettime ? libc_clock_gettime(clk, &ts) != 0
+			       : rp_raw_syscall(SYS_clock_gettime, clk, (long)&ts, 0, 0, 0, 0) != 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
@@ -86,14 +93,14 @@ static void on_exit_handler(int status, void *arg)
 {
 	rp_record_stop_timer();
 	finish(RP_LOG_EXITED, status & 0xff, NULL);
-	if (rp_writer)
-		rp_log_close(rp_writer);
-	rp_writer = NULL;
+	rp_record_close();
 }
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
 #define RP_CRASH_STACK_SIZE (256u << 10) /* the crash report's libunwind needs some */
+
+static int fatal_onstack; /* SA_ONSTACK once the crash stack is set up */
 
 /* Die of sig, now that SA_RESETHAND has given it its default action back: the exit
  * status is the same signal. Not raise(), which is the pthread layer's (sig_api.c);
@@ -112,6 +119,99 @@ static void on_fatal(int sig, siginfo_t *si, void *ucv)
 	finish(RP_LOG_SIGNALED, sig, ucv);
 	rp_crash(sig, si, ucv);
 	rp_crash_reraise(sig);
+}
+
+/* ---- the other signals that end a process -------------------------------------------- */
+
+/* Catchable signals whose default action ends the process (signal(7)), the faults
+ * above aside. While the program leaves one at SIG_DFL the runtime's handler stands
+ * in (the signals layer keeps it there and shows the program SIG_DFL): the log gets
+ * END with the signal, then the process dies of it. A program's own handler runs
+ * instead, as always. Real-time signals too, but SIGRTMIN+6 and +7, the runtime's. */
+static bool ending_signal(int sig)
+{
+	switch (sig) {
+	case SIGHUP: case SIGINT: case SIGQUIT: case SIGUSR1: case SIGUSR2: case SIGPIPE:
+	case SIGALRM: case SIGTERM: case SIGSTKFLT: case SIGXCPU: case SIGXFSZ: case SIGVTALRM:
+	case SIGIO: case SIGPWR:
+		return true;
+	default:
+		return sig >= SIGRTMIN && sig <= SIGRTMAX && sig != SIGRTMIN + 6 && sig != SIGRTMIN + 7;
+	}
+}
+
+static bool self_sent(const siginfo_t *si)
+{
+	return (si->si_code == SI_USER || si->si_code == SI_TKILL || si->si_code == SI_QUEUE) &&
+	       si->si_pid == (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
+_Noreturn void rp_session_die_of(int sig)
+{
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	rp_sigaction(sig, &dfl, NULL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	rp_raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&set, 0, _NSIG / 8, 0, 0);
+	rp_crash_reraise(sig);
+	_exit(128 + sig); /* (blocked some other way: not reached) */
+}
+
+/* A signal from outside deferred out of a writer call: the writer raises it again,
+ * from this process, and it must still count as from outside. */
+static volatile sig_atomic_t deferred_outside;
+
+static void on_ending(int sig, siginfo_t *si, void *ucv)
+{
+	/* Inside a writer call (a preemption being logged): after it, again. */
+	if (rp_writer && rp_log_busy(rp_writer)) {
+		if (!self_sent(si))
+			deferred_outside = sig;
+		rp_log_defer_signal(rp_writer, sig);
+		return;
+	}
+	bool outside = !self_sent(si) || deferred_outside == sig;
+	deferred_outside = 0;
+	if (rp_dying)
+		rp_session_die_of(sig);
+	rp_dying = 1;
+	rp_record_stop_timer();
+	if (rp_replaying && outside)
+		rp_session_die_of(sig); /* stopping a replay (^C): it ends here, the log has no say */
+	if (!rp_replaying && rp_writer && outside)
+		rp_record_signal_stop(sig, ucv); /* where: the replay stops there too */
+	finish(RP_LOG_SIGNALED, sig, ucv);
+	char why[16] = "SIG";
+	const char *abbrev = sigabbrev_np(sig);
+	strncat(why, abbrev ? abbrev : "?", sizeof why - 4);
+	rp_trace_end(why, ucv);
+	rp_session_die_of(sig);
+}
+
+/* The handler that stands in for SIG_DFL (signals layer): true and *sa filled for a
+ * signal that ends the process, while recording or replaying. */
+bool rp_session_default_action(int sig, struct sigaction *sa)
+{
+	if (rp_opts.mode == RP_MODE_OFF || !rp_session_started)
+		return false;
+	bool fatal = false;
+	for (size_t k = 0; k < sizeof fatal_signals / sizeof fatal_signals[0]; k++)
+		fatal |= fatal_signals[k] == sig;
+	if (!fatal && !ending_signal(sig))
+		return false;
+	memset(sa, 0, sizeof *sa);
+	sa->sa_sigaction = fatal ? on_fatal : on_ending;
+	sa->sa_flags = SA_SIGINFO | SA_RESTART | (fatal ? SA_RESETHAND | SA_NODEFER | fatal_onstack : SA_NODEFER);
+	sigemptyset(&sa->sa_mask);
+	return true;
+}
+
+bool rp_session_is_default_action(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) && (sa->sa_sigaction == on_fatal || sa->sa_sigaction == on_ending);
 }
 
 /* ---- starting a session ----------------------------------------------------------------- */
@@ -138,6 +238,7 @@ static void child_after_fork(void)
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 {
 	dl_iterate_phdr(first_object, &rp_exe_base);
+	libc_clock_gettime = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
 	rp_session_started = true;
 	rp_threads_init(h);
 	rp_decide_hooks(h);
@@ -162,8 +263,15 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	static stack_t alt;
 	alt.ss_size = RP_CRASH_STACK_SIZE;
 	alt.ss_sp = rp_malloc(alt.ss_size);
-	int onstack = alt.ss_sp && rp_raw_syscall(SYS_sigaltstack, (long)&alt, 0, 0, 0, 0, 0) == 0
-			      ? SA_ONSTACK : 0;
+	fatal_onstack = alt.ss_sp && rp_raw_syscall(SYS_sigaltstack, (long)&alt, 0, 0, 0, 0, 0) == 0
+				? SA_ONSTACK : 0;
 	for (size_t k = 0; k < sizeof fatal_signals / sizeof fatal_signals[0]; k++)
-		rp_install_handler(fatal_signals[k], on_fatal, SA_RESETHAND | SA_NODEFER | onstack);
+		rp_install_handler(fatal_signals[k], on_fatal, SA_RESETHAND | SA_NODEFER | fatal_onstack);
+	/* The others that end the process, where the program left the default (not
+	 * where it ignores one: nohup's SIGHUP stays ignored). */
+	for (int sig = 1; sig < _NSIG; sig++) {
+		struct sigaction now;
+		if (ending_signal(sig) && rp_sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_DFL)
+			rp_install_handler(sig, on_ending, SA_NODEFER);
+	}
 }

@@ -50,6 +50,14 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 /* The runtime's monotonic clock, ns (u64), about every second of a recording, for
  * tools (replay-dump's preemptions per second); replay skips these records. */
 #define RP_INPUT_TIMESTAMP 30
+/* What the replay needs to match (context.c: working directory, standard descriptors,
+ * the environment's hashes), first in the log; the replay compares it and skips it. */
+#define RP_INPUT_CONTEXT 31
+/* A signal from outside ended the recording here (record.c): the signal (i32), then
+ * where the thread stood (u64 count, u64 pc from the load base, 0 if not at a
+ * preemptible instruction), and whether every thread was waiting (u8); END follows.
+ * The replay stops there and dies of the same signal. */
+#define RP_INPUT_SIGNAL_STOP 32
 
 struct rp_options {
 	enum rp_mode mode;
@@ -70,6 +78,17 @@ extern struct rp_options rp_opts;
 void rp_options_parse(int *argc, char **argv);
 /* session.c */
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h);
+/* The runtime's handler that stands in for SIG_DFL while recording or replaying, for
+ * a signal whose default action ends the process (the signals layer installs it when
+ * the program asks for SIG_DFL, and shows SIG_DFL for it): true and *sa filled, or
+ * false (the signal's default is left alone). */
+struct sigaction;
+bool rp_session_default_action(int sig, struct sigaction *sa);
+bool rp_session_is_default_action(const struct sigaction *sa);
+/* Every thread waits and the scheduler idles (a sleep or a poll in the idle hooks):
+ * set around that wait, by them; the log is written before it (record.c). */
+void rp_idle_begin(void);
+void rp_idle_end(void);
 /* input_log.c: a value a recorded call returned. Replaying: fills buf from the log and returns
  * true (a different call is a divergence). Otherwise false; then, recording,
  * rp_input_record logs what the real call gave. */

@@ -12,8 +12,10 @@
 uint64_t rp_sic_xsave_size = 4096;
 
 /* A thread's count is offset - r15 (struct rp_thread). In stress mode the counter
- * restarts from sic_reload at each overflow. */
+ * restarts from sic_reload at each overflow; with sic_stress_preempt, a recording
+ * also takes a preemption at each (docs/sic.md). */
 static uint64_t sic_reload;
+static bool sic_stress_preempt;
 struct rp_thread rp_main_thread = {.tid = 1};
 struct rp_thread *rp_cur = &rp_main_thread;
 
@@ -47,10 +49,13 @@ void rp_sic_init(void)
 	if (stress && *stress) {
 		char *end;
 		unsigned long long n = strtoull(stress, &end, 10);
-		if (*end || n == 0 || n > (1ULL << 40))
-			rp_fatal("LIBREPLAY_SIC_STRESS=%s: want a count between 1 and 2^40", stress);
+		sic_stress_preempt = !strcmp(end, ",preempt");
+		if ((*end && !sic_stress_preempt) || n == 0 || n > (1ULL << 40))
+			rp_fatal("LIBREPLAY_SIC_STRESS=%s: want a count between 1 and 2^40, "
+				 "maybe followed by ,preempt", stress);
 		sic_reload = n;
-		rp_sic_quick.reload = n;
+		/* the quick path reloads only: a preempting stress takes the full one */
+		rp_sic_quick.reload = sic_stress_preempt ? 0 : n;
 		start = n;
 	}
 	/* Now, not lazily: the tables are read from signal handlers, which must not
@@ -74,13 +79,14 @@ __attribute__((constructor(101))) static void sic_init_early(void)
 
 uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 {
-	if (rp_replaying)
+	/* (A replay's thread is preempt_soon only in the free run after its log.) */
+	if (rp_replaying && !rp_cur->preempt_soon)
 		return rp_replay_overflow();
 	if (rp_hang_due)
 		return rp_hang_overflow(stub_ret);
 	if (rp_counting)
 		return rp_count_overflow(stub_ret);
-	if (rp_cur->preempt_soon)
+	if (rp_cur->preempt_soon || (sic_stress_preempt && rp_cur->tid != 0))
 		return rp_record_overflow(stub_ret);
 	if (!sic_reload)
 		rp_fatal("the instruction counter ran out (2^62 counts)");
@@ -203,7 +209,7 @@ static void publish(void)
 		t->nopre = calloc(nn ? nn : 1, sizeof *t->nopre);
 	}
 	if (!t || !t->ranges || !t->nopre)
-		rp_fatal("out of memory");
+		rp_fatal_memory("the counter's tables");
 	add_module(t, &exe);
 	for (size_t k = 0; k < nmodules; k++)
 		add_module(t, &modules[k]);
@@ -223,7 +229,7 @@ void __sic_register_module(const int32_t *ranges, const int32_t *ranges_end,
 		return;
 	struct module *m = realloc(modules, (nmodules + 1) * sizeof *m);
 	if (!m)
-		rp_fatal("out of memory");
+		rp_fatal_memory("the counter's tables");
 	modules = m;
 	modules[nmodules++] = (struct module){ranges, ranges_end, nopre, nopre_end};
 	publish();

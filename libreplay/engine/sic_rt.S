@@ -23,8 +23,10 @@ __sic_home:
 	.text
 /* The frame of the runtime's entries from a stub (__sic_overflow, __sic_pause): every
  * register but %r15, the flags and the whole extended state are saved, the stack
- * realigned, and unwinding goes through %rbp to the stub and the program. */
-.macro SIC_SAVE
+ * realigned, and unwinding goes through %rbp to the stub and the program.
+ * SIC_PUSH_GENERAL and SIC_POP_GENERAL: the general registers and the flags, 80 bytes
+ * below %rbp. SIC_XSAVE and SIC_XRSTOR: the extended state, on the stack below them. */
+.macro SIC_PUSH_GENERAL
 	.cfi_startproc
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
@@ -41,27 +43,9 @@ __sic_home:
 	pushq	%r9
 	pushq	%r10
 	pushq	%r11
-	subq	rp_sic_xsave_size(%rip), %rsp
-	andq	$-64, %rsp
-	xorl	%eax, %eax		/* XRSTOR wants a clean XSAVE header */
-	movq	%rax, 512(%rsp)
-	movq	%rax, 520(%rsp)
-	movq	%rax, 528(%rsp)
-	movq	%rax, 536(%rsp)
-	movq	%rax, 544(%rsp)
-	movq	%rax, 552(%rsp)
-	movq	%rax, 560(%rsp)
-	movq	%rax, 568(%rsp)
-	movl	$-1, %eax
-	movl	$-1, %edx
-	xsave64	(%rsp)
-	cld
 .endm
 
-.macro SIC_RESTORE
-	movl	$-1, %eax
-	movl	$-1, %edx
-	xrstor64 (%rsp)
+.macro SIC_POP_GENERAL
 	leaq	-80(%rbp), %rsp
 	popq	%r11
 	popq	%r10
@@ -79,38 +63,8 @@ __sic_home:
 	.cfi_endproc
 .endm
 
-/* Called (from a stub, past the red zone) when %r15 reached zero. Preserves every
- * register but %r15, the flags and the whole extended state. */
-	.p2align 4
-	.globl	__sic_overflow
-	.type	__sic_overflow, @function
-__sic_overflow:
-	.cfi_startproc
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %rbp, -16
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	pushfq
-	pushq	%rax
-	pushq	%rcx
-	pushq	%rdx
-	pushq	%rsi
-	pushq	%rdi
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	pushq	%r11
-	andq	$-16, %rsp
-	cld
-	movq	8(%rbp), %rdi		/* where in the stub we return to */
-	call	rp_sic_overflow_quick	/* general registers only: 0 = the full path */
-	testq	%rax, %rax
-	jz	1f
-	movq	%rax, %r15
-	leaq	-80(%rbp), %rsp
-	jmp	2f
-1:	subq	rp_sic_xsave_size(%rip), %rsp
+.macro SIC_XSAVE
+	subq	rp_sic_xsave_size(%rip), %rsp
 	andq	$-64, %rsp
 	xorl	%eax, %eax		/* XRSTOR wants a clean XSAVE header */
 	movq	%rax, 512(%rsp)
@@ -124,27 +78,47 @@ __sic_overflow:
 	movl	$-1, %eax
 	movl	$-1, %edx
 	xsave64	(%rsp)
-	movq	8(%rbp), %rdi
-	call	rp_sic_overflow_c	/* returns the new counter */
-	movq	%rax, %r15
+.endm
+
+.macro SIC_XRSTOR
 	movl	$-1, %eax
 	movl	$-1, %edx
 	xrstor64 (%rsp)
-	leaq	-80(%rbp), %rsp
-2:	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rax
-	popfq
-	popq	%rbp
-	.cfi_def_cfa %rsp, 8
-	ret
-	.cfi_endproc
+.endm
+
+.macro SIC_SAVE
+	SIC_PUSH_GENERAL
+	SIC_XSAVE
+	cld
+.endm
+
+.macro SIC_RESTORE
+	SIC_XRSTOR
+	SIC_POP_GENERAL
+.endm
+
+/* Called (from a stub, past the red zone) when %r15 reached zero. Preserves every
+ * register but %r15, the flags and the whole extended state. The quick path
+ * (rp_sic_overflow_quick, general registers only) saves no extended state. */
+	.p2align 4
+	.globl	__sic_overflow
+	.type	__sic_overflow, @function
+__sic_overflow:
+	SIC_PUSH_GENERAL
+	andq	$-16, %rsp
+	cld
+	movq	8(%rbp), %rdi		/* where in the stub we return to */
+	call	rp_sic_overflow_quick	/* general registers only: 0 = the full path */
+	testq	%rax, %rax
+	jz	1f
+	movq	%rax, %r15
+	jmp	2f
+1:	SIC_XSAVE
+	movq	8(%rbp), %rdi
+	call	rp_sic_overflow_c	/* returns the new counter */
+	movq	%rax, %r15
+	SIC_XRSTOR
+2:	SIC_POP_GENERAL
 	.size	__sic_overflow, .-__sic_overflow
 
 /* Called from a pause's stub, or a spin-wait's backward branch (sicpp/hunt.c): the
@@ -213,7 +187,12 @@ __sic_foreign_entry:
 	leaq	32(%rbx), %r15
 	movq	%r15, __sic_side_top(%rip)
 	movq	__sic_home(%rip), %r15
-	call	*%r11
+	/* The entry counts here, for a foreign caller only: an instrumented one
+	 * counted at its call (docs/sic.md). The flags are dead at an entry. */
+	decq	%r15
+	jnz	3f
+	call	__sic_overflow		/* no stub: the overflow takes no preemption here */
+3:	call	*%r11
 4:	/* The body stored the count in __sic_home; r15 holds the token. Entries above
 	 * ours were left by a longjmp: drop them with it. */
 	leaq	-8(%rsp), %r15

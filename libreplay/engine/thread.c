@@ -56,12 +56,12 @@ static void on_thread_create(struct sched_thread *st)
 	if (!t) {
 		t = rp_calloc(1, sizeof *t);
 		if (!t)
-			rp_fatal("out of memory creating thread %d", st->id);
+			rp_fatal_memory("a new thread");
 	}
 	st->ext = t;
 	uint64_t *side = rp_calloc(RP_SIDE_WORDS * RP_SIDE_ENTRIES_THREAD, sizeof *side);
 	if (!side)
-		rp_fatal("out of memory creating thread %d", st->id);
+		rp_fatal_memory("a new thread");
 	t->tid = st->id;
 	t->offset = t->home = rp_sic_start_value();
 	t->side_base = t->side_top = side;
@@ -80,7 +80,7 @@ static void on_thread_exit(struct sched_thread *st)
 			n *= 2;
 		uint64_t *f = rp_realloc(finals, n * sizeof *f);
 		if (!f)
-			rp_fatal("out of memory");
+			rp_fatal_memory("the final counts of threads");
 		memset(f + nfinals, 0xff, (n - nfinals) * sizeof *f);
 		finals = f;
 		nfinals = n;

@@ -803,19 +803,23 @@ class ReplayStatus(gdb.Command):
             mode = str(opts["mode"]).replace("RP_MODE_", "").lower()
             gdb.write("not replaying (mode: %s)\n" % mode)
             return
-        recs = static("recs", "replay.c")
-        n, nxt = int(static("nrecs", "replay.c")), int(static("next_rec", "replay.c"))
+        # The replay reads the log as it goes: what there is of it in memory is
+        # rp_replay_view (engine/replay.c).
+        v = glob("rp_replay_view")
+        n, nxt = u64(v["total"]), u64(v["done"])
         base = u64(glob("rp_exe_base"))
         path = opts["log_path"].string()
         gdb.write("replaying %s: %d of %d records done\n" % (path, nxt, n))
-        for i in range(nxt, min(n, nxt + 100000)):
-            r = recs[i]
-            if str(r["kind"]) == "RP_LOG_PREEMPT":
-                gdb.write("next preemption: record %d of %d: thread %d at count %d, pc %s\n" %
-                          (i + 1, n, int(r["tid"]), u64(r["count"]), pc_desc(base + u64(r["pc"]))))
-                break
-        else:
+        if int(v["ended"]):
+            gdb.write("the log has ended: the program runs on with time slices, unrecorded\n")
+        elif u64(v["next_preempt_recno"]):
+            gdb.write("next preemption: record %d of %d: thread %d at count %d, pc %s\n" %
+                      (u64(v["next_preempt_recno"]), n, int(v["next_preempt_tid"]),
+                       u64(v["next_preempt_count"]), pc_desc(base + u64(v["next_preempt_pc"]))))
+        elif int(v["lookahead"]):
             gdb.write("no preemption left in the log\n")
+        else:
+            gdb.write("next preemption: not known (the replay was not started under gdb)\n")
         for number, (tid, count) in sorted(StopAt.user.items()):
             gdb.write("stop %d: green thread %d at count %d\n" % (number, tid, count))
         for bp in gdb.breakpoints():
@@ -832,6 +836,7 @@ class StopAt:
     number = 0    # the last number given
     gates = set() # numbers of user breakpoints the extension disabled (gating)
     start = None  # StartStop
+    log_end = None  # LogEndStop
 
 
 # ---- the runtime's stop requests (rp_debug.stops, debug.c) ----------------------------
@@ -958,10 +963,32 @@ def before_resume():
                 StopAt.start = StartStop()
             except (gdb.error, RuntimeError):
                 StopAt.start = None  # no program loaded yet
+        log_end_stop()
         return
     if replaying():
         gate()
         write_stops()
+
+
+class LogEndStop(gdb.Breakpoint):
+    """In rp_debug_log_end: the replay of a log cut short reached its end. Stop there
+    once, so the last recorded state can be looked at; continue runs the program on
+    with time slices, unrecorded."""
+
+    def __init__(self):
+        super().__init__("rp_debug_log_end", internal=True)
+        self.silent = True
+
+    def stop(self):
+        return True
+
+
+def log_end_stop():
+    if StopAt.log_end is None or not StopAt.log_end.is_valid():
+        try:
+            StopAt.log_end = LogEndStop()
+        except (gdb.error, RuntimeError):
+            StopAt.log_end = None  # no program loaded yet, or an older runtime
 
 
 class StartStop(gdb.Breakpoint):
@@ -1028,12 +1055,11 @@ deletes them (all without N)."""
 
 def final_counts():
     """{tid: count} from the log's END record, or None if the log has none."""
-    recs, n = static("recs", "replay.c"), int(static("nrecs", "replay.c"))
-    if n == 0 or str(recs[n - 1]["kind"]) != "RP_LOG_END":
+    v = glob("rp_replay_view")
+    if not int(v["has_end"]):
         return None
-    end = recs[n - 1]
-    return {int(end["threads"][k]["tid"]): u64(end["threads"][k]["count"])
-            for k in range(int(end["nthreads"]))}
+    return {int(v["finals"][k]["tid"]): u64(v["finals"][k]["count"])
+            for k in range(int(v["nfinals"]))}
 
 
 def check_against_log(tid, count):
@@ -1112,6 +1138,8 @@ class StopBreakpoint(gdb.Breakpoint):
         write_stops()
         if not mine and not (timetravel is not None and timetravel.time_reached()):
             return False  # only a count condition's: go on
+        if timetravel is not None and timetravel.Store.raw_stop:
+            return True  # going back (timetravel.py): here, before the program goes on
         f = gdb.newest_frame()
         while f is not None and not is_stub(f):
             f = f.older()
@@ -1165,6 +1193,14 @@ def on_stop(event):
                   "continue ends the program\n" % event.stop_signal)
         return
     bps = getattr(event, "breakpoints", None) or []
+    if StopAt.log_end is not None and StopAt.log_end in bps:
+        v = glob("rp_replay_view")
+        gdb.write("libreplay: the log ends here, after record %d (the recording was cut short); "
+                  "continue runs the program on with time slices, unrecorded\n" % u64(v["done"]))
+        f = user_frame() or gdb.newest_frame()
+        f.select()
+        gdb.execute("frame")
+        return
     if any(b is StopAt.back or isinstance(b, ReturnBreakpoint) for b in bps) or \
             (StopAt.bp is not None and StopAt.bp in bps):
         gdb.write("replay: green thread %d reached count %d\n" % (StopAt.tid, StopAt.count))

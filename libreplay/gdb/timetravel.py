@@ -30,7 +30,8 @@ lr = None  # libreplay.py, set by register()
 
 CHECKPOINT_NS = 500 * 1000 * 1000  # replay CPU time between automatic checkpoints
 TICK_COUNTS = 1 << 16              # a thread's counter overflows at least this often
-MAX_CHECKPOINTS = 48               # then older ones are thinned
+MAX_CHECKPOINTS = 256              # then older ones are thinned ...
+AGE_SHARE = 32                     # ... keeping gaps near a 32nd of their age at most
 U64 = 2**64 - 1
 
 
@@ -92,13 +93,18 @@ def running_tid():
     return int(lr.glob("rp_cur")["tid"])
 
 
-def position():
+def position(settled=False):
+    """This moment. settled: in a counter stub (a checkpoint is taken from one), the
+    moment the program goes on, where the stub jumps back (the same count, and only
+    the stub's instructions between)."""
     lr.need_live()
     lr.restore()
     counts = counts_now()
     tid = running_tid()
     uf = lr.user_frame()
     pc = (uf or gdb.newest_frame()).pc()
+    if settled and uf is not None and lr.is_stub(uf):
+        pc = lr.stub_return(uf) or pc
     rec = int(lr.static("next_rec", "replay.c"))
     return Position(sum(counts.values()), tid, counts.get(tid, 0), pc, counts, rec)
 
@@ -137,6 +143,8 @@ class Store:
     interval_ns = CHECKPOINT_NS
     want_time = False  # stop_time is ours to stop at
     took = []          # seconds each automatic checkpoint took
+    pinned = []        # checkpoints a search will restore again: not thinned
+    max_ckpts = MAX_CHECKPOINTS
 
 
 def gdb_checkpoint():
@@ -177,7 +185,7 @@ def replay_ns():
 
 
 def take_checkpoint(pos=None):
-    pos = pos or position()
+    pos = pos or position(settled=True)
     num, pid = gdb_checkpoint()
     ck = Checkpoint(num, pid, pos, replay_ns())
     Store.ckpts.append(ck)
@@ -210,21 +218,26 @@ def drop(ck):
 
 
 def thin():
-    """Keep at most MAX_CHECKPOINTS: drop the one whose loss widens the gap least,
-    measured against a gap allowed to grow with age (a sixteenth of the age, at least
-    CHECKPOINT_NS), so recent time stays dense and old time sparse. The first (the
-    start of the replay) and the newest stay."""
+    """Drop checkpoints while one can go with the gap it leaves no wider than a gap
+    allowed to grow with age (AGE_SHARE: a 32nd of the age, at least the spacing),
+    and while more than Store.max_ckpts are kept: each time the one whose loss
+    widens the gap least against that allowance. Recent time stays dense, old time
+    sparse, and the number kept grows with the log of the replay's length
+    (docs/gdb.md). The first (the start of the replay), the newest and the pinned
+    ones stay."""
     cks = Store.ckpts
-    while len(cks) > MAX_CHECKPOINTS:
+    while len(cks) > 2:
         now = max(c.replay_ns for c in cks)
         best, score = None, None
         for i in range(1, len(cks) - 1):
+            if cks[i] in Store.pinned:
+                continue
             gap = cks[i + 1].replay_ns - cks[i - 1].replay_ns
-            allowed = max(Store.interval_ns, (now - cks[i].replay_ns) / 16)
+            allowed = max(Store.interval_ns, (now - cks[i].replay_ns) / AGE_SHARE)
             s = gap / allowed
             if score is None or s < score:
                 best, score = cks[i], s
-        if best is None:
+        if best is None or (score > 1 and len(cks) <= Store.max_ckpts):
             return
         drop(best)
 
@@ -261,16 +274,15 @@ def restore_live(ck):
     lr.restore()
     table = gdb_checkpoints()
     live = [n for n, (pid, cur) in table.items() if cur]
-    old_pos = position() if replaying() else None
+    old_pos = position(settled=True) if replaying() else None
+    old_ns = replay_ns() if old_pos is not None else 0
     # It is a checkpoint from now on: when restored, gdb's lseek calls in it must leave
     # output alone (debug.c's lseek), as in those forked as checkpoints.
     lr.set_debug("checkpointing", 1)
     gdb.execute("restart %d" % ck.num, to_string=True)
     num, pid = gdb_checkpoint()
     ck.num, ck.pid = num, pid
-    bp_fd = int(lr.static("bp_fd", "replay.c"))
-    armed = lr.u64(lr.static("bp_armed_pc", "replay.c"))
-    err = int(gdb.parse_and_eval("rp_debug_restored(%d, %d)" % (bp_fd, armed)))
+    err = int(gdb.parse_and_eval("rp_debug_restored()"))
     if err:
         raise TimeError("libreplay: the restored checkpoint cannot open its hardware "
                         "breakpoint (error %d)" % -err)
@@ -278,7 +290,7 @@ def restore_live(ck):
     # The process we left is a checkpoint of a later time: keep it for going forward
     # again, unless one is near it.
     if live and old_pos is not None:
-        left = Checkpoint(live[0], table[live[0]][0], old_pos, Store.last_ns)
+        left = Checkpoint(live[0], table[live[0]][0], old_pos, old_ns)
         if any(abs(c.time - old_pos.time) < TICK_COUNTS for c in Store.ckpts):
             drop(left)
         else:
@@ -286,9 +298,6 @@ def restore_live(ck):
             Store.ckpts.sort(key=lambda c: c.time)
             thin()
     Store.history.resume_at(ck.pos)
-
-
-Store.last_ns = 0
 
 
 class AutoCheckpoint(gdb.Breakpoint):
@@ -303,10 +312,11 @@ class AutoCheckpoint(gdb.Breakpoint):
         if Store.refusal or not Store.enabled:
             return False
         ns = replay_ns()
-        Store.last_ns = ns
         try:
-            pos = position()
-            if any(abs(c.time - pos.time) < TICK_COUNTS for c in Store.ckpts):
+            pos = position(settled=True)
+            # Replaying a stretch again: one near already (in time, or in replay time)
+            if any(abs(c.time - pos.time) < TICK_COUNTS or
+                   abs(c.replay_ns - ns) < Store.interval_ns // 2 for c in Store.ckpts):
                 return False
             t0 = time.time()
             take_checkpoint(pos)
@@ -349,7 +359,7 @@ class MainStart(gdb.Breakpoint):
         if Store.ckpts or Store.refusal or not replaying() or not Store.enabled:
             return False
         try:
-            pos = position()
+            pos = position(settled=True)
             num, pid = gdb_checkpoint()
             Store.ckpts.append(Checkpoint(num, pid, pos, replay_ns()))
             Store.history.resume_at(pos)
@@ -608,9 +618,9 @@ forwards or backwards (TIME as `replay when` prints it)."""
 
 
 class ReplayCheckpoints(gdb.Command):
-    """replay checkpoints [on|off|every SECONDS]: the checkpoints kept (time, replay
-seconds ago, memory of each); turn automatic ones on or off; or space them SECONDS of
-replay CPU time apart (0.5 by default)."""
+    """replay checkpoints [on|off|every SECONDS|keep N]: the checkpoints kept (time,
+replay seconds before this moment, memory of each); turn automatic ones on or off;
+space them SECONDS of replay CPU time apart (0.5 by default); keep at most N (256)."""
 
     def __init__(self):
         super().__init__("replay checkpoints", gdb.COMMAND_STATUS)
@@ -621,6 +631,13 @@ replay CPU time apart (0.5 by default)."""
             Store.enabled = arg == "on"
             set_interval()
             return
+        m = re.match(r"^keep\s+(\d+)$", arg)
+        if m:
+            if int(m.group(1)) < 3:
+                raise TimeError("replay checkpoints keep: at least 3")
+            Store.max_ckpts = int(m.group(1))
+            thin()
+            return
         m = re.match(r"^every\s+([0-9.]+)$", arg)
         if m:
             Store.interval_ns = int(float(m.group(1)) * 1e9)
@@ -629,17 +646,19 @@ replay CPU time apart (0.5 by default)."""
             set_interval()
             return
         if arg:
-            raise TimeError("Usage: replay checkpoints [on|off|every SECONDS]")
+            raise TimeError("Usage: replay checkpoints [on|off|every SECONDS|keep N]")
         if Store.refusal:
             gdb.write("no checkpoints: %s\n" % Store.refusal)
-        now = Store.last_ns
+        # Ago: replay seconds before this moment (negative: after it, a moment gone
+        # back from), by the replay CPU time of the live process.
+        now = replay_ns() if replaying() else max([c.replay_ns for c in Store.ckpts] or [0])
         total = 0
         gdb.write("  %-4s %-14s %-10s %-10s %s\n" % ("Num", "Time", "Ago (s)", "Memory", "Thread:count"))
         for ck in Store.ckpts:
             mem = checkpoint_memory(ck.pid)
             total += mem or 0
             gdb.write("  %-4d %-14d %-10.2f %-10s %d:%d\n" % (
-                ck.num, ck.time, max(0, now - ck.replay_ns) / 1e9,
+                ck.num, ck.time, (now - ck.replay_ns) / 1e9,
                 "%d KiB" % (mem // 1024) if mem is not None else "?", ck.pos.tid, ck.pos.count))
         gdb.write("%d checkpoints, %d KiB\n" % (len(Store.ckpts), total // 1024))
 
@@ -659,17 +678,28 @@ def check_refusal():
 
 # ---- what forward runs saw: history of stops --------------------------------------
 
+STOP_TYPES = (gdb.BP_BREAKPOINT, gdb.BP_HARDWARE_BREAKPOINT)
+WATCH_CLASSES = {gdb.BP_WATCHPOINT: gdb.WP_WRITE, gdb.BP_HARDWARE_WATCHPOINT: gdb.WP_WRITE,
+                 gdb.BP_READ_WATCHPOINT: gdb.WP_READ, gdb.BP_ACCESS_WATCHPOINT: gdb.WP_ACCESS}
+
+
+def stopping_breakpoints():
+    """The user's enabled breakpoints and watchpoints (not dprintf, not catchpoints):
+    what decides where a run forward stops."""
+    return [b for b in user_breakpoints() if b.enabled and
+            (b.type in STOP_TYPES or b.type in WATCH_CLASSES)]
+
+
 def signature():
     """The user's breakpoints as they decide stops: same signature, same stops."""
-    sig = []
-    for b in user_breakpoints():
-        if b.enabled:
-            sig.append((b.number, b.type, b.location or b.expression or "",
-                        b.condition or "", b.thread or 0))
-    return tuple(sorted(sig))
+    return tuple(sorted((b.number, b.type, b.location or b.expression or "",
+                         b.condition or "", b.thread or 0) for b in stopping_breakpoints()))
 
 
 class Hit:
+    """A stop at a user's breakpoints (numbers); values: each watchpoint's value
+    there, after the write."""
+
     def __init__(self, pos, numbers, values):
         self.pos, self.numbers, self.values = pos, numbers, values
 
@@ -681,13 +711,20 @@ class History:
         self.reset()
 
     def reset(self):
-        self.spans = []   # (t0, t1, sig, hit or None, run, end position)
-        self.start = None
+        self.spans = []   # (t0, t1, sig, hit or None, run, end position, start position)
+        self.start = None  # the position the program last went on from
         self.run = 0
 
     def resume_at(self, pos):
-        self.start = pos.time
+        self.start = pos
         self.run += 1
+
+    def add(self, start, end, sig, hit=None):
+        """A stretch from start to end that went by with sig: no stop in it but hit,
+        at its end."""
+        if end.time >= start.time:
+            self.run += 1
+            self.spans.append((start.time, end.time, sig, hit, self.run, end, start))
 
     def on_stop(self, event):
         if not replaying() or self.start is None:
@@ -700,41 +737,44 @@ class History:
             return
         hit = None
         if numbers:
-            values = {}
-            for b in gdb.breakpoints():
-                if b.number in numbers and b.expression:
-                    try:
-                        values[b.number] = str(gdb.parse_and_eval(b.expression))
-                    except gdb.error:
-                        pass
-            hit = Hit(pos, numbers, values)
-        if pos.time >= self.start:
-            self.spans.append((self.start, pos.time, signature(), hit, self.run, pos))
-        self.start = pos.time
+            hit = Hit(pos, numbers, watch_values([b for b in gdb.breakpoints()
+                                                   if b.number in numbers], numbers))
+        if pos.time >= self.start.time:
+            self.spans.append((self.start.time, pos.time, signature(), hit, self.run, pos,
+                               self.start))
+        self.start = pos
 
     def covered(self, sig):
-        iv = sorted((a, b) for a, b, s, _, _, _ in self.spans if s == sig)
+        """[start time, end time, start position] of the stretches runs with sig went
+        over, merged."""
+        iv = sorted(((a, b, st) for a, b, s, _, _, _, st in self.spans if s == sig),
+                    key=lambda x: (x[0], x[1]))
         merged = []
-        for a, b in iv:
+        for a, b, st in iv:
             if merged and a <= merged[-1][1]:
                 merged[-1][1] = max(merged[-1][1], b)
             else:
-                merged.append([a, b])
+                merged.append([a, b, st])
         return merged
 
     def last_hit(self, sig, before):
         """The latest stop before `before`. Time does not move between two counting
         points, even across a switch to another thread: a stop at the same time is
-        before if the same run reached `before` after it."""
+        before if the same run reached `before` after it. A watchpoint's stop at
+        `before` itself is before it: the write came first."""
         best, best_key = None, None
         arrivals = {}
         for k, span in enumerate(self.spans):
             if span[5].same_place(before):
                 arrivals[span[4]] = k
-        for k, (a, b, s, hit, run, end) in enumerate(self.spans):
-            if s != sig or hit is None or hit.pos.same_place(before):
+        for k, (a, b, s, hit, run, end, _) in enumerate(self.spans):
+            if s != sig or hit is None:
                 continue
-            if hit.pos.time < before.time:
+            if hit.pos.same_place(before):
+                if not hit.values:
+                    continue
+                key = (hit.pos.time, 2, k)
+            elif hit.pos.time < before.time:
                 key = (hit.pos.time, 0, k)
             elif hit.pos.time == before.time and arrivals.get(run, -1) > k:
                 key = (hit.pos.time, 1, k)
@@ -745,77 +785,116 @@ class History:
         return best
 
 
-def gap_below(merged, lo, hi):
-    """The latest time in (lo, hi] that no span covers, or None."""
-    t = hi
-    for a, b in reversed(merged):
+def watch_values(bps, numbers):
+    """{number: value now} of the watchpoints among bps, as the user's numbers."""
+    values = {}
+    for b, n in zip(bps, numbers):
+        if b.type in WATCH_CLASSES and b.expression:
+            try:
+                values[n] = str(gdb.parse_and_eval(b.expression))
+            except gdb.error:
+                pass
+    return values
+
+
+def gap_top(merged, lo, here):
+    """The latest moment at or before here that runs with the same breakpoints have
+    not gone back over, down to time lo: here, or where such a run went on from;
+    None if they went over all of (lo, here]."""
+    t, pos = here.time, here
+    for a, b, start in reversed(merged):
         if b < t:
             break
         if a < t <= b:
-            t = a
-    return t if t > lo else None
+            t, pos = a, start
+    return pos if t > lo else None
 
 
 Store.history = History()
 
 
 # ---- reverse-continue ----------------------------------------------------------------
+# Where gdb would have stopped last before now, with the breakpoints of now. If runs
+# forward with the same breakpoints went over the time back to a stop they made,
+# that stop (History). Else a search, segment by segment backwards: a segment runs
+# from a checkpoint to the moment where the one above it begins (the first: to
+# now). For each, newest first: restore its checkpoint and replay it with internal
+# copies of the user's breakpoints (clones: no commands run, the user's hit counts
+# stay) that count their hits with gdb's ignore counts, so gdb resumes at each hit
+# without a stop of ours; up to the counting point of the segment's end, then to
+# the end itself stopping at each hit. The first segment with a hit has the last
+# one: restore its checkpoint again and stop at each clone's last hit (its ignore
+# count one less than its hits); the last of those stops is where gdb would stop.
+# So going back costs the segments between now and that stop, one replay each, and
+# one more of the last.
 
-class Silent:
-    """The user's breakpoints stop without printing while we replay with them."""
+class Stats:
+    """What the last reverse-continue did (tests read it)."""
+    segments = 0   # segments replayed with the clones
+    known = False  # the stop was known from runs forward
+
+
+def record_stop(event):
+    Store.last_stop = list(getattr(event, "breakpoints", []) or [])
+
+
+Store.last_stop = []
+Store.raw_stop = False  # replay stop-at stops in the runtime (libreplay.py's StopBreakpoint)
+
+
+class Clones:
+    """Internal copies of the user's stopping breakpoints and watchpoints, disabled
+    until a segment is replayed: no commands, no hit counts of the user's."""
+
+    def __init__(self, users):
+        self.users = users
+        self.clones = []
 
     def __enter__(self):
-        self.notes = gdb.parameter("suppress-cli-notifications")
-        gdb.execute("set suppress-cli-notifications on", to_string=True)
-        self.loud = [b for b in user_breakpoints() if b.enabled and not b.silent]
-        for b in self.loud:
-            b.silent = True
+        for b in self.users:
+            if b.type in WATCH_CLASSES:
+                c = gdb.Breakpoint(b.expression, gdb.BP_WATCHPOINT, WATCH_CLASSES[b.type],
+                                   internal=True)
+            else:
+                c = gdb.Breakpoint(b.location, internal=True)
+            c.silent = True
+            c.enabled = False
+            if b.condition:
+                c.condition = b.condition
+            if b.thread:
+                c.thread = b.thread
+            self.clones.append(c)
         return self
 
     def __exit__(self, *exc):
-        for b in self.loud:
-            if b.is_valid():
-                b.silent = False
-        if not self.notes:
-            gdb.execute("set suppress-cli-notifications off", to_string=True)
+        for c in self.clones:
+            if c.is_valid():
+                c.delete()
         return False
 
+    def number(self, c):
+        return self.users[self.clones.index(c)].number
 
-def scan(start, end, here=None):
-    """Replay from time start to time end (to the moment here, if given) with the
-    user's breakpoints: History records every stop they make. Going to start is quiet
-    (no breakpoints)."""
-    with Quiet():
-        goto(t=start)
-    resync_watchpoints()
-    Store.history.resume_at(position())
-    now = position()
-    ask_time(end)
-    reload_for_time(end, now)
-    with Silent():
-        for _ in range(100000):
-            gdb.execute("continue", to_string=True)
-            if not lr.live():
-                raise TimeError("The program ended while going back.")
-            if position().time >= end:
-                break
-        else:
-            raise TimeError("libreplay: too many stops while going back (more than 100000)")
-        if here is not None and not position().same_place(here):
-            # Between the counting point where the time was reached and here, other
-            # stops may come (another thread's, after a switch).
-            bp = lr.ThreadPc(here.pc, here.tid)
-            try:
-                for _ in range(100000):
-                    gdb.execute("continue", to_string=True)
-                    if not lr.live():
-                        raise TimeError("The program ended while going back.")
-                    p = position()
-                    if p.same_place(here) or p.time > here.time:
-                        break
-            finally:
-                if bp.is_valid():
-                    bp.delete()
+    def arm(self, counts=None, limit=None):
+        """Enabled, counting from zero without a stop (up to limit hits each); or with
+        counts, those that hit, each to stop at its last hit."""
+        self.limit = limit or (1 << 30)
+        for c in self.clones:
+            c.enabled = False
+            c.hit_count = 0
+            n = None if counts is None else counts.get(c, 0)
+            c.ignore_count = self.limit if n is None else max(n - 1, 0)
+            c.enabled = n is None or n > 0  # (enabling reads a watchpoint's value)
+
+    def disarm(self):
+        for c in self.clones:
+            c.enabled = False
+
+    def stopped(self, bps, counts=None):
+        """The clones that stopped here (gdb lists those that went by too): past
+        their limit, or at the last of their counts."""
+        return [c for c in self.clones if c in bps and c.enabled and
+                c.hit_count >= (self.limit + 1 if counts is None else counts.get(c, 0))]
 
 
 def reverse_continue():
@@ -824,23 +903,173 @@ def reverse_continue():
     here = position()
     sig = signature()
     hist = Store.history
-    first = Store.ckpts[0].time
-    window = 4096
-    for _ in range(10000):
-        best = hist.last_hit(sig, here)
-        lo = max(best.pos.time if best else first, first)
-        gap = gap_below(hist.covered(sig), lo, here.time) if sig else None
-        if gap is None:
-            if best is not None:
-                land(best)
+    Stats.segments, Stats.known = 0, False
+    best = hist.last_hit(sig, here)
+    lo = best.pos.time if best else Store.ckpts[0].time
+    end = gap_top(hist.covered(sig), lo, here) if sig else None
+    if end is not None:
+        with Clones(stopping_breakpoints()) as clones, Quiet():
+            while end is not None:
+                ck = latest_before(end)
+                if ck is None:
+                    break
+                if search_segment(ck, end, clones, sig):
+                    return
+                hist.add(ck.pos, end, sig)
+                end = gap_top(hist.covered(sig), lo, ck.pos)
+    Stats.known = True
+    if best is not None:
+        land(best)
+    else:
+        beginning()
+
+
+def latest_before(pos):
+    """The latest checkpoint before the moment pos."""
+    cks = [c for c in Store.ckpts if c.time < pos.time]
+    return max(cks, key=lambda c: c.time) if cks else None
+
+
+DENSE_HITS = 4096  # hits in one segment past which its last is looked for near its end
+WINDOW = 4096      # counts: the first stretch before the end looked at then
+
+
+def search_segment(ck, end, clones, sig):
+    """Replay from checkpoint ck to the moment end with the clones; if they hit, land
+    at the last hit (True). A segment with many hits (a watchpoint on a variable
+    written in a loop) is looked at in stretches before its end, from WINDOW counts
+    on, four times longer each time: the last hit is most often near."""
+    Stats.segments += 1
+    Store.pinned.append(ck)
+    try:
+        found = scan_from(lambda: restore_checkpoint(ck), end, clones, DENSE_HITS)
+        window = WINDOW
+        while found is DENSE:
+            t = end.time - window
+            if t <= ck.time:
+                found = scan_from(lambda: restore_checkpoint(ck), end, clones)
+                break
             else:
-                beginning()
-            return
-        # The last stop is most often recent: replay a short stretch before the gap
-        # first, then longer ones.
-        scan(max(gap - window, first), gap, here if gap == here.time else None)
-        window *= 4
-    raise TimeError("libreplay: reverse-continue found no end")
+                found = scan_from(lambda: goto(t=t), end, clones)
+                found = DENSE if found is None else found
+            window *= 4
+    finally:
+        Store.pinned.remove(ck)
+    if found is None:
+        return False
+    hit = Hit(position(), *found)
+    Store.history.add(hit.pos, end, sig)
+    Store.history.add(hit.pos, hit.pos, sig, hit)
+    show_hit(hit)
+    return True
+
+
+DENSE = "dense"
+
+
+def scan_from(start, end, clones, limit=None):
+    """start() brings the replay to the start of a stretch; replay it to end with the
+    clones counting. If they hit, stop at the last hit and return its (numbers,
+    values); None if they did not; DENSE if one hit more than limit times."""
+    start()
+    clones.arm(limit=limit)
+    excluded = run_counting(end, clones)
+    clones.disarm()
+    if excluded is None:
+        return DENSE
+    counts = {c: c.hit_count - excluded.get(c, 0) for c in clones.clones}
+    if not any(counts.values()):
+        return None
+    start()
+    return stop_at_last(clones, counts)
+
+
+def run_counting(end, clones):
+    """From the live moment, run to the moment end with the clones armed (gdb counts
+    their hits and goes on): the runtime stops at end's counting point (in
+    rp_debug_stopped, before the program goes on), then a breakpoint of the thread's
+    at end's pc. Returns, per clone, the hits counted that are not before end (a
+    breakpoint's at end itself: that moment is end's own; a watchpoint's there came
+    from the write before it); None if a clone stopped (its ignore count ran out)."""
+    now = position()
+    if now.counts.get(end.tid, 0) < end.count:
+        Store.raw_stop = True
+        try:
+            gdb.execute("replay stop-at %d %d" % (end.tid, end.count), to_string=True)
+            mine = lr.StopAt.number
+            Store.last_stop = []
+            if not cont():
+                raise TimeError("The program ended while going back.")
+        finally:
+            Store.raw_stop = False
+        if clones.stopped(Store.last_stop):
+            gdb.execute("replay stop-at delete %d" % mine, to_string=True)
+            return None
+        dbg = lr.glob("rp_debug")
+        if (int(dbg["hit_tid"]), lr.u64(dbg["hit_count"])) != (end.tid, end.count) or \
+                gdb.newest_frame().name() != "rp_debug_stopped":
+            raise TimeError("libreplay: going back, the replay did not stop at green "
+                            "thread %d count %d" % (end.tid, end.count))
+    bp = lr.ThreadPc(end.pc, end.tid)
+    try:
+        for _ in range(100000):
+            Store.last_stop = []
+            if not cont():
+                raise TimeError("The program ended while going back.")
+            if clones.stopped(Store.last_stop):
+                return None
+            p = position()
+            if p.same_place(end):
+                return {c: 1 for c in clones.clones if hit_here(c, end)}
+            if p.counts.get(end.tid, 0) > end.count:
+                raise TimeError("libreplay: going back, green thread %d passed count %d "
+                                "without reaching 0x%x" % (end.tid, end.count, end.pc))
+            if not bp.is_valid():
+                bp = lr.ThreadPc(end.pc, end.tid)
+    finally:
+        if bp.is_valid():
+            bp.delete()
+    raise TimeError("libreplay: too many stops while going back (more than 100000)")
+
+
+def hit_here(c, end):
+    """Did breakpoint clone c count a hit at this moment, end, where the program is
+    stopped before end.pc runs?"""
+    if c.type in WATCH_CLASSES or not any(loc.address == end.pc for loc in c.locations
+                                          if loc.enabled):
+        return False
+    if c.thread and c.thread != gdb.selected_thread().num:
+        return False
+    if not c.condition:
+        return True
+    try:
+        return bool(gdb.parse_and_eval(c.condition))
+    except gdb.error:
+        return True  # gdb stops where a condition cannot be evaluated
+
+
+def stop_at_last(clones, counts):
+    """From the segment's checkpoint: stop at each clone's last hit; the last of those
+    stops is the segment's last hit. Returns its (numbers, values)."""
+    clones.arm(counts)
+    pending = [c for c in clones.clones if counts.get(c, 0) > 0]
+    numbers, values = [], {}
+    try:
+        while pending:
+            Store.last_stop = []
+            if not cont():
+                raise TimeError("The program ended while going back.")
+            mine = [c for c in clones.stopped(Store.last_stop, counts) if c in pending]
+            if not mine:
+                continue
+            numbers = [clones.number(c) for c in mine]
+            values = watch_values(mine, numbers)
+            for c in mine:
+                pending.remove(c)
+                c.enabled = False
+    finally:
+        clones.disarm()
+    return numbers, values
 
 
 def beginning():
@@ -854,15 +1083,20 @@ def beginning():
 
 
 def land(hit):
-    """Go to a stop found going back and show it as gdb shows a reverse stop."""
+    """Go to a stop known from a run forward and show it."""
     p = hit.pos
     with Quiet():
         goto(p.tid, p.count, pc=p.pc)
-    watch = [n for n in hit.numbers if n in hit.values]
-    if watch:
-        # gdb stops a watchpoint after the write; going back, it shows the moment
-        # before the write, the value as it was.
-        reverse_stepi_quiet()
+    show_hit(hit)
+
+
+def show_hit(hit):
+    """Show a stop found going back as gdb shows a reverse stop: a watchpoint's
+    before the write, with the value after it as the old one."""
+    if hit.values:
+        with Quiet():
+            reverse_stepi_quiet()
+    resync_watchpoints()
     for b in gdb.breakpoints():
         if b.number in hit.numbers:
             if b.number in hit.values:
@@ -1209,9 +1443,7 @@ class AfterCheckpoint(gdb.Command):
             return
         lr.set_debug("checkpointing", 0)
         if arg.strip() == "restart" and replaying():
-            fd = int(lr.static("bp_fd", "replay.c"))
-            armed = lr.u64(lr.static("bp_armed_pc", "replay.c"))
-            gdb.parse_and_eval("rp_debug_restored(%d, %d)" % (fd, armed))
+            gdb.parse_and_eval("rp_debug_restored()")
             clear_requests()
             resync_watchpoints()
             Store.history.resume_at(position())
@@ -1236,6 +1468,7 @@ def register(ext):
     AfterCheckpoint()
     for cmd in ("checkpoint", "restart"):
         gdb.execute("define hookpost-%s\nlibreplay-after %s\nend" % (cmd, cmd), to_string=True)
+    gdb.events.stop.connect(record_stop)
     gdb.events.stop.connect(lambda e: None if Store.busy else Store.history.on_stop(e))
     gdb.events.exited.connect(on_exit)
     gdb.events.new_objfile.connect(lambda e: ensure_breakpoints())

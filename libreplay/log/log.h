@@ -17,26 +17,36 @@
 #ifndef RP_LOG_H
 #define RP_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define RP_LOG_VERSION 2 /* version 1 is read too: its END says exited or signaled only */
+/* Versions 1 and 2 are read too: 1's END says exited or signaled only; both code
+ * INPUT payloads as bytes, preempted counts exactly, and start the model afresh at
+ * every block. */
+#define RP_LOG_VERSION 3
 #define RP_LOG_BUILD_ID_MAX 64
 #define RP_LOG_ERRLEN 512
 
 /* Header flags. */
 #define RP_LOG_F_CHAOS 0x0001u /* recorded with the chaos (randomised) scheduler */
 #define RP_LOG_F_HUNT 0x0002u  /* recorded with the hunting scheduler: PRIORITY inputs */
-#define RP_LOG_F_KNOWN (RP_LOG_F_CHAOS | RP_LOG_F_HUNT)
+/* The build-id field holds a hash of the executable's loadable segments instead
+ * (rp_log_code_hash): it had no build-id (ld --build-id=none). */
+#define RP_LOG_F_CODE_HASH 0x0004u
+#define RP_LOG_F_KNOWN (RP_LOG_F_CHAOS | RP_LOG_F_HUNT | RP_LOG_F_CODE_HASH)
+#define RP_LOG_CODE_HASH_LEN 16
 
 /* Limits the writer enforces and the reader checks. */
 #define RP_LOG_HEADER_MAX (1u << 20)      /* header bytes, argv included */
 #define RP_LOG_INPUT_MAX 65536u           /* bytes in one INPUT record */
 #define RP_LOG_END_THREADS_MAX 8192u      /* (tid, count) pairs in END */
-#define RP_LOG_BLOCK_TARGET 4096u         /* a block is written when its payload reaches this */
 #define RP_LOG_BLOCK_MAX (256u << 10)     /* payload bytes in one block */
 #define RP_LOG_BLOCK_THREADS 256u         /* threads with PREEMPT records in one block */
-#define RP_LOG_FLUSH_INTERVAL_NS 1000000000ull /* rp_log_maybe_flush's default */
+#define RP_LOG_FLUSH_INTERVAL_NS 2000000ull /* rp_log_maybe_flush's default: 2 ms */
+/* The INPUT kind of the filler a writer puts at the end of a block to end it at a 4 KiB
+ * boundary of the file (tid 0..3, zero bytes); readers return it like any INPUT. */
+#define RP_LOG_INPUT_PAD 255
 
 enum rp_log_kind {
 	RP_LOG_PREEMPT = 1, /* tid was preempted at (count, pc) by the time slice */
@@ -108,11 +118,13 @@ struct rp_log_header {
 struct rp_log_writer;
 
 struct rp_log_stats {
-	uint64_t records;      /* records written to blocks or waiting in the buffer */
+	uint64_t records;      /* records written to blocks or waiting in the buffer, PADs too */
 	uint64_t preempts;     /* of which PREEMPT */
 	uint64_t preempt_bits; /* bits the PREEMPT records took, block overhead not included */
-	uint64_t blocks;       /* blocks written */
-	uint64_t bytes;        /* bytes written to the file: header and blocks */
+	uint64_t pads;         /* of which PAD inputs, ending blocks at 4 KiB boundaries */
+	uint64_t blocks;       /* blocks with records (the one being filled included) */
+	uint64_t writes;       /* pwrite(2)s of blocks: each block's growing prefix */
+	uint64_t bytes;        /* the file's length once the records so far are written */
 };
 
 /* Create (truncate) path with O_APPEND|O_CLOEXEC and write the header. On failure
@@ -137,24 +149,45 @@ int rp_log_end_outcome(struct rp_log_writer *w, int how, int value,
 		       const struct rp_log_final *threads, size_t nthreads,
 		       const struct rp_log_outcome *o);
 
-/* Write the records buffered so far as one block (nothing if there are none). */
+/* Write the records so far (the block being filled, as it is now, to its place) and end
+ * that block: the next record starts another. */
 int rp_log_flush(struct rp_log_writer *w);
-/* Flush if records have been waiting for the flush interval or longer; call it often
- * (at each preemption) with a monotonic clock, so a SIGKILL loses about a second. */
+/* Write the records so far without ending the block: its next write rewrites it whole
+ * with more records. */
+int rp_log_sync(struct rp_log_writer *w);
+/* rp_log_sync if records wait and the last write is the flush interval old or older
+ * (2 ms by default); call it often (at each record) with a monotonic clock: a SIGKILL
+ * then loses only records younger than the interval. */
 int rp_log_maybe_flush(struct rp_log_writer *w, uint64_t now_ns);
 void rp_log_set_flush_interval(struct rp_log_writer *w, uint64_t ns);
+/* Called once, at the first write that fails (ENOSPC, EIO, EFBIG: RLIMIT_FSIZE is
+ * checked before writing, so no SIGXFSZ), in whatever context the write was (a signal
+ * handler too), with its errno. The file keeps the records written before; every
+ * later call fails with that errno. */
+void rp_log_set_error_hook(struct rp_log_writer *w, void (*fn)(int err));
+int rp_log_error_number(const struct rp_log_writer *w); /* 0: no write failed */
 /* For a crash handler (SIGSEGV, SIGABRT, ...): write every complete record still in
- * the buffer; async-signal-safe (write(2) only), keeps errno. If it interrupted a
- * writer call, the writer is sealed afterwards: later calls fail (EIO) and write
- * nothing, so no block is written twice. */
+ * memory; async-signal-safe (pwrite(2) only), keeps errno, also when it interrupted a
+ * writer call (a record being coded is left out). */
 void rp_log_flush_from_signal(struct rp_log_writer *w);
-/* Flush, close the file and free the writer. -1 if any write failed. */
+/* A handler that must make writer calls (an END) and finds a call under way (busy)
+ * defers: when the interrupted call returns, sig is raised again (tgkill) and the
+ * handler runs once more, with the writer free. */
+bool rp_log_busy(const struct rp_log_writer *w);
+void rp_log_defer_signal(struct rp_log_writer *w, int sig);
+/* Write, close the file and free the writer. -1 if any write failed. */
 int rp_log_close(struct rp_log_writer *w);
 void rp_log_writer_stats(const struct rp_log_writer *w, struct rp_log_stats *st);
 
 /* The running executable's NT_GNU_BUILD_ID (buf holds RP_LOG_BUILD_ID_MAX bytes).
  * 0 and *len set, or -1 (ENOENT) and *len = 0 when it has none. */
 int rp_log_self_build_id(uint8_t *buf, size_t *len);
+/* A hash (RP_LOG_CODE_HASH_LEN bytes into buf) of what the ELF file at path loads: the
+ * file bytes of its PT_LOAD segments, code and data. 0, or -1 with errno set. */
+int rp_log_code_hash(const char *path, uint8_t *buf);
+/* What ties a log to the running executable, into h: its build-id, or when it has
+ * none the code hash of /proc/self/exe and RP_LOG_F_CODE_HASH in h->flags. */
+void rp_log_self_identity(struct rp_log_header *h);
 
 /* ---- reader ------------------------------------------------------------------- */
 
@@ -169,7 +202,10 @@ enum rp_log_status {
 	RP_LOG_IO_ERROR,   /* read(2) failed */
 };
 
-/* Open path and check its header. 0, or -1 with a message in err (not a log,
+/* A reader's descriptor is moved to RP_LOG_FD_MIN or above (the runtime's own live
+ * there: a program must get the same descriptor numbers in a replay). */
+#define RP_LOG_FD_MIN 1000
+/* Open path (a regular file) and check its header. 0, or -1 with a message in err (not a log,
  * unsupported version, truncated or corrupt header, cannot open). */
 int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t errlen);
 const struct rp_log_header *rp_log_header(const struct rp_log_reader *r);
@@ -179,10 +215,27 @@ enum rp_log_status rp_log_next(struct rp_log_reader *r, struct rp_log_record *re
 const char *rp_log_error(const struct rp_log_reader *r);
 /* Records returned so far. */
 uint64_t rp_log_records(const struct rp_log_reader *r);
-/* Compare the log's build-id with the running executable's: 0 if they match, -1 and
- * a message if they differ, 1 and a message if either has none (cannot check). */
+/* Compare the log's build-id (or code hash) with the running executable's: 0 if they
+ * match, -1 and a message if they differ (one has a build-id, the other not, too), 1
+ * and a message if neither can be known (cannot check). */
 int rp_log_check_build_id(const struct rp_log_reader *r, char *err, size_t errlen);
 void rp_log_close_reader(struct rp_log_reader *r);
+
+/* The chain of blocks after the reader's position, from their headers alone (payloads
+ * are neither read nor checked): how many records the log holds, and where its last
+ * block is. A quick walk (one pread of 24 bytes a block); rp_log_next still checks
+ * every block it reads. */
+struct rp_log_scan {
+	uint64_t blocks, records; /* whole blocks whose headers hold, and their records */
+	uint64_t last_off;        /* file offset of the last of them (0: none) */
+	uint32_t last_seq;        /* its sequence number */
+	uint64_t last_first;      /* records before it */
+	int clean;                /* the walk ended exactly at the end of the file */
+};
+int rp_log_scan(const struct rp_log_reader *r, struct rp_log_scan *out);
+/* Read on from block seq at file offset off (rp_log_scan's last block, say), with
+ * records_before records before it: status RP_LOG_OK again. */
+void rp_log_seek(struct rp_log_reader *r, uint64_t off, uint32_t seq, uint64_t records_before);
 
 /* CRC-32 (IEEE 802.3, as zlib's crc32): crc = rp_log_crc32(0, p, n) for one buffer,
  * or continue from a previous result. */

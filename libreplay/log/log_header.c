@@ -2,9 +2,11 @@
  * check, and the build-id that ties a log to the executable that wrote it. */
 #include "log/log_impl.h"
 #include "base/rp_alloc.h"
+#include "base/rp_syscall.h"
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -156,6 +158,87 @@ int rp_log_self_build_id(uint8_t *buf, size_t *len)
 	return 0;
 }
 
+/* ---- without a build-id: a hash of what the executable loads ---------------------------- */
+
+/* Two 64-bit lanes over the bytes, 8 at a time (multiply and rotate, as in xxHash;
+ * not ours to trust against an adversary, only against a program rebuilt). */
+struct hash {
+	uint64_t a, b, n;
+};
+
+static uint64_t rotl(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static void hash_bytes(struct hash *h, const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++, h->n++) {
+		uint64_t x = p[i] + (h->n << 8);
+		h->a = rotl((h->a ^ x) * 0x9e3779b185ebca87ull, 31);
+		h->b = rotl((h->b + x) * 0xc2b2ae3d27d4eb4full, 27) ^ h->a;
+	}
+}
+
+static uint64_t avalanche(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+int rp_log_code_hash(const char *path, uint8_t *buf)
+{
+	int fd = rp_sys_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+	Elf64_Ehdr eh;
+	struct hash h = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0};
+	uint8_t chunk[65536];
+	int rc = -1;
+	if (fd < 0)
+		return -1;
+	if (rp_sys_pread(fd, &eh, sizeof eh, 0) != sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr)) {
+		errno = ENOEXEC;
+		goto out;
+	}
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		if (rp_sys_pread(fd, &ph, sizeof ph, eh.e_phoff + i * sizeof ph) != sizeof ph)
+			goto out;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		hash_bytes(&h, (const uint8_t *)&ph, sizeof ph);
+		for (uint64_t at = 0; at < ph.p_filesz;) {
+			size_t want = ph.p_filesz - at < sizeof chunk ? (size_t)(ph.p_filesz - at) : sizeof chunk;
+			ssize_t got = rp_sys_pread(fd, chunk, want, ph.p_offset + at);
+			if (got <= 0)
+				goto out;
+			hash_bytes(&h, chunk, (size_t)got);
+			at += (uint64_t)got;
+		}
+	}
+	uint64_t x = avalanche(h.a ^ h.n), y = avalanche(h.b + h.a);
+	memcpy(buf, &x, 8);
+	memcpy(buf + 8, &y, 8);
+	rc = 0;
+out:
+	rp_sys_close(fd);
+	return rc;
+}
+
+void rp_log_self_identity(struct rp_log_header *h)
+{
+	h->flags &= (uint16_t)~RP_LOG_F_CODE_HASH;
+	if (rp_log_self_build_id(h->build_id, &h->build_id_len) == 0)
+		return;
+	if (rp_log_code_hash("/proc/self/exe", h->build_id) == 0) {
+		h->build_id_len = RP_LOG_CODE_HASH_LEN;
+		h->flags |= RP_LOG_F_CODE_HASH;
+	}
+}
+
 static void hex(char *out, const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -166,23 +249,32 @@ static void hex(char *out, const uint8_t *p, size_t n)
 int log_build_id_check(const char *path, const struct rp_log_header *h, char *err,
 		       size_t errlen)
 {
-	uint8_t self[RP_LOG_BUILD_ID_MAX];
-	size_t len;
+	struct rp_log_header self = {.flags = 0};
 	char a[2 * RP_LOG_BUILD_ID_MAX + 1], b[2 * RP_LOG_BUILD_ID_MAX + 1];
-	if (rp_log_self_build_id(self, &len) < 0) {
-		log_say(err, errlen, "%s: cannot check the executable: it has no build-id", path);
-		return 1;
-	}
-	if (!h->build_id_len) {
+	rp_log_self_identity(&self);
+	bool hashed = h->flags & RP_LOG_F_CODE_HASH, self_hashed = self.flags & RP_LOG_F_CODE_HASH;
+	if (!h->build_id_len) { /* (a writer of before build-ids and code hashes) */
 		log_say(err, errlen, "%s: cannot check the executable: the log has no build-id",
-		    path);
+			path);
 		return 1;
 	}
-	if (len == h->build_id_len && memcmp(self, h->build_id, len) == 0)
+	if (!self.build_id_len) {
+		log_say(err, errlen, "%s: cannot check the executable: it has no build-id and "
+			"cannot be read", path);
+		return 1;
+	}
+	if (hashed == self_hashed && self.build_id_len == h->build_id_len &&
+	    memcmp(self.build_id, h->build_id, h->build_id_len) == 0)
 		return 0;
 	hex(a, h->build_id, h->build_id_len);
-	hex(b, self, len);
-	log_say(err, errlen, "%s was recorded by another executable (build-id %s vs %s)", path, a,
-	    b);
+	hex(b, self.build_id, self.build_id_len);
+	if (hashed == self_hashed)
+		log_say(err, errlen, "%s was recorded by another executable (%s %s vs %s%s)", path,
+			hashed ? "code hash" : "build-id", a, b,
+			hashed ? ": without build-ids, hashes of what they load" : "");
+	else
+		log_say(err, errlen, "%s was recorded by another executable (%s %s vs %s %s: %s)",
+			path, hashed ? "code hash" : "build-id", a, self_hashed ? "code hash" : "build-id",
+			b, hashed ? "it had no build-id, this one has" : "this one has no build-id");
 	return -1;
 }

@@ -31,27 +31,51 @@ struct thread_state {
 	struct rice rc, rp;
 };
 
-/* Reset (n = 0) at every block start, so each block decodes alone. */
+/* INPUT payloads of whole 8-byte words, at most IN_WORDS of them (a clock read's
+ * timespec is two), are coded against the block's previous payload of their kind. */
+#define IN_WORDS 4
+
+struct input_state {
+	uint32_t len;                 /* of the last payload of this kind; 0: none yet */
+	uint8_t has_pred[IN_WORDS], last_far[IN_WORDS];
+	uint64_t w[IN_WORDS];         /* its words */
+	uint64_t pred[IN_WORDS];      /* the change expected next */
+	struct rice r[IN_WORDS];
+};
+
+/* Reset at every block start (log_model_block_start), so each block decodes alone. */
 struct model {
+	int version;                        /* the log's: 1 and 2 code inputs as bytes */
 	uint32_t n;                         /* threads seen in the block */
 	uint16_t lru[RP_LOG_BLOCK_THREADS]; /* indices into t, least recent first */
 	struct thread_state t[RP_LOG_BLOCK_THREADS];
+	int last_kind;                      /* the block's last INPUT: its kind, -1 none */
+	uint32_t last_len;                  /* and length */
+	struct input_state in[256];         /* per input kind */
 };
 
 /* Symbols of the record header for the kinds other than PREEMPT: they follow the
  * PREEMPT symbols 0..n (n = threads in the block; n is "a thread new to the block"). */
 enum { SYM_TIMEOUT, SYM_INPUT, SYM_THREAD_END, SYM_END };
 
+/* The log starts, in format version (RP_LOG_VERSION when writing). */
+void log_model_init(struct model *m, int version);
+/* A block starts: forget the block before. */
+void log_model_block_start(struct model *m);
 /* Rank of tid, or m->n if it has no PREEMPT record in this block yet. */
 uint32_t log_model_rank(const struct model *m, uint32_t tid);
 /* A PREEMPT record of tid, rank r (log_model_rank's), into b. */
 void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t tid,
 			uint64_t count, uint64_t pc);
+/* An INPUT record (its symbol already written) into b. */
+void log_encode_input(struct model *m, struct bitw *b, uint32_t tid, uint8_t kind,
+		      const uint8_t *data, uint32_t len);
+/* Upper bound of its bits. */
+size_t log_input_bits(uint32_t len);
 /* Decode one record; NULL, or why it is malformed. in and fin hold INPUT bytes and
- * END pairs, waits a DEADLOCK or HANG END's threads; version is the log's (1 or 2). */
+ * END pairs, waits a DEADLOCK or HANG END's threads. */
 const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_record *rec,
-			      uint8_t *in, struct rp_log_final *fin, int version,
-			      struct rp_log_wait *waits);
+			      uint8_t *in, struct rp_log_final *fin, struct rp_log_wait *waits);
 
 /* ---- the header (log_header.c) ---------------------------------------------------------- */
 

@@ -6,8 +6,8 @@
 
 /* ---- the per-block model ------------------------------------------------------------
  * What the writer and the reader both know while coding one block; reset at every
- * block start, so each block decodes alone. PREEMPT records of a thread are coded
- * against that thread's previous one in the block:
+ * block start, so each block decodes alone (a replay reads the last block first).
+ * PREEMPT records of a thread are coded against its previous one in the block:
  *   the thread: its rank in the block's threads, least recently preempted first;
  *   the count: its advance d, near (rice of zz(d - pred)) or far (num(d));
  *   the PC: near pc_a (the last PC), near pc_b (the one before a jump), or far.
@@ -17,6 +17,10 @@ enum { COUNT_FIRST, COUNT_NEAR, COUNT_FAR };
 enum { PC_NEAR_A, PC_NEAR_B, PC_FAR };
 
 #define PC_K0 6     /* first k for PC distances: 64 bytes */
+/* Counts of preemptions at the default quantum are multiples of 2^ALIGN_SHIFT (the
+ * recorder defers a tick to such a count: docs/replay.md): coded in grid steps. */
+#define ALIGN_SHIFT 12
+#define ALIGN_MASK ((UINT64_C(1) << ALIGN_SHIFT) - 1)
 #define COUNT_K_SHIFT 7 /* first k for count residuals: the first advance / 128 */
 
 static void rice_init(struct rice *s, unsigned k)
@@ -40,6 +44,33 @@ static void rice_update(struct rice *s, uint64_t u)
 		s->a >>= 1;
 		s->n = 8;
 	}
+}
+
+static void model_reset(struct model *m)
+{
+	m->n = 0;
+	m->last_kind = -1;
+	m->last_len = 0;
+	for (int k = 0; k < 256; k++)
+		m->in[k].len = 0;
+}
+
+void log_model_init(struct model *m, int version)
+{
+	m->version = version;
+	model_reset(m);
+}
+
+void log_model_block_start(struct model *m)
+{
+	model_reset(m);
+}
+
+/* The count's grid: the shift of a near advance of thread t (0 off the grid, and
+ * always before version 3). */
+static unsigned grid_shift(const struct model *m, const struct thread_state *t)
+{
+	return m->version < 3 || (t->count & ALIGN_MASK) ? 0 : ALIGN_SHIFT;
 }
 
 /* Rank of tid, or m->n if it has no PREEMPT record in this block yet. */
@@ -72,17 +103,21 @@ static void model_add(struct model *m, uint32_t tid, uint64_t count, uint64_t pc
 	m->n++;
 }
 
-static void count_update(struct thread_state *t, uint64_t d, int mode, uint64_t u)
+static void count_update(struct thread_state *t, uint64_t d, int mode, uint64_t u,
+			 unsigned sh)
 {
 	unsigned k;
 	switch (mode) {
-	case COUNT_FIRST:
-		k = bitlen(d) > COUNT_K_SHIFT ? bitlen(d) - COUNT_K_SHIFT : 0;
+	case COUNT_FIRST: {
+		/* on the grid, near advances are coded in grid steps */
+		uint64_t g = sh && !(d & ALIGN_MASK) ? d >> sh : d;
+		k = bitlen(g) > COUNT_K_SHIFT ? bitlen(g) - COUNT_K_SHIFT : 0;
 		rice_init(&t->rc, k < RICE_KMAX ? k : RICE_KMAX);
 		t->has_pred = 1;
 		t->pred = d;
 		t->last_far = 0;
 		break;
+	}
 	case COUNT_NEAR:
 		rice_update(&t->rc, u);
 		t->pred = d;
@@ -125,9 +160,13 @@ void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t ti
 	if (!t->has_pred) {
 		put_num(b, d);
 	} else {
-		unsigned k = rice_k(&t->rc), near;
-		u = zz(d - t->pred);
-		near = rice_bits(u, k);
+		/* the last count on the grid of aligned preemptions: a near advance is in
+		 * grid steps (an advance off the grid can only be far) */
+		unsigned sh = grid_shift(m, t), k = rice_k(&t->rc), near = 0;
+		if (!(d & ((UINT64_C(1) << sh) - 1))) {
+			u = zz((d >> sh) - (t->pred >> sh));
+			near = rice_bits(u, k);
+		}
 		mode = near && near <= num_bits(d) ? COUNT_NEAR : COUNT_FAR;
 		put_bits(b, 1, mode == COUNT_FAR);
 		if (mode == COUNT_NEAR)
@@ -135,7 +174,7 @@ void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t ti
 		else
 			put_num(b, d);
 	}
-	count_update(t, d, mode, u);
+	count_update(t, d, mode, u, grid_shift(m, t));
 
 	unsigned k = rice_k(&t->rp);
 	uint64_t ua = zz(pc - t->pc_a), ub = zz(pc - t->pc_b);
@@ -155,6 +194,159 @@ void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t ti
 		put_num(b, pc);
 		pc_update(t, pc, PC_FAR, 0);
 	}
+}
+
+/* ---- INPUT payloads ------------------------------------------------------------------
+ * A payload of 1..IN_WORDS little-endian 64-bit words whose kind had a payload of the
+ * same length earlier in the block is coded word by word as its change d from that
+ * one, like a PREEMPT's count: the first change `num(d)`, then a bit: 0 = near,
+ * rice(zz(d - pred)); 1 = far, num(d). A clock read in a loop changes by about the
+ * same amount each time: a few bits. Anything else is its bytes. */
+
+static bool input_words(uint32_t len)
+{
+	return len && len % 8 == 0 && len / 8 <= IN_WORDS;
+}
+
+size_t log_input_bits(uint32_t len)
+{
+	return 1 + 8 + 33 + (input_words(len) ? (len / 8) * (1 + 70) : 8 * (size_t)len);
+}
+
+/* How the change of word j goes: the mode (COUNT_*) and the rice value. */
+static void input_word_update(struct input_state *st, unsigned j, uint64_t d, int mode, uint64_t u)
+{
+	switch (mode) {
+	case COUNT_FIRST: {
+		unsigned k = bitlen(d) > 2 ? bitlen(d) - 2 : 0;
+		rice_init(&st->r[j], k < RICE_KMAX ? k : RICE_KMAX);
+		st->has_pred[j] = 1;
+		st->pred[j] = d;
+		st->last_far[j] = 0;
+		break;
+	}
+	case COUNT_NEAR:
+		rice_update(&st->r[j], u);
+		st->pred[j] = d;
+		st->last_far[j] = 0;
+		break;
+	case COUNT_FAR:
+		if (st->last_far[j])
+			st->pred[j] = d;
+		st->last_far[j] = 1;
+		break;
+	}
+	st->w[j] += d;
+}
+
+static void input_remember(struct model *m, uint8_t kind, const uint8_t *data, uint32_t len)
+{
+	struct input_state *st = &m->in[kind];
+	m->last_kind = kind;
+	m->last_len = len;
+	if (!input_words(len)) {
+		st->len = 0;
+		return;
+	}
+	if (st->len != len)
+		memset(st->has_pred, 0, sizeof st->has_pred);
+	st->len = len;
+	for (unsigned j = 0; j < len / 8; j++)
+		st->w[j] = get64(data + 8 * j);
+}
+
+void log_encode_input(struct model *m, struct bitw *b, uint32_t tid, uint8_t kind,
+		      const uint8_t *data, uint32_t len)
+{
+	put_eg(b, tid);
+	bool same = m->last_kind == kind && m->last_len == len;
+	put_bits(b, 1, same);
+	if (!same) {
+		put_bits(b, 8, kind);
+		put_eg(b, len);
+	}
+	struct input_state *st = &m->in[kind];
+	if (!input_words(len) || st->len != len) {
+		for (uint32_t i = 0; i < len; i++)
+			put_bits(b, 8, data[i]);
+		input_remember(m, kind, data, len);
+		return;
+	}
+	for (unsigned j = 0; j < len / 8; j++) {
+		uint64_t d = get64(data + 8 * j) - st->w[j], u = 0;
+		int mode = COUNT_FIRST;
+		if (!st->has_pred[j]) {
+			put_num(b, d);
+		} else {
+			unsigned k = rice_k(&st->r[j]), near;
+			u = zz(d - st->pred[j]);
+			near = rice_bits(u, k);
+			mode = near && near <= num_bits(d) ? COUNT_NEAR : COUNT_FAR;
+			put_bits(b, 1, mode == COUNT_FAR);
+			if (mode == COUNT_NEAR)
+				put_rice(b, u, k);
+			else
+				put_num(b, d);
+		}
+		input_word_update(st, j, d, mode, u);
+	}
+	m->last_kind = kind;
+	m->last_len = len;
+}
+
+static const char *input_decode(struct model *m, struct bitr *b, struct rp_log_record *rec,
+				uint8_t *in)
+{
+	uint64_t v = 0, u = 0;
+	uint32_t v32;
+	/* before version 3: eg(tid) bits(8, kind) eg(len), then the bytes */
+	if (get_eg(b, &rec->tid) < 0 || (m->version >= 3 && get_bits(b, 1, &v) < 0))
+		return "INPUT record cut off";
+	if (v) {
+		if (m->last_kind < 0)
+			return "INPUT repeats the kind of none";
+		rec->input_kind = (uint8_t)m->last_kind;
+		rec->len = m->last_len;
+	} else {
+		if (get_bits(b, 8, &v) < 0 || get_eg(b, &v32) < 0)
+			return "INPUT record cut off";
+		if (v32 > RP_LOG_INPUT_MAX)
+			return "INPUT longer than the limit";
+		rec->input_kind = (uint8_t)v;
+		rec->len = v32;
+	}
+	rec->data = in;
+	struct input_state *st = &m->in[rec->input_kind];
+	if (m->version < 3 || !input_words(rec->len) || st->len != rec->len) {
+		for (uint32_t i = 0; i < rec->len; i++) {
+			if (get_bits(b, 8, &v) < 0)
+				return "INPUT record cut off";
+			in[i] = (uint8_t)v;
+		}
+		input_remember(m, rec->input_kind, in, rec->len);
+		return NULL;
+	}
+	for (unsigned j = 0; j < rec->len / 8; j++) {
+		uint64_t d;
+		int mode = COUNT_FIRST;
+		if (st->has_pred[j]) {
+			if (get_bits(b, 1, &v) < 0)
+				return "INPUT record cut off";
+			mode = v ? COUNT_FAR : COUNT_NEAR;
+		}
+		if (mode == COUNT_NEAR) {
+			if (get_rice(b, rice_k(&st->r[j]), &u) < 0)
+				return "bad INPUT code";
+			d = st->pred[j] + unzz(u);
+		} else if (get_num(b, &d) < 0) {
+			return "INPUT record cut off";
+		}
+		input_word_update(st, j, d, mode, u);
+		put64(in + 8 * j, st->w[j]);
+	}
+	m->last_kind = rec->input_kind;
+	m->last_len = rec->len;
+	return NULL;
 }
 
 /* The states of a DEADLOCK or HANG END record's threads into w. */
@@ -189,8 +381,7 @@ static const char *decode_outcome(struct bitr *b, struct rp_log_outcome *o, stru
 /* Decode one record; NULL, or why it is malformed. in and fin hold INPUT bytes and
  * END pairs, waits a DEADLOCK or HANG END's threads; version is the log's. */
 const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_record *rec,
-			      uint8_t *in, struct rp_log_final *fin, int version,
-			      struct rp_log_wait *waits)
+			      uint8_t *in, struct rp_log_final *fin, struct rp_log_wait *waits)
 {
 	uint32_t sym, v32;
 	uint64_t v, u = 0;
@@ -215,6 +406,7 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 		uint64_t d;
 		rec->kind = RP_LOG_PREEMPT;
 		rec->tid = t->tid;
+		unsigned sh = grid_shift(m, t);
 		if (t->has_pred) {
 			if (get_bits(b, 1, &v) < 0)
 				return "PREEMPT record cut off";
@@ -223,11 +415,11 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 		if (mode == COUNT_NEAR) {
 			if (get_rice(b, rice_k(&t->rc), &u) < 0)
 				return "bad count code";
-			d = t->pred + unzz(u);
+			d = ((t->pred >> sh) + unzz(u)) << sh;
 		} else if (get_num(b, &d) < 0) {
 			return "PREEMPT record cut off";
 		}
-		count_update(t, d, mode, u);
+		count_update(t, d, mode, u, sh);
 		rec->count = t->count;
 
 		if (get_bits(b, 1, &v) < 0)
@@ -257,19 +449,7 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 		return NULL;
 	case SYM_INPUT:
 		rec->kind = RP_LOG_INPUT;
-		if (get_eg(b, &rec->tid) < 0 || get_bits(b, 8, &v) < 0 || get_eg(b, &v32) < 0)
-			return "INPUT record cut off";
-		if (v32 > RP_LOG_INPUT_MAX)
-			return "INPUT longer than the limit";
-		rec->input_kind = (uint8_t)v;
-		rec->len = v32;
-		for (uint32_t i = 0; i < v32; i++) {
-			if (get_bits(b, 8, &v) < 0)
-				return "INPUT record cut off";
-			in[i] = (uint8_t)v;
-		}
-		rec->data = in;
-		return NULL;
+		return input_decode(m, b, rec, in);
 	case SYM_THREAD_END:
 		rec->kind = RP_LOG_THREAD_END;
 		if (get_eg(b, &rec->tid) < 0 || get_num(b, &rec->count) < 0)
@@ -277,9 +457,9 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 		return NULL;
 	case SYM_END:
 		rec->kind = RP_LOG_END;
-		if (version == 1 ? get_bits(b, 1, &v) < 0 : get_eg(b, &v32) < 0)
+		if (m->version == 1 ? get_bits(b, 1, &v) < 0 : get_eg(b, &v32) < 0)
 			return "END record cut off";
-		if (version != 1)
+		if (m->version != 1)
 			v = v32;
 		if (v > RP_LOG_HANG)
 			return "END: unknown way to end";

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct rp_log_reader {
@@ -34,12 +35,14 @@ struct rp_log_reader {
 	char msg[RP_LOG_ERRLEN];
 };
 
-/* Read up to n bytes; how many were read (fewer at the end of the file), -1 on error. */
-static ssize_t read_full(int fd, void *buf, size_t n)
+/* Read up to n bytes at off; how many were read (fewer at the end of the file), -1 on
+ * error. By offset, never the descriptor's position: a fork of the replay (a
+ * checkpoint) shares that position, not this reader's state. */
+static ssize_t read_full(int fd, void *buf, size_t n, uint64_t off)
 {
 	size_t got = 0;
 	while (got < n) {
-		ssize_t k = rp_sys_read(fd, (uint8_t *)buf + got, n - got);
+		ssize_t k = rp_sys_pread(fd, (uint8_t *)buf + got, n - got, off + got);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
@@ -56,7 +59,7 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 {
 	uint8_t fixed[16];
 	const char *path = r->path;
-	ssize_t n = read_full(r->fd, fixed, sizeof fixed);
+	ssize_t n = read_full(r->fd, fixed, sizeof fixed, 0);
 	if (n < 0) {
 		log_say(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		return -1;
@@ -70,8 +73,8 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 		return -1;
 	}
 	uint16_t version = get16(fixed + 8);
-	if (version != RP_LOG_VERSION && version != 1) {
-		log_say(err, errlen, "%s: unsupported log version %u (this libreplay reads versions 1 and %d)",
+	if (version < 1 || version > RP_LOG_VERSION) {
+		log_say(err, errlen, "%s: unsupported log version %u (this libreplay reads versions 1 to %d)",
 		    path, version, RP_LOG_VERSION);
 		return -1;
 	}
@@ -90,7 +93,7 @@ static int header_read(struct rp_log_reader *r, char *err, size_t errlen)
 		return -1;
 	}
 	memcpy(h, fixed, 16);
-	n = read_full(r->fd, h + 16, hlen - 16);
+	n = read_full(r->fd, h + 16, hlen - 16, 16);
 	if (n < 0 || (size_t)n < hlen - 16) {
 		if (n < 0)
 			log_say(err, errlen, "%s: cannot read: %s", path, strerror(errno));
@@ -116,13 +119,28 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 	if (!r || !(r->path = rp_strdup(path))) {
 		log_say(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		rp_free(r);
+		errno = ENOMEM;
 		return -1;
 	}
-	r->fd = rp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+	/* O_NONBLOCK: a FIFO must not wait for a writer; a log is read by offset. */
+	r->fd = rp_sys_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
 	if (r->fd < 0) {
 		log_say(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		rp_log_close_reader(r);
 		return -1;
+	}
+	struct stat sb;
+	if (fstat(r->fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		log_say(err, errlen, "%s: not a regular file", path);
+		rp_log_close_reader(r);
+		return -1;
+	}
+	/* A descriptor of its own number, far above the program's: a replay keeps the
+	 * log open, and the program must get the numbers it got when recorded. */
+	long high = rp_raw_syscall(SYS_fcntl, r->fd, F_DUPFD_CLOEXEC, RP_LOG_FD_MIN, 0, 0, 0);
+	if (high >= 0) {
+		rp_sys_close(r->fd);
+		r->fd = (int)high;
 	}
 	if (header_read(r, err, errlen) < 0) {
 		rp_log_close_reader(r);
@@ -132,9 +150,11 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 	r->input = rp_malloc(RP_LOG_INPUT_MAX);
 	r->final = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->final);
 	r->waits = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->waits);
+	log_model_init(&r->m, r->hdr.version);
 	if (!r->payload || !r->input || !r->final || !r->waits) {
 		log_say(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		rp_log_close_reader(r);
+		errno = ENOMEM;
 		return -1;
 	}
 	*out = r;
@@ -188,7 +208,7 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 {
 	uint8_t h[BLOCK_HDR];
 	uint32_t want = r->block + 1;
-	ssize_t n = read_full(r->fd, h, BLOCK_HDR);
+	ssize_t n = read_full(r->fd, h, BLOCK_HDR, r->off);
 	if (n < 0)
 		return fail(r, RP_LOG_IO_ERROR, "cannot read: %s", strerror(errno));
 	if (n == 0 && r->block == 0)
@@ -210,7 +230,7 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 	}
 	if (len == 0 || len > RP_LOG_BLOCK_MAX || nrec == 0 || nrec > (uint64_t)len * 8)
 		return corrupt(r, want, r->off, "impossible length or record count");
-	n = read_full(r->fd, r->payload, len);
+	n = read_full(r->fd, r->payload, len, r->off + BLOCK_HDR);
 	if (n < 0)
 		return fail(r, RP_LOG_IO_ERROR, "cannot read: %s", strerror(errno));
 	if ((size_t)n < len)
@@ -221,10 +241,10 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 
 	struct rp_log_record rec;
 	r->br = (struct bitr){r->payload, 0, (size_t)len * 8};
-	r->m.n = 0;
+	log_model_block_start(&r->m);
 	for (uint32_t i = 0; i < nrec; i++) {
 		const char *why = log_decode_record(&r->m, &r->br, &rec, r->input, r->final,
-						    r->hdr.version, r->waits);
+						    r->waits);
 		char msg[128];
 		if (!why && rec.kind == RP_LOG_END && i + 1 < nrec)
 			why = "records after the END record";
@@ -239,7 +259,7 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 		return corrupt(r, want, r->off, "bytes after its last record");
 
 	r->br.bits = 0;
-	r->m.n = 0;
+	log_model_block_start(&r->m);
 	r->nrec = nrec;
 	r->done = 0;
 	r->block = want;
@@ -255,7 +275,7 @@ enum rp_log_status rp_log_next(struct rp_log_reader *r, struct rp_log_record *re
 	while (r->done == r->nrec) {
 		if (r->ended) {
 			uint8_t byte;
-			ssize_t n = read_full(r->fd, &byte, 1);
+			ssize_t n = read_full(r->fd, &byte, 1, r->off);
 			if (n < 0)
 				return fail(r, RP_LOG_IO_ERROR, "cannot read: %s", strerror(errno));
 			if (n)
@@ -270,10 +290,12 @@ enum rp_log_status rp_log_next(struct rp_log_reader *r, struct rp_log_record *re
 			return st;
 	}
 	/* The block decoded whole in block_load: this cannot fail. */
-	if (log_decode_record(&r->m, &r->br, rec, r->input, r->final, r->hdr.version,
-			      r->waits))
+	if (log_decode_record(&r->m, &r->br, rec, r->input, r->final, r->waits))
 		return corrupt(r, r->block, r->block_off, "decoded differently twice");
 	r->done++;
+	/* A PAD only ends its block at a page boundary: not a record to anyone. */
+	if (rec->kind == RP_LOG_INPUT && rec->input_kind == RP_LOG_INPUT_PAD)
+		return rp_log_next(r, rec);
 	r->records++;
 	if (rec->kind == RP_LOG_END)
 		r->ended = true;
@@ -298,6 +320,47 @@ uint64_t rp_log_records(const struct rp_log_reader *r)
 int rp_log_check_build_id(const struct rp_log_reader *r, char *err, size_t errlen)
 {
 	return log_build_id_check(r->path, &r->hdr, err, errlen);
+}
+
+int rp_log_scan(const struct rp_log_reader *r, struct rp_log_scan *out)
+{
+	struct stat sb;
+	uint8_t h[BLOCK_HDR];
+	uint64_t off = r->block ? r->block_off : r->off;
+	uint32_t seq = r->block ? r->block : 1;
+	memset(out, 0, sizeof *out);
+	if (fstat(r->fd, &sb) != 0)
+		return -1;
+	uint64_t size = (uint64_t)sb.st_size;
+	while (off + BLOCK_HDR <= size) {
+		if (read_full(r->fd, h, BLOCK_HDR, off) != BLOCK_HDR)
+			return -1;
+		uint32_t len = get32(h + 8);
+		if (memcmp(h, log_block_magic, 4) || get32(h + 20) != rp_log_crc32(0, h, 20) ||
+		    get32(h + 4) != seq || len == 0 || len > RP_LOG_BLOCK_MAX ||
+		    off + BLOCK_HDR + len > size)
+			return 0;
+		out->last_off = off;
+		out->last_seq = seq;
+		out->last_first = out->records;
+		out->blocks++;
+		out->records += get32(h + 12);
+		off += BLOCK_HDR + len;
+		seq++;
+	}
+	out->clean = off == size;
+	return 0;
+}
+
+void rp_log_seek(struct rp_log_reader *r, uint64_t off, uint32_t seq, uint64_t records_before)
+{
+	r->off = off;
+	r->block = seq - 1;
+	r->block_off = off;
+	r->nrec = r->done = 0;
+	r->records = records_before;
+	r->ended = false;
+	r->status = RP_LOG_OK;
 }
 
 void rp_log_close_reader(struct rp_log_reader *r)

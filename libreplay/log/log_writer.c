@@ -1,6 +1,17 @@
-/* log_writer.c: the log's writer (log.h): records coded into a block in memory, the
- * block written with one write(2) when it is full, when asked, or from a crash
- * handler (docs/log-format.md, "Blocks"). */
+/* log_writer.c: the log's writer (log.h): records coded into a block in memory; the
+ * block so far written to its place in the file with one pwrite(2) whenever asked
+ * (rp_log_maybe_flush every few milliseconds, rp_log_sync, a crash handler), again
+ * and again as it grows, and a last time when it is full (docs/log-format.md,
+ * "Writing and crashes").
+ *
+ * Durability. A block never crosses a 4 KiB boundary of the file (a block holding one
+ * record too large for a page excepted): it ends with a PAD input that fills it to the
+ * boundary, and the next one starts there. So every write of a block is a write to
+ * one page of the page cache, which the kernel makes whole or not at all even when a
+ * SIGKILL arrives in the middle (it checks for a fatal signal between pages only), and
+ * the file always holds a valid log: the blocks before, then the current block as it
+ * was at its last write. Rewriting a block with more records changes only bytes past
+ * the old end, its header and the old last byte, in the same page. */
 #include "log/log_impl.h"
 #include "base/rp_alloc.h"
 #include "base/rp_syscall.h"
@@ -10,23 +21,35 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-#define NO_MARK UINT64_MAX
+#define PAGE 4096u
+/* A block starting with less room than this before the next page boundary would hold
+ * almost nothing: the block before is padded to the boundary instead. */
+#define MIN_ROOM (BLOCK_HDR + 64u)
+/* Room kept free in a block for the PAD that closes it (a PAD is 14 bits at least). */
+#define PAD_RESERVE_BITS 32u
 
 struct rp_log_writer {
 	int fd;
 	int error;                   /* errno of the first failed write, 0 if none */
 	volatile sig_atomic_t busy;  /* inside a writer call */
-	volatile sig_atomic_t flushing; /* in flush_now: the block may be written already */
-	volatile sig_atomic_t sealed;   /* rp_log_flush_from_signal interrupted a call */
 	int ended;                   /* END written */
 	uint32_t seq;                /* sequence number of the block being filled */
+	uint64_t off;                /* its file offset */
+	size_t cap_bits;             /* its payload ends here (a page boundary, normally) */
 	size_t bits;                 /* payload bits, a record being encoded included */
 	/* Complete records: count << 32 | payload bits. One word, so a signal handler
 	 * sees the old value or the new one, never half of each. */
 	_Atomic uint64_t commit;
-	uint64_t interval_ns, mark_ns;
+	uint64_t written;            /* the commit word at the block's last write */
+	uint64_t interval_ns, last_write_ns;
+	uint64_t fsize_max;          /* RLIMIT_FSIZE: a write past it would raise SIGXFSZ */
+	bool big;                    /* the block holds a record larger than a page */
+	volatile sig_atomic_t deferred; /* a signal to raise again when the call ends */
+	void (*on_error)(int err);
 	struct rp_log_stats st;
 	uint8_t *buf; /* block header, then payload; zero past the bits used */
 	struct model m;
@@ -37,31 +60,30 @@ static uint8_t *payload(struct rp_log_writer *w)
 	return w->buf + BLOCK_HDR;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+static void failed(struct rp_log_writer *w, int err)
 {
-	while (n) {
-		ssize_t k = rp_sys_write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	if (w->error)
+		return;
+	w->error = err ? err : EIO;
+	if (w->on_error)
+		w->on_error(w->error);
 }
 
-/* Write the first nrec records (bits of payload) as one block with one write(2).
- * Async-signal-safe. Bits of a record in progress past them are masked out. */
+/* Write the first nrec records (bits of payload) as the current block, at its place,
+ * with one pwrite(2). Async-signal-safe. Bits of a record in progress past them are
+ * masked out. Idempotent: the same records again write the same bytes. */
 static int block_write(struct rp_log_writer *w, size_t bits, uint32_t nrec)
 {
 	uint8_t *h = w->buf, *p = payload(w);
 	uint32_t len = (uint32_t)((bits + 7) / 8);
 	unsigned tail = bits & 7;
 	uint8_t last = tail ? p[len - 1] : 0;
+	if (w->error)
+		return -1;
+	if (w->off + BLOCK_HDR + len > w->fsize_max) {
+		failed(w, EFBIG);
+		return -1;
+	}
 	if (tail)
 		p[len - 1] &= (uint8_t)((1u << tail) - 1);
 	for (int i = 0; i < 4; i++)
@@ -71,49 +93,137 @@ static int block_write(struct rp_log_writer *w, size_t bits, uint32_t nrec)
 	put32(h + 12, nrec);
 	put32(h + 16, rp_log_crc32(0, p, len));
 	put32(h + 20, rp_log_crc32(0, h, 20));
-	int rc = write_all(w->fd, h, BLOCK_HDR + len);
+	size_t n = BLOCK_HDR + len, done = 0;
+	int rc = 0;
+	while (done < n) {
+		ssize_t k = rp_sys_pwrite(w->fd, h + done, n - done, w->off + done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			failed(w, k == 0 ? ENOSPC : errno);
+			rc = -1;
+			break;
+		}
+		done += (size_t)k;
+	}
 	if (tail)
 		p[len - 1] = last;
-	if (rc < 0)
-		return -1;
-	w->st.blocks++;
-	w->st.bytes += BLOCK_HDR + len;
-	return 0;
+	if (rc == 0) {
+		w->written = (uint64_t)nrec << 32 | bits;
+		w->st.writes++;
+	}
+	return rc;
 }
 
-/* Write the complete records as a block and start the next one. */
-static int flush_now(struct rp_log_writer *w)
+/* Write the complete records if some are not in the file yet. */
+static int write_committed(struct rp_log_writer *w)
 {
 	uint64_t c = atomic_load_explicit(&w->commit, memory_order_relaxed);
-	size_t bits = (size_t)(c & 0xffffffffu);
-	int rc = 0;
-	if (!(c >> 32))
-		return 0;
-	w->flushing = 1;
-	atomic_signal_fence(memory_order_seq_cst);
-	/* sealed: rp_log_flush_from_signal wrote these records before flushing was set */
-	if (w->sealed) {
-		w->error = EIO;
-		rc = -1;
-	} else if (block_write(w, bits, (uint32_t)(c >> 32)) < 0) {
-		w->error = errno ? errno : EIO;
-		rc = -1;
-	}
-	atomic_store_explicit(&w->commit, 0, memory_order_relaxed);
-	memset(payload(w), 0, (w->bits + 7) / 8);
-	w->bits = 0;
-	w->seq++;
-	w->m.n = 0;
-	w->mark_ns = NO_MARK;
-	atomic_signal_fence(memory_order_seq_cst);
-	w->flushing = 0;
-	return rc;
+	if (!(c >> 32) || c == w->written)
+		return w->error ? -1 : 0;
+	return block_write(w, (size_t)(c & 0xffffffffu), (uint32_t)(c >> 32));
+}
+
+/* The block that starts at w->off: how far its payload may grow. */
+static void block_start(struct rp_log_writer *w)
+{
+	uint64_t room = PAGE - w->off % PAGE;
+	if (room < MIN_ROOM) /* only after a header that ends near a boundary */
+		room += PAGE;
+	w->cap_bits = (size_t)(room - BLOCK_HDR) * 8;
+	w->written = 0;
+	w->big = false;
 }
 
 static void leave(struct rp_log_writer *w)
 {
 	atomic_signal_fence(memory_order_seq_cst);
 	w->busy = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (w->deferred) { /* a handler found the writer busy: its turn now */
+		int sig = w->deferred;
+		w->deferred = 0;
+		rp_raw_syscall(SYS_tgkill, rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0),
+			       rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0), sig, 0, 0, 0);
+	}
+}
+
+/* The record that ends at bits is complete. */
+static void commit(struct rp_log_writer *w, size_t bits)
+{
+	uint64_t nrec = (atomic_load_explicit(&w->commit, memory_order_relaxed) >> 32) + 1;
+	w->bits = bits;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&w->commit, nrec << 32 | bits, memory_order_relaxed);
+	w->st.records++;
+}
+
+static unsigned eg_bits(uint64_t v)
+{
+	return 2 * bitlen(v + 1) - 1;
+}
+
+/* A PAD input of tid, len zero bytes: its size in bits (its kind and length are
+ * never the last INPUT's: the bit that says so is 0). */
+static size_t pad_bits(const struct rp_log_writer *w, uint32_t tid, uint32_t len)
+{
+	return eg_bits(w->m.n + 1 + SYM_INPUT) + eg_bits(tid) + 1 + 8 + eg_bits(len) + 8 * (size_t)len;
+}
+
+/* Fill the block to exactly end_bytes of payload with a PAD input (the sizes of PADs
+ * with tids 0..3 cover every bit count from 14 on). False if none fits exactly. */
+static bool pad_to(struct rp_log_writer *w, size_t end_bytes)
+{
+	size_t lo = (end_bytes - 1) * 8 + 1, hi = end_bytes * 8; /* the last byte's bits */
+	for (uint32_t tid = 0; tid < 4; tid++) {
+		size_t base = w->bits + pad_bits(w, tid, 0);
+		uint32_t len = base >= lo ? 0 : (uint32_t)((lo - base) / 8);
+		for (uint32_t k = len > 2 ? len - 2 : 0; k <= len + 2 && k <= RP_LOG_INPUT_MAX; k++) {
+			size_t end = w->bits + pad_bits(w, tid, k);
+			if (end < lo || end > hi)
+				continue;
+			struct bitw b = {payload(w), w->bits};
+			put_eg(&b, w->m.n + 1 + SYM_INPUT);
+			put_eg(&b, tid);
+			put_bits(&b, 1, 0);
+			put_bits(&b, 8, RP_LOG_INPUT_PAD);
+			put_eg(&b, k);
+			for (uint32_t i = 0; i < k; i++)
+				put_bits(&b, 8, 0);
+			commit(w, b.bits);
+			w->st.pads++;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* End the current block: padded to its page boundary (pad) or when the room after it
+ * would be too small for another, written a last time; the next one starts after it. */
+static int block_end(struct rp_log_writer *w, bool pad)
+{
+	uint64_t c = atomic_load_explicit(&w->commit, memory_order_relaxed);
+	if (!(c >> 32))
+		return 0;
+	size_t len = (w->bits + 7) / 8, cap = w->cap_bits / 8;
+	uint64_t room = PAGE - (w->off + BLOCK_HDR + len) % PAGE;
+	if ((pad || room < MIN_ROOM) && len < cap && !pad_to(w, cap) && pad)
+		return -1; /* cannot happen: the room kept free always takes a PAD */
+	int rc = write_committed(w);
+	len = (w->bits + 7) / 8;
+	/* The block is done: nothing rewrites it from here (a crash handler writes only
+	 * while commit holds records, and commit goes to zero first). */
+	atomic_store_explicit(&w->commit, 0, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	w->off += BLOCK_HDR + len;
+	memset(payload(w), 0, len);
+	w->bits = 0;
+	w->seq++;
+	log_model_block_start(&w->m);
+	w->st.blocks++;
+	w->st.bytes = w->off;
+	block_start(w);
+	return rc;
 }
 
 /* Start a writer call that will add up to need bits (records only when record). */
@@ -123,8 +233,8 @@ static int enter(struct rp_log_writer *w, size_t need, bool record)
 		errno = EBUSY;
 		return -1;
 	}
-	if (w->sealed || w->error) {
-		errno = w->sealed ? EIO : w->error;
+	if (w->error) {
+		errno = w->error;
 		return -1;
 	}
 	if (record && w->ended) {
@@ -133,24 +243,30 @@ static int enter(struct rp_log_writer *w, size_t need, bool record)
 	}
 	w->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	if (w->bits + need > (size_t)RP_LOG_BLOCK_MAX * 8 && flush_now(w) < 0) {
-		leave(w);
-		errno = w->error;
-		return -1;
+	if (record && w->bits + need + PAD_RESERVE_BITS > w->cap_bits) {
+		if (w->bits && block_end(w, true) < 0) {
+			leave(w);
+			errno = w->error;
+			return -1;
+		}
+		if (need + PAD_RESERVE_BITS > w->cap_bits) { /* one record larger than a page */
+			uint64_t end = w->off + BLOCK_HDR + (need + PAD_RESERVE_BITS + 7) / 8;
+			end = (end + PAGE - 1) / PAGE * PAGE;
+			w->cap_bits = (size_t)(end - w->off - BLOCK_HDR) * 8;
+			w->big = true;
+		}
 	}
 	return 0;
 }
 
-/* The record that ends at bits is complete: count it, and write the block if full. */
-static int commit(struct rp_log_writer *w, size_t bits)
+/* A record call's end: the record is complete. A block larger than a page ends with
+ * its one record: written once, never again (a write of several pages could be cut
+ * between them by a SIGKILL). */
+static int done(struct rp_log_writer *w, size_t bits)
 {
-	uint64_t nrec = (atomic_load_explicit(&w->commit, memory_order_relaxed) >> 32) + 1;
 	int rc = 0;
-	w->bits = bits;
-	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&w->commit, nrec << 32 | bits, memory_order_relaxed);
-	w->st.records++;
-	if (bits >= (size_t)RP_LOG_BLOCK_TARGET * 8 && flush_now(w) < 0)
+	commit(w, bits);
+	if (w->big && block_end(w, true) < 0)
 		rc = -1;
 	leave(w);
 	if (rc < 0)
@@ -168,7 +284,8 @@ int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
 
 	log_crc_init();
 	*out = NULL;
-	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl | O_APPEND) < 0 ||
+	/* Written by offset: O_APPEND would make every pwrite append. */
+	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_APPEND) < 0 ||
 	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
 		e = errno;
 		log_say(err, errlen, "%s: %s", name, strerror(e));
@@ -185,17 +302,30 @@ int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
 		log_say(err, errlen, "%s: %s", name, strerror(e));
 		goto fail;
 	}
-	if (write_all(fd, hdr, hlen) < 0) {
-		e = errno;
-		log_say(err, errlen, "%s: cannot write the header: %s", name, strerror(e));
-		goto fail;
+	for (size_t done = 0; done < hlen;) {
+		ssize_t k = rp_sys_pwrite(fd, hdr + done, hlen - done, done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			e = k == 0 ? ENOSPC : errno;
+			log_say(err, errlen, "%s: cannot write the header: %s", name, strerror(e));
+			goto fail;
+		}
+		done += (size_t)k;
 	}
 	rp_free(hdr);
+	struct rlimit fsize;
+	w->fsize_max = UINT64_MAX;
+	if (rp_raw_syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, 0, (long)&fsize, 0, 0) == 0 &&
+	    fsize.rlim_cur != RLIM_INFINITY)
+		w->fsize_max = fsize.rlim_cur;
 	w->fd = fd;
 	w->seq = 1;
+	log_model_init(&w->m, RP_LOG_VERSION);
+	w->off = hlen;
 	w->interval_ns = RP_LOG_FLUSH_INTERVAL_NS;
-	w->mark_ns = NO_MARK;
 	w->st.bytes = hlen;
+	block_start(w);
 	*out = w;
 	return 0;
 fail:
@@ -211,7 +341,7 @@ fail:
 int rp_log_create(const char *path, const struct rp_log_header *h,
 		  struct rp_log_writer **out, char *err, size_t errlen)
 {
-	int fd = rp_sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	int fd = rp_sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		log_say(err, errlen, "%s: cannot create: %s", path, strerror(errno));
 		*out = NULL;
@@ -231,8 +361,8 @@ int rp_log_preempt(struct rp_log_writer *w, uint32_t tid, uint64_t count, uint64
 	if (enter(w, PREEMPT_BITS, true) < 0)
 		return -1;
 	uint32_t r = log_model_rank(&w->m, tid);
-	if (r == RP_LOG_BLOCK_THREADS) {
-		if (flush_now(w) < 0) {
+	if (r == RP_LOG_BLOCK_THREADS) { /* the block's model is full: the next block */
+		if (block_end(w, false) < 0) {
 			leave(w);
 			errno = w->error;
 			return -1;
@@ -243,7 +373,7 @@ int rp_log_preempt(struct rp_log_writer *w, uint32_t tid, uint64_t count, uint64
 	log_encode_preempt(&w->m, &b, r, tid, count, pc);
 	w->st.preempts++;
 	w->st.preempt_bits += b.bits - w->bits;
-	return commit(w, b.bits);
+	return done(w, b.bits);
 }
 
 static void put_sym(struct rp_log_writer *w, struct bitw *b, int kind)
@@ -259,7 +389,7 @@ int rp_log_timeout(struct rp_log_writer *w, uint32_t tid, uint64_t pos)
 	put_sym(w, &b, SYM_TIMEOUT);
 	put_eg(&b, tid);
 	put_num(&b, pos);
-	return commit(w, b.bits);
+	return done(w, b.bits);
 }
 
 int rp_log_input(struct rp_log_writer *w, uint32_t tid, uint8_t input_kind,
@@ -270,16 +400,16 @@ int rp_log_input(struct rp_log_writer *w, uint32_t tid, uint8_t input_kind,
 		errno = E2BIG;
 		return -1;
 	}
-	if (enter(w, SYM_BITS + TID_BITS + 8 + 33 + 8 * len, true) < 0)
+	if (input_kind == RP_LOG_INPUT_PAD) { /* the writer's own */
+		errno = EINVAL;
+		return -1;
+	}
+	if (enter(w, SYM_BITS + TID_BITS + log_input_bits((uint32_t)len), true) < 0)
 		return -1;
 	struct bitw b = {payload(w), w->bits};
 	put_sym(w, &b, SYM_INPUT);
-	put_eg(&b, tid);
-	put_bits(&b, 8, input_kind);
-	put_eg(&b, (uint32_t)len);
-	for (size_t i = 0; i < len; i++)
-		put_bits(&b, 8, s[i]);
-	return commit(w, b.bits);
+	log_encode_input(&w->m, &b, tid, input_kind, s, (uint32_t)len);
+	return done(w, b.bits);
 }
 
 int rp_log_thread_end(struct rp_log_writer *w, uint32_t tid, uint64_t count)
@@ -290,7 +420,7 @@ int rp_log_thread_end(struct rp_log_writer *w, uint32_t tid, uint64_t count)
 	put_sym(w, &b, SYM_THREAD_END);
 	put_eg(&b, tid);
 	put_num(&b, count);
-	return commit(w, b.bits);
+	return done(w, b.bits);
 }
 
 int rp_log_end(struct rp_log_writer *w, int how, int value,
@@ -358,16 +488,30 @@ int rp_log_end_outcome(struct rp_log_writer *w, int how, int value,
 	if (o)
 		put_outcome(&b, o);
 	w->ended = 1;
-	if (commit(w, b.bits) < 0)
-		return -1;
-	return rp_log_flush(w);
+	commit(w, b.bits);
+	int rc = write_committed(w);
+	leave(w);
+	if (rc < 0)
+		errno = w->error;
+	return rc;
 }
 
 int rp_log_flush(struct rp_log_writer *w)
 {
 	if (enter(w, 0, false) < 0)
 		return -1;
-	int rc = flush_now(w);
+	int rc = w->ended ? write_committed(w) : block_end(w, false);
+	leave(w);
+	if (rc < 0)
+		errno = w->error;
+	return rc;
+}
+
+int rp_log_sync(struct rp_log_writer *w)
+{
+	if (enter(w, 0, false) < 0)
+		return -1;
+	int rc = write_committed(w);
 	leave(w);
 	if (rc < 0)
 		errno = w->error;
@@ -377,14 +521,15 @@ int rp_log_flush(struct rp_log_writer *w)
 int rp_log_maybe_flush(struct rp_log_writer *w, uint64_t now_ns)
 {
 	int rc = 0;
+	if (w->busy || w->error) /* (enter's answer, without its cost) */
+		return enter(w, 0, false);
+	uint64_t c = atomic_load_explicit(&w->commit, memory_order_relaxed);
+	if (!(c >> 32) || c == w->written || now_ns - w->last_write_ns < w->interval_ns)
+		return 0;
 	if (enter(w, 0, false) < 0)
 		return -1;
-	if (!(atomic_load_explicit(&w->commit, memory_order_relaxed) >> 32))
-		w->mark_ns = NO_MARK;
-	else if (w->mark_ns == NO_MARK)
-		w->mark_ns = now_ns;
-	else if (now_ns - w->mark_ns >= w->interval_ns)
-		rc = flush_now(w);
+	rc = write_committed(w);
+	w->last_write_ns = now_ns;
 	leave(w);
 	if (rc < 0)
 		errno = w->error;
@@ -396,27 +541,34 @@ void rp_log_set_flush_interval(struct rp_log_writer *w, uint64_t ns)
 	w->interval_ns = ns;
 }
 
+void rp_log_set_error_hook(struct rp_log_writer *w, void (*fn)(int err))
+{
+	w->on_error = fn;
+}
+
+int rp_log_error_number(const struct rp_log_writer *w)
+{
+	return w->error;
+}
+
+bool rp_log_busy(const struct rp_log_writer *w)
+{
+	return w && w->busy;
+}
+
+void rp_log_defer_signal(struct rp_log_writer *w, int sig)
+{
+	w->deferred = sig;
+}
+
 void rp_log_flush_from_signal(struct rp_log_writer *w)
 {
 	int saved = errno;
-	if (!w || w->sealed || w->error) {
-		errno = saved;
-		return;
-	}
-	if (!w->busy) {
-		w->busy = 1;
-		atomic_signal_fence(memory_order_seq_cst);
-		flush_now(w);
-		leave(w);
-	} else {
-		/* A writer call was interrupted. Its complete records can be written,
-		 * unless it was writing a block itself: whether that write(2) happened
-		 * is unknown, and a block written twice would read as corrupt. */
-		uint64_t c = atomic_load_explicit(&w->commit, memory_order_relaxed);
-		if (!w->flushing && (c >> 32))
-			block_write(w, (size_t)(c & 0xffffffffu), (uint32_t)(c >> 32));
-		w->sealed = 1;
-	}
+	/* Also inside an interrupted writer call: a block written again with the same or
+	 * more records is the same block, and a block that call has ended (commit zero)
+	 * is not written. The record being coded is masked out. */
+	if (w && !w->error)
+		write_committed(w);
 	errno = saved;
 }
 
@@ -425,13 +577,13 @@ int rp_log_close(struct rp_log_writer *w)
 	int rc = 0;
 	if (!w)
 		return 0;
-	if (!w->sealed && !w->busy && rp_log_flush(w) < 0)
+	if (!w->busy && rp_log_sync(w) < 0)
 		rc = -1;
-	if (w->error || w->sealed)
+	if (w->error)
 		rc = -1;
 	if (rp_sys_close(w->fd) < 0)
 		rc = -1;
-	int e = w->error ? w->error : w->sealed ? EIO : 0;
+	int e = w->error;
 	rp_free(w->buf);
 	rp_free(w);
 	if (rc < 0 && e)
@@ -442,4 +594,7 @@ int rp_log_close(struct rp_log_writer *w)
 void rp_log_writer_stats(const struct rp_log_writer *w, struct rp_log_stats *st)
 {
 	*st = w->st;
+	uint64_t c = atomic_load_explicit(&((struct rp_log_writer *)w)->commit, memory_order_relaxed);
+	st->blocks += c >> 32 ? 1 : 0; /* the current one too */
+	st->bytes = w->off + (c >> 32 ? BLOCK_HDR + ((c & 0xffffffffu) + 7) / 8 : 0);
 }

@@ -31,13 +31,17 @@ static bool blocked_in(enum pt_wait waiting, enum sched_wait_kind kind, int stat
 		[PT_WAIT_SIGNAL] = SCHED_WAIT_QUEUE,
 		[PT_WAIT_FUTEX] = SCHED_WAIT_QUEUE,
 		[PT_WAIT_MUTEX] = SCHED_WAIT_MUTEX,
+		[PT_WAIT_RWLOCK] = SCHED_WAIT_RDLOCK, /* or WRLOCK: below */
 	};
 	bool signal = status == PT_ESIGNALED;
 	if (waiting == PT_WAIT_NONE)
 		return false;
-	/* A futex or mutex wait is no cancellation point: only a signal ends it. */
-	if ((waiting == PT_WAIT_FUTEX || waiting == PT_WAIT_MUTEX) && !signal)
+	/* A futex, mutex or rwlock wait is no cancellation point: only a signal ends it. */
+	if ((waiting == PT_WAIT_FUTEX || waiting == PT_WAIT_MUTEX || waiting == PT_WAIT_RWLOCK) &&
+	    !signal)
 		return false;
+	if (waiting == PT_WAIT_RWLOCK)
+		return kind == SCHED_WAIT_RDLOCK || kind == SCHED_WAIT_WRLOCK;
 	return kind == kinds[waiting];
 }
 

@@ -39,7 +39,7 @@ static inline struct sched_thread *pt_sched(pthread_t t)
 enum pt_wait { PT_WAIT_NONE, PT_WAIT_COND, PT_WAIT_JOIN, PT_WAIT_SEM, PT_WAIT_SLEEP, PT_WAIT_IO,
 	       PT_WAIT_SIGNAL, /* sigwait, sigsuspend, pause: on its sigwaitq */
 	       PT_WAIT_FUTEX, /* not a cancellation point: only a signal interrupts it */
-	       PT_WAIT_MUTEX /* the same */ };
+	       PT_WAIT_MUTEX, PT_WAIT_RWLOCK /* the same */ };
 
 /* What a sched wait returns when pthread_cancel interrupted it (sched_interrupt). */
 #define PT_EINTERRUPTED ECANCELED
@@ -171,7 +171,7 @@ void pt_robust_release_all(struct pt_thread *self) PT_HIDDEN;
 
 /* pt_cancel.c: end t's blocking wait in a cancellation point (pt->waiting says which)
  * with status, if it is blocked there right now; false if it is not. With
- * PT_ESIGNALED (a signal for its handler) a mutex wait too. */
+ * PT_ESIGNALED (a signal for its handler) a mutex or rwlock wait too. */
 bool pt_interrupt(struct sched_thread *t, struct pt_thread *pt, int status) PT_HIDDEN;
 
 /* ---- signals between threads (sig_deliver.c) ---------------------------------------- */

@@ -1,6 +1,8 @@
 /* pt_rwlock.c: read-write locks are sched's: FIFO, so neither readers nor writers
  * starve, whatever kind the attributes ask for (accepted and kept, not used). The
- * timed calls check the deadline first, as glibc's do. */
+ * timed calls check the deadline first, as glibc's do. A signal sent to a waiter
+ * runs its handler in the wait, which goes on (at the end of the queue), as in
+ * glibc. */
 #include "pthread/pt_impl.h"
 
 #include <string.h>
@@ -8,6 +10,25 @@
 static struct sched_rwlock *rw(pthread_rwlock_t *l)
 {
 	return (struct sched_rwlock *)l;
+}
+
+/* A read (write false) or write lock, waiting as signals expect: pending handlers
+ * run first, and a signal sent while it waits runs its handler there and the wait
+ * goes on (as pt_mutex_wait_lock). */
+static int take(pthread_rwlock_t *l, bool write, const struct timespec *deadline, clockid_t clk)
+{
+	struct pt_thread *self = pt_self();
+	for (;;) {
+		pt_signals_check(self);
+		self->waiting = PT_WAIT_RWLOCK;
+		int err = write ? (deadline ? sched_rwlock_timedwrlock(rw(l), deadline, clk)
+					    : sched_rwlock_wrlock(rw(l)))
+				: (deadline ? sched_rwlock_timedrdlock(rw(l), deadline, clk)
+					    : sched_rwlock_rdlock(rw(l)));
+		self->waiting = PT_WAIT_NONE;
+		if (err != PT_ESIGNALED)
+			return err;
+	}
 }
 
 int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr)
@@ -23,7 +44,7 @@ int pthread_rwlock_destroy(pthread_rwlock_t *l)
 
 int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-	return PT_SYNC(sched_rwlock_rdlock(rw(l)));
+	return PT_SYNC(take(l, false, NULL, CLOCK_REALTIME));
 }
 
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
@@ -35,19 +56,19 @@ int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *absti
 {
 	if (!pt_nsec_ok(abstime))
 		return EINVAL;
-	return PT_SYNC(sched_rwlock_timedrdlock(rw(l), abstime, CLOCK_REALTIME));
+	return PT_SYNC(take(l, false, abstime, CLOCK_REALTIME));
 }
 
 int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk, const struct timespec *abstime)
 {
 	if (!pt_clock_ok(clk) || !pt_nsec_ok(abstime))
 		return EINVAL;
-	return PT_SYNC(sched_rwlock_timedrdlock(rw(l), abstime, clk));
+	return PT_SYNC(take(l, false, abstime, clk));
 }
 
 int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-	return PT_SYNC(sched_rwlock_wrlock(rw(l)));
+	return PT_SYNC(take(l, true, NULL, CLOCK_REALTIME));
 }
 
 int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
@@ -59,14 +80,14 @@ int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *absti
 {
 	if (!pt_nsec_ok(abstime))
 		return EINVAL;
-	return PT_SYNC(sched_rwlock_timedwrlock(rw(l), abstime, CLOCK_REALTIME));
+	return PT_SYNC(take(l, true, abstime, CLOCK_REALTIME));
 }
 
 int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk, const struct timespec *abstime)
 {
 	if (!pt_clock_ok(clk) || !pt_nsec_ok(abstime))
 		return EINVAL;
-	return PT_SYNC(sched_rwlock_timedwrlock(rw(l), abstime, clk));
+	return PT_SYNC(take(l, true, abstime, clk));
 }
 
 int pthread_rwlock_unlock(pthread_rwlock_t *l)

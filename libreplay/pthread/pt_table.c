@@ -2,6 +2,7 @@
  * sched_thread's ext belongs to the runtime). Ids count up from 1 and are never
  * reused within a run, so the table is a growing array. */
 #include "pthread/pt_impl.h"
+#include "base/rp_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ int pt_table_reserve_next(void)
 void pt_register(struct pt_thread *pt)
 {
 	if (reserve(pt->id))
-		rp_fatal("out of memory recording thread %d", pt->id);
+		rp_fatal_memory("a new thread");
 	table[pt->id] = pt;
 	if (pt->id > highest)
 		highest = pt->id;
@@ -61,7 +62,7 @@ struct pt_thread *pt_self(void)
 	/* A thread the layer did not create (the runtime's own). */
 	pt = calloc(1, sizeof *pt);
 	if (!pt)
-		rp_fatal("out of memory recording thread %d", sched_thread_id(cur));
+		rp_fatal_memory("a new thread");
 	pt->id = sched_thread_id(cur);
 	pt_register(pt);
 	return pt;

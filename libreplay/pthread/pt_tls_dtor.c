@@ -7,6 +7,7 @@
  * destructors, as glibc does. Thread 1's TLS is glibc's own: its destructors stay
  * glibc's, which runs them in exit() after main returns. */
 #include "pthread/pt_impl.h"
+#include "base/rp_alloc.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ int __cxa_thread_atexit_impl(void (*fn)(void *), void *obj, void *dso)
 	}
 	struct pt_tls_dtor *d = malloc(sizeof *d);
 	if (!d) /* glibc's gives up the same way */
-		rp_fatal("out of memory registering a thread_local destructor");
+		rp_fatal_memory("a thread_local destructor");
 	d->fn = fn;
 	d->obj = obj;
 	d->next = self->tls_dtors;

@@ -107,6 +107,16 @@ static void flush_at_exit(void)
 	rp_async_signal_flush();
 }
 
+/* The runtime's handler that stands in for SIG_DFL (session.c: it writes END, then the
+ * process dies of the signal) shows as SIG_DFL. */
+static void as_default(struct sigaction *sa)
+{
+	if (sa && rp_session_is_default_action(sa)) {
+		memset(sa, 0, sizeof *sa);
+		sa->sa_handler = SIG_DFL;
+	}
+}
+
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	/* glibc keeps its two internal signals (cancellation, setxid) to itself. */
@@ -122,8 +132,28 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		errno = EINVAL;
 		return -1;
 	}
-	if (!sig_session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig))
-		return rp_sigaction(sig, act, old);
+	struct sigaction stand_in;
+	if (act && act->sa_handler == SIG_DFL && sig_session_on() && sig > 0 && sig < _NSIG &&
+	    rp_session_default_action(sig, &stand_in)) {
+		struct sigaction prev, prev_user = user[sig];
+		user[sig] = *act;
+		if (rp_sigaction(sig, &stand_in, &prev) != 0) {
+			user[sig] = prev_user;
+			return -1;
+		}
+		if (prev.sa_flags & SA_SIGINFO && prev.sa_sigaction == trampoline)
+			prev = prev_user;
+		as_default(&prev);
+		if (old)
+			*old = prev;
+		return 0;
+	}
+	if (!sig_session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig)) {
+		int rc = rp_sigaction(sig, act, old);
+		if (rc == 0)
+			as_default(old);
+		return rc;
+	}
 	static bool at_exit;
 	struct sigaction prev, mine, prev_user = user[sig];
 	const struct sigaction *give = act;
@@ -145,6 +175,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	}
 	if (prev.sa_flags & SA_SIGINFO && prev.sa_sigaction == trampoline)
 		prev = prev_user;
+	as_default(&prev);
 	if (old)
 		*old = prev;
 	return 0;

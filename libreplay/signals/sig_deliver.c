@@ -8,17 +8,18 @@
  * - when the target unblocks it (pthread_sigmask, sigsuspend);
  * - if the target is blocked in a sleep or sem_wait, that wait ends (EINTR) and the
  *   handler runs first; in a condition variable wait (with the mutex released), a
- *   mutex wait or a join, the handler runs and the wait goes on, as in glibc;
- *   in a blocking system call (io_park.c) or a futex wait (io_futex.c), the call
+ *   mutex or rwlock wait or a join, the handler runs and the wait goes on, as in
+ *   glibc; in a blocking system call (io_park.c) or a futex wait (io_futex.c), the call
  *   fails with EINTR after the handler or, with SA_RESTART where Linux restarts it,
  *   waits again; sigwait-style calls and pause take or run it. An ignored signal
  *   (SIG_IGN, or SIG_DFL and ignored by default) ends no wait;
  * - otherwise at the target's next delivery point: the start and the end of a
  *   cancellation point, the end of any other blocking call of the layer,
- *   sched_yield, pthread_testcancel, pthread_mutex_lock (also before it waits), or
- *   when it resumes from a preemption (a thread that computes without calling
- *   anything: the handler runs where the time slice interrupted it, as a kernel's
- *   signal would; the replay resumes it at the same count and runs it there again).
+ *   sched_yield, pthread_testcancel, pthread_mutex_lock (also before it waits), the
+ *   rwlock locks (before they wait), or when it resumes from a preemption (a thread
+ *   that computes without calling anything: the handler runs where the time slice
+ *   interrupted it, as a kernel's signal would; the replay resumes it at the same
+ *   count and runs it there again).
  * An SA_ONSTACK handler runs on the target's own alternate stack (sig_altstack.c). */
 #include "signals/signals.h"
 

@@ -398,9 +398,13 @@ int main(int argc, char **argv)
 		die(2, "%s%s", err, exe_given ? "" : " (the recorded argv[0]; name the executable with --exe PATH)");
 	uint8_t id[RP_LOG_BUILD_ID_MAX];
 	size_t idlen = rp_sym_build_id(sym, id, sizeof id);
+	bool hashed = h->flags & RP_LOG_F_CODE_HASH; /* no build-id: a hash of what it loads */
+	if (hashed)
+		idlen = idlen ? 0 : rp_log_code_hash(exe, id) == 0 ? RP_LOG_CODE_HASH_LEN : 0;
 	bool checked = idlen && h->build_id_len;
 	if (checked && (idlen != h->build_id_len || memcmp(id, h->build_id, idlen))) {
-		fprintf(stderr, "%s: %s did not record %s (build-id ", prog, exe, log);
+		fprintf(stderr, "%s: %s did not record %s (%s ", prog, exe, log,
+			hashed ? "code hash" : "build-id");
 		for (size_t i = 0; i < idlen; i++)
 			fprintf(stderr, "%02x", id[i]);
 		fprintf(stderr, ", the log's ");
@@ -467,7 +471,8 @@ int main(int argc, char **argv)
 		jstr(rp_log_error(r));
 		printf("}\n");
 	} else {
-		printf("log %s: version %u, recorded by %s (build-id ", log, h->version, exe);
+		printf("log %s: version %u, recorded by %s (%s ", log, h->version, exe,
+		       hashed ? "code hash" : "build-id");
 		if (h->build_id_len)
 			hex(h->build_id, h->build_id_len);
 		else

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "sym.h"
 
@@ -56,6 +57,14 @@ int rp_sym_open(const char *path, struct rp_sym **out, char *err, size_t errlen)
 	if (!inited) {
 		bfd_init();
 		inited = true;
+	}
+	/* Only a regular file: opening a FIFO would wait for a writer for ever. */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (%s)", path, S_ISFIFO(sb.st_mode) ? "a FIFO" :
+			 S_ISDIR(sb.st_mode) ? "a directory" : S_ISCHR(sb.st_mode) ? "a character device" :
+			 S_ISSOCK(sb.st_mode) ? "a socket" : "a device");
+		return -1;
 	}
 	bfd *abfd = bfd_openr(path, NULL);
 	if (!abfd) {

@@ -22,6 +22,19 @@ refuse "another architecture" 'arm\.s:1: .*not x86-64' "$SICPP" "$B/arm.s"
 refuse "missing input" 'nonexistent\.s: No such file' "$SICPP" "$WORK/nonexistent.s"
 refuse "two inputs" 'one input' "$SICPP" "$B/arm.s" "$B/i386.s"
 refuse "unknown flag" 'unrecognized|invalid' "$SICPP" --frobnicate "$B/arm.s"
+# What gas reads otherwise than sicpp would: a label defined twice, a NUL byte (sicpp's
+# line would end there), a control character outside a string.
+gcc -O2 -S -ffixed-r15 -o "$WORK/f.s" "$ROOT/examples/racy_counter.c"
+sed '0,/^main:$/s//main:\nmain:/' "$WORK/f.s" >"$WORK/dup_label.s"
+refuse "a label defined twice" 'dup_label\.s:[0-9]+: .*label main defined twice \(first at line [0-9]+\)' \
+	"$SICPP" "$WORK/dup_label.s" -o "$WORK/o.s"
+sed '0,/^\tret$/s//\tret\x00\tnop/' "$WORK/f.s" >"$WORK/nul.s"
+refuse "a NUL byte" 'nul\.s:[0-9]+: .*0x00 at column 5: a NUL byte' "$SICPP" "$WORK/nul.s" -o "$WORK/o.s"
+sed '0,/^\tret$/s//\x0bret/' "$WORK/f.s" >"$WORK/vt.s"
+refuse "a vertical tab" 'vt\.s:[0-9]+: .*0x0b at column 1: a control character' "$SICPP" "$WORK/vt.s" -o "$WORK/o.s"
+check "no output file after them" test ! -e "$WORK/o.s"
+printf '\t.section .rodata\ns:\t.string "a\vb"\n' >"$WORK/vt_string.s"
+check "a vertical tab inside a string is kept" bash -c "'$SICPP' '$WORK/vt_string.s' | grep -q \$'\"a\\vb\"'"
 # Through sicc the error also names the C line (gcc -g emits .loc).
 if "$SICC" -g -c "$B/r15_inline.c" -o "$WORK/r.o" 2>"$WORK/err"; then fail "sicc: inline asm using r15 accepted"
 elif grep -q 'inline assembly uses %r15.*(at .*r15_inline\.c:3)' "$WORK/err"; then pass "sicc: inline asm using r15, with C line"

@@ -159,22 +159,24 @@ expect "rthread apply all bt 1" apply.out '^Green thread 1:' '^Green thread 4:' 
 	'^\* 2 +running'
 same_output x apply.out || fail "rthread apply: output differs"
 
-# Count conditions are decided by the runtime: while `$rcount(3) > 1000` cannot hold,
-# the breakpoint is out and gdb never stops at it; the runtime stops where thread 3's
-# count enters the window. Tens of thousands of passes go by with gdb evaluating the
-# condition at the one stop only ($rcount's calls are counted), and the stop is the
-# one a condition gdb evaluates at every pass finds (`+ 0` keeps it from the runtime).
+# Count conditions are decided by the runtime: while `$rcount(3) > 100000` cannot
+# hold, the breakpoint is out and gdb never stops at it; the runtime stops where thread
+# 3's count enters the window. Tens of thousands of passes go by with gdb evaluating
+# the condition at the one stop only ($rcount's calls are counted), whatever the
+# schedule (an iteration is 4 counts: thread 3 alone passes 25,000 times before it),
+# and the stop is the one a condition gdb evaluates at every pass finds (`+ 0` keeps
+# it from the runtime).
 "$SICC" -O1 -g -o passes "$P/passes.c" && ./passes --record passes.bin --quantum 100us >passes.rec 2>&1
 pgdb() { local out=$1; shift; timeout 600 "$RGDB" ./passes passes.bin -batch -nx "$@" >"$out" 2>&1; }
-pgdb cond.out -ex 'break passes.c:11 if $rcount(3) > 1000' -ex run -ex 'print passes' \
+pgdb cond.out -ex 'break passes.c:11 if $rcount(3) > 100000' -ex run -ex 'print passes' \
 	-ex 'python print("rcount calls: %d" % Rcount.calls)' -ex 'print $rcount(3)' -ex 'info breakpoints' -ex delete -ex continue
 passes=$(sed -n 's/^\$1 = //p' cond.out) calls=$(sed -n 's/^rcount calls: //p' cond.out)
 if ! grep -qxF "$(cat passes.rec)" cond.out; then fail "count condition: the program did not end as recorded: $(tail -n 3 cond.out | tr '\n' ' ')"
 elif [ -z "$passes" ] || [ "$passes" -lt 10000 ] || [ "$calls" != 1 ]; then
 	fail "count condition: $passes passes before the stop (want >= 10000), gdb evaluated \$rcount $calls times (want 1)"
-elif ! grep -Eq '^\$2 = 100[1-9]$' cond.out || ! grep -Eq '^1 +breakpoint +keep y ' cond.out; then
+elif ! grep -Eq '^\$2 = 10000[1-9]$' cond.out || ! grep -Eq '^1 +breakpoint +keep y ' cond.out; then
 	fail "count condition: stopped with \$rcount(3) $(sed -n 's/^\$2 = //p' cond.out), or the breakpoint is not shown enabled"
-else pass "break if \$rcount(3) > 1000: $passes passes went by, gdb evaluated the condition once, at the stop"; fi
+else pass "break if \$rcount(3) > 100000: $passes passes went by, gdb evaluated the condition once, at the stop"; fi
 # the same stops as a condition gdb evaluates at every pass: a window, a reversed term
 # and a conjunction with a term of the program's
 # (8 of the window's ~20 stops, then kill: gdb's own evaluation is slow at every pass)
@@ -205,15 +207,20 @@ expect "break heisenbug.c:15 if \$rcount(3) > 1000 at -O1 stops in the inlined t
 # listed, deleted; each stops once, at its count.
 pgdb stops.out -ex 'break work' -ex run -ex delete -ex 'replay stop-at 9 100' -ex 'replay stop-at 3 99999999' \
 	-ex 'replay stop-at 3 2000' -ex 'replay stop-at 2 5000' -ex 'replay stop-at 4 3000' -ex 'replay stop-at' \
-	-ex 'replay stop-at delete 3' -ex 'replay status' -ex continue -ex 'print $rcount(2)' -ex continue \
-	-ex 'print $rcount(3)' -ex 'replay stop-at' -ex continue
+	-ex 'replay stop-at delete 3' -ex 'replay status' -ex continue -ex 'print $rcount(2)' -ex 'print $rcount(3)' \
+	-ex continue -ex 'print $rcount(2)' -ex 'print $rcount(3)' -ex 'replay stop-at' -ex continue
 expect "replay stop-at: a thread the recording does not have, a count past its end: one line each" stops.out \
 	'^replay stop-at: the recording has no green thread 9 \(it has 1, 2, 3, 4\)$' \
 	'^replay stop-at: green thread 3 ends at count [0-9]+ in the recording: it never reaches 99999999$'
 expect "replay stop-at: three stops set, listed, one deleted, the other two taken in turn" stops.out \
 	'^stop 1: will stop when green thread 3 reaches count 2000' '^stop 3: will stop when green thread 4 reaches count 3000' \
-	'^stop 2: green thread 2 at count 5000$' '^\$1 = 5000$' '^\$2 = 2000$' '^No stops requested\.$' \
-	"^$(cat passes.rec)\$"
+	'^stop 2: green thread 2 at count 5000$' '^replay: green thread 2 reached count 5000$' \
+	'^replay: green thread 3 reached count 2000$' '^No stops requested\.$' "^$(cat passes.rec)\$"
+# which comes first is the schedule's: at each stop its thread is at its count
+v=($(sed -n 's/^\$[1-4] = //p' stops.out))
+if ! { [ "${v[0]:-}" = 5000 ] && [ "${v[3]:-}" = 2000 ]; } && ! { [ "${v[1]:-}" = 2000 ] && [ "${v[2]:-}" = 5000 ]; }; then
+	fail "replay stop-at: at the two stops, \$rcount(2) and \$rcount(3) were ${v[*]:-none}"
+fi
 if grep -q 'green thread 4 reached' stops.out; then fail "replay stop-at: the deleted stop was taken"; fi
 
 # Recording under gdb: the time slice signal is silent too, and the log replays.

@@ -40,11 +40,19 @@ debsrc_enable() {
 	debsrc_enabled || { echo "debsrc: could not add a deb-src line" >&2; return 1; }
 }
 
+# The unpacked source under TOP: the directory holding debian/ (a caller may keep
+# build directories of its own beside it).
+debsrc_dir() {
+	local d
+	d=$(find "$1" -mindepth 2 -maxdepth 2 -type d -name debian 2>/dev/null | head -n 1)
+	[ -n "$d" ] && dirname "$d"
+}
+
 # debsrc_fetch PKG: print the unpacked source directory of PKG (cached).
 debsrc_fetch() {
 	local pkg=$1 top dir
 	top=$(debsrc_root)/$pkg
-	dir=$(find "$top" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -n 1)
+	dir=$(debsrc_dir "$top")
 	if [ -n "$dir" ] && [ -e "$top/.done" ]; then
 		echo "$dir"
 		return 0
@@ -63,7 +71,7 @@ debsrc_fetch() {
 		echo "debsrc: dpkg-source -x $pkg failed: $(tail -n 1 "$top/unpack.log")" >&2
 		return 1
 	fi
-	dir=$(find "$top" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+	dir=$(debsrc_dir "$top")
 	[ -n "$dir" ] || { echo "debsrc: $pkg unpacked nowhere" >&2; return 1; }
 	touch "$top/.done"
 	echo "$dir"

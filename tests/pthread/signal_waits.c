@@ -6,6 +6,7 @@
  * - In pthread_mutex_lock: the handler runs while the thread waits for the mutex,
  *   not after it gets it.
  * - In pthread_join: the handler runs while the thread waits for the other's end.
+ * - In pthread_rwlock_rdlock and _wrlock: the handler runs while it waits.
  * The thread that sends waits for the handler with a bounded poll, so a handler
  * that does not run in the wait prints NO instead of hanging. */
 #include "pt_test.h"
@@ -168,6 +169,32 @@ static void join_case(void)
 	pthread_join(j, NULL);
 }
 
+static pthread_rwlock_t rwl = PTHREAD_RWLOCK_INITIALIZER;
+
+static void *rw_waiter(void *arg)
+{
+	int r = arg ? pthread_rwlock_wrlock(&rwl) : pthread_rwlock_rdlock(&rwl);
+	if (r == 0)
+		pthread_rwlock_unlock(&rwl);
+	printf("rwlock: %s = %s after the handler\n", arg ? "wrlock" : "rdlock", ename(r));
+	return NULL;
+}
+
+static void rwlock_case(bool write)
+{
+	reset();
+	release = 1;
+	pthread_rwlock_wrlock(&rwl);
+	pthread_t t;
+	pthread_create(&t, NULL, rw_waiter, write ? &rwl : NULL);
+	usleep(20000); /* it blocks in the rwlock */
+	pthread_kill(t, SIGUSR1);
+	printf("rwlock: handler ran while waiting to %s: %s\n", write ? "write" : "read",
+	       wait_flag(&handled) ? "yes" : "NO");
+	pthread_rwlock_unlock(&rwl);
+	pthread_join(t, NULL);
+}
+
 int main(void)
 {
 	struct sigaction sa;
@@ -179,5 +206,7 @@ int main(void)
 	cond_signal_during_handler();
 	mutex_wait_case();
 	join_case();
+	rwlock_case(false);
+	rwlock_case(true);
 	return 0;
 }

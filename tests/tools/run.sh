@@ -13,6 +13,7 @@ build racy_counter "$ROOT/examples/racy_counter.c"
 build ten_threads "$P/ten_threads.c"
 build crash_report "$P/crash_report.c"
 build foreign_time "$ROOT/tests/replay/progs/foreign_time.c"
+build deadlock_exited "$P/deadlock_exited.c"
 
 # ---- replay-dump on a real recording ------------------------------------------------
 ./racy_counter --record rc.bin --quantum 200us >rc.out 2>&1
@@ -110,6 +111,11 @@ one_line_error "replay-dump: the wrong executable" 2 "did not record .*build-id"
 one_line_error "replay-dump: the recorded argv[0] not found" 2 "--exe" bash -c "cd / && '$DUMP' '$WORK/rc.bin'"
 one_line_error "replay-dump: not an executable" 2 "not an executable" "$DUMP" rc.bin rc.txt
 one_line_error "replay-dump: unknown flag" 2 "unknown flag" "$DUMP" --frobnicate rc.bin
+# A recorded argv[0] that names a FIFO: opening it would wait for a writer for ever.
+rm -f fifo_exe && mkfifo fifo_exe
+(exec -a "$WORK/fifo_exe" ./racy_counter --record fifo.bin >/dev/null 2>&1)
+one_line_error "replay-dump: the recorded argv[0] is a FIFO" 2 "fifo_exe: not a regular file \(a FIFO\)" \
+	timeout 20 "$DUMP" fifo.bin
 
 # ---- the schedule trace and the timeline -----------------------------------------------
 ./ten_threads --record ten.bin --quantum 100us --trace-schedule ten.rec.trace >ten.rec.out 2>&1
@@ -211,6 +217,60 @@ check "crash after a deferred tick: the replay's report is the recording's" \
 	bash -c "test $rc2 -eq 139 && cmp def.rec.report def.rep.report"
 check "crash reports name the program's main main, never __sic_main" bash -c \
 	"! grep -q __sic_main segv.rec.report abort.rec.report def.rec.report"
+# Frames in the C library (issue 15): abort raises the signal in a function glibc does
+# not export; libunwind alone named it after the nearest exported symbol. Names come
+# from libc6-dbg's debug file (what addr2line reads in it), else from a symbol whose
+# range holds the address, else none: "?? (libc.so.6+0x...)".
+LIBC=$(gcc -print-file-name=libc.so.6)
+LIBC_ID=$(readelf -n "$LIBC" | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p')
+LIBC_DBG=/usr/lib/debug/.build-id/${LIBC_ID:0:2}/${LIBC_ID:2}.debug
+# libc_frames REPORT: "N NAME OFFSET ADDR" for each frame in libc.so.6
+libc_frames() {
+	sed -n 's/^  #\([0-9]*\) *\([^ ]*\) (libc\.so\.6+0x\([0-9a-f]*\))$/\1 \2 \3/p' "$1" |
+		while read -r n what addr; do echo "$n ${what%+0x*} ${what##*+0x} $addr"; done
+}
+# held_by FRAMES ELF: every named frame's symbol (in ELF's .symtab or .dynsym) holds its
+# address (a caller's return address minus one), at the offset the frame says
+held_by() {
+	local n name off addr line
+	while read -r n name off addr; do
+		[ "$name" = "??" ] && continue
+		line=$(readelf -sW "$2" | awk -v s="$name" '$4 == "FUNC" && ($8 == s || index($8, s "@") == 1) { print $2, $3; exit }')
+		[ -n "$line" ] || { echo "frame $n: no symbol $name in $2"; return 1; }
+		local v=$((16#${line% *})) z=${line#* } a=$((16#$addr)) o=$((16#$off))
+		local at=$((a - (n > 0)))
+		[ $at -ge $v ] && [ $at -lt $((v + z)) ] && [ $((a - v)) -eq $o ] ||
+			{ echo "frame $n: $name ($v, size $z) does not hold 0x$addr"; return 1; }
+	done <"$1"
+}
+libc_frames abort.rec.report >abort.libc
+check "crash (SIGABRT): the report has frames in libc.so.6" test -s abort.libc
+if [ -f "$LIBC_DBG" ]; then
+	first=$(head -n 1 abort.libc)
+	want=$(addr2line -f -e "$LIBC_DBG" "0x${first##* }" | head -n 1)
+	check "crash (SIGABRT): the frame that raises it is named from libc6-dbg's debug file ($want)" \
+		test "$(echo "$first" | cut -d' ' -f2)" = "$want"
+	check "crash (SIGABRT): every libc frame's name holds its address (debug file)" held_by abort.libc "$LIBC_DBG"
+else
+	fail "crash (SIGABRT): no debug file for libc.so.6 at $LIBC_DBG (libc6-dbg: make deps)"
+fi
+LIBREPLAY_DEBUG_DIR=/nonexistent ./crash_report --record abnd.bin --quantum 200us abort >abnd.rec.out 2>abnd.rec.err
+report abnd.rec.err >abnd.rec.report
+libc_frames abnd.rec.report >abnd.libc
+check "crash (SIGABRT) without debug files: the frame that raises it has no name, only libc.so.6+OFFSET" \
+	bash -c "head -n 1 abnd.libc | grep -q '^0 ?? '"
+check "crash (SIGABRT) without debug files: the names given are exported symbols that hold the address" \
+	held_by abnd.libc "$LIBC"
+check "crash (SIGABRT) without debug files: abort is still named" grep -q ' abort ' abnd.libc
+# A deadlock report counts the live threads it lists as blocked, and says apart how many
+# exited unjoined (issue 15: "all 2 threads blocked", then 3 listed, one exited).
+./deadlock_exited --record dx.bin >dx.out 2>dx.err
+live=$(sed -n 's/.*deadlock: all \([0-9]*\) live threads* \(is\|are\) blocked.*/\1/p' dx.err)
+exited=$(sed -n 's/.*deadlock: .*(\([0-9]*\) more exited, not joined).*/\1/p' dx.err)
+check "deadlock: all 2 live threads blocked, 1 more exited unjoined" test "$live/$exited" = 2/1
+check "deadlock: it lists as many blocked threads and exited ones" bash -c \
+	"test \$(grep -Ec 'thread [0-9]+.*blocked (on|joining)' dx.err) -eq 2 &&
+	 test \$(grep -Ec 'thread [0-9]+.*exited, not joined' dx.err) -eq 1"
 # A stack overflow: no stack is left for a handler, so the fatal handlers have their own.
 ./crash_report --record ov.bin --quantum 200us overflow >ov.rec.out 2>ov.rec.err
 rc=$?

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -121,6 +122,34 @@ static int run(int (*main_fn)(int, char **, char **), const struct sched_hooks *
 	if (check_failures)
 		fail_msg("%d check(s) failed during the run, first: %s", check_failures,
 			 check_first);
+	return status;
+}
+
+/* Run main_fn as thread 1 with the default hooks in a child, for a run that ends the
+ * process (a report and exit, an abort); its stderr goes to out (len bytes, ended by
+ * a NUL). Returns the child's wait status. */
+static inline int run_in_child(int (*main_fn)(int, char **, char **), char *out, size_t len)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		close(fds[0]);
+		sched_set_hooks(NULL);
+		sched_run_main(main_fn, 0, NULL, NULL);
+		_exit(99); /* not reached */
+	}
+	close(fds[1]);
+	size_t n = 0;
+	ssize_t r;
+	while (n < len - 1 && (r = read(fds[0], out + n, len - 1 - n)) > 0)
+		n += (size_t)r;
+	out[n] = 0;
+	close(fds[0]);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
 	return status;
 }
 

@@ -173,16 +173,17 @@ static void forward_branches_get_nothing(void **state)
 	unit_free(&u);
 }
 
-/* A jump to foo.cold in another section, and back: both targets count. */
+/* A loop through foo.cold in another section and back: both targets are counting
+ * targets; one count on the cycle is enough, and it stays. */
 static void cross_section_targets_count(void **state)
 {
 	struct unit u;
 	unit_load(&u, "\t.text\n"
 		      "\t.type\tf, @function\n"
 		      "f:\n"
+		      ".L8:\n"
 		      "\ttestl\t%edi, %edi\n"
 		      "\tjne\t.L7\n"
-		      ".L8:\n"
 		      "\tret\n"
 		      "\t.section\t.text.unlikely\n"
 		      "f.cold:\n"
@@ -194,13 +195,95 @@ static void cross_section_targets_count(void **state)
 	assert_int_equal(u.rc, 0);
 	assert_true(sym_find(&u.an, ".L7")->count_target);
 	assert_true(sym_find(&u.an, ".L8")->count_target);
+	/* .L8's count went first (in layout order), as .L7's covers the cycle */
+	assert_int_equal(plan_of(&u, "testl %edi, %edi")->count, CNT_NONE);
 	assert_int_equal(plan_of(&u, "movl $1, %eax")->count, CNT_FAST);
 	assert_int_equal(plan_of(&u, "ret")->count, CNT_FAST);
+	assert_int_equal(u.an.n_pruned, 1);
 	/* the sections were told apart */
 	int a = stmt_at(&u.f, "jne .L7"), b = stmt_at(&u.f, "movl $1, %eax");
 	assert_int_not_equal(u.an.sect[a], u.an.sect[b]);
 	assert_true(u.an.sect_exec[u.an.sect[a]]);
 	assert_true(u.an.sect_exec[u.an.sect[b]]);
+	unit_free(&u);
+}
+
+/* A jump back to a label on no cycle (gcc's -O0 layout can do it: a forward jump
+ * over the code that then jumps back) needs no count; the loop's own label keeps
+ * its count; a loop with two back edges to two labels keeps one of them. */
+static void counts_only_on_cycles(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tjmp\t.L2\n"
+		      ".L1:\n"                       /* reached once, from behind */
+		      "\tmovl\t$1, %eax\n"
+		      "\tjmp\t.L3\n"
+		      ".L2:\n"
+		      "\tmovl\t$2, %eax\n"
+		      "\tjmp\t.L1\n"
+		      ".L3:\n"                       /* a loop with two heads */
+		      "\taddl\t$1, %eax\n"
+		      ".L4:\n"
+		      "\taddl\t$2, %eax\n"
+		      "\tcmpl\t$100, %eax\n"
+		      "\tjl\t.L4\n"
+		      "\tcmpl\t$200, %eax\n"
+		      "\tjl\t.L3\n"
+		      "\tret\n"
+		      "\t.size\tf, .-f\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(sym_find(&u.an, ".L1")->count_target);
+	assert_int_equal(plan_of(&u, "movl $1, %eax")->count, CNT_NONE);
+	/* .L3 -> .L4 -> jl .L3 and .L4 -> jl .L4: only .L4's count is on both */
+	assert_int_equal(plan_of(&u, "addl $1, %eax")->count, CNT_NONE);
+	assert_int_equal(plan_of(&u, "addl $2, %eax")->count, CNT_FAST);
+	assert_int_equal(u.an.n_pruned, 2);
+	assert_int_equal(counts_between(&u, 0, u.f.n), 2); /* .L4 and the return */
+	unit_free(&u);
+}
+
+/* The two-headed loop of counts_only_on_cycles, .L3's block storing to a global: its
+ * count stays (a preemption there splits a read at the loop's bottom from the write at
+ * its top, which the hunting scheduler needs); storing to the stack, it goes. */
+static const char *two_heads(const char *store)
+{
+	static char text[1024];
+	snprintf(text, sizeof text,
+		 "\t.text\n"
+		 "\t.type\tf, @function\n"
+		 "f:\n"
+		 ".L3:\n"
+		 "\tmovl\t%%eax, %s\n"
+		 ".L4:\n"
+		 "\taddl\t$2, %%eax\n"
+		 "\tcmpl\t$100, %%eax\n"
+		 "\tjl\t.L4\n"
+		 "\tmovl\tcounter(%%rip), %%eax\n"
+		 "\tcmpl\t$200, %%eax\n"
+		 "\tjl\t.L3\n"
+		 "\tret\n"
+		 "\t.size\tf, .-f\n",
+		 store);
+	return text;
+}
+
+static void loop_head_that_writes_memory_keeps_its_count(void **state)
+{
+	struct unit u;
+	unit_load(&u, two_heads("counter(%rip)"));
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "movl %eax, counter(%rip)")->count, CNT_FAST);
+	assert_int_equal(plan_of(&u, "addl $2, %eax")->count, CNT_FAST);
+	assert_int_equal(u.an.n_pruned, 0);
+	unit_free(&u);
+	unit_load(&u, two_heads("-4(%rsp)"));
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "movl %eax, -4(%rsp)")->count, CNT_NONE);
+	assert_int_equal(plan_of(&u, "addl $2, %eax")->count, CNT_FAST);
+	assert_int_equal(u.an.n_pruned, 1);
 	unit_free(&u);
 }
 
@@ -280,7 +363,8 @@ static void call_to_static_function_stays_local(void **state)
 	unit_load(&u, calls);
 	assert_int_equal(u.rc, 0);
 	const struct stmt_plan *p = plan_of(&u, "call helper");
-	assert_int_not_equal(p->count, CNT_NONE); /* every call is a counting point */
+	/* helper cannot call g back: no cycle of calls passes this one */
+	assert_int_equal(p->count, CNT_NONE);
 	assert_false(p->home_store);
 	assert_false(p->home_reload);
 	assert_false(p->token);
@@ -294,17 +378,65 @@ static void calls_that_may_reach_foreign_code(void **state)
 {
 	const char *foreign[] = {"call ext@PLT", "call g", "call *%rax", "call tailer",
 				 "call taken"};
+	/* Counted: where a cycle of calls may pass (g calls itself; the others may
+	 * come back to g through code we cannot see). tailer and taken are this
+	 * file's and call nothing that reaches g. */
+	const bool counted[] = {true, true, true, false, false};
 	struct unit u;
 	unit_load(&u, calls);
 	assert_int_equal(u.rc, 0);
 	for (size_t k = 0; k < sizeof foreign / sizeof foreign[0]; k++) {
 		const struct stmt_plan *p = plan_of(&u, foreign[k]);
-		if (!p->home_store || !p->home_reload || !p->token || p->count == CNT_NONE)
+		if (!p->home_store || !p->home_reload || !p->token || (p->count != CNT_NONE) != counted[k])
 			fail_msg("%s: count %d home_store %d home_reload %d token %d", foreign[k],
 				 p->count, p->home_store, p->home_reload, p->token);
 	}
 	assert_int_equal(u.an.n_calls_local, 1);
 	assert_int_equal(u.an.n_calls_foreign, 5);
+	assert_int_equal(u.an.n_calls_uncounted, 3);
+	unit_free(&u);
+}
+
+/* Static functions calling each other in a cycle count at those calls; a call out
+ * of the cycle to a leaf does not. */
+static void recursive_calls_count(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tleaf, @function\n"
+		      "leaf:\n"
+		      "\tret\n"
+		      "\t.size\tleaf, .-leaf\n"
+		      "\t.type\teven, @function\n"
+		      "even:\n"
+		      "\tcall\tleaf\n"
+		      "\tcall\todd\n"
+		      "\tret\n"
+		      "\t.size\teven, .-even\n"
+		      "\t.type\todd, @function\n"
+		      "odd:\n"
+		      "\tcall\teven\n"
+		      "\tret\n"
+		      "\t.size\todd, .-odd\n"
+		      "\t.weak\tw\n"
+		      "\t.type\tw, @function\n"
+		      "w:\n"
+		      "\tcall\tleaf\n"
+		      "\tret\n"
+		      "\t.size\tw, .-w\n"
+		      "\t.type\tuser, @function\n"
+		      "user:\n"
+		      "\tcall\tw\n"
+		      "\tret\n"
+		      "\t.size\tuser, .-user\n");
+	assert_int_equal(u.rc, 0);
+	assert_int_equal(plan_of(&u, "call leaf")->count, CNT_NONE);
+	assert_int_not_equal(plan_of(&u, "call odd")->count, CNT_NONE);
+	assert_int_not_equal(plan_of(&u, "call even")->count, CNT_NONE);
+	/* a weak function may be another's at link time: its calls count */
+	assert_int_not_equal(plan_of(&u, "call w")->count, CNT_NONE);
+	assert_int_equal(sym_find(&u.an, "even")->scc, sym_find(&u.an, "odd")->scc);
+	assert_int_not_equal(sym_find(&u.an, "even")->scc, sym_find(&u.an, "leaf")->scc);
 	unit_free(&u);
 }
 
@@ -393,14 +525,17 @@ static void indirect_jumps_count(void **state)
 	const char *jumps[] = {"jmp *%rax", "notrack jmp *.L4(,%rdi,8)"};
 	for (int k = 0; k < 2; k++) {
 		const struct stmt_plan *p = plan_of(&u, jumps[k]);
-		/* counted at the targets behind it, not at the jump */
-		assert_int_equal(p->count, CNT_NONE);
+		/* the switch counts at the targets behind it; the other may also leave
+		 * for a function of ours, which counts on entry only for foreign
+		 * callers: it counts itself */
+		assert_int_equal(p->count, k == 0 ? CNT_FAST : CNT_NONE);
 		/* the plain one may be a tail call; notrack is a switch */
 		assert_int_equal(p->home_store, k == 0);
 		assert_false(p->token);     /* may be a switch: r15 must keep the count */
 	}
 	assert_true(sym_find(&u.an, ".L1")->count_target);
-	assert_int_equal(plan_of(&u, "movl $1, %eax")->count, CNT_FAST);
+	/* every cycle through .L1 passes the counted jmp *%rax */
+	assert_int_equal(plan_of(&u, "movl $1, %eax")->count, CNT_NONE);
 	assert_false(sym_find(&u.an, ".L2")->count_target);
 	assert_false(sym_find(&u.an, ".L3")->count_target);
 	assert_false(sym_find(&u.an, ".L4")->count_target); /* the table is data */
@@ -438,6 +573,54 @@ static void switch_dispatch_stays_in_function(void **state)
 	assert_false(plan_of(&u, "jmp *.L6(,%rax,8)")->home_store);
 	assert_false(plan_of(&u, "notrack jmp *%rdx")->home_store);
 	assert_false(sym_find(&u.an, "f")->has_tail);
+	unit_free(&u);
+}
+
+/* An interpreter's computed goto (Lua's luaV_execute): the table of &&labels hoisted
+ * into a callee-saved register at the top, restored by an epilogue's popq on the
+ * way out, each dispatch `movq (%r12,%rax,8), %rax; ...; jmp *%rax`: it stays. A
+ * write to rax between the load and the jump, or a call, and it is not known. */
+static void computed_goto_through_hoisted_table(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tpushq\t%r12\n"
+		      "\tleaq\tdisptab(%rip), %r12\n"
+		      "\tjmp\t.L2\n"
+		      ".L9:\n"
+		      "\tpopq\t%r12\n"                 /* the epilogue */
+		      "\tret\n"
+		      ".L2:\n"
+		      "\tmovzbl\t(%rdi), %eax\n"
+		      "\tmovq\t(%r12,%rax,8), %rax\n"
+		      "\taddq\t$1, %rdi\n"
+		      "\tjmp\t*%rax\n"
+		      ".L3:\n"
+		      "\tmovq\t(%r12,%rax,8), %rax\n"
+		      "\tmovl\t$1, %eax\n"             /* part of rax written after */
+		      "\tjmp\t*%rax\n"
+		      ".L5:\n"
+		      "\tmovq\t(%r12,%rax,8), %rdx\n"
+		      "\tcall\tg\n"
+		      "\tjmp\t*%rdx\n"
+		      "\t.size\tf, .-f\n"
+		      "\t.section\t.data.rel.ro.local\n"
+		      "disptab:\n"
+		      "\t.quad\t.L2\n"
+		      "\t.quad\t.L3\n"
+		      "\t.quad\t.L5\n"
+		      "\t.quad\t.L9\n");
+	assert_int_equal(u.rc, 0);
+	int a = stmt_at(&u.f, "addq $1, %rdi");
+	int j = stmt_from(&u.f, a, "jmp *%rax");
+	assert_false(u.an.plan[j].home_store);
+	assert_int_equal(u.an.plan[j].count, CNT_NONE);
+	int b = stmt_at(&u.f, "movl $1, %eax");
+	j = stmt_from(&u.f, b, "jmp *%rax");
+	assert_true(u.an.plan[j].home_store);            /* may be a tail call */
+	assert_true(plan_of(&u, "jmp *%rdx")->home_store);
 	unit_free(&u);
 }
 
@@ -1331,6 +1514,9 @@ int main(void)
 		cmocka_unit_test(carry_only_live_is_fast),
 		cmocka_unit_test(forward_branches_get_nothing),
 		cmocka_unit_test(cross_section_targets_count),
+		cmocka_unit_test(counts_only_on_cycles),
+		cmocka_unit_test(loop_head_that_writes_memory_keeps_its_count),
+		cmocka_unit_test(recursive_calls_count),
 		cmocka_unit_test(loop_starting_with_inline_asm_counts),
 		cmocka_unit_test(call_to_static_function_stays_local),
 		cmocka_unit_test(calls_that_may_reach_foreign_code),
@@ -1339,6 +1525,7 @@ int main(void)
 		cmocka_unit_test(tail_jump_to_local_function),
 		cmocka_unit_test(indirect_jumps_count),
 		cmocka_unit_test(switch_dispatch_stays_in_function),
+		cmocka_unit_test(computed_goto_through_hoisted_table),
 		cmocka_unit_test(pointer_jumps_may_be_tail_calls),
 		cmocka_unit_test(memory_jumps_through_pointers_are_tail_calls),
 		cmocka_unit_test(jump_that_may_stay_keeps_the_count),

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -455,7 +456,7 @@ static void round_trip_every_kind(void **state)
 	push_timeout(&x, 0, UINT64_MAX);
 	push_input(&x, 1, 0, NULL, 0);
 	push_input(&x, 1, 1, blob8, 1);
-	push_input(&x, 2, 255, blob8, 8);
+	push_input(&x, 2, 254, blob8, 8); /* (255 is the writer's PAD) */
 	push_input(&x, 7, 2, big, sizeof big);
 	push_thread_end(&x, 2, 77);
 	push_thread_end(&x, UINT32_MAX, UINT64_MAX);
@@ -520,7 +521,7 @@ static void round_trip_random(void **state)
 				uint32_t len = (uint32_t)rnd_below(&s, sizeof data);
 				for (uint32_t j = 0; j < len; j++)
 					data[j] = (uint8_t)rnd_next(&s);
-				push_input(&x, t, (uint8_t)rnd_next(&s), data, len);
+				push_input(&x, t, (uint8_t)(rnd_next(&s) % RP_LOG_INPUT_PAD), data, len);
 			} else {
 				push_thread_end(&x, t, count[t]);
 			}
@@ -594,6 +595,8 @@ static void writer_refuses_bad_calls(void **state)
 	errno = 0;
 	assert_int_equal(rp_log_input(w, 1, 0, big, sizeof big), -1);
 	assert_int_equal(errno, E2BIG);
+	assert_int_equal(rp_log_input(w, 1, RP_LOG_INPUT_PAD, big, 1), -1);
+	assert_int_equal(errno, EINVAL);
 	assert_int_equal(rp_log_end(w, 7, 0, NULL, 0), -1);
 	assert_int_equal(errno, EINVAL);
 	struct rp_log_final one = {1, 1};
@@ -618,6 +621,14 @@ static void writer_refuses_bad_calls(void **state)
 	assert_contains(err, "cannot write this header");
 }
 
+static int errors_seen, last_error;
+
+static void count_error(int err)
+{
+	errors_seen++;
+	last_error = err;
+}
+
 /* Writes that fail are reported, by the call that made them and every later one. */
 static void writer_reports_write_errors(void **state)
 {
@@ -630,23 +641,26 @@ static void writer_reports_write_errors(void **state)
 	assert_int_equal(errno, ENOSPC);
 	assert_string_equal(err, "/dev/full: cannot write the header: No space left on device");
 
-	/* the header goes to a pipe, the first block to a full device */
-	int fds[2];
-	assert_int_equal(pipe(fds), 0);
-	int fd = dup(fds[1]);
-	assert_int_equal(rp_log_create_fd(fd, "pipe", &h, &w, err, sizeof err), 0);
+	/* the header goes to a file, the first block to a full device; the error hook is
+	 * called once, at the first failed write */
+	int fd = open(scratch_path("errors.log"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(rp_log_create_fd(fd, "errors.log", &h, &w, err, sizeof err), 0);
+	rp_log_set_error_hook(w, count_error);
 	int full = open("/dev/full", O_WRONLY);
 	assert_true(full >= 0);
 	dup2(full, fd);
 	close(full);
+	errors_seen = 0;
 	assert_int_equal(rp_log_preempt(w, 1, 2, 3), 0);
 	assert_int_equal(rp_log_flush(w), -1);
 	assert_int_equal(errno, ENOSPC);
 	assert_int_equal(rp_log_preempt(w, 1, 4, 3), -1);
 	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(rp_log_error_number(w), ENOSPC);
 	assert_int_equal(rp_log_close(w), -1);
-	close(fds[0]);
-	close(fds[1]);
+	assert_int_equal(errors_seen, 1);
+	assert_int_equal(last_error, ENOSPC);
 }
 
 /* ---- sizes ----------------------------------------------------------------------------- */
@@ -692,6 +706,158 @@ static void delta_code_sizes(void **state)
 		      (double)(preempt_bits_of(w) - before) / 1000);
 	assert_true(preempt_bits_of(w) - before <= 1000 * 24);
 	assert_int_equal(rp_log_close(w), 0);
+}
+
+/* Preemptions at counts on the grid of 4096 (the recorder's at the default quantum,
+ * docs/replay.md): four threads in turn, slices of ~6M counts that vary by ~1 %, the
+ * same PC: at most 2 bytes each in steady state, where exact counts take over 3. */
+static void grid_counts_cost_less(void **state)
+{
+	struct rp_log_header h = test_header();
+	uint64_t bits[2];
+	for (int grid = 0; grid < 2; grid++) {
+		struct rp_log_writer *w = create_or_fail(scratch_path("grid.log"), &h);
+		uint64_t s = 5, count[4] = {0, 0, 0, 0}, before = 0;
+		for (int i = 0; i < 4000; i++) {
+			int t = i % 4;
+			count[t] += 6000000 + rnd_below(&s, 120000);
+			if (grid)
+				count[t] = (count[t] + 4095) & ~UINT64_C(4095);
+			if (i == 2000)
+				before = preempt_bits_of(w);
+			assert_int_equal(rp_log_preempt(w, (uint32_t)t + 2, count[t], 0x6ee9), 0);
+		}
+		bits[grid] = preempt_bits_of(w) - before;
+		assert_int_equal(rp_log_close(w), 0);
+	}
+	print_message("2000 preemptions: %.1f bits each exact, %.1f on the grid\n", bits[0] / 2000.0,
+		      bits[1] / 2000.0);
+	assert_true(bits[1] <= 2000 * 16);
+	assert_true(bits[1] + 2000 * 8 <= bits[0]);
+}
+
+/* Counts on and off the grid, mixed at random, with every kind of advance: read back. */
+static void grid_round_trip(void **state)
+{
+	uint64_t s = 31;
+	for (int iter = 0; iter < 100; iter++) {
+		struct xlog x = {0};
+		uint64_t count[5] = {0};
+		size_t n = 1 + rnd_below(&s, 500);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t t = (uint32_t)rnd_below(&s, 5);
+			uint64_t m = rnd_below(&s, 6);
+			count[t] += m == 0 ? rnd_below(&s, 10) : m == 1 ? rnd_next(&s) >> rnd_below(&s, 64)
+							     : 6000000 + rnd_below(&s, 100000);
+			if (rnd_below(&s, 4))
+				count[t] &= ~UINT64_C(4095);
+			push_preempt(&x, t + 1, count[t], 0x500 + rnd_below(&s, 9));
+		}
+		push_end(&x, RP_LOG_EXITED, 0, NULL, 0);
+		const char *path = scratch_path("gridrt.log");
+		write_log(path, &x, rnd_below(&s, 2) ? 1 + rnd_below(&s, 40) : 0);
+		struct readback rb;
+		read_log(path, &rb);
+		if (rb.status != RP_LOG_DONE)
+			fail_msg("iteration %d: %s", iter, rb.msg);
+		assert_prefix(&rb.got, &x, x.n);
+		xlog_free(&rb.got);
+		xlog_free(&x);
+	}
+}
+
+/* Clock reads in a loop (docs/log-format.md, "INPUT"): a timespec advancing by about
+ * the same 200 ns each time, two threads taking turns every 2,000 reads (a PREEMPT
+ * each): at most 4 bytes a read, header and block headers included. */
+static void clock_reads_cost_few_bytes(void **state)
+{
+	struct rp_log_header h = test_header();
+	const char *path = scratch_path("clock.log");
+	struct rp_log_writer *w = create_or_fail(path, &h);
+	uint64_t s = 7, ns = 1700000000ull * 1000000000ull, count[2] = {0, 0};
+	const int reads = 200000;
+	for (int i = 0; i < reads; i++) {
+		uint32_t tid = 1 + (uint32_t)((i / 2000) % 2);
+		ns += 180 + rnd_below(&s, 40);
+		uint64_t ts[2] = {ns / 1000000000u, ns % 1000000000u};
+		uint8_t b[16];
+		memcpy(b, ts, sizeof b); /* little-endian words, as the runtime passes them */
+		assert_int_equal(rp_log_input(w, tid, 1, b, sizeof b), 0);
+		count[tid - 1] += 40;
+		if (i % 2000 == 1999) {
+			assert_int_equal(rp_log_preempt(w, tid, count[tid - 1], 0x1234), 0);
+			assert_int_equal(rp_log_maybe_flush(w, ns), 0);
+		}
+	}
+	struct rp_log_final fin[2] = {{1, count[0]}, {2, count[1]}};
+	assert_int_equal(rp_log_end(w, RP_LOG_EXITED, 0, fin, 2), 0);
+	struct rp_log_stats st;
+	rp_log_writer_stats(w, &st);
+	assert_int_equal(rp_log_close(w), 0);
+	double per = (double)st.bytes / reads;
+	print_message("clock reads: %.2f bytes each (%llu bytes, %d reads)\n", per,
+		      (unsigned long long)st.bytes, reads);
+	assert_true(per <= 4.0);
+
+	/* and they read back exactly */
+	struct readback rb;
+	read_log(path, &rb);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	uint64_t s2 = 7, ns2 = 1700000000ull * 1000000000ull;
+	size_t k = 0;
+	for (size_t i = 0; i < rb.got.n; i++) {
+		const struct rp_log_record *r = &rb.got.v[i];
+		if (r->kind != RP_LOG_INPUT)
+			continue;
+		ns2 += 180 + rnd_below(&s2, 40);
+		uint64_t ts[2];
+		assert_int_equal(r->len, 16);
+		memcpy(ts, r->data, 16);
+		assert_true(ts[0] == ns2 / 1000000000u && ts[1] == ns2 % 1000000000u);
+		assert_int_equal(r->tid, 1 + (k / 2000) % 2);
+		k++;
+	}
+	assert_int_equal(k, reads);
+	xlog_free(&rb.got);
+}
+
+/* Word-sized inputs of several kinds and lengths, with small, huge and wrapping
+ * changes, interleaved with other records, in blocks of every size: read back equal. */
+static void delta_inputs_round_trip(void **state)
+{
+	uint64_t s = 99;
+	for (int iter = 0; iter < 100; iter++) {
+		struct xlog x = {0};
+		uint64_t words[4][4] = {{0}};
+		size_t n = 1 + rnd_below(&s, 800);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t kind = (uint32_t)rnd_below(&s, 4);
+			uint32_t len = 8 * (1 + (uint32_t)rnd_below(&s, 4));
+			if (rnd_below(&s, 10) == 0)
+				len = (uint32_t)rnd_below(&s, 40); /* not whole words, or 0 */
+			for (int j = 0; j < 4; j++) {
+				uint64_t m = rnd_below(&s, 5);
+				words[kind][j] += m == 0 ? 0 : m == 1 ? 1000 + rnd_below(&s, 50)
+						 : m == 2 ? rnd_next(&s) >> rnd_below(&s, 64)
+						 : m == 3 ? (uint64_t)-(int64_t)rnd_below(&s, 100) : 7;
+			}
+			uint8_t data[40] = {0};
+			memcpy(data, words[kind], len < 32 ? len : 32);
+			push_input(&x, (uint32_t)rnd_below(&s, 3), (uint8_t)(kind * 60), data, len);
+			if (rnd_below(&s, 8) == 0)
+				push_preempt(&x, 1, i * 1000, 0x400 + i);
+		}
+		push_end(&x, RP_LOG_EXITED, 0, NULL, 0);
+		const char *path = scratch_path("inputs.log");
+		write_log(path, &x, rnd_below(&s, 2) ? 1 + rnd_below(&s, 30) : 0);
+		struct readback rb;
+		read_log(path, &rb);
+		if (rb.status != RP_LOG_DONE)
+			fail_msg("iteration %d: %s", iter, rb.msg);
+		assert_prefix(&rb.got, &x, x.n);
+		xlog_free(&rb.got);
+		xlog_free(&x);
+	}
 }
 
 /* The synthetic workload: a loop-heavy program recorded with a 1 ms quantum.
@@ -1009,12 +1175,23 @@ static void corrupt_block_2_of_5_stops_there(void **state)
 }
 
 /* No state crosses a block boundary: block 3 moved into block 2's place (renumbered)
- * decodes to block 3's records. */
+ * decodes to block 3's records (a replay reads the last block first). Each block has
+ * an INPUT of two words of one kind, which a block codes as its change from the last
+ * one in the block, never from one in the block before. */
 static void blocks_decode_alone(void **state)
 {
 	struct xlog x = {0};
-	for (int i = 0; i < 30; i++)
-		push_preempt(&x, 1 + i % 2, 77777 * (uint64_t)(i + 1), 0x4000 + (uint64_t)i * 3);
+	uint64_t words[6][2];
+	for (int i = 0; i < 30; i++) {
+		if (i % 5 == 4) {
+			uint64_t *w = words[i / 5];
+			w[0] = 1000 + (uint64_t)i;
+			w[1] = 5000000 + 1234 * (uint64_t)i;
+			push_input(&x, 1, 2, w, sizeof words[0]);
+		} else {
+			push_preempt(&x, 1 + i % 2, 77777 * (uint64_t)(i + 1), 0x4000 + (uint64_t)i * 3);
+		}
+	}
 	const char *path = scratch_path("alone.log");
 	write_log(path, &x, 10);
 	size_t len;
@@ -1088,16 +1265,16 @@ static void unsupported_version(void **state)
 	uint8_t *p;
 	size_t len;
 	struct layout l;
-	const char *path = scratch_path("v3.log");
+	const char *path = scratch_path("v4.log");
 	make_small_log(path, &x, &p, &len, &l);
-	p[8] = 3;
+	p[8] = 4;
 	spit(path, p, len);
 	struct readback rb;
 	read_log(path, &rb);
 	assert_false(rb.opened);
 	char want[512];
 	snprintf(want, sizeof want,
-		 "%s: unsupported log version 3 (this libreplay reads versions 1 and 2)", path);
+		 "%s: unsupported log version 4 (this libreplay reads versions 1 to 3)", path);
 	assert_string_equal(rb.msg, want);
 	free(p);
 	xlog_free(&x);
@@ -1201,6 +1378,57 @@ static void reads_version_1(void **state)
 	rp_log_close_reader(r);
 }
 
+/* A version 2 log, as main's writer wrote it before format 3 (commit 7b44035): two
+ * blocks with PREEMPTs of two threads in each (version 2 starts the model afresh at
+ * every block), a 16-byte INPUT in each (plain bytes in version 2), END exited 3. */
+static const uint8_t v2_log[] = {
+	0x89, 0x52, 0x50, 0x4c, 0x0d, 0x0a, 0x1a, 0x0a, 0x02, 0x00, 0x00, 0x00,
+	0x71, 0x00, 0x00, 0x00, 0x80, 0x96, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e, 0x2f, 0x76, 0x32,
+	0x00, 0x9a, 0x2c, 0x4e, 0x4a, 0x52, 0x50, 0x42, 0x4b, 0x01, 0x00, 0x00,
+	0x00, 0x22, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0xd7, 0x17, 0x94,
+	0x52, 0x02, 0xca, 0x70, 0xf5, 0xc2, 0x00, 0x40, 0x86, 0x46, 0xa6, 0x0d,
+	0x00, 0xc8, 0x00, 0xc9, 0x15, 0x81, 0x17, 0x01, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x10, 0x27, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1a,
+	0x00, 0x10, 0x02, 0x52, 0x50, 0x42, 0x4b, 0x02, 0x00, 0x00, 0x00, 0x27,
+	0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x36, 0xa0, 0xa8, 0x31, 0x35,
+	0x8e, 0x81, 0x4d, 0xea, 0x00, 0x00, 0x19, 0x20, 0x39, 0x2a, 0xf0, 0x22,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc4, 0x09, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x20, 0x71, 0x00, 0xa0, 0x0c, 0x8d, 0xdc, 0x46, 0xe3,
+	0xc0, 0xd4, 0xeb, 0x80, 0x38, 0x01
+};
+
+static void reads_version_2(void **state)
+{
+	const char *path = scratch_path("v2.log");
+	spit(path, v2_log, sizeof v2_log);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_true(rb.opened);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	uint8_t in1[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x27};
+	uint8_t in2[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0x20, 0x4e};
+	struct xlog x = {0};
+	push_preempt(&x, 1, 4096, 0x1234);
+	push_preempt(&x, 2, 8192, 0x1240);
+	push_input(&x, 1, 2, in1, 16);
+	push_preempt(&x, 1, 12288, 0x1236);
+	push_preempt(&x, 2, 16384, 0x1240);
+	push_input(&x, 2, 2, in2, 16);
+	push_preempt(&x, 1, 20480, 0x1234);
+	struct rp_log_final fin[2] = {{1, 30000}, {2, 20000}};
+	push_end(&x, RP_LOG_EXITED, 3, fin, 2);
+	assert_prefix(&rb.got, &x, x.n);
+	xlog_free(&rb.got);
+	xlog_free(&x);
+}
+
 static void damaged_header(void **state)
 {
 	struct xlog x = {0};
@@ -1238,7 +1466,8 @@ static void damaged_header(void **state)
 	spit(path, p, len);
 	read_log(path, &rb);
 	snprintf(want, sizeof want,
-		 "%s: unsupported header flags 0x81 (this libreplay knows 0x3)", path);
+		 "%s: unsupported header flags 0x%x (this libreplay knows 0x%x)", path,
+		 0x80 | RP_LOG_F_CHAOS, RP_LOG_F_KNOWN);
 	assert_string_equal(rb.msg, want);
 	free(p);
 	xlog_free(&x);
@@ -1443,35 +1672,141 @@ static void build_id_check(void **state)
 	assert_int_equal(rp_log_check_build_id(r, err, sizeof err), 1);
 	assert_contains(err, "the log has no build-id");
 	rp_log_close_reader(r);
+
+	/* without a build-id, a hash of what the executable loads: this one's matches, a
+	 * changed one is another executable, and so is one with a build-id */
+	uint8_t hash[RP_LOG_CODE_HASH_LEN];
+	assert_int_equal(rp_log_code_hash("/proc/self/exe", hash), 0);
+	h = test_header();
+	h.flags |= RP_LOG_F_CODE_HASH;
+	h.build_id_len = sizeof hash;
+	memcpy(h.build_id, hash, sizeof hash);
+	w = create_or_fail(path, &h);
+	assert_int_equal(rp_log_close(w), 0);
+	assert_int_equal(rp_log_open(path, &r, err, sizeof err), 0);
+	assert_int_equal(rp_log_check_build_id(r, err, sizeof err), -1);
+	assert_contains(err, "(code hash ");
+	assert_contains(err, ": it had no build-id, this one has)");
+	rp_log_close_reader(r);
+	struct rp_log_header me = {0};
+	rp_log_self_identity(&me);
+	assert_int_equal(me.flags & RP_LOG_F_CODE_HASH, 0); /* this one has a build-id */
+	assert_int_equal(rp_log_code_hash(path, hash), -1);  /* a log is no executable */
+	assert_int_equal(errno, ENOEXEC);
 }
 
 /* ---- flushing, crashes, SIGKILL -------------------------------------------------------- */
 
+/* Records read back from path (the status left aside). */
+static size_t records_in(const char *path)
+{
+	struct readback rb;
+	read_log(path, &rb);
+	size_t n = rb.got.n;
+	xlog_free(&rb.got);
+	return n;
+}
+
+/* maybe_flush writes the block so far once the last write is the interval old, only
+ * when records wait, and never ends the block; sync writes at once. */
 static void maybe_flush_waits_for_the_interval(void **state)
 {
 	struct rp_log_header h = test_header();
-	struct rp_log_writer *w = create_or_fail(scratch_path("interval.log"), &h);
+	const char *path = scratch_path("interval.log");
+	struct rp_log_writer *w = create_or_fail(path, &h);
 	struct rp_log_stats st;
-	const uint64_t s = 1000000000;
-	assert_int_equal(rp_log_maybe_flush(w, 5 * s), 0); /* nothing waiting */
+	const uint64_t ms = 1000000;
+	assert_int_equal(rp_log_maybe_flush(w, 5 * ms), 0); /* nothing waiting */
+	rp_log_writer_stats(w, &st);
+	assert_int_equal(st.writes, 0);
 	assert_int_equal(rp_log_preempt(w, 1, 10, 20), 0);
-	assert_int_equal(rp_log_maybe_flush(w, 6 * s), 0); /* starts the clock */
-	assert_int_equal(rp_log_maybe_flush(w, 6 * s + s / 2), 0);
-	rp_log_writer_stats(w, &st);
-	assert_int_equal(st.blocks, 0);
-	assert_int_equal(rp_log_maybe_flush(w, 7 * s), 0);
-	rp_log_writer_stats(w, &st);
-	assert_int_equal(st.blocks, 1);
-	assert_int_equal(rp_log_maybe_flush(w, 9 * s), 0);
-	rp_log_writer_stats(w, &st);
-	assert_int_equal(st.blocks, 1);
-	rp_log_set_flush_interval(w, 10);
+	assert_int_equal(records_in(path), 0);
+	assert_int_equal(rp_log_maybe_flush(w, 6 * ms), 0); /* the last write: never */
+	assert_int_equal(records_in(path), 1);
 	assert_int_equal(rp_log_preempt(w, 1, 20, 20), 0);
-	assert_int_equal(rp_log_maybe_flush(w, 10 * s), 0);
-	assert_int_equal(rp_log_maybe_flush(w, 10 * s + 10), 0);
+	assert_int_equal(rp_log_maybe_flush(w, 7 * ms), 0); /* 1 ms after it */
+	assert_int_equal(records_in(path), 1);
+	assert_int_equal(rp_log_maybe_flush(w, 8 * ms), 0); /* 2 ms */
+	assert_int_equal(records_in(path), 2);
+	assert_int_equal(rp_log_maybe_flush(w, 20 * ms), 0); /* nothing new */
 	rp_log_writer_stats(w, &st);
-	assert_int_equal(st.blocks, 2);
+	assert_int_equal(st.writes, 2);
+	assert_int_equal(st.blocks, 1); /* the same block, written twice */
+	rp_log_set_flush_interval(w, 1000 * ms);
+	assert_int_equal(rp_log_preempt(w, 1, 30, 20), 0);
+	assert_int_equal(rp_log_maybe_flush(w, 500 * ms), 0);
+	assert_int_equal(records_in(path), 2);
+	assert_int_equal(rp_log_sync(w), 0);
+	assert_int_equal(records_in(path), 3);
 	assert_int_equal(rp_log_close(w), 0);
+}
+
+/* Every block lies within one 4 KiB page of the file (a write of it is then whole or
+ * not at all, SIGKILL or not), except one holding a single record larger than a
+ * page; a block ended because it was full is padded to the page's end. */
+static void blocks_stay_within_pages(void **state)
+{
+	uint64_t s = 77;
+	static uint8_t data[70000];
+	for (int variant = 0; variant < 2; variant++) {
+		const char *path = scratch_path("pages.log");
+		struct rp_log_header h = test_header();
+		struct rp_log_writer *w = create_or_fail(path, &h);
+		struct xlog x = {0};
+		for (int i = 0; i < 60000; i++) {
+			uint64_t k = rnd_below(&s, 1000);
+			if (k < 900)
+				push_preempt(&x, 1 + (uint32_t)rnd_below(&s, 6), rnd_next(&s) >> 20,
+					     rnd_below(&s, 1 << 20));
+			else if (k < 995)
+				push_input(&x, 1, 2, data, (uint32_t)rnd_below(&s, 100));
+			else
+				push_input(&x, 2, 9, data, (uint32_t)rnd_below(&s, sizeof data > 65536 ? 65536 : sizeof data));
+			assert_int_equal(write_record(w, &x.v[x.n - 1]), 0);
+			if (variant == 1 && rnd_below(&s, 500) == 0)
+				assert_int_equal(rp_log_flush(w), 0);
+		}
+		assert_int_equal(rp_log_close(w), 0);
+		struct readback rb;
+		read_log(path, &rb);
+		assert_int_equal(rb.status, RP_LOG_TRUNCATED);
+		assert_prefix(&rb.got, &x, x.n);
+		xlog_free(&rb.got);
+		xlog_free(&x);
+
+		int fd = open(path, O_RDONLY);
+		struct stat sb;
+		assert_true(fd >= 0 && fstat(fd, &sb) == 0);
+		uint8_t hd[24];
+		assert_int_equal(pread(fd, hd, 16, 0), 16);
+		uint64_t off, blocks = 0, big = 0, padded = 0;
+		uint32_t hl;
+		memcpy(&hl, hd + 12, 4);
+		for (off = hl; off < (uint64_t)sb.st_size; blocks++) {
+			uint32_t len, nrec;
+			assert_int_equal(pread(fd, hd, 24, (off_t)off), 24);
+			memcpy(&len, hd + 8, 4);
+			memcpy(&nrec, hd + 12, 4);
+			uint64_t end = off + 24 + len;
+			if (off / 4096 != (end - 1) / 4096) {
+				if (len <= 4096 - 24 || nrec > 2)
+					fail_msg("block %llu (%u records) crosses a page boundary",
+						 (unsigned long long)blocks + 1, nrec);
+				big++;
+			}
+			padded += end % 4096 == 0;
+			if (variant == 0 && end < (uint64_t)sb.st_size && end % 4096)
+				fail_msg("block %llu ends at %llu, inside a page", (unsigned long long)blocks + 1,
+					 (unsigned long long)end);
+			off = end;
+		}
+		close(fd);
+		assert_int_equal(off, (uint64_t)sb.st_size);
+		print_message("%s: %llu blocks, %llu ending at a page boundary, %llu larger than a page\n",
+			      variant ? "with flushes" : "without", (unsigned long long)blocks,
+			      (unsigned long long)padded, (unsigned long long)big);
+		assert_true(big > 0);
+	}
 }
 
 /* The child's records: a deterministic stream the parent regenerates. */
@@ -1685,6 +2020,116 @@ static void signal_inside_writer_calls(void **state)
 	assert_true(inside > 0);
 }
 
+/* SIGKILL at random moments of a writer that writes its block after every record: the
+ * kill lands inside pwrite(2) often. The log must read as a clean prefix every time,
+ * holding at least every record whose write had returned. */
+static void sigkill_while_writing_keeps_a_valid_prefix(void **state)
+{
+	uint64_t s = 11;
+	size_t total = 0;
+	volatile uint64_t *synced = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(synced != MAP_FAILED);
+	for (int run = 0; run < 40; run++) {
+		const char *path = scratch_path("killed_sync.log");
+		*synced = 0;
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct rp_log_header h = test_header();
+			struct rp_log_writer *w;
+			char err[RP_LOG_ERRLEN];
+			if (rp_log_create(path, &h, &w, err, sizeof err) < 0)
+				_exit(2);
+			for (uint64_t i = 0;; i++) {
+				if (write_child_record(w, i) < 0 || rp_log_sync(w) < 0)
+					_exit(3);
+				*synced = i + 1;
+			}
+		}
+		struct timespec d = {0, (long)(rnd_below(&s, 30000000))}, ms = {0, 1000000};
+		while (*synced == 0) /* (a kill before the header is written leaves no log) */
+			nanosleep(&ms, NULL);
+		nanosleep(&d, NULL);
+		uint64_t before = *synced;
+		kill(pid, SIGKILL);
+		int st;
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+		struct readback rb;
+		read_log(path, &rb);
+		if (rb.status != RP_LOG_TRUNCATED)
+			fail_msg("run %d: %s", run, rb.msg);
+		expect_child_records(&rb, before);
+		total += rb.got.n;
+		xlog_free(&rb.got);
+	}
+	print_message("40 SIGKILLs of a writer writing after every record: %zu records read back, "
+		      "every log a clean prefix\n", total);
+	munmap((void *)synced, 4096);
+}
+
+/* A handler that must write END defers while a writer call is under way: the call
+ * ends, the signal comes again, and the log ends with END every time. */
+static volatile sig_atomic_t deferrals;
+
+static void on_term(int sig)
+{
+	if (rp_log_busy(crash_w)) {
+		deferrals++;
+		rp_log_defer_signal(crash_w, sig);
+		return;
+	}
+	struct rp_log_final fin = {1, 7};
+	_exit(rp_log_end(crash_w, RP_LOG_SIGNALED, sig, &fin, 1) == 0 ? (deferrals ? 10 : 0) : 3);
+}
+
+static void deferred_signal_ends_the_log(void **state)
+{
+	uint64_t s = 21;
+	int deferred = 0;
+	for (int run = 0; run < 30; run++) {
+		const char *path = scratch_path("term.log");
+		long delay = 100 + (long)rnd_below(&s, 5000);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct rp_log_header h = test_header();
+			char err[RP_LOG_ERRLEN];
+			struct itimerval it = {{0, 0}, {0, delay}};
+			if (rp_log_create(path, &h, &crash_w, err, sizeof err) < 0)
+				_exit(2);
+			struct sigaction sa;
+			memset(&sa, 0, sizeof sa);
+			sa.sa_handler = on_term;
+			sa.sa_flags = SA_NODEFER;
+			sigaction(SIGALRM, &sa, NULL);
+			setitimer(ITIMER_REAL, &it, NULL);
+			for (uint64_t i = 0; i < 50000000; i++)
+				if (write_child_record(crash_w, i) < 0)
+					_exit(4);
+			_exit(5);
+		}
+		int st;
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFEXITED(st));
+		assert_true(WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 10);
+		deferred += WEXITSTATUS(st) == 10;
+		struct readback rb;
+		read_log(path, &rb);
+		if (rb.status != RP_LOG_DONE)
+			fail_msg("run %d: %s", run, rb.msg);
+		const struct rp_log_record *end = &rb.got.v[rb.got.n - 1];
+		assert_true(end->kind == RP_LOG_END && end->value == SIGALRM);
+		rb.got.n--;
+		expect_child_records(&rb, 0);
+		xlog_free(&rb.got);
+	}
+	print_message("30 logs ended by a signal at random (%d deferred out of a writer call), "
+		      "each with its END\n", deferred);
+	assert_true(deferred > 0);
+}
+
 /* ---- clean-up -------------------------------------------------------------------------- */
 
 static int remove_scratch(void **state)
@@ -1714,6 +2159,10 @@ int main(void)
 		cmocka_unit_test(writer_refuses_bad_calls),
 		cmocka_unit_test(writer_reports_write_errors),
 		cmocka_unit_test(delta_code_sizes),
+		cmocka_unit_test(clock_reads_cost_few_bytes),
+		cmocka_unit_test(grid_counts_cost_less),
+		cmocka_unit_test(grid_round_trip),
+		cmocka_unit_test(delta_inputs_round_trip),
 		cmocka_unit_test(bytes_per_preemption),
 		cmocka_unit_test(truncation_at_every_offset),
 		cmocka_unit_test(byte_flips_at_every_offset),
@@ -1724,14 +2173,18 @@ int main(void)
 		cmocka_unit_test(damaged_header),
 		cmocka_unit_test(end_outcomes_round_trip),
 		cmocka_unit_test(reads_version_1),
+		cmocka_unit_test(reads_version_2),
 		cmocka_unit_test(missing_end_and_data_after_end),
 		cmocka_unit_test(fuzz_blocks_with_valid_checksums),
 		cmocka_unit_test(self_build_id_is_the_executables),
 		cmocka_unit_test(build_id_check),
 		cmocka_unit_test(maybe_flush_waits_for_the_interval),
+		cmocka_unit_test(blocks_stay_within_pages),
 		cmocka_unit_test(sigkill_keeps_every_flushed_block),
 		cmocka_unit_test(crash_flushes_from_signal),
 		cmocka_unit_test(signal_inside_writer_calls),
+		cmocka_unit_test(sigkill_while_writing_keeps_a_valid_prefix),
+		cmocka_unit_test(deferred_signal_ends_the_log),
 	};
 	return cmocka_run_group_tests(tests, NULL, remove_scratch);
 }

@@ -817,28 +817,10 @@ TEST_MAIN(joins_blocked_main)
 /* The default: a report on stderr and exit(1). In a child, to survive it. */
 static void default_deadlock_report_and_exit(void **state)
 {
-	int fds[2];
-	assert_int_equal(pipe(fds), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(fds[1], 2);
-		close(fds[0]);
-		memset(&ma, 0, sizeof ma);
-		memset(&mb, 0, sizeof mb);
-		sched_set_hooks(NULL);
-		sched_run_main(joins_blocked_main, 0, NULL, NULL);
-		_exit(99); /* not reached */
-	}
-	close(fds[1]);
-	char buf[1024] = { 0 };
-	size_t n = 0;
-	ssize_t r;
-	while (n < sizeof buf - 1 && (r = read(fds[0], buf + n, sizeof buf - 1 - n)) > 0)
-		n += (size_t)r;
-	close(fds[0]);
-	int status;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	char buf[1024];
+	memset(&ma, 0, sizeof ma);
+	memset(&mb, 0, sizeof mb);
+	int status = run_in_child(joins_blocked_main, buf, sizeof buf);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 1);
 	assert_non_null(strstr(buf, "sched: deadlock: all 2 live threads are blocked\n"));

@@ -597,6 +597,31 @@ static void guard_page_below_each_stack(void **state)
 	assert_int_equal(run(stack_main, NULL), 0);
 }
 
+/* A thread whose saved stack pointer is no longer what its switch saved (8 bytes
+ * off: the stack a resumed thread would fault on, at its first movaps) is refused at
+ * the switch, by name, instead of being resumed (issue 15). */
+static void *never_runs(void *arg)
+{
+	return arg;
+}
+
+TEST_MAIN(misaligned_sp_main)
+{
+	struct sched_thread *t = spawn(never_runs, NULL);
+	t->sp = (char *)t->sp + 8;
+	sched_thread_yield();
+	return 0;
+}
+
+static void saved_sp_is_checked_at_the_switch(void **state)
+{
+	char buf[512];
+	int status = run_in_child(misaligned_sp_main, buf, sizeof buf);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	assert_non_null(strstr(buf, "sched: thread 2 cannot resume: its saved stack pointer "));
+	assert_non_null(strstr(buf, " is not 16-byte aligned (its stack: ["));
+}
+
 /* ---- hooks about threads -------------------------------------------------------- */
 static void on_create(struct sched_thread *t)
 {
@@ -900,6 +925,7 @@ int main(void)
 		cmocka_unit_test(tls_per_thread),
 		cmocka_unit_test(fpu_control_per_thread),
 		cmocka_unit_test(guard_page_below_each_stack),
+		cmocka_unit_test(saved_sp_is_checked_at_the_switch),
 		cmocka_unit_test(thread_hooks_in_order),
 		cmocka_unit_test(iterator_sees_every_thread),
 		cmocka_unit_test(preempt_from_signal_handler),

@@ -39,12 +39,18 @@ static void *spins(void *arg)
 	return NULL;
 }
 
+static void nothing(void)
+{
+}
+static void (*volatile nothing_p)(void) = nothing;
+
 static void *in_library(void *arg)
 {
 	for (long i = 0;; i++) {
 		phase = 1;
 		memset(bigp, (int)i, sizeof big); /* a tick in here waits for a counting point */
-		phase = 2;                        /* ... which comes after this store */
+		phase = 2;                        /* ... which comes after this store: */
+		nothing_p();                      /* an indirect call counts (docs/sic.md) */
 	}
 	return NULL;
 }

@@ -1,0 +1,269 @@
+#!/bin/bash
+# realprogs.sh: what the counter costs real open-source C programs, fetched as Debian
+# source packages (tests/lib/debsrc.sh, cached under build/debsrc) and built twice from
+# the same sources and flags: with gcc and with sicc. Nothing is asserted but that both
+# builds give the same answers.
+#
+#   sqlite   sqlite3's amalgamation (made by its own configure; needs tclsh) and its
+#            test/speedtest1.c: `speedtest1 --memdb --singlethread --verify --size N`
+#   lua      Lua 5.4's interpreter (its src/*.c) running bench/real/bench.lua
+#
+# For each: instructions, D1 and LL misses of one run under valgrind's cachegrind
+# (deterministic: the decision metric on a loaded machine), wall and CPU time medians
+# of RUNS rounds that alternate the builds, code size (.text and the stubs of the
+# program's own objects), and the compile time of each build (CPU seconds of the
+# compiler, summed over the files). Code layout is randomised between rounds: each
+# round links the objects in another order behind a padding object of another size
+# (LAYOUTS layouts), the same for both builds, so that a lucky or unlucky placement of
+# a hot loop is not taken for the counter's cost.
+#
+#   bench/realprogs.sh                    report in build/bench/realprogs.txt
+#   RUNS=9 LAYOUTS=3 bench/realprogs.sh   more rounds (default 5) and layouts (3)
+#   PROGS=lua CG=0 bench/realprogs.sh     one program, no cachegrind
+#   SQLITE_SIZE=25 LUA_SCALE=400          the timed work (cachegrind runs CG_SQLITE_SIZE
+#                                         = 10 and CG_LUA_SCALE = 100)
+#   SICC=/tmp/old/bin/sicc                another toolchain
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/tests/lib/debsrc.sh"
+SICC=${SICC:-$ROOT/build/bin/sicc}
+OUT=$ROOT/build/bench/real
+RUNS=${RUNS:-5}
+LAYOUTS=${LAYOUTS:-3}
+CG=${CG:-1}
+PROGS=${PROGS:-"sqlite lua"}
+CFLAGS_B=${BENCH_CFLAGS:--O2}
+SQLITE_SIZE=${SQLITE_SIZE:-25}
+CG_SQLITE_SIZE=${CG_SQLITE_SIZE:-10}
+LUA_SCALE=${LUA_SCALE:-400}
+CG_LUA_SCALE=${CG_LUA_SCALE:-100}
+REPORT=$ROOT/build/bench/realprogs.txt
+RAW=$OUT/raw.txt
+
+die() { echo "realprogs: $*" >&2; exit 1; }
+[ -x "$SICC" ] || die "no $SICC (run make first)"
+mkdir -p "$OUT" || die "cannot make $OUT"
+: >"$RAW"
+exec > >(tee "$REPORT")
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.3f", a / b }'; }
+
+# compile SRC OBJ CC FLAGS...: one object, its compiler's CPU seconds appended to $OUT/ctime.<tag>
+compile() {
+	local src=$1 obj=$2 cc=$3 tag=$4
+	shift 4
+	local t
+	t=$( { TIMEFORMAT='%U %S'; time "$cc" $CFLAGS_B "$@" -c "$src" -o "$obj" 2>"$obj.err"; } 2>&1 ) ||
+		die "$cc $src failed: $(head -n 3 "$obj.err")"
+	awk -v t="$t" 'BEGIN { split(t, a, " "); print a[1] + a[2] }' >>"$OUT/ctime.$tag"
+}
+
+# Objects are rebuilt only when the toolchain or the flags changed.
+stamp() { cat "$SICC" "$(dirname "$SICC")/sicpp" "$(dirname "$SICC")/../lib/libreplay.a" 2>/dev/null | md5sum | cut -c1-12; echo "$CFLAGS_B"; }
+
+# ---- sqlite ---------------------------------------------------------------------------
+sqlite_build() {
+	local src amal
+	src=$(debsrc_fetch sqlite3) || die "sqlite3 source"
+	amal=$OUT/sqlite-amal
+	if [ ! -s "$amal/sqlite3.c" ]; then
+		command -v tclsh >/dev/null || die "tclsh missing (tcl): sqlite's amalgamation needs it"
+		mkdir -p "$amal" && (cd "$amal" && "$src/configure" >configure.log 2>&1 && make sqlite3.c >make.log 2>&1) ||
+			die "sqlite3.c: see $amal/make.log"
+	fi
+	SQ_SRC="$amal/sqlite3.c $src/test/speedtest1.c"
+	SQ_INC="-I$amal"
+	SQ_LIBS="-lm -ldl -lpthread"
+}
+
+# ---- lua --------------------------------------------------------------------------------
+lua_build() {
+	local src
+	src=$(debsrc_fetch lua5.4) || die "lua5.4 source"
+	mkdir -p "$OUT/lua-inc"
+	# Debian's luaconf.h includes a header its packaging generates
+	echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' >"$OUT/lua-inc/lua5.4-deb-multiarch.h"
+	local f
+	LUA_SRC=""
+	for f in lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject lopcodes lparser \
+		lstate lstring ltable ltm lundump lvm lzio lauxlib lbaselib lcorolib ldblib liolib \
+		lmathlib loadlib loslib lstrlib ltablib lutf8lib linit lua; do
+		LUA_SRC+=" $src/src/$f.c"
+	done
+	LUA_INC="-I$OUT/lua-inc -DLUA_USE_LINUX -DLUA_COMPAT_5_3"
+	LUA_LIBS="-lm -ldl -Wl,-E"
+}
+
+# build_objects PROG SRCS INC: $OUT/PROG/{plain,sic}/*.o, compile times in ctime.*
+build_objects() {
+	local p=$1 srcs=$2 inc=$3 s
+	local st
+	st=$(stamp)
+	if [ -e "$OUT/$p/stamp" ] && [ "$(cat "$OUT/$p/stamp")" = "$st" ]; then
+		return 0
+	fi
+	rm -rf "${OUT:?}/$p" && mkdir -p "$OUT/$p/plain" "$OUT/$p/sic"
+	: >"$OUT/ctime.$p.plain"
+	: >"$OUT/ctime.$p.sic"
+	for s in $srcs; do
+		local o
+		o=$(basename "$s" .c).o
+		# shellcheck disable=SC2086
+		compile "$s" "$OUT/$p/plain/$o" gcc "$p.plain" $inc
+		# shellcheck disable=SC2086
+		compile "$s" "$OUT/$p/sic/$o" "$SICC" "$p.sic" $inc
+	done
+	echo "$st" >"$OUT/$p/stamp"
+}
+
+# link_layouts PROG LIBS: $OUT/PROG/{plain,sic}.L<i>, i < LAYOUTS. Layout 0 links the
+# objects in their order; layout i > 0 puts a padding object of 64*i+16*(i%3) bytes
+# of code first and shuffles the objects (seed i).
+link_layouts() {
+	local p=$1 libs=$2 i v
+	for ((i = 0; i < LAYOUTS; i++)); do
+		local pad=$OUT/$p/pad$i.o objs
+		{
+			printf '\t.text\n\t.globl\t__bench_pad%d\n__bench_pad%d:\n' "$i" "$i"
+			[ "$i" = 0 ] || printf '\t.skip\t%d, 0x90\n' $((64 * i + 16 * (i % 3)))
+			printf '\t.section .note.GNU-stack,"",@progbits\n'
+		} >"$pad.s"
+		as "$pad.s" -o "$pad" || die "pad"
+		for v in plain sic; do
+			objs=$(cd "$OUT/$p/$v" && ls *.o | awk -v s="$i" 'BEGIN { srand(s + 1) } { print (s ? rand() : NR), $0 }' | sort -g | cut -d' ' -f2 |
+				sed "s|^|$OUT/$p/$v/|" | tr '\n' ' ')
+			local cc=gcc
+			[ $v = sic ] && cc=$SICC
+			# shellcheck disable=SC2086
+			"$cc" $CFLAGS_B -o "$OUT/$p/$v.L$i" "$pad" $objs $libs 2>"$OUT/$p/$v.L$i.err" ||
+				die "$p $v: link failed: $(head -n 3 "$OUT/$p/$v.L$i.err")"
+		done
+	done
+}
+
+# The command line of PROG's build V (plain, sic) at layout L with work W.
+cmdline() {
+	local p=$1 v=$2 l=$3 w=$4 exe=$OUT/$1/$2.L$3 pre=""
+	[ "$v" = sic ] && pre="--no-record --"
+	case $p in
+	sqlite) echo "$exe $pre --memdb --singlethread --verify --size $w" ;;
+	lua) echo "$exe $pre $ROOT/bench/real/bench.lua $w" ;;
+	esac
+}
+
+# What must agree between the builds (timings dropped).
+answer() {
+	case $1 in
+	sqlite) grep '^Verification Hash' ;;
+	lua) cat ;;
+	esac
+}
+
+work_of() { case $1 in sqlite) echo "$SQLITE_SIZE" ;; lua) echo "$LUA_SCALE" ;; esac; }
+cg_work_of() { case $1 in sqlite) echo "$CG_SQLITE_SIZE" ;; lua) echo "$CG_LUA_SCALE" ;; esac; }
+
+# text_size DIR: bytes of .text* (the stubs' section included) over the objects; and of
+# .text.sic_stubs and .eh_frame alone.
+text_size() {
+	local d=$1
+	size -A "$d"/*.o | awk '$1 ~ /^\.text/ { t += $2 } $1 == ".text.sic_stubs" { s += $2 } $1 == ".eh_frame" { e += $2 }
+		END { printf "%d %d %d\n", t, s, e }'
+}
+
+echo "realprogs: the counter on real programs, gcc against sicc ($CFLAGS_B), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "machine: $(nproc) CPUs; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+for p in $PROGS; do
+	case $p in
+	sqlite) sqlite_build; build_objects sqlite "$SQ_SRC" "$SQ_INC"; link_layouts sqlite "$SQ_LIBS" ;;
+	lua) lua_build; build_objects lua "$LUA_SRC" "$LUA_INC"; link_layouts lua "$LUA_LIBS" ;;
+	*) die "unknown program $p (sqlite, lua)" ;;
+	esac
+	# the same answers
+	w=$(cg_work_of "$p")
+	# shellcheck disable=SC2046
+	$(cmdline "$p" plain 0 "$w") 2>/dev/null | answer "$p" >"$OUT/$p/answer.plain"
+	# shellcheck disable=SC2046
+	$(cmdline "$p" sic 0 "$w") 2>/dev/null | answer "$p" >"$OUT/$p/answer.sic"
+	[ -s "$OUT/$p/answer.plain" ] && cmp -s "$OUT/$p/answer.plain" "$OUT/$p/answer.sic" ||
+		die "$p: the builds disagree (see $OUT/$p/answer.*)"
+done
+
+# ---- cachegrind ----------------------------------------------------------------------------
+if [ "$CG" = 1 ]; then
+	command -v valgrind >/dev/null || die "valgrind missing"
+	echo "1. One run each under cachegrind (whole process, deterministic), layout 0:"
+	printf '   %-8s %-6s %16s %12s %12s\n' program build instructions "D1 misses" "LL misses"
+	for p in $PROGS; do
+		w=$(cg_work_of "$p")
+		for v in plain sic; do
+			f=$OUT/$p/cg.$v
+			# shellcheck disable=SC2046
+			valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$f" \
+				$(cmdline "$p" $v 0 "$w") >/dev/null 2>"$f.err" || die "$p $v failed under valgrind: $f.err"
+			# events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+			read -r ir d1 ll <<<"$(awk '/^summary:/ { print $2, $6 + $9, $4 + $7 + $10 }' "$f")"
+			echo "cg $p $v $ir $d1 $ll" >>"$RAW"
+			printf '   %-8s %-6s %16s %12s %12s\n' "$p" "$v" "$ir" "$d1" "$ll"
+		done
+		read -r ip is <<<"$(awk -v p="$p" '$1 == "cg" && $2 == p { v[$3] = $4 } END { print v["plain"], v["sic"] }' "$RAW")"
+		printf '   %-8s sic/plain instructions %s\n' "$p" "$(ratio "$is" "$ip")"
+	done
+	echo "   (work: sqlite --size $CG_SQLITE_SIZE, lua scale $CG_LUA_SCALE %)"
+	echo
+fi
+
+# ---- time ----------------------------------------------------------------------------------
+echo "2. Time: $RUNS rounds, each runs both builds of every program back to back, order"
+echo "   rotated each round, layout (round mod $LAYOUTS); wall and CPU (user+sys) seconds."
+echo "   Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for ((r = 0; r < RUNS; r++)); do
+	l=$((r % LAYOUTS))
+	for p in $PROGS; do
+		w=$(work_of "$p")
+		order="plain sic"
+		[ $((r % 2)) = 1 ] && order="sic plain"
+		for v in $order; do
+			t=$( { TIMEFORMAT='%R %U %S'; time $(cmdline "$p" $v $l "$w") >/dev/null 2>&1; } 2>&1 | tail -n 1)
+			echo "time $r $p $v $l $t" >>"$RAW"
+		done
+	done
+done
+echo "   Load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '   %-8s %10s %10s %8s %10s %10s %8s %s\n' program "plain wall" "sic wall" ratio "plain cpu" "sic cpu" ratio "per-round cpu ratios"
+geo_w="" geo_c=""
+for p in $PROGS; do
+	pw=$(awk -v p="$p" '$1 == "time" && $3 == p && $4 == "plain" { print $6 }' "$RAW" | median)
+	sw=$(awk -v p="$p" '$1 == "time" && $3 == p && $4 == "sic" { print $6 }' "$RAW" | median)
+	pc=$(awk -v p="$p" '$1 == "time" && $3 == p && $4 == "plain" { print $7 + $8 }' "$RAW" | median)
+	sc=$(awk -v p="$p" '$1 == "time" && $3 == p && $4 == "sic" { print $7 + $8 }' "$RAW" | median)
+	rr=$(awk -v p="$p" '$1 == "time" && $3 == p { c[$2 " " $4] = $7 + $8 } END { for (k in c) { split(k, a, " "); if (a[2] == "sic") printf "%.2f ", c[k] / c[a[1] " plain"] } }' "$RAW")
+	printf '   %-8s %10s %10s %8s %10s %10s %8s %s\n' "$p" "$pw" "$sw" "$(ratio "$sw" "$pw")" "$pc" "$sc" "$(ratio "$sc" "$pc")" "$rr"
+	geo_w+=" $(ratio "$sw" "$pw")"
+	geo_c+=" $(ratio "$sc" "$pc")"
+done
+gm() { tr ' ' '\n' | awk 'NF && $1 != "-" { s += log($1); n++ } END { if (n) printf "%.3f", exp(s / n); else print "-" }'; }
+echo "   geometric mean sic/plain: wall $(gm <<<"$geo_w"), CPU $(gm <<<"$geo_c")"
+if [ "$CG" = 1 ]; then
+	geo_i=$(for p in $PROGS; do awk -v p="$p" '$1 == "cg" && $2 == p { v[$3] = $4 } END { printf "%.4f ", v["sic"] / v["plain"] }' "$RAW"; done)
+	echo "   geometric mean sic/plain instructions: $(gm <<<"$geo_i")"
+fi
+echo "   (work: sqlite --size $SQLITE_SIZE, lua scale $LUA_SCALE %; goal: 1.05 by instructions and by time)"
+echo
+
+# ---- code size and compile time ------------------------------------------------------------
+echo "3. Code size of the programs' own objects (bytes) and compile time (compiler CPU seconds):"
+printf '   %-8s %10s %10s %10s %8s %10s %10s %9s %9s %7s\n' program "plain .text" "sic .text" "of: stubs" ratio \
+	".eh_frame" "sic's" "gcc cpu" "sicc cpu" ratio
+for p in $PROGS; do
+	read -r pt _ pe <<<"$(text_size "$OUT/$p/plain")"
+	read -r st ss se <<<"$(text_size "$OUT/$p/sic")"
+	gc=$(awk '{ s += $1 } END { printf "%.2f", s }' "$OUT/ctime.$p.plain" 2>/dev/null)
+	scc=$(awk '{ s += $1 } END { printf "%.2f", s }' "$OUT/ctime.$p.sic" 2>/dev/null)
+	printf '   %-8s %10s %10s %10s %8s %10s %10s %9s %9s %7s\n' "$p" "$pt" "$st" "$ss" "$(ratio "$st" "$pt")" "$pe" "$se" \
+		"$gc" "$scc" "$(ratio "$scc" "$gc")"
+done
+echo "   (.text: every .text* section, the stubs' .text.sic_stubs included; goal 1.4. Compile times are"
+echo "   of the last build of the objects, one compile each, on a machine with the load above; goal 1.2)"

@@ -1,0 +1,260 @@
+#!/bin/bash
+# Nothing lost, nothing hangs (issue 12): a replay that can no longer follow its log
+# says so at once; a log cut short ends in a free run with time slices; a SIGKILL
+# loses at most the last 2 ms of schedule, every other signal that ends the program
+# writes END; a full disk is said; replay memory does not grow with the log and no
+# 4 GiB is reserved; every gcc flag works or is refused; a program without a build-id
+# is recognised by a hash of its code; what the replay needs to match is noted.
+# Longer campaigns of the same: `make stress` (tests/durability/stress.sh).
+. "$(dirname "$0")/../lib/common.sh"
+unset LIBREPLAY_OPTS
+P="$ROOT/tests/durability/progs"
+R="$ROOT/tests/replay/progs"
+DUMP="$ROOT/build/bin/replay-dump"
+cd "$WORK" || exit 1
+
+build() { # NAME SOURCE [FLAGS...]
+	local name=$1 src=$2
+	shift 2
+	"$SICC" -O2 -g "$@" -o "$name" "$src" >"$name.build" 2>&1 ||
+		fail "$name: build: $(head -c 300 "$name.build")"
+}
+gcc -std=gnu11 -O2 -D_GNU_SOURCE -I"$ROOT/libreplay" -I"$ROOT/sched" -o forge \
+	"$ROOT/tests/durability/forge.c" "$ROOT/build/lib/libreplay-log.a" || fail "forge: build"
+
+# expect NAME RC PATTERN LINES CMD...: CMD (60 s at most) exits RC, with LINES lines on
+# stderr, the last matching PATTERN (extended regular expression).
+expect() {
+	local name=$1 want=$2 pattern=$3 lines=$4
+	shift 4
+	timeout 60 "$@" >out.txt 2>err.txt
+	local rc=$?
+	if [ $rc -ne "$want" ]; then fail "$name: exit $rc, want $want: $(head -c 400 err.txt)"
+	elif [ "$(grep -c . err.txt)" -ne "$lines" ]; then fail "$name: $(grep -c . err.txt) lines on stderr, want $lines: $(head -c 400 err.txt)"
+	elif [ "$lines" -gt 0 ] && ! tail -n 1 err.txt | grep -Eq -e "$pattern"; then fail "$name: '$(tail -n 1 err.txt)' lacks /$pattern/"
+	else pass "$name"; fi
+}
+
+# ---- 1. a replay never hangs on its own account -------------------------------------------
+build env_block "$P/env_block.c"
+./env_block --record eb.bin >eb.rec 2>&1
+expect "every thread waits, the log goes on: diverged at once, naming the waits and the environment" 86 \
+	"replay diverged: record [0-9]+: every thread waits \(thread 1 joins thread 2, thread 2 waits \(condvar, deadline\)\), and the recording's next record cannot end a wait: the program's end \(exit status 0\); the replay's context differs from the recording's: the environment \(ENV_BLOCK_WAIT set\)$" 2 \
+	env ENV_BLOCK_WAIT=1 ./env_block --replay eb.bin
+expect "a thread runs past where it ended in the recording: diverged there" 86 \
+	"replay diverged: record [0-9]+: thread 2 reached count [0-9]+, past count [0-9]+ where it ended in the recording; .*ENV_BLOCK_SPIN set" 2 \
+	env ENV_BLOCK_SPIN=1 ./env_block --replay eb.bin
+# Forged logs (records coded again: every checksum holds) that named a question of a
+# sleeping thread that never comes spun for ever.
+build lone_sleeper "$R/lone_sleeper.c"
+./lone_sleeper --record ls.bin >ls.rec 2>&1
+bad=0 n=0
+for seed in 1 2 5 7 8 9 11 12; do
+	./forge ls.bin lsf.bin $seed pos >forged.txt || { bad=$((bad + 1)); continue; }
+	timeout 60 ./lone_sleeper --replay lsf.bin >lsf.out 2>lsf.err
+	rc=$?
+	n=$((n + 1))
+	if [ $rc -ne 0 ] && { [ $rc -ne 86 ] || [ "$(grep -c . lsf.err)" -ne 1 ]; }; then
+		bad=$((bad + 1)); echo "forged $(cat forged.txt): exit $rc: $(head -c 200 lsf.err)"; fi
+done
+[ $bad -eq 0 ] && pass "$n logs with a sleeper's deadline question moved: each replays or diverges on one line, none hangs" ||
+	fail "$bad of $n forged logs hung or failed otherwise"
+
+# ---- 2. after the log ends, time slices ------------------------------------------------------
+build spin_flag "$R/spin_flag.c"
+./spin_flag --record sf.bin --quantum 1ms >sf.rec 2>&1
+hlen=$(od -An -tu4 -j12 -N4 sf.bin | tr -d ' ')
+head -c "$hlen" sf.bin >sf_cut.bin
+expect "a log cut short: said once, then time slices let the spinning threads finish" 0 \
+	"log ends early .*; the replay runs on with time slices, unrecorded$" 1 ./spin_flag --replay sf_cut.bin
+check "... and the program's output is whole" grep -q "flag seen after" out.txt
+timeout 120 "$ROOT/build/bin/replay-gdb" ./spin_flag sf_cut.bin -batch -ex run -ex 'replay status' \
+	-ex continue >sf.gdb 2>&1
+if grep -q "^libreplay: the log ends here, after record 0 (the recording was cut short); continue runs" sf.gdb &&
+	grep -q "^the log has ended: the program runs on with time slices, unrecorded" sf.gdb &&
+	grep -q "flag seen after" sf.gdb && grep -q "exited normally" sf.gdb
+then pass "under gdb, the replay stops at the end of the log first; continue finishes"
+else fail "under gdb at the log's end: $(grep -v '^\[' sf.gdb | tail -n 4 | tr '\n' ' ')"; fi
+
+# ---- 3. a write that fails is said at once and at exit; the log stays a valid prefix ---------
+build clock_loop "$P/clock_loop.c"
+(ulimit -f 8 && exec ./clock_loop --record fsize.bin -- 300000 >fsize.out 2>fsize.err)
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c . fsize.err)" -eq 2 ] &&
+	grep -q "^libreplay: cannot write fsize.bin: File too large; the log holds the recording up to here" fsize.err &&
+	grep -q "^libreplay: fsize.bin is incomplete: writing it failed (File too large)" fsize.err
+then pass "past the file size limit: one line at once, one at exit, the program's own status (no SIGXFSZ)"
+else fail "file size limit: exit $rc: $(head -c 400 fsize.err)"; fi
+expect "... and that log replays up to where it stops" 0 "log ends early .*the replay runs on with time slices" 1 \
+	./clock_loop --replay fsize.bin
+mkdir -p full
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+	./clock_loop --record full/full.bin -- 300000 >full.out 2>full.err
+	rc=$?
+	cp full/full.bin full.bin 2>/dev/null
+	umount full
+	if [ $rc -eq 0 ] && grep -q "^libreplay: cannot write full/full.bin: No space left on device" full.err &&
+		grep -q "^libreplay: full/full.bin is incomplete: writing it failed (No space left on device)" full.err
+	then pass "a full disk (64 KiB tmpfs): one line at once, one at exit"
+	else fail "full disk: exit $rc: $(head -c 400 full.err)"; fi
+	expect "... and that log replays up to where it stops" 0 "log ends early .*the replay runs on" 1 \
+		./clock_loop --replay full.bin
+else
+	echo "SKIP a full disk: mounting a tmpfs needs root"
+fi
+
+# ---- 4. signals: SIGKILL loses at most 2 ms, the others write END ------------------------------
+build counters "$P/counters.c"
+for sig in TERM INT HUP QUIT USR1; do
+	env --default-signal ./counters --record "sig$sig.bin" --quantum 1ms >"sig$sig.rec" 2>"sig$sig.err" &
+	pid=$!
+	sleep 0.4
+	kill -s "$sig" $pid
+	wait $pid
+	rc=$?
+	num=$(kill -l "$sig")
+	timeout 60 env --default-signal ./counters --replay "sig$sig.bin" >"sig$sig.rep" 2>"sig$sig.rep.err"
+	rrc=$?
+	rec_lines=$(wc -l <"sig$sig.rec") rep_lines=$(wc -l <"sig$sig.rep")
+	if [ $rc -ne $((128 + num)) ]; then fail "SIG$sig: the recording exited $rc"
+	elif ! "$DUMP" "sig$sig.bin" 2>/dev/null | grep -q "END .*killed by signal $num (SIG$sig)"; then
+		fail "SIG$sig: the log has no END naming it: $("$DUMP" "sig$sig.bin" 2>&1 | tail -n 1)"
+	elif [ $rrc -ne $((128 + num)) ]; then fail "SIG$sig: the replay exited $rrc: $(head -c 300 "sig$sig.rep.err")"
+	elif ! grep -q "the recording was ended here by signal $num (SIG$sig) from outside; so is its replay" "sig$sig.rep.err"; then
+		fail "SIG$sig: the replay did not say why it ends: $(head -c 300 "sig$sig.rep.err")"
+	elif ! cmp -s "sig$sig.rep" <(head -n "$rep_lines" "sig$sig.rec") || [ $((rec_lines - rep_lines)) -gt 1 ]; then
+		fail "SIG$sig: the replay printed $rep_lines lines, the recording $rec_lines"
+	else pass "SIG$sig from outside: END with it, and the replay dies of it where the recording did ($rep_lines of $rec_lines lines)"; fi
+done
+# A signal from outside that lands inside a writer call is raised again when the call
+# returns, by the process itself: it still counts as from outside (a program that
+# records an input at every step is inside one about half the time; its log once had
+# no SIGNAL_STOP and its replay diverged).
+ok=0
+for i in 1 2 3 4 5; do
+	./clock_loop --record deferred.bin -- 100000000 >/dev/null 2>&1 &
+	pid=$!
+	sleep 0.3
+	kill -TERM $pid
+	wait $pid 2>/dev/null
+	rc=$?
+	(timeout 60 ./clock_loop --replay deferred.bin >/dev/null 2>deferred.err)
+	rrc=$?
+	[ $rc -eq 143 ] && [ $rrc -eq 143 ] &&
+		grep -q "the recording was ended here by signal 15 (SIGTERM) from outside; so is its replay" deferred.err &&
+		ok=$((ok + 1))
+done
+[ $ok -eq 5 ] && pass "SIGTERM to a program inside the writer half the time: 5 of 5 logs say where, and the replays end there" ||
+	fail "SIGTERM during writer calls: $ok of 5 replays ended where the recording did: $(head -c 200 deferred.err)"
+# A handler of the program's own runs first; it gives SIGTERM its default back and
+# raises it again: END names it. (A signal from outside reached a handler: that log
+# will not replay, and says so at once.)
+build term_handler "$P/term_handler.c"
+env --default-signal ./term_handler --record th.bin >th.rec 2>th.err &
+pid=$!
+for i in $(seq 1 100); do grep -q ready th.rec && break; sleep 0.05; done
+kill -TERM $pid
+wait $pid
+rc=$?
+if [ $rc -eq 143 ] && grep -q "^cleaning up after signal 15$" th.rec && grep -q "^SIGINT's handler shows as SIG_DFL$" th.rec &&
+	"$DUMP" th.bin 2>/dev/null | grep -q "END .*killed by signal 15 (SIGTERM)"
+then pass "the program's SIGTERM handler runs first, then END names SIGTERM (and SIG_DFL shows as SIG_DFL)"
+else fail "a program's SIGTERM handler: exit $rc: $(head -c 300 th.rec)"; fi
+expect "... and that log is refused at once" 2 "th\.bin: the recording received signal 15 from outside the process" 1 \
+	./term_handler --replay th.bin
+# SIGKILL: the values the program printed past the last one in its log span at most
+# the 2 ms between writes of the log.
+build clock_trail "$P/clock_trail.c"
+worst=0
+for delay in 0.3 0.7 1.1; do
+	./clock_trail --record trail.bin >trail.rec 2>&1 &
+	pid=$!
+	sleep $delay
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	timeout 120 ./clock_trail --replay trail.bin >trail.rep 2>/dev/null
+	# the first value the replay does not share with the recording was lost, up to
+	# the recording's last
+	lost=$(awk 'NR == FNR { rec[FNR] = $1; n = FNR; next }
+		    { m = FNR } rec[FNR] != $1 && !d { d = FNR }
+		    END { if (!d) d = m + 1; print (d > n ? 0 : rec[n] - rec[d]) }' trail.rec trail.rep)
+	[ "$lost" -gt "$worst" ] && worst=$lost
+done
+if [ "$worst" -le 2500000 ]; then pass "SIGKILL at 0.3, 0.7 and 1.1 s: the schedule lost spans at most $worst ns (bound 2 ms)"
+else fail "SIGKILL: $worst ns of schedule lost (bound 2 ms)"; fi
+
+# ---- 5. memory: bounded replay, no 4 GiB reservation ------------------------------------------
+build racy_counter "$ROOT/examples/racy_counter.c"
+(ulimit -v 1000000 && exec ./racy_counter --record small_as.bin >as.rec 2>as.err)
+rc=$?
+(ulimit -v 1000000 && exec ./racy_counter --replay small_as.bin >as.rep 2>as.rep.err)
+rrc=$?
+if [ $rc -eq 0 ] && [ $rrc -eq 0 ] && cmp -s as.rec as.rep; then pass "ulimit -v 1000000: records and replays"
+else fail "ulimit -v 1000000: exit $rc/$rrc: $(head -c 300 as.err as.rep.err)"; fi
+expect "the runtime's own memory refused: one line naming the limit" 2 \
+	"^libreplay: out of memory for the main thread's stack \(8 MiB\) \(the address space is limited to 8000 KiB: ulimit -v\)$" 1 \
+	bash -c "ulimit -v 8000 && exec ./racy_counter --record tiny_as.bin"
+hwm() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB$/\1/p' "$1"; }
+./clock_loop --record c200k.bin -- 200000 hwm >/dev/null 2>&1
+./clock_loop --record c8m.bin -- 8000000 hwm >/dev/null 2>&1
+./clock_loop --replay c200k.bin >/dev/null 2>c200k.err
+./clock_loop --replay c8m.bin >/dev/null 2>c8m.err
+small=$(hwm c200k.err) large=$(hwm c8m.err)
+# (the logs really hold that many records: 8,000,000 reads, at least 2 bytes each in
+# log format 3, which codes a clock's value as its change from the last one)
+bytes=$(stat -c %s c8m.bin)
+if [ "$bytes" -lt 16000000 ]; then fail "replay memory: the log of 8,000,000 reads has only $bytes bytes"
+elif [ -n "$small" ] && [ -n "$large" ] && [ $((large - small)) -lt 4096 ]; then
+	pass "replay memory: $small kB for 200,000 records, $large kB for 8,000,000"
+else fail "replay memory: ${small:-?} kB for 200,000 records, ${large:-?} kB for 8,000,000"; fi
+
+# ---- 6. build flags: they work, or sicc refuses them on one line ------------------------------
+build ctors "$P/ctors.c"
+./ctors --record ctors.bin >ctors.rec 2>&1
+./ctors --replay ctors.bin >ctors.rep 2>&1
+if grep -q "^order 101 102 150 65535 default$" ctors.rec && cmp -s ctors.rec ctors.rep
+then pass "constructors of priorities 101, 102, 150, 65535 and none, with recorded inputs, record and replay"
+else fail "constructors: $(head -c 300 ctors.rec) / $(head -c 300 ctors.rep)"; fi
+for flag in --coverage -fprofile-arcs; do
+	rm -rf cov && mkdir cov && cp "$P/ctors.c" cov/ && (cd cov &&
+		"$SICC" -O1 "$flag" -o ctors ctors.c && ./ctors --record ../cov.bin >rec.out 2>&1 &&
+		mv ./*ctors.gcda rec.gcda && ./ctors --replay ../cov.bin >rep.out 2>&1 && cmp -s rec.out rep.out &&
+		cmp -s rec.gcda ./*ctors.gcda) >cov.err 2>&1 &&
+		pass "$flag: records, replays, and the replay's coverage counts are the recording's" ||
+		fail "$flag: $(head -c 300 cov.err)"
+done
+for flag in -fsanitize=address -fsanitize=thread -fsplit-stack -static -flto; do
+	expect "sicc refuses $flag" 1 "^sicc: $flag is not supported: " 1 "$SICC" -O2 "$flag" -o refused "$P/ctors.c"
+done
+gcc -O2 -c -o plain_main.o "$P/ctors.c"
+expect "sicc refuses a main compiled by plain gcc" 1 "^sicc: plain_main\.o defines main but was not compiled by sicc" 1 \
+	"$SICC" -o plain plain_main.o
+printf 'int plain_add(int a, int b) { return a + b; }\n' >plain_lib.c
+printf '#include <stdio.h>\nint plain_add(int, int);\nint main(void) { printf("%%d\\n", plain_add(40, 2)); return 0; }\n' >uses_plain.c
+gcc -O2 -c -o plain_lib.o plain_lib.c && "$SICC" -O2 -o uses_plain uses_plain.c plain_lib.o &&
+	./uses_plain --record up.bin >up.rec && ./uses_plain --replay up.bin >up.rep && cmp -s up.rec up.rep &&
+	pass "an object compiled by plain gcc (not main) links, records and replays" ||
+	fail "a plain gcc object linked by sicc"
+"$SICC" -O2 -fsanitize=undefined -o ubsan "$P/ctors.c" && ./ubsan --record ub.bin >ub.rec 2>&1 &&
+	./ubsan --replay ub.bin >ub.rep 2>&1 && cmp -s ub.rec ub.rep &&
+	pass "-fsanitize=undefined records and replays" || fail "-fsanitize=undefined: $(head -c 200 ub.rep)"
+
+# ---- 7. without a build-id, a hash of the code -----------------------------------------------
+sed 's/"order/"ORDER/' "$P/ctors.c" >changed.c
+"$SICC" -O2 -Wl,--build-id=none -o noid "$P/ctors.c" && ./noid --record noid.bin >noid.rec 2>&1
+expect "no build-id: the same program replays" 0 "" 0 ./noid --replay noid.bin
+check "... (it really has none)" bash -c "! readelf -n noid | grep -q 'Build ID'"
+"$SICC" -O2 -Wl,--build-id=none -o noid changed.c
+expect "no build-id: a changed program is refused" 2 \
+	"noid\.bin was recorded by another executable \(code hash [0-9a-f]{32} vs [0-9a-f]{32}: without build-ids, hashes of what they load\)$" 1 \
+	./noid --replay noid.bin
+check "replay-dump shows the code hash" bash -c "'$DUMP' --exe '$WORK/noid' '$WORK/noid.bin' 2>&1 | grep -q 'did not record .*(code hash '"
+
+# ---- 8. what the replay needs to match ---------------------------------------------------------
+mkdir -p elsewhere
+./racy_counter --record ctx.bin </dev/null >/dev/null 2>&1
+expect "the same context: no warning" 0 "" 0 ./racy_counter --replay ctx.bin </dev/null
+expect "another working directory and stdin: one warning at start" 0 \
+	"^libreplay: warning: the replay's context differs from the recording's: the working directory \(.*/elsewhere, recorded in .*\); stdin \(closed, recorded /dev/null\)$" 1 \
+	bash -c "cd elsewhere && exec ../racy_counter --replay ../ctx.bin <&-"
+summary
