@@ -259,15 +259,23 @@ static void bp_attr(struct perf_event_attr *a, uintptr_t pc)
 	a->wakeup_events = 1;
 }
 
-void rp_bp_arm(uintptr_t pc)
+/* Arm the breakpoint at pc: 0, or -1 with errno (an address the kernel refuses). */
+static int bp_try_arm(uintptr_t pc)
 {
 	struct perf_event_attr a;
 	bp_attr(&a, pc);
 	if (ioctl(bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) != 0 ||
 	    ioctl(bp_fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
+		return -1;
+	bp_armed_pc = pc;
+	return 0;
+}
+
+void rp_bp_arm(uintptr_t pc)
+{
+	if (bp_try_arm(pc) != 0)
 		rp_fatal("cannot arm the breakpoint at %#lx: %s", (unsigned long)pc,
 			 strerror(errno));
-	bp_armed_pc = pc;
 }
 
 /* Thread tid's count when the recording ended (END), or UINT64_MAX if not known. */
@@ -330,7 +338,11 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 		if (count == now && where == RP_STOP_COUNT)
 			signal_stop(r, NULL, true, now);
 		if (count == now) {
-			rp_bp_arm(rp_exe_base + pc);
+			/* (A PC from a damaged or forged log may be no address at all.) */
+			if (bp_try_arm(rp_exe_base + pc) != 0)
+				rp_diverge("record %zu: thread %u should stop at pc %#llx, where no "
+					"breakpoint can be set (%s)", next_rec + 1, tid,
+					(unsigned long long)pc, strerror(errno));
 			left = 1; /* the next counting point first is a divergence */
 		} else {
 			left = count - now;

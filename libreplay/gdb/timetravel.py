@@ -30,8 +30,9 @@ lr = None  # libreplay.py, set by register()
 
 CHECKPOINT_NS = 500 * 1000 * 1000  # replay CPU time between automatic checkpoints
 TICK_COUNTS = 1 << 16              # a thread's counter overflows at least this often
-MAX_CHECKPOINTS = 256              # then older ones are thinned ...
-AGE_SHARE = 32                     # ... keeping gaps near a 32nd of their age at most
+MAX_CHECKPOINTS = 256              # at most this many kept
+AGE_SHARE = 32                     # gaps grow with age, to a 32nd of it ...
+MAX_GAP = 2.5                      # ... up to this many spacings, until the cap
 U64 = 2**64 - 1
 
 
@@ -145,6 +146,7 @@ class Store:
     took = []          # seconds each automatic checkpoint took
     pinned = []        # checkpoints a search will restore again: not thinned
     max_ckpts = MAX_CHECKPOINTS
+    restores = 0       # checkpoints restored (warn_went_back)
 
 
 def gdb_checkpoint():
@@ -168,6 +170,15 @@ def warn_outside():
         Store.warned = fd
         gdb.write("libreplay: descriptor %d is a socket or a pipe to another process: going "
                   "back past a read from it cannot restore what was read\n" % fd, gdb.STDERR)
+
+
+def warn_went_back(restores):
+    """After a command that restored a checkpoint (Store.restores was `restores`):
+    with such a descriptor, say again, on one line, what going back cost."""
+    if Store.restores != restores and Store.warned is not None:
+        gdb.write("libreplay: descriptor %d is a socket or a pipe to another process, and "
+                  "this went back: a read from it run again does not read what it read "
+                  "before (the replay diverges)\n" % Store.warned, gdb.STDERR)
 
 
 def gdb_checkpoints():
@@ -218,28 +229,34 @@ def drop(ck):
 
 
 def thin():
-    """Drop checkpoints while one can go with the gap it leaves no wider than a gap
-    allowed to grow with age (AGE_SHARE: a 32nd of the age, at least the spacing),
-    and while more than Store.max_ckpts are kept: each time the one whose loss
-    widens the gap least against that allowance. Recent time stays dense, old time
-    sparse, and the number kept grows with the log of the replay's length
-    (docs/gdb.md). The first (the start of the replay), the newest and the pinned
-    ones stay."""
+    """Drop checkpoints while one can go with the gap it leaves no wider than allowed:
+    a 32nd of its age (AGE_SHARE), at least the spacing, at most MAX_GAP spacings
+    (1.25 s: two gaps between the runtime's ticks, which come a little after the
+    spacing, join into one of about 1.15 s, and going back anywhere replays at most
+    that much); each time the one whose loss widens the gap least against the age's
+    share. Past Store.max_ckpts that one goes whatever the gap: old gaps widen,
+    recent ones stay (docs/gdb.md). The first (the start of the replay), the
+    newest and the pinned ones stay."""
     cks = Store.ckpts
     while len(cks) > 2:
         now = max(c.replay_ns for c in cks)
-        best, score = None, None
+        best, score, free = None, None, None
         for i in range(1, len(cks) - 1):
             if cks[i] in Store.pinned:
                 continue
             gap = cks[i + 1].replay_ns - cks[i - 1].replay_ns
-            allowed = max(Store.interval_ns, (now - cks[i].replay_ns) / AGE_SHARE)
-            s = gap / allowed
+            share = max(Store.interval_ns, (now - cks[i].replay_ns) / AGE_SHARE)
+            s = gap / share
             if score is None or s < score:
                 best, score = cks[i], s
-        if best is None or (score > 1 and len(cks) <= Store.max_ckpts):
+            if gap <= min(share, MAX_GAP * Store.interval_ns) and (free is None or s < free[1]):
+                free = (cks[i], s)
+        if free is not None:
+            drop(free[0])
+        elif best is not None and len(cks) > Store.max_ckpts:
+            drop(best)
+        else:
             return
-        drop(best)
 
 
 def drop_all():
@@ -248,17 +265,35 @@ def drop_all():
     Store.ckpts = []
 
 
-def checkpoint_memory(pid):
-    """Bytes a checkpoint costs: its proportional share of resident memory (pages it
-    shares copy-on-write with others count in part)."""
+def memory_of(pid):
+    """A process's memory totals (/proc/PID/smaps_rollup), in bytes, or {}."""
+    out = {}
     try:
         with open("/proc/%d/smaps_rollup" % pid) as f:
             for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) * 1024
+                parts = line.split()
+                if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
+                    out[parts[0][:-1]] = int(parts[1]) * 1024
     except OSError:
         pass
-    return None
+    return out
+
+
+def own_memory(mem):
+    """Bytes only this process holds: what deleting it frees."""
+    if "Private_Dirty" not in mem:
+        return None
+    return mem["Private_Dirty"] + mem.get("Private_Clean", 0)
+
+
+def checkpoints_cost(mems, live):
+    """Bytes the checkpoints cost in all: the anonymous memory of them and the live
+    process together, less what the live process holds alone. (Pages forked and
+    not written since are shared by all: one copy, whatever the number.) None
+    without the kernel's Pss_Anon."""
+    if live is None or "Pss_Anon" not in live or any("Pss_Anon" not in m for m in mems):
+        return None
+    return sum(m["Pss_Anon"] for m in mems) + live["Pss_Anon"] - live["Anonymous"]
 
 
 def restore_checkpoint(ck):
@@ -272,6 +307,7 @@ def restore_checkpoint(ck):
 
 def restore_live(ck):
     lr.restore()
+    Store.restores += 1
     table = gdb_checkpoints()
     live = [n for n, (pid, cur) in table.items() if cur]
     old_pos = position(settled=True) if replaying() else None
@@ -609,8 +645,12 @@ forwards or backwards (TIME as `replay when` prints it)."""
         tid, count, t, pc = parse_target(arg)
         need_replay("replay goto")
         check_refusal()
-        with Quiet():
-            goto(tid, count, t, pc)
+        restores = Store.restores
+        try:
+            with Quiet():
+                goto(tid, count, t, pc)
+        finally:
+            warn_went_back(restores)
         Store.history.resume_at(position())
         p = position()
         gdb.write("time %d: green thread %d at count %d\n" % (p.time, p.tid, p.count))
@@ -619,8 +659,9 @@ forwards or backwards (TIME as `replay when` prints it)."""
 
 class ReplayCheckpoints(gdb.Command):
     """replay checkpoints [on|off|every SECONDS|keep N]: the checkpoints kept (time,
-replay seconds before this moment, memory of each); turn automatic ones on or off;
-space them SECONDS of replay CPU time apart (0.5 by default); keep at most N (256)."""
+replay seconds before this moment, the memory only each holds) and what they cost in
+all; turn automatic ones on or off; space them SECONDS of replay CPU time apart (0.5
+by default); keep at most N (256)."""
 
     def __init__(self):
         super().__init__("replay checkpoints", gdb.COMMAND_STATUS)
@@ -652,15 +693,21 @@ space them SECONDS of replay CPU time apart (0.5 by default); keep at most N (25
         # Ago: replay seconds before this moment (negative: after it, a moment gone
         # back from), by the replay CPU time of the live process.
         now = replay_ns() if replaying() else max([c.replay_ns for c in Store.ckpts] or [0])
-        total = 0
-        gdb.write("  %-4s %-14s %-10s %-10s %s\n" % ("Num", "Time", "Ago (s)", "Memory", "Thread:count"))
+        # Own: the pages only that checkpoint holds (deleting it frees them); in
+        # all: what they cost together (checkpoints_cost).
+        mems = []
+        gdb.write("  %-4s %-14s %-10s %-10s %s\n" % ("Num", "Time", "Ago (s)", "Own", "Thread:count"))
         for ck in Store.ckpts:
-            mem = checkpoint_memory(ck.pid)
-            total += mem or 0
+            mem = memory_of(ck.pid)
+            mems.append(mem)
+            own = own_memory(mem)
             gdb.write("  %-4d %-14d %-10.2f %-10s %d:%d\n" % (
                 ck.num, ck.time, (now - ck.replay_ns) / 1e9,
-                "%d KiB" % (mem // 1024) if mem is not None else "?", ck.pos.tid, ck.pos.count))
-        gdb.write("%d checkpoints, %d KiB\n" % (len(Store.ckpts), total // 1024))
+                "%d KiB" % (own // 1024) if own is not None else "?", ck.pos.tid, ck.pos.count))
+        live = memory_of(gdb.selected_inferior().pid) if lr.live() else None
+        cost = checkpoints_cost(mems, live)
+        gdb.write("%d checkpoints, %s in all, beyond the live replay's own memory\n" % (
+            len(Store.ckpts), "%d KiB" % (cost // 1024) if cost is not None else "? KiB"))
 
 
 def set_interval():
@@ -1387,7 +1434,11 @@ def reverse_command(name, fn):
             if arg.strip():
                 raise TimeError("%s: no arguments (a count is not supported yet)" % name)
             lr.restore()
-            fn()
+            restores = Store.restores
+            try:
+                fn()
+            finally:
+                warn_went_back(restores)
     Reverse.__doc__ = REVERSE_DOCS[name]
     return Reverse()
 
@@ -1447,6 +1498,7 @@ class AfterCheckpoint(gdb.Command):
             clear_requests()
             resync_watchpoints()
             Store.history.resume_at(position())
+            warn_went_back(Store.restores - 1)
 
 
 def on_exit(event):

@@ -8,7 +8,8 @@
  * moved), tid (a record's thread changed), pos (a TIMEOUT's question moved), drop
  * (a record left out), dup (a record twice), swap (two neighbours swapped), kind (an
  * INPUT's kind changed), byte (a byte of an INPUT changed), end (END's status or a
- * final count changed), cut (the records after one left out, and END). Prints what
+ * final count changed), cut (the records after one left out, and END); not drawn:
+ * wildpc (a PREEMPT's PC made one that is no address). Prints what
  * it changed, one line. Exit 0, or 2 with one line if IN cannot be read. */
 #include "log/log.h"
 
@@ -110,6 +111,9 @@ static const char *mutate(const char *what, char *say, size_t len)
 			 (unsigned long long)recs[i].r.count);
 	} else if (!strcmp(what, "pc") && (i = pick(RP_LOG_PREEMPT)) >= 0) {
 		recs[i].r.pc = moved(recs[i].r.pc);
+		snprintf(say, len, "record %ld: PREEMPT pc now %#llx", i + 1, (unsigned long long)recs[i].r.pc);
+	} else if (!strcmp(what, "wildpc") && (i = pick(RP_LOG_PREEMPT)) >= 0) {
+		recs[i].r.pc = 0xcb727616d02dcaull; /* no address: the kernel refuses a breakpoint */
 		snprintf(say, len, "record %ld: PREEMPT pc now %#llx", i + 1, (unsigned long long)recs[i].r.pc);
 	} else if (!strcmp(what, "tid") && (i = pick(0)) >= 0 && recs[i].r.kind != RP_LOG_END) {
 		recs[i].r.tid = (uint32_t)(below(3) ? recs[i].r.tid + 1 + below(3) : below(8));

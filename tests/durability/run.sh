@@ -60,6 +60,15 @@ done
 [ $bad -eq 0 ] && pass "$n logs with a sleeper's deadline question moved: each replays or diverges on one line, none hangs" ||
 	fail "$bad of $n forged logs hung or failed otherwise"
 
+# A PC that is no address (forged, checksums whole): the replay could not arm its
+# breakpoint there and aborted, two lines (issue 12's forged-log campaign found it).
+build racy_counter "$ROOT/examples/racy_counter.c"
+./racy_counter --record rc.bin --quantum 100us >/dev/null 2>&1
+./forge rc.bin rc_wild.bin 3 wildpc >forged.txt
+expect "a PREEMPT at a PC that is no address: one line, diverged" 86 \
+	"replay diverged: record [0-9]+: thread [0-9]+ should stop at pc 0xcb727616d02dca, where no breakpoint can be set \(Invalid argument\)$" 1 \
+	./racy_counter --replay rc_wild.bin
+
 # ---- 2. after the log ends, time slices ------------------------------------------------------
 build spin_flag "$R/spin_flag.c"
 ./spin_flag --record sf.bin --quantum 1ms >sf.rec 2>&1
@@ -122,7 +131,11 @@ for sig in TERM INT HUP QUIT USR1; do
 	elif [ $rrc -ne $((128 + num)) ]; then fail "SIG$sig: the replay exited $rrc: $(head -c 300 "sig$sig.rep.err")"
 	elif ! grep -q "the recording was ended here by signal $num (SIG$sig) from outside; so is its replay" "sig$sig.rep.err"; then
 		fail "SIG$sig: the replay did not say why it ends: $(head -c 300 "sig$sig.rep.err")"
-	elif ! cmp -s "sig$sig.rep" <(head -n "$rep_lines" "sig$sig.rec") || [ $((rec_lines - rep_lines)) -gt 1 ]; then
+	# (at most the line being written is missing; more only where the replay says the
+	# log names the point roughly, which replay.md allows: a stop right after the
+	# last record before the signal)
+	elif ! cmp -s "sig$sig.rep" <(head -n "$rep_lines" "sig$sig.rec") ||
+		{ [ $((rec_lines - rep_lines)) -gt 1 ] && ! grep -q "only roughly" "sig$sig.rep.err"; }; then
 		fail "SIG$sig: the replay printed $rep_lines lines, the recording $rec_lines"
 	else pass "SIG$sig from outside: END with it, and the replay dies of it where the recording did ($rep_lines of $rec_lines lines)"; fi
 done
@@ -184,7 +197,6 @@ if [ "$worst" -le 2500000 ]; then pass "SIGKILL at 0.3, 0.7 and 1.1 s: the sched
 else fail "SIGKILL: $worst ns of schedule lost (bound 2 ms)"; fi
 
 # ---- 5. memory: bounded replay, no 4 GiB reservation ------------------------------------------
-build racy_counter "$ROOT/examples/racy_counter.c"
 (ulimit -v 1000000 && exec ./racy_counter --record small_as.bin >as.rec 2>as.err)
 rc=$?
 (ulimit -v 1000000 && exec ./racy_counter --replay small_as.bin >as.rep 2>as.rep.err)

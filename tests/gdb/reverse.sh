@@ -5,7 +5,8 @@
 # from checkpoints) and the reverse commands land on states equal to those a fresh
 # forward replay reaches at the same moment: registers, `info rthreads` and the
 # program's variables are compared. Then `watch` + `reverse-continue` finds the last
-# write in the heisenbug's failing run.
+# write in the heisenbug's failing run, and stdin from another process's pipe gets its
+# one-line explanations.
 . "$(dirname "$0")/../lib/common.sh"
 unset LIBREPLAY_OPTS
 P="$ROOT/tests/gdb/progs"
@@ -247,6 +248,21 @@ v1=$(sed -n 's/^\$1 = //p' own.out) v2=$(sed -n 's/^\$2 = //p' own.out)
 [ -n "$v1" ] && [ "$v1" = "$v2" ] && grep -qxF "$(tail -n 1 racy.rec)" own.out &&
 	pass "gdb's checkpoint and restart N in a replay: the same state, and the replay goes on exactly" ||
 	fail "checkpoint/restart: $(grep -v '^\[' own.out | tail -n 6 | tr '\n' ' ')"
+# A pipe from another process (stdin from a FIFO) cannot be checkpointed: one line at
+# the first checkpoint, one more after going back, and going back and reading again
+# does read other bytes (the line says why), which the replay notices at the end.
+"$SICC" -O1 -g -o stdin_sum "$P/stdin_sum.c" && printf 'abc\n' | ./stdin_sum --record stdin_sum.bin >stdin_sum.rec 2>&1
+rm -f feed && mkfifo feed
+(printf 'abc\n' >feed &)
+timeout 120 "$RGDB" ./stdin_sum stdin_sum.bin -batch -nx -ex 'break stdin_sum.c:13' \
+	-ex 'run --replay stdin_sum.bin <feed' -ex 'print total' -ex 'replay goto 1' -ex continue \
+	-ex 'print total' -ex continue >outside.out 2>&1
+first=$(grep -cx 'libreplay: descriptor 0 is a socket or a pipe to another process: going back past a read from it cannot restore what was read' outside.out)
+again=$(grep -cx 'libreplay: descriptor 0 is a socket or a pipe to another process, and this went back: a read from it run again does not read what it read before (the replay diverges)' outside.out)
+[ "$first" = 1 ] && [ "$again" = 1 ] && grep -qx '\$1 = 4' outside.out && grep -qx '\$2 = 0' outside.out &&
+	grep -q '^libreplay: replay diverged' outside.out &&
+	pass "stdin from another process's pipe: one line at the first checkpoint, one after going back (which then reads nothing and diverges)" ||
+	fail "stdin from a pipe: ${first:-?} first lines, ${again:-?} after going back: $(grep -v '^\[' outside.out | tail -n 6 | tr '\n' ' ')"
 check "replay goto with a bad time: one line, an error" bash -c \
 	"timeout 120 '$RGDB' ./racy racy.bin -batch -nx -ex 'break __sic_main' -ex run -ex 'replay goto soon' 2>&1 | grep -qx 'Usage: replay goto TIME | replay goto THREAD:COUNT\[@PC\]'"
 summary
