@@ -6,7 +6,7 @@
 #
 #   1. per buggy program and per mode, replay-hunt's failures per RUNS runs and the
 #      first failing run (counted from 1): default 10 ms slices, --quantum 50us,
-#      time-based --chaos, --hunt (when the runtime has it), and native threads on
+#      --chaos (count-based), --hunt (when the runtime has it), and native threads on
 #      every core (the same source built with gcc -pthread, for reference);
 #   2. spin-waiting (bench/hunt/spin_flag.c, spin_tas.c, spin_barrier.c): the median
 #      wall time of a recording against the same source built with gcc -pthread
@@ -24,6 +24,7 @@
 #                 (or a hang) costs that much
 #   PROGS="..."   the buggy programs of part 1 (default: all of tests/hunt/bugs)
 #   MODES="..."   the modes of part 1 (default: default quantum=50us chaos hunt native)
+#   PARTS="..."   the parts to run (default: 1 2 3)
 #
 # Results: stdout and build/bench/hunt.txt; part 1's kept failing runs in
 # build/bench/hunt/keep-PROGRAM-MODE/.
@@ -43,6 +44,7 @@ TIMEOUT=${TIMEOUT:-2s}
 BUGS=$ROOT/tests/hunt/bugs
 PROGS=${PROGS:-$(cd "$BUGS" && ls ./*.c | sed 's|^\./||; s|\.c$||' | tr '\n' ' ')}
 MODES=${MODES:-default quantum=50us chaos hunt native}
+PARTS=${PARTS:-1 2 3}
 
 die() {
 	echo "hunt-bench: $*" >&2
@@ -72,7 +74,11 @@ HAS_HUNT=0
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# part N: true if part N is to run.
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
 # ---- 1. finding the bugs --------------------------------------------------------------
+if part 1; then
 echo
 echo "== 1. Failures per $RUNS runs, and the first failing run (1 = the first run)"
 echo "   replay-hunt --runs $RUNS --timeout $TIMEOUT --mode MODE, $(nproc) jobs; native: gcc -pthread, every core"
@@ -99,6 +105,7 @@ for p in $PROGS; do
 done
 echo "   (N/$RUNS @K: N runs of $RUNS failed, the first at run K; goal for --hunt: every bug by run 20,"
 echo "    and more failures than native on every program)"
+fi
 
 # ---- 2. spin-waiting ------------------------------------------------------------------
 # wall CMD...: seconds the command took (its stdout and stderr to $W/last.*).
@@ -110,6 +117,7 @@ wall() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
 }
 
+if part 2; then
 echo
 echo "== 2. Spin-waiting: median wall seconds of $SPIN_RUNS runs, every run pinned to CPU 0"
 variants="native recorded"
@@ -141,8 +149,10 @@ for p in spin_flag spin_tas spin_barrier; do
 	unset med
 done
 echo "   (recorded: --record, the default 10 ms slices; hunt: --record --hunt=ROUND; goal: within 2x of native)"
+fi
 
 # ---- 3. log bytes per second ------------------------------------------------------------
+part 3 || exit 0
 echo
 echo "== 3. Log written per second of recording: median of $SPIN_RUNS runs"
 lvariants="recorded"

@@ -206,6 +206,9 @@ _Noreturn void sched_exit(void *retval);
 /* Go to the tail of the run queue if another thread is runnable. (Not named
  * sched_yield: <sched.h> has that one.) */
 void sched_thread_yield(void);
+/* The same, except that with priorities the thread that has waited longest runs, not
+ * the highest (a spin-wait's yield: every other thread gets its turn in order). */
+void sched_thread_yield_fifo(void);
 
 /* The calling thread. Outside sched_run_main: the host, a descriptor with id 0 that
  * can own locks but not wait for other threads. Never NULL. */

@@ -26,6 +26,7 @@
 bool rp_counting;
 bool rp_sync_watch;
 static bool pct; /* --hunt: priorities, steps at synchronization calls */
+static int created_by; /* the thread whose call created a thread last, till its call ends */
 
 void rp_count_arm(struct rp_thread *t, uint64_t *counter)
 {
@@ -135,9 +136,10 @@ void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t)
 	}
 	if (!rp_counting)
 		return;
+	created_by = rp_cur ? rp_cur->tid : 0;
 	t->slice_end = (t->offset - t->home) + rp_hunt_slice();
 	if (pct)
-		give_priority(st, rp_hunt_priority());
+		give_priority(st, rp_hunt_priority(sched_priority(sched_current())));
 }
 
 /* Replay: the priority a change point gave, right after its PREEMPT. */
@@ -304,7 +306,7 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 			return __sic_home;
 	} else if (sched_others_runnable()) {
 		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(),
-					     n > 0 || exited, now - t->in_count};
+					     n > 0 || exited, now - t->in_count, false};
 		struct rp_hunt_decision d = rp_hunt_step(&q);
 		if (d.preempt) {
 			t->new_prio = d.new_priority;
@@ -336,7 +338,7 @@ void rp_count_trap(ucontext_t *uc, int sig)
 		if (!sched_others_runnable())
 			return;
 		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(), true,
-					     now - t->in_count};
+					     now - t->in_count, false};
 		struct rp_hunt_decision d = rp_hunt_step(&q);
 		if (!d.preempt)
 			return;
@@ -401,7 +403,7 @@ void rp_sync_begin_slow(void *ret)
 	if (!sched_others_runnable())
 		return;
 	struct rp_hunt_question q = {RP_HUNT_BEFORE, t->tid, (uintptr_t)ret - rp_exe_base, false, false,
-				     t->offset - __sic_home - t->in_count};
+				     t->offset - __sic_home - t->in_count, false};
 	struct rp_hunt_decision d = rp_hunt_step(&q);
 	if (!d.preempt)
 		return;
@@ -418,6 +420,8 @@ void rp_sync_begin_slow(void *ret)
 void rp_sync_end_slow(void *ret)
 {
 	struct rp_thread *t = rp_cur;
+	bool created = created_by && created_by == t->tid;
+	created_by = 0;
 	if (!pct || !count_eligible(t) || rp_replaying)
 		return;
 	if (!sched_others_runnable())
@@ -425,7 +429,8 @@ void rp_sync_end_slow(void *ret)
 	uintptr_t first = after_call((uintptr_t)ret), c[RP_WINDOW_CANDIDATES];
 	size_t n = window_ahead(first, c);
 	struct rp_hunt_question q = {RP_HUNT_AFTER, t->tid, (uintptr_t)ret - rp_exe_base,
-				     sched_preempt_wanted(), n > 0, t->offset - __sic_home - t->in_count};
+				     sched_preempt_wanted(), n > 0, t->offset - __sic_home - t->in_count,
+				     created};
 	struct rp_hunt_decision d = rp_hunt_step(&q);
 	if (!d.preempt)
 		return;

@@ -24,8 +24,8 @@ void rp_hunt_init(const struct rp_hunt_params *p);
 bool rp_hunt_on(void);
 bool rp_hunt_pct(void); /* priorities and synchronization steps (--hunt, not --chaos) */
 
-/* A new thread's priority (--hunt). */
-int rp_hunt_priority(void);
+/* A new thread's priority (--hunt), given its creator's. */
+int rp_hunt_priority(int creator);
 /* Counts until the running thread's slice ends. */
 uint64_t rp_hunt_slice(void);
 
@@ -39,6 +39,7 @@ struct rp_hunt_question {
 	bool wake_wanted; /* a thread of higher priority is runnable */
 	bool window;      /* a repeated or atomic memory access lies just ahead */
 	uint64_t ran;     /* counts the thread ran since it was switched in */
+	bool created;     /* AFTER: the call created a thread */
 };
 struct rp_hunt_decision {
 	bool preempt;     /* preempt the running thread */

@@ -97,15 +97,18 @@ uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 /* A pause, or a spin-wait's loop (sicpp/hunt.c): the thread waits for another, which
  * on one kernel thread can only get on if this one lets it. A yield: a voluntary
  * switch at a place the program's own instructions decide, so the replay makes the
- * same one with no record. The count is published in __sic_home meanwhile. */
+ * same one with no record. The count is published in __sic_home meanwhile. The thread
+ * that waited longest runs, whatever --hunt's priorities: the one this one waits for
+ * may have a lower priority, and two spinners must not hand the turn back and forth
+ * over it (a yield to the highest other would). */
 uint64_t rp_sic_pause_yields;
 
 void rp_sic_pause_c(void)
 {
-	if (rp_cur->tid == 0 || sched_busy() || !sched_preempt_useful())
+	if (rp_cur->tid == 0 || sched_busy() || !(sched_others_runnable() || sched_preempt_useful()))
 		return;
 	rp_sic_pause_yields++;
-	sched_thread_yield();
+	sched_thread_yield_fifo();
 	if (rp_resumed_hook)
 		rp_resumed_hook(&__sic_home);
 }

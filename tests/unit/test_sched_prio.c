@@ -37,6 +37,39 @@ static void priorities_pick_the_highest_and_yields_give_one_turn(void **state)
 	assert_trace("3 4 3 4 2 2 main");
 }
 
+static void *traces_and_spins(void *arg)
+{
+	TRACE("%d", self_id());
+	sched_thread_yield_fifo();
+	TRACE("%d", self_id());
+	return NULL;
+}
+
+/* The same threads, yielding as a spin-wait does: the thread that waited longest runs,
+ * whatever its priority. */
+TEST_MAIN(spin_yield_main)
+{
+	static const int prio[] = { 5, 9, 7 };
+	struct sched_thread *t[3];
+	sched_set_priority(sched_current(), 1);
+	for (int i = 0; i < 3; i++) {
+		t[i] = spawn(traces_and_spins, NULL);
+		sched_set_priority(t[i], prio[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		join(t[i]);
+	TRACE("main");
+	return 0;
+}
+
+static void a_spin_yield_lets_the_longest_waiting_run(void **state)
+{
+	assert_int_equal(run(spin_yield_main, NULL), 0);
+	/* 3 (9) runs, yields: 2 (5), queued first, runs, yields: 4 (7), yields: 3 ends;
+	 * then by priority 4 ends, 2 ends, and main, woken from its join of 2. */
+	assert_trace("3 2 4 3 4 2 main");
+}
+
 /* Without priorities the order stays FIFO, and nothing ever wants a preemption. */
 TEST_MAIN(fifo_main)
 {
@@ -248,6 +281,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(priorities_pick_the_highest_and_yields_give_one_turn),
+		cmocka_unit_test(a_spin_yield_lets_the_longest_waiting_run),
 		cmocka_unit_test(without_priorities_the_run_queue_is_fifo),
 		cmocka_unit_test(a_preemption_goes_to_the_tail_of_its_priority),
 		cmocka_unit_test(waking_a_higher_priority_thread_wants_a_preemption),
