@@ -170,6 +170,8 @@ static bool answers_a_wait(const struct rp_log_record *r, uint8_t kind, uint64_t
  * have idled (a system call each time) for hours: a replay that would have to is
  * following a damaged or forged log. */
 #define RP_IDLE_QUESTIONS_MAX 10000000u
+/* Idle rounds that may leave a clock read next before it is a divergence. */
+#define RP_IDLE_CLOCK_ROUNDS 1000u
 
 void rp_replay_idle_check(uint8_t kind)
 {
@@ -181,10 +183,22 @@ void rp_replay_idle_check(uint8_t kind)
 		return;
 	rp_idle_hang_check(); /* a hang the log ends with, every thread waiting */
 	rp_replay_idle_stop(); /* a signal from outside ended the recording here */
-	/* Deadlines on both clocks: the next round asks the clock which comes first. */
+	/* Deadlines on both clocks: the next round asks the clock which comes first. A
+	 * clock read that rounds after rounds leave next is one no round takes (a forged
+	 * log's: a sleep's clock read twice, its TIMEOUT left out); it spun for ever. */
+	static size_t clock_recno, clock_rounds;
 	if (r->kind == RP_LOG_INPUT && r->input_kind == RP_INPUT_SCHED_CLOCK &&
-	    r->tid == (uint32_t)rp_cur->tid)
-		return;
+	    r->tid == (uint32_t)rp_cur->tid) {
+		if (clock_recno != rp_replay_recno()) {
+			clock_recno = rp_replay_recno();
+			clock_rounds = 0;
+		}
+		if (++clock_rounds <= RP_IDLE_CLOCK_ROUNDS)
+			return;
+		rp_diverge("record %zu: every thread waits (%s), and the recording's next record, "
+			"a clock read, is not taken: %s", rp_replay_recno(),
+			thread_states(states, sizeof states), rp_replay_describe(r, what, sizeof what));
+	}
 	if (!answers_a_wait(r, kind, &pos))
 		rp_diverge("record %zu: every thread waits (%s), and the recording's next record "
 			"cannot end a wait: %s", rp_replay_recno(), thread_states(states, sizeof states),
