@@ -103,6 +103,21 @@ static void model_add(struct model *m, uint32_t tid, uint64_t count, uint64_t pc
 	m->n++;
 }
 
+/* A value d with a prediction: near (a flag, then u, its zigzagged distance from the
+ * prediction, in Rice code k) when that is possible and no longer than d written
+ * whole; else far (the flag, then d). Returns the mode written. */
+static int put_near_or_far(struct bitw *b, uint64_t d, uint64_t u, unsigned k, bool possible)
+{
+	unsigned near = possible ? rice_bits(u, k) : 0;
+	int mode = near && near <= num_bits(d) ? COUNT_NEAR : COUNT_FAR;
+	put_bits(b, 1, mode == COUNT_FAR);
+	if (mode == COUNT_NEAR)
+		put_rice(b, u, k);
+	else
+		put_num(b, d);
+	return mode;
+}
+
 static void count_update(struct thread_state *t, uint64_t d, int mode, uint64_t u,
 			 unsigned sh)
 {
@@ -162,17 +177,11 @@ void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t ti
 	} else {
 		/* the last count on the grid of aligned preemptions: a near advance is in
 		 * grid steps (an advance off the grid can only be far) */
-		unsigned sh = grid_shift(m, t), k = rice_k(&t->rc), near = 0;
-		if (!(d & ((UINT64_C(1) << sh) - 1))) {
+		unsigned sh = grid_shift(m, t);
+		bool on_grid = !(d & ((UINT64_C(1) << sh) - 1));
+		if (on_grid)
 			u = zz((d >> sh) - (t->pred >> sh));
-			near = rice_bits(u, k);
-		}
-		mode = near && near <= num_bits(d) ? COUNT_NEAR : COUNT_FAR;
-		put_bits(b, 1, mode == COUNT_FAR);
-		if (mode == COUNT_NEAR)
-			put_rice(b, u, k);
-		else
-			put_num(b, d);
+		mode = put_near_or_far(b, d, u, rice_k(&t->rc), on_grid);
 	}
 	count_update(t, d, mode, u, grid_shift(m, t));
 
@@ -278,15 +287,8 @@ void log_encode_input(struct model *m, struct bitw *b, uint32_t tid, uint8_t kin
 		if (!st->has_pred[j]) {
 			put_num(b, d);
 		} else {
-			unsigned k = rice_k(&st->r[j]), near;
 			u = zz(d - st->pred[j]);
-			near = rice_bits(u, k);
-			mode = near && near <= num_bits(d) ? COUNT_NEAR : COUNT_FAR;
-			put_bits(b, 1, mode == COUNT_FAR);
-			if (mode == COUNT_NEAR)
-				put_rice(b, u, k);
-			else
-				put_num(b, d);
+			mode = put_near_or_far(b, d, u, rice_k(&st->r[j]), true);
 		}
 		input_word_update(st, j, d, mode, u);
 	}
