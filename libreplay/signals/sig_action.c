@@ -117,6 +117,27 @@ static void as_default(struct sigaction *sa)
 	}
 }
 
+/* Puts `give` in place for sig, keeping the program's act as its own (what the
+ * trampoline calls; in place before the trampoline can run), and reports the previous
+ * action as the program knows it: its own handler, not the trampoline or a stand-in. */
+static int install(int sig, const struct sigaction *act, const struct sigaction *give,
+		   struct sigaction *old)
+{
+	struct sigaction prev, prev_user = user[sig];
+	if (act)
+		user[sig] = *act;
+	if (rp_sigaction(sig, give, &prev) != 0) {
+		user[sig] = prev_user;
+		return -1;
+	}
+	if (prev.sa_flags & SA_SIGINFO && prev.sa_sigaction == trampoline)
+		prev = prev_user;
+	as_default(&prev);
+	if (old)
+		*old = prev;
+	return 0;
+}
+
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	/* glibc keeps its two internal signals (cancellation, setxid) to itself. */
@@ -132,22 +153,10 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		errno = EINVAL;
 		return -1;
 	}
-	struct sigaction stand_in;
+	struct sigaction stand_in, mine;
 	if (act && act->sa_handler == SIG_DFL && sig_session_on() && sig > 0 && sig < _NSIG &&
-	    rp_session_default_action(sig, &stand_in)) {
-		struct sigaction prev, prev_user = user[sig];
-		user[sig] = *act;
-		if (rp_sigaction(sig, &stand_in, &prev) != 0) {
-			user[sig] = prev_user;
-			return -1;
-		}
-		if (prev.sa_flags & SA_SIGINFO && prev.sa_sigaction == trampoline)
-			prev = prev_user;
-		as_default(&prev);
-		if (old)
-			*old = prev;
-		return 0;
-	}
+	    rp_session_default_action(sig, &stand_in))
+		return install(sig, act, &stand_in, old);
 	if (!sig_session_on() || sig <= 0 || sig >= _NSIG || fault_signal(sig)) {
 		int rc = rp_sigaction(sig, act, old);
 		if (rc == 0)
@@ -155,7 +164,6 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		return rc;
 	}
 	static bool at_exit;
-	struct sigaction prev, mine, prev_user = user[sig];
 	const struct sigaction *give = act;
 	if (handler) {
 		mine = *act;
@@ -166,19 +174,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		if (!at_exit)
 			at_exit = atexit(flush_at_exit) == 0;
 	}
-	/* The program's handler is in place before the trampoline can run. */
-	if (act)
-		user[sig] = *act;
-	if (rp_sigaction(sig, give, &prev) != 0) {
-		user[sig] = prev_user;
-		return -1;
-	}
-	if (prev.sa_flags & SA_SIGINFO && prev.sa_sigaction == trampoline)
-		prev = prev_user;
-	as_default(&prev);
-	if (old)
-		*old = prev;
-	return 0;
+	return install(sig, act, give, old);
 }
 
 /* BSD semantics, as glibc's signal(): the handler stays, system calls restart. */
