@@ -35,6 +35,9 @@ blocks() {
 	awk '/^@@ /{key=$2; on=0; next} /^<<$/{on=1; next} /^>>$/{on=0; next}
 		on && key != "" && !/^\[/ && !/^libreplay: descriptor/ {print key "\t" $0}' "$1"
 }
+# scratch_out OUT KEY: block KEY of OUT without the psABI's scratch registers (what a
+# call leaves in them is the callee's: see the reverse commands' check below).
+scratch_out() { blocks "$1" | grep "^$2	" | grep -Ev "^[^	]*	(rcx|rdx|rsi|rdi|r8|r9|r10|r11|eflags) "; }
 # at OUT: the "replay goto T:C@PC" of each block's moment.
 at_of() { blocks "$1" | sed -n 's/^\([^\t]*\)\tthis instruction: replay goto \(.*\)$/\1 \2/p'; }
 
@@ -120,7 +123,6 @@ print(sum(t["count"] for t in ends[-1]["threads"]) if ends else 0)')
 	# rest: the other registers, its variables, every green thread's place.
 	rgdb "$name" "$name.chk" "${check[@]}"
 	bad=0
-	scratch_out() { blocks "$1" | grep "^$2	" | grep -Ev "^[^	]*	(rcx|rdx|rsi|rdi|r8|r9|r10|r11|eflags) "; }
 	for m in "${marks[@]}"; do
 		set -- $m
 		[ "$(scratch_out "$name.rev" "$2" | grep -c '	r[0-9a-z]* *0x')" -ge 8 ] || bad=1
