@@ -12,10 +12,11 @@
  * .Lsic_rt_N:
  *	xchgq	%rcx, %r15
  *
- * Every stub has its own FDE, rebuilt from the .cfi state at its counting point, so
- * debuggers unwind through the overflow routine. The runtime's tables follow the code:
- * sic_ranges (instrumented code), sic_nopreempt (PCs inside our own sequences and rep
- * string instructions) and the .note.libreplay marker.
+ * A stub calls the runtime, which returns to the counting point itself; the stubs'
+ * FDEs, one per function's run of stubs with a row each, rebuilt from the .cfi state
+ * at each counting point, let debuggers stopped in a stub unwind. The runtime's
+ * tables follow the code: sic_ranges (instrumented code), sic_nopreempt (PCs inside
+ * our own sequences and rep string instructions) and the .note.libreplay marker.
  */
 #include "rewrite.h"
 #include "cfi.h"
@@ -304,68 +305,129 @@ static void emit_stmt(struct rw *w, const struct stmt *s)
 	fputc('\n', w->out);
 }
 
-static void emit_stubs(struct rw *w)
+/* A stub's name for debuggers: the counter stub of fn (the frame is fn's). */
+static void stub_name(FILE *o, const struct stub *s)
+{
+	if (s->fn && !strchr(s->fn, '"'))
+		fprintf(o, "\"%s.sic_stub.%d\":\n", s->fn, s->id);
+}
+
+/* A pause's or a spin-wait's stub: like the overflow's, past the red zone, every
+ * register kept; it comes back by a jump. Its own FDE. */
+static void emit_yield_stub(struct rw *w, const struct stub *s)
 {
 	FILE *o = w->out;
-	fprintf(o, "\t.section\t.text.sic_stubs,\"ax\",@progbits\n");
+	bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
+	fprintf(o, ".Lsic_py_%d:\n", s->id);
+	stub_name(o, s);
+	if (s->has_cfi) {
+		fprintf(o, "\t.cfi_startproc\n");
+		cfi_emit(o, &s->cfi);
+	}
+	fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
+	if (adjust)
+		fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
+	emit_runtime_transfer(w, "call", SIC_PAUSE);
+	fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
+	if (adjust)
+		fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
+	fprintf(o, "\tjmp\t%s\n", s->back);
+	if (s->has_cfi)
+		fprintf(o, "\t.cfi_endproc\n");
+}
+
+/* The flag-preserving form's stub: it swaps the counter back into r15 around the
+ * call, so it returns to itself (__sic_overflow) and jumps back. Its own FDE. */
+static void emit_safe_stub(struct rw *w, const struct stub *s)
+{
+	FILE *o = w->out;
+	bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
+	fprintf(o, ".Lsic_ov_%d:\n", s->id);
+	stub_name(o, s);
+	if (s->has_cfi) {
+		fprintf(o, "\t.cfi_startproc\n");
+		cfi_emit(o, &s->cfi);
+	}
+	fprintf(o, "\txchgq\t%%rcx, %%r15\n\tleaq\t-128(%%rsp), %%rsp\n");
+	if (adjust)
+		fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
+	emit_runtime_transfer(w, "call", SIC_OVERFLOW);
+	fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
+	if (adjust)
+		fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
+	fprintf(o, "\txchgq\t%%rcx, %%r15\n\tjmp\t.Lsic_rt_%d\n", s->id);
+	if (s->has_cfi)
+		fprintf(o, "\t.cfi_endproc\n");
+}
+
+/* The overflow stubs of counting points (docs/sic.md, "Stubs"): 14 bytes each,
+ *	leaq	-128(%rsp), %rsp        # past the red zone: the site may be a leaf's
+ *	call	__sic_overflow_far      # returns to the counting point itself
+ *	.long	.Lsic_rt_N - .
+ * One FDE covers a function's run of them, a row per stub: the frame at its counting
+ * point (the change from the stub before), then the 128 bytes of the leaq. */
+static void emit_overflow_stubs(struct rw *w)
+{
+	FILE *o = w->out;
+	const struct stub *prev = NULL; /* the stub before in the open FDE */
 	for (int k = 0; k < w->nstubs; k++) {
-		struct stub *s = &w->stubs[k];
-		if (s->kind == STUB_YIELD) {
-			/* Like an overflow stub: past the red zone, every register kept. */
-			bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
-			fprintf(o, ".Lsic_py_%d:\n", s->id);
-			if (s->fn && !strchr(s->fn, '"')) /* named as a counter stub, for gdb */
-				fprintf(o, "\"%s.sic_stub.%d\":\n", s->fn, s->id);
-			if (s->has_cfi) {
-				fprintf(o, "\t.cfi_startproc\n");
-				cfi_emit(o, &s->cfi);
-			}
-			fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
-			if (adjust)
-				fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
-			emit_runtime_transfer(w, "call", SIC_PAUSE);
-			fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
-			if (adjust)
-				fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
-			fprintf(o, "\tjmp\t%s\n", s->back);
-			if (s->has_cfi)
-				fprintf(o, "\t.cfi_endproc\n");
+		const struct stub *s = &w->stubs[k];
+		if (s->kind != STUB_OVERFLOW)
 			continue;
-		}
-		if (s->kind == STUB_FOREIGN) {
-			/* At function entry: the frame is the CIE's, CFA = rsp + 8. */
-			fprintf(o, ".Lsic_fe_%d:\n\t.cfi_startproc\n", s->id);
-			fprintf(o, "\tleaq\t.Lsic_fb_%d(%%rip), %%r11\n", s->id);
-			emit_runtime_transfer(w, "jmp", SIC_FOREIGN_ENTRY);
+		if (prev && (!s->has_cfi || s->fn != prev->fn)) {
 			fprintf(o, "\t.cfi_endproc\n");
-			continue;
+			prev = NULL;
 		}
-		bool safe = s->kind == STUB_OVERFLOW_SAFE;
-		bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
-		/* A local symbol, so a debugger names the stub in backtraces after the
-		 * function it belongs to: the stub's frame is that function's. */
 		fprintf(o, ".Lsic_ov_%d:\n", s->id);
-		if (s->fn && !strchr(s->fn, '"'))
-			fprintf(o, "\"%s.sic_stub.%d\":\n", s->fn, s->id);
-		if (s->has_cfi) {
+		stub_name(o, s);
+		bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
+		if (s->has_cfi && !prev) {
 			fprintf(o, "\t.cfi_startproc\n");
 			cfi_emit(o, &s->cfi);
+		} else if (s->has_cfi) {
+			struct cfi_state was = prev->cfi; /* as the row after prev's leaq */
+			if (cfi_cfa_is_rsp(&was))
+				was.cfa_off += 128;
+			cfi_emit_delta(o, &was, &s->cfi);
 		}
-		if (safe)
-			fprintf(o, "\txchgq\t%%rcx, %%r15\n");
-		/* Step over the red zone: the site may be in a leaf that keeps data there. */
 		fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
 		if (adjust)
 			fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
-		emit_runtime_transfer(w, "call", SIC_OVERFLOW);
-		fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
-		if (adjust)
-			fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
-		if (safe)
-			fprintf(o, "\txchgq\t%%rcx, %%r15\n");
-		fprintf(o, "\tjmp\t.Lsic_rt_%d\n", s->id);
+		emit_runtime_transfer(w, "call", SIC_OVERFLOW_FAR);
+		fprintf(o, "\t.long\t.Lsic_rt_%d - .\n", s->id);
 		if (s->has_cfi)
-			fprintf(o, "\t.cfi_endproc\n");
+			prev = s;
+	}
+	if (prev)
+		fprintf(o, "\t.cfi_endproc\n");
+}
+
+static void emit_stubs(struct rw *w)
+{
+	FILE *o = w->out;
+	bool foreign = false;
+	fprintf(o, "\t.section\t.text.sic_stubs,\"ax\",@progbits\n");
+	/* Foreign-entry stubs run at a function's entry, the frame the CIE describes:
+	 * one FDE without rows covers them all. */
+	for (int k = 0; k < w->nstubs; k++) {
+		const struct stub *s = &w->stubs[k];
+		if (s->kind != STUB_FOREIGN)
+			continue;
+		if (!foreign)
+			fprintf(o, "\t.cfi_startproc\n");
+		foreign = true;
+		fprintf(o, ".Lsic_fe_%d:\n", s->id);
+		fprintf(o, "\tleaq\t.Lsic_fb_%d(%%rip), %%r11\n", s->id);
+		emit_runtime_transfer(w, "jmp", SIC_FOREIGN_ENTRY);
+	}
+	if (foreign)
+		fprintf(o, "\t.cfi_endproc\n");
+	emit_overflow_stubs(w);
+	for (int k = 0; k < w->nstubs; k++) {
+		if (w->stubs[k].kind == STUB_YIELD)
+			emit_yield_stub(w, &w->stubs[k]);
+		else if (w->stubs[k].kind == STUB_OVERFLOW_SAFE)
+			emit_safe_stub(w, &w->stubs[k]);
 	}
 }
 
