@@ -14,6 +14,7 @@
 #include "green.h"
 #include "libreplay.h"
 #include "log/log.h"
+#include "base/rp_fd.h"
 #include "base/rp_say.h"
 #include "base/rp_syscall.h"
 
