@@ -33,6 +33,7 @@ struct stub {
 	struct cfi_state cfi;
 	bool has_cfi;
 	const char *fn; /* the enclosing function, to name the stub after it */
+	bool calls;     /* ...which makes a call: gcc keeps nothing in its red zone */
 	char *back;     /* STUB_YIELD: where it jumps back to */
 };
 
@@ -52,6 +53,7 @@ struct rw {
 	int nranges;
 	bool in_range;
 	const char *cur_fn;
+	bool cur_calls;  /* cur_fn makes a call (not a leaf) */
 };
 
 static int new_id(struct rw *w)
@@ -74,6 +76,7 @@ static struct stub *add_stub(struct rw *w, enum stub_kind kind, int id)
 	s->kind = kind;
 	s->id = id;
 	s->fn = w->cur_fn;
+	s->calls = w->cur_calls;
 	s->has_cfi = w->cfi.cur.in_proc && w->cfi.cur.known;
 	if (s->has_cfi)
 		cfi_copy(&s->cfi, &w->cfi.cur);
@@ -364,8 +367,11 @@ static void emit_safe_stub(struct rw *w, const struct stub *s)
  *	leaq	-128(%rsp), %rsp        # past the red zone: the site may be a leaf's
  *	call	__sic_overflow_far      # returns to the counting point itself
  *	.long	.Lsic_rt_N - .
+ * or 9 in a function that makes calls, which keeps nothing in its red zone:
+ *	call	__sic_overflow_near
+ *	.long	.Lsic_rt_N - .
  * One FDE covers a function's run of them, a row per stub: the frame at its counting
- * point (the change from the stub before), then the 128 bytes of the leaq. */
+ * point (the change from the stub before), then the 128 bytes of a leaq. */
 static void emit_overflow_stubs(struct rw *w)
 {
 	FILE *o = w->out;
@@ -380,20 +386,21 @@ static void emit_overflow_stubs(struct rw *w)
 		}
 		fprintf(o, ".Lsic_ov_%d:\n", s->id);
 		stub_name(o, s);
-		bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
+		bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi) && !s->calls;
 		if (s->has_cfi && !prev) {
 			fprintf(o, "\t.cfi_startproc\n");
 			cfi_emit(o, &s->cfi);
 		} else if (s->has_cfi) {
 			struct cfi_state was = prev->cfi; /* as the row after prev's leaq */
-			if (cfi_cfa_is_rsp(&was))
+			if (cfi_cfa_is_rsp(&was) && !prev->calls)
 				was.cfa_off += 128;
 			cfi_emit_delta(o, &was, &s->cfi);
 		}
-		fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
+		if (!s->calls)
+			fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
 		if (adjust)
 			fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
-		emit_runtime_transfer(w, "call", SIC_OVERFLOW_FAR);
+		emit_runtime_transfer(w, "call", s->calls ? SIC_OVERFLOW_NEAR : SIC_OVERFLOW_FAR);
 		fprintf(o, "\t.long\t.Lsic_rt_%d - .\n", s->id);
 		if (s->has_cfi)
 			prev = s;
@@ -487,6 +494,24 @@ static void emit_module_registration(struct rw *w)
 		   "\t.p2align 3\n\t.quad\t%s_fini\n", grp, grp);
 }
 
+/* Which functions (by symbol) make a call in compiled code (not in inline asm): gcc
+ * and clang keep data in the red zone, below the stack pointer, only in leaf
+ * functions (those that make no call), so a stub of any other needs no leaq. */
+static bool *function_calls(const struct analysis *an)
+{
+	bool *calls = calloc(an->nsyms ? an->nsyms : 1, sizeof *calls);
+	if (!calls) {
+		fputs("sicpp: out of memory\n", stderr);
+		exit(2);
+	}
+	for (int i = 0; i < an->f->n; i++) {
+		const struct stmt *s = &an->f->st[i];
+		if (s->kind == ST_INSN && !s->foreign && s->info.cls == IC_CALL && an->fn[i] >= 0)
+			calls[an->fn[i]] = true;
+	}
+	return calls;
+}
+
 int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 {
 	struct asm_file *f = an->f;
@@ -499,6 +524,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		return ferror(out) ? -1 : 0;
 	}
 	struct rw w = {.out = out, .an = an, .opts = opts};
+	bool *calls = function_calls(an);
 	cfi_init(&w.cfi);
 	for (int i = 0; i < f->n; i++) {
 		const struct stmt *s = &f->st[i];
@@ -506,6 +532,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		if (s->foreign || is_section_switch(s))
 			range_close(&w);
 		w.cur_fn = an->fn[i] >= 0 ? an->syms[an->fn[i]].name : NULL;
+		w.cur_calls = an->fn[i] >= 0 && calls[an->fn[i]];
 		if (w.cur_fn && w.opts->rename_main && !strcmp(w.cur_fn, "main"))
 			w.cur_fn = SIC_MAIN;
 		if (s->kind == ST_DIRECTIVE && !s->foreign)
@@ -564,6 +591,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		free(w.stubs[k].back);
 	}
 	free(w.stubs);
+	free(calls);
 	free(w.atomics.v);
 	free(w.repeats.v);
 	for (int k = 0; k < w.nloops; k++)

@@ -12,6 +12,7 @@ struct rewrite_opts {
 #define SIC_HOME          "__sic_home"
 #define SIC_OVERFLOW      "__sic_overflow"
 #define SIC_OVERFLOW_FAR  "__sic_overflow_far"
+#define SIC_OVERFLOW_NEAR "__sic_overflow_near"
 #define SIC_FOREIGN_ENTRY "__sic_foreign_entry"
 #define SIC_PAUSE         "__sic_pause"
 #define SIC_MAIN          "__sic_main"

@@ -408,7 +408,7 @@ static bool preempted_at_count(ucontext_t *from, ucontext_t *uc)
 		if (u_get_proc_name(&c, name, sizeof name, &off) != 0)
 			name[0] = 0;
 		in_record |= !strcmp(name, "rp_record_overflow") || !strcmp(name, "rp_count_overflow");
-		bool far = !strcmp(name, "__sic_overflow_far");
+		bool far = !strcmp(name, "__sic_overflow_far") || !strcmp(name, "__sic_overflow_near");
 		bool overflow = far || !strcmp(name, "__sic_overflow");
 		if (u_step(&c) <= 0)
 			return false;
@@ -426,7 +426,7 @@ static bool preempted_at_count(ucontext_t *from, ucontext_t *uc)
 		unw_word_t ip = 0, sp = 0;
 		u_get_reg(&c, UNW_REG_IP, &ip);
 		u_get_reg(&c, UNW_REG_SP, &sp);
-		/* __sic_overflow_far's CFI unwinds to the counting point itself; a stub
+		/* __sic_overflow_far's (_near's) CFI unwinds to the counting point; a stub
 		 * that calls __sic_overflow is left 128 bytes below it, then jumps back. */
 		uintptr_t pc = far ? (uintptr_t)ip : stub_resume((uintptr_t)ip);
 		if (!pc)

@@ -8,28 +8,33 @@
 
 #include <string.h>
 
-extern char __sic_overflow_far[]; /* sic_rt.S */
+extern char __sic_overflow_far[], __sic_overflow_near[]; /* sic_rt.S */
 
 struct rp_sic_quick rp_sic_quick;
 
-/* Does the call that returns to ret call __sic_overflow_far, directly (e8 rel32) or
- * through the GOT (ff 15 disp32, a shared object's stub)? */
+static bool resumes(uintptr_t routine)
+{
+	return routine == (uintptr_t)__sic_overflow_far || routine == (uintptr_t)__sic_overflow_near;
+}
+
+/* Does the call that returns to ret call __sic_overflow_far or _near, directly (e8
+ * rel32) or through the GOT (ff 15 disp32, a shared object's stub)? */
 static bool calls_far(const unsigned char *ret)
 {
 	int32_t rel;
 	memcpy(&rel, ret - 4, sizeof rel);
 	if (ret[-5] == 0xe8)
-		return (uintptr_t)(ret + rel) == (uintptr_t)__sic_overflow_far;
+		return resumes((uintptr_t)(ret + rel));
 	if (ret[-6] == 0xff && ret[-5] == 0x15) {
 		uintptr_t slot;
 		memcpy(&slot, ret + rel, sizeof slot);
-		return slot == (uintptr_t)__sic_overflow_far;
+		return resumes(slot);
 	}
 	return false;
 }
 
 /* Where a counting point's stub resumes the program (sicpp/rewrite.c), from the
- * return address of its call: a stub calling __sic_overflow_far is followed by
+ * return address of its call: a stub calling __sic_overflow_far (_near) is followed by
  * `.long resume - .`; a stub calling __sic_overflow and returning to itself by
  * `leaq 128(%rsp), %rsp; jmp back` (resume: back). 0 for another form: the
  * flag-preserving form's stub (an xchgq before its jmp: no preemption there) and

@@ -3,7 +3,7 @@
  *
  * Instrumented code keeps the counter in %r15, counting down. It comes here by:
  *   __sic_overflow_far   the counter reached zero at a counting point: its stub
- *                        calls here and we return to the counting point itself
+ *   __sic_overflow_near  calls here and we return to the counting point itself
  *   __sic_overflow       the same from a stub that returns to itself (the
  *                        flag-preserving form) or from __sic_foreign_entry
  *   __sic_pause          a pause or a spin-wait's loop (sicpp/hunt.c): let others run
@@ -142,29 +142,31 @@ __sic_overflow:
 	.size	__sic_overflow, .-__sic_overflow
 
 /* A counting point's stub (sicpp/rewrite.c) is
- *	leaq	-128(%rsp), %rsp          # past the red zone
- *	call	__sic_overflow_far
+ *	leaq	-128(%rsp), %rsp          # past the red zone (not in a function that
+ *	call	__sic_overflow_far        # makes calls: call __sic_overflow_near)
  *	.long	resume - .                # where the counting point goes on
  * We do what __sic_overflow does, then return to resume itself with the stack
- * pointer the counting point had (ret $128): no instruction after the call, and so
- * no unwind entry for the stub's return, is needed. Our CFI says so to unwinders:
- * the caller's stack pointer (the CFA) is 128 above the stub's, and the return
+ * pointer the counting point had (ret $128; ret): no instruction after the call, and
+ * so no unwind entry for the stub's return, is needed. Our CFI says so to unwinders:
+ * the caller's stack pointer (the CFA) is 128 (0) above the stub's, and the return
  * address is resume, computed from the .long by the DWARF expression
  *	ret = *(A); resume = ret + sign-extended *(int32 *)ret
  * (DW_CFA_val_expression for column 16, A the slot of the return address), so gdb
- * and libunwind go from here straight into the counting point's function. */
+ * and libunwind go from here straight into the counting point's function.
+ * SIC_OVERFLOW_RESUME name, below: below is what the stub stepped over (128, 0). */
 #define SIC_RESUME_EXPR(breg, off) \
 	.cfi_escape 0x16, 0x10, 0x0d, breg, off, 0x06, 0x12, 0x94, 0x04, 0x08, 0x20, 0x24, 0x08, 0x20, 0x26, 0x22
+.macro SIC_OVERFLOW_RESUME name, below
 	.p2align 4
-	.globl	__sic_overflow_far
-	.type	__sic_overflow_far, @function
-__sic_overflow_far:
+	.globl	\name
+	.type	\name, @function
+\name:
 	.cfi_startproc
-	.cfi_def_cfa %rsp, 136
+	.cfi_def_cfa %rsp, 8 + \below
 	SIC_RESUME_EXPR(0x77, 0x00)	/* DW_OP_breg7 (rsp) 0 */
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
-	.cfi_offset %rbp, -144
+	.cfi_offset %rbp, -16 - \below
 	SIC_RESUME_EXPR(0x77, 0x08)	/* DW_OP_breg7 (rsp) 8 */
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
@@ -175,14 +177,22 @@ __sic_overflow_far:
 	movslq	(%rax), %rcx
 	addq	%rcx, %rax
 	movq	%rax, 8(%rbp)
-	.cfi_offset 16, -136
+	.cfi_offset 16, -8 - \below
 	SIC_POP_REST
 	popq	%rbp
-	.cfi_def_cfa %rsp, 136
+	.cfi_def_cfa %rsp, 8 + \below
 	.cfi_restore %rbp
-	ret	$128
+	.if \below
+	ret	$\below
+	.else
+	ret
+	.endif
 	.cfi_endproc
-	.size	__sic_overflow_far, .-__sic_overflow_far
+	.size	\name, .-\name
+.endm
+
+	SIC_OVERFLOW_RESUME __sic_overflow_far, 128
+	SIC_OVERFLOW_RESUME __sic_overflow_near, 0
 
 /* Called from a pause's stub, or a spin-wait's backward branch (sicpp/hunt.c): the
  * thread waits for another one, so let another run (rp_sic_pause_c). The count is

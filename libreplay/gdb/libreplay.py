@@ -110,10 +110,11 @@ def instrumented(pc):
 
 
 # The counter's overflow routines (engine/sic_rt.S). A counting point's stub calls
-# __sic_overflow_far, whose CFI unwinds straight to the counting point (the frame
-# older than it is the program's, at the PC the stub resumes); the flag-preserving
-# form's stub calls __sic_overflow, and its frame is the stub's.
-OVERFLOW = ("__sic_overflow", "__sic_overflow_far")
+# __sic_overflow_far (or _near), whose CFI unwinds straight to the counting point
+# (the frame older than it is the program's, at the PC the stub resumes); the
+# flag-preserving form's stub calls __sic_overflow, and its frame is the stub's.
+RESUME_ROUTINES = ("__sic_overflow_far", "__sic_overflow_near")
+OVERFLOW = ("__sic_overflow",) + RESUME_ROUTINES
 LEAQ_128 = bytes([0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00])  # leaq 128(%rsp), %rsp
 
 
@@ -1158,7 +1159,7 @@ class StopBreakpoint(gdb.Breakpoint):
         if timetravel is not None and timetravel.Store.raw_stop:
             return True  # going back (timetravel.py): here, before the program goes on
         f = gdb.newest_frame()
-        while f is not None and not is_stub(f) and f.name() != "__sic_overflow_far":
+        while f is not None and not is_stub(f) and f.name() not in RESUME_ROUTINES:
             f = f.older()
         if f is not None and not is_stub(f):
             f = f.older()  # the program, where the counting point's stub resumes
@@ -1173,8 +1174,9 @@ class StopBreakpoint(gdb.Breakpoint):
 
 
 def far_stub_return(frame):
-    """Where a counting point's stub (leaq; call __sic_overflow_far; .long back - .)
-    goes back to the program: the runtime returns there. None for another stub."""
+    """Where a counting point's stub ([leaq;] call __sic_overflow_far or _near;
+    .long back - .) goes back to the program: the runtime returns there. None for
+    another stub."""
     for insn in frame.architecture().disassemble(frame.pc(), count=2):
         if insn["asm"].startswith("call"):
             at = insn["addr"] + insn["length"]

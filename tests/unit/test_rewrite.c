@@ -504,6 +504,36 @@ static void stub_without_cfi(void **state)
 	free(out);
 }
 
+/* A function that makes a call keeps nothing in the red zone (gcc uses it in leaf
+ * functions only): its stubs are `call __sic_overflow_near; .long`, no leaq, and no
+ * row for one. A leaf's step over the red zone. */
+static void stub_of_non_leaf(void **state)
+{
+	char *out = rewrite_checked(global_fn);
+	struct lines l = split_lines(out);
+	int first, last;
+	stub_of(&l, number_in(&l, find(&l, 0, "helper:") + 6, "jz .Lsic_ov_%d"), &first, &last);
+	assert_true(has_between(&l, first, last, "leaq -128(%rsp), %rsp"));
+	assert_true(has_between(&l, first, last, "call __sic_overflow_far"));
+	/* g: the count at its call to ext (CFA = rsp + 16), then at its return (+ 8) */
+	int call = find(&l, 0, "call ext@PLT");
+	int at_call = number_in(&l, call - 5, "jz .Lsic_ov_%d");
+	int at_ret = number_in(&l, find(&l, call, "ret") - 5, "jz .Lsic_ov_%d");
+	stub_of(&l, at_call, &first, &last);
+	assert_true(has_between(&l, first, last, ".cfi_startproc"));
+	int row = find(&l, first, ".cfi_def_cfa_offset 16");
+	assert_string_equal(l.v[row + 1], "call __sic_overflow_near");
+	char resume[64];
+	snprintf(resume, sizeof resume, ".long .Lsic_rt_%d - .", at_call);
+	assert_string_equal(l.v[row + 2], resume);
+	assert_false(has_between(&l, first, last, "leaq -128(%rsp), %rsp"));
+	stub_of(&l, at_ret, &first, &last);
+	assert_int_equal(find(&l, first, ".cfi_def_cfa_offset 8") + 1, find(&l, first, "call __sic_overflow_near"));
+	assert_false(has_between(&l, first, last, ".cfi_adjust_cfa_offset 128"));
+	free_lines(&l);
+	free(out);
+}
+
 static void safe_count_sequence(void **state)
 {
 	char *out = rewrite_checked(safe_loop);
@@ -967,8 +997,10 @@ static void pic_reaches_runtime_through_got(void **state)
 	assert_string_equal(l.v[check + 4], "movq __sic_home@GOTPCREL(%rip), %r15");
 	assert_true(is_np_label(l.v[check + 5]));
 	assert_string_equal(l.v[check + 6], "movq (%r15), %r15");
-	assert_true(count_substr(out, "\tcall\t*__sic_overflow_far@GOTPCREL(%rip)\n") > 0);
-	assert_int_equal(count_substr(out, "\tcall\t__sic_overflow_far\n"), 0);
+	/* helper is a leaf: the stub steps over its red zone; g makes calls */
+	assert_int_equal(count_substr(out, "\tcall\t*__sic_overflow_far@GOTPCREL(%rip)\n"), 1);
+	assert_int_equal(count_substr(out, "\tcall\t*__sic_overflow_near@GOTPCREL(%rip)\n"), 2);
+	assert_int_equal(count_substr(out, "\tcall\t__sic_overflow"), 0);
 	assert_int_equal(count_substr(out, "\tjmp\t*__sic_foreign_entry@GOTPCREL(%rip)\n"), 1);
 	free_lines(&l);
 	free(out);
@@ -1255,6 +1287,7 @@ int main(void)
 		cmocka_unit_test(stub_after_push),
 		cmocka_unit_test(stub_of_drap_frame),
 		cmocka_unit_test(stub_without_cfi),
+		cmocka_unit_test(stub_of_non_leaf),
 		cmocka_unit_test(safe_count_sequence),
 		cmocka_unit_test(foreign_entry_check),
 		cmocka_unit_test(landing_pad_reload),
