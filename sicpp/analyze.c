@@ -520,7 +520,9 @@ static struct sym *direct_callee(struct analysis *an, int i)
 	/* The hunting scheduler finds the program's call to a synchronization function
 	 * (libreplay's pthread_* and sem_*) by the token protocol's bytes before the call
 	 * (libreplay/engine/count.c, call_site): a preemption there comes before the call. */
-	if (!strncmp(t, "pthread_", 8) || !strncmp(t, "sem_", 4) || libc_hot(t))
+	if (!strncmp(t, "pthread_", 8) || !strncmp(t, "sem_", 4))
+		return NULL;
+	if (libc_hot(t))
 		return NULL;
 	size_t n = strlen(t);
 	if (strcmp(s->ops[0] + n, "") && strcmp(s->ops[0] + n, "@PLT"))
