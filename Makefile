@@ -39,7 +39,7 @@ TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a 
          $(LIB)/libreplay-log.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
          $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
 # The log's reader and writer alone (libreplay/log/ and the allocator it uses), for tools.
-LOG_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/log/*.c) libreplay/base/rp_alloc.c libreplay/base/rp_say.c)
+LOG_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/log/*.c) libreplay/base/rp_alloc.c libreplay/base/rp_fd.c libreplay/base/rp_say.c)
 # replay-dump (libreplay/tools/): reads logs with libreplay/log/, symbolizes with libbfd.
 DUMP_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/*.c)) $(LIB)/libreplay-log.a
 # gdb reads every file in this directory at start-up (Debian's gdb); only a system

@@ -1,5 +1,6 @@
 /* rp_say.c: the runtime's one-line messages (rp_say.h). */
 #include "base/rp_say.h"
+#include "base/rp_fd.h"
 #include "base/rp_syscall.h"
 
 #include <stdio.h>
@@ -21,8 +22,9 @@ bool rp_vsay(const char *prefix, const char *fmt, va_list ap)
 		n = (int)(sizeof buf - p - 2);
 	n += (int)p;
 	buf[n++] = '\n';
-	/* One write(2): this may run inside a signal handler or with stdio in any state. */
-	return rp_sys_write(2, buf, (size_t)n) >= 0;
+	/* One write(2): this may run inside a signal handler or with stdio in any state.
+	 * To the stderr the program started with, even if it closed its own. */
+	return rp_fd_say(buf, (size_t)n) >= 0;
 }
 
 bool rp_say(const char *fmt, ...)

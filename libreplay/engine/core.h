@@ -28,9 +28,6 @@ extern bool rp_session_started;
  * replayed; and a tick before the timer stops is not a preemption. */
 extern volatile sig_atomic_t rp_dying;
 
-/* Our descriptors live high (at 1000 and above), so the program's open() returns the
- * same numbers when recording (a log writer, a timer) and replaying (a breakpoint). */
-int rp_high_fd(int fd);
 /* perf_event_open(2) for this thread, any CPU: a descriptor, or -1 with errno set. */
 int rp_perf_event_open(struct perf_event_attr *a);
 /* fd's events are signalled as sig to this kernel thread: 0, or -1. */

@@ -142,7 +142,7 @@ static void flush_out(void)
 {
 	size_t off = 0;
 	while (off < used) {
-		ssize_t n = rp_sys_write(2, out + off, used - off);
+		long n = rp_fd_say(out + off, used - off);
 		if (n <= 0)
 			break;
 		off += (size_t)n;

@@ -14,6 +14,7 @@
 #include "green.h"
 #include "libreplay.h"
 #include "log/log.h"
+#include "base/rp_fd.h"
 #include "base/rp_say.h"
 #include "base/rp_syscall.h"
 
@@ -58,10 +59,8 @@ struct rp_thread {
 	bool pending;             /* ... for a decision taken already (a window missed) */
 	uintptr_t seek_pc;        /* ... the pc the slice ended at */
 	unsigned seek_left;       /* ... counting points it may still look at */
-	/* Its clock reads (inputs/in_clock.c): the next one's number, and their models
-	 * (malloc'd; freed when the thread's record is). */
+	/* Its clock reads' number, the next one's (inputs/in_clock.c: a logged value's key). */
 	uint64_t clock_reads;
-	void *clocks;
 	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
 	void *arg;
 };

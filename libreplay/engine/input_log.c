@@ -29,8 +29,8 @@ static void keep_early(uint32_t tid, uint8_t kind, const void *buf, size_t len)
 {
 	uint32_t n = (uint32_t)len;
 	if (len > EARLY_MAX || early_len + 9 + len > EARLY_MAX) {
-		fprintf(stderr, "libreplay: more than %u bytes of recorded inputs before main "
-				"(in constructors): not supported\n", EARLY_MAX);
+		rp_say("more than %u bytes of recorded inputs before main "
+				"(in constructors): not supported", EARLY_MAX);
 		exit(RP_EXIT_USAGE);
 	}
 	memcpy(early + early_len, &tid, 4);

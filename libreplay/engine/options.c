@@ -20,9 +20,9 @@ struct rp_options rp_opts = {.quantum_ns = RP_DEFAULT_QUANTUM_NS};
 
 static void usage_exit(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "libreplay: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see --replay-help)\n");
+	char what[512];
+	snprintf(what, sizeof what, fmt, arg);
+	rp_say("%s (see --replay-help)", what);
 	exit(RP_EXIT_USAGE);
 }
 
@@ -189,7 +189,7 @@ void rp_options_parse(int *argc, char **argv)
 		rp_opts.seed = ((uint64_t)rp_raw_syscall(SYS_time, 0, 0, 0, 0, 0, 0) << 20) ^
 			       (uint64_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
 		if (rp_opts.hunt && rp_opts.mode != RP_MODE_REPLAY)
-			fprintf(stderr, "libreplay: hunting with seed %llu\n",
+			rp_say("hunting with seed %llu",
 				(unsigned long long)rp_opts.seed);
 	}
 	/* Take what we used off argv. */

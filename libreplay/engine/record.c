@@ -72,9 +72,9 @@ static void start_timer(uint64_t ns)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
-	tick_fd = rp_high_fd(rp_perf_event_open(&a));
+	tick_fd = rp_fd_own(rp_perf_event_open(&a));
 	if (tick_fd >= 0 && rp_route_signal(tick_fd, SIGPROF) != 0) {
-		rp_sys_close(tick_fd);
+		rp_fd_close(tick_fd);
 		tick_fd = -1;
 	}
 	if (tick_fd < 0)
@@ -355,15 +355,15 @@ void rp_record_start(int argc, char **argv)
 	h.argc = argc;
 	h.argv = (const char *const *)argv;
 	char err[RP_LOG_ERRLEN];
-	int fd = rp_high_fd(rp_sys_open(rp_opts.log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+	int fd = rp_fd_own(rp_sys_open(rp_opts.log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
 	if (fd < 0) {
-		fprintf(stderr, "libreplay: %s: %s\n", rp_opts.log_path, strerror(errno));
+		rp_say("%s: %s", rp_opts.log_path, strerror(errno));
 		exit(RP_EXIT_USAGE);
 	}
 	if (rp_log_create_fd(fd, rp_opts.log_path, &h, &rp_writer, err, sizeof err) != 0) {
 		if (errno == ENOMEM)
 			rp_fatal_memory("the log's header and buffers");
-		fprintf(stderr, "libreplay: %s\n", err);
+		rp_say("%s", err);
 		exit(RP_EXIT_USAGE);
 	}
 	/* The block so far is written at most every RP_LOG_FLUSH_INTERVAL_NS (2 ms) while
@@ -412,7 +412,7 @@ void rp_record_end(int how, int value, const ucontext_t *uc)
 	if (rp_log_end(rp_writer, how, value, end_threads, n) != 0 || uc)
 		rp_log_flush_from_signal(rp_writer);
 	if (getenv("LIBREPLAY_STATS"))
-		fprintf(stderr, "libreplay: %llu preemptions taken, %llu ticks deferred\n",
+		rp_say("%llu preemptions taken, %llu ticks deferred",
 			(unsigned long long)taken_ticks, (unsigned long long)deferred_ticks);
 }
 
@@ -430,7 +430,7 @@ void rp_record_outcome(int how, int value, const ucontext_t *uc, const struct rp
 void rp_record_forget(void)
 {
 	if (tick_fd >= 0)
-		rp_sys_close(tick_fd);
+		rp_fd_close(tick_fd);
 	tick_fd = -1;
 	struct itimerval off = {{0, 0}, {0, 0}};
 	prof_timer(&off);

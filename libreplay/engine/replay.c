@@ -233,7 +233,7 @@ void rp_replay_forget(void)
 		rp_cur->offset = now + __sic_home;
 	}
 	if (bp_fd >= 0) {
-		rp_sys_close(bp_fd);
+		rp_fd_close(bp_fd);
 		bp_fd = -1;
 		bp_armed_pc = 0;
 	}
@@ -587,9 +587,9 @@ static int try_breakpoint(void)
 	struct perf_event_attr a;
 	bp_attr(&a, (uintptr_t)&try_breakpoint);
 	a.disabled = 1;
-	int fd = rp_high_fd(rp_perf_event_open(&a));
+	int fd = rp_fd_own(rp_perf_event_open(&a));
 	if (fd >= 0 && rp_route_signal(fd, RP_BP_SIGNAL) != 0) {
-		rp_sys_close(fd);
+		rp_fd_close(fd);
 		fd = -1;
 	}
 	return fd;
@@ -613,14 +613,14 @@ static int open_breakpoint(void)
 	struct perf_event_attr a;
 	bp_attr(&a, (uintptr_t)&open_breakpoint);
 	a.disabled = 1;
-	int fd = rp_high_fd(rp_perf_event_open(&a));
+	int fd = rp_fd_own(rp_perf_event_open(&a));
 	if (fd < 0) {
-		fprintf(stderr, "libreplay: replay needs a hardware breakpoint (perf_event_open: %s; "
-				"see /proc/sys/kernel/perf_event_paranoid)\n", strerror(errno));
+		rp_say("replay needs a hardware breakpoint (perf_event_open: %s; "
+				"see /proc/sys/kernel/perf_event_paranoid)", strerror(errno));
 		exit(RP_EXIT_USAGE);
 	}
 	if (rp_route_signal(fd, RP_BP_SIGNAL) != 0) {
-		fprintf(stderr, "libreplay: cannot route the replay breakpoint's signal: %s\n",
+		rp_say("cannot route the replay breakpoint's signal: %s",
 			strerror(errno));
 		exit(RP_EXIT_USAGE);
 	}
@@ -712,11 +712,11 @@ void rp_replay_load_log(void)
 	if (rp_log_open(rp_opts.log_path, &r, err, sizeof err) != 0) {
 		if (errno == ENOMEM)
 			rp_fatal_memory("the log's reader");
-		fprintf(stderr, "libreplay: %s\n", err);
+		rp_say("%s", err);
 		exit(RP_EXIT_USAGE);
 	}
 	if (rp_log_check_build_id(r, err, sizeof err) < 0) {
-		fprintf(stderr, "libreplay: %s\n", err);
+		rp_say("%s", err);
 		exit(RP_EXIT_USAGE);
 	}
 	struct rp_log_scan sc;
@@ -742,8 +742,8 @@ void rp_replay_start(int *argc, char ***argv)
 		for (int i = 1; same && i < *argc; i++)
 			same = strcmp((*argv)[i], h->argv[i]) == 0;
 		if (!same) {
-			fprintf(stderr, "libreplay: %s: recorded with other arguments (replay takes them "
-					"from the log: give none)\n", rp_opts.log_path);
+			rp_say("%s: recorded with other arguments (replay takes them "
+					"from the log: give none)", rp_opts.log_path);
 			exit(RP_EXIT_USAGE);
 		}
 	}

@@ -25,15 +25,11 @@ uintptr_t rp_exe_base;
 bool rp_session_started;
 volatile sig_atomic_t rp_dying;
 
-int rp_high_fd(int fd)
+/* Before any constructor of the program, which may close stderr (xz does, at exit)
+ * and open a file that gets descriptor 2: the runtime's messages go to a copy. */
+__attribute__((constructor(101))) static void keep_stderr(void)
 {
-	if (fd < 0)
-		return fd;
-	int h = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
-	if (h < 0)
-		return fd;
-	rp_sys_close(fd);
-	return h;
+	rp_fd_keep_stderr();
 }
 
 int rp_perf_event_open(struct perf_event_attr *a)

@@ -86,8 +86,6 @@ static void on_thread_exit(struct sched_thread *st)
 		nfinals = n;
 	}
 	finals[t->tid] = count;
-	rp_free(t->clocks);
-	t->clocks = NULL;
 	rp_replay_thread_exit(t);
 }
 

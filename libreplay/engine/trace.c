@@ -174,7 +174,7 @@ static void child_after_fork(void)
 	rp_trace_on = false;
 	used = 0;
 	if (trace_fd >= 0)
-		rp_sys_close(trace_fd);
+		rp_fd_close(trace_fd);
 	trace_fd = -1;
 }
 
@@ -185,11 +185,7 @@ void rp_trace_open(const char *path)
 		rp_fatal("--trace-schedule %s: %s", path, strerror(errno));
 	/* High, like the log's: the program's own open() gets the same numbers with and
 	 * without a trace. */
-	trace_fd = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
-	if (trace_fd < 0)
-		trace_fd = fd;
-	else
-		rp_sys_close(fd);
+	trace_fd = rp_fd_own(fd);
 	t0 = mono_ns();
 	put("# libreplay schedule trace 1: seq clock ns from to from_count to_count reason\n");
 	rp_trace_on = true;

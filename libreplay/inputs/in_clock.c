@@ -33,28 +33,39 @@ struct clock_value {
 
 /* ---- predicted clocks ---------------------------------------------------------------
  * A loop of clock reads would write a record per read (a thread pool's loop of time()
- * once wrote 27 MB in 0.3 s). The wall and monotonic clocks are predicted instead, per
- * thread, from its instruction count: each clock advances at the rate it did between
- * the thread's last two logged values (measured only while no other thread ran). A
- * read within CLOCK_TOLERANCE_NS of the prediction returns the prediction and logs
- * nothing; another returns the real value and logs it as a CLOCK_FIX record, keyed by
- * the clock and the thread's read number. A monotonic clock never goes below the last
- * value any thread got (a read predicted below it gets 1 ns more). The replay makes
- * the same predictions and takes the same fixes: the program sees clocks within the
- * tolerance of the real ones, and the same in its replay. */
+ * once wrote 27 MB in 0.3 s). The wall and monotonic clocks are predicted instead, one
+ * model per clock, from the logical clock (every thread's instruction counts: on one
+ * kernel thread, time passes with the instructions any thread runs, so a thread
+ * switch moves no prediction): each clock advances at the rate it did since the
+ * oldest of its last CLOCK_BASES logged values (a long base: the rate's error is the
+ * tolerance over the base's length, so fixes grow rarer as the base grows, and a
+ * change of pace is followed within CLOCK_BASES fixes). A read within
+ * CLOCK_TOLERANCE_NS of the prediction returns
+ * the prediction and logs nothing; another returns the real value and logs it as a
+ * CLOCK_FIX record, keyed by the clock and the reading thread's read number. A value
+ * CLOCK_JUMP_NS or more ahead (the process slept, waited, or was not scheduled: time
+ * passed without instructions) keeps the rate and moves the bases by the jump, so the
+ * gap counts in no rate. A monotonic clock
+ * never goes below the last value it gave (a read predicted below it gets 1 ns more).
+ * The replay makes the same predictions and takes the same fixes: the program sees
+ * clocks within the tolerance of the real ones, and the same in its replay. */
 #define CLOCK_TOLERANCE_NS 250000
+#define CLOCK_JUMP_NS (4 * CLOCK_TOLERANCE_NS)
 #define CLOCK_FIRST_RATE (UINT64_C(1) << 32) /* 1 ns per count, until measured */
+#define CLOCK_BASES 8
 #define CLOCK_MODELS 12 /* clock ids below this: CLOCK_REALTIME .. CLOCK_BOOTTIME_ALARM */
 
-struct in_clock_model {
-	bool set;
+static struct in_clock_model {
+	bool set;                /* a value was logged */
+	bool measured;           /* the rate is measured, not CLOCK_FIRST_RATE */
 	int64_t fix;             /* the last value logged, ns ... */
-	uint64_t fix_count;      /* ... at this count of the thread's */
-	uint64_t fix_logical;    /* ... and this logical clock */
-	unsigned __int128 rate;  /* ns per count of the thread's, times 2^32 */
-};
-static int64_t last_value[CLOCK_MODELS]; /* per clock, the last value returned */
-static bool last_set[CLOCK_MODELS];
+	uint64_t fix_logical;    /* ... at this logical clock */
+	unsigned __int128 rate;  /* ns per count, times 2^32 */
+	struct { int64_t v; uint64_t logical; } base[CLOCK_BASES]; /* logged values since a */
+	unsigned nbase, next_base;                                  /* jump, the last ones */
+	bool given;              /* a value was returned ... */
+	int64_t last;            /* ... this one */
+} models[CLOCK_MODELS];
 
 static bool predicted_clock(clockid_t clk)
 {
@@ -67,22 +78,45 @@ static bool monotonic(clockid_t clk)
 	return clk != CLOCK_REALTIME && clk != CLOCK_REALTIME_COARSE;
 }
 
-static int64_t prediction(const struct in_clock_model *m, uint64_t count)
+static int64_t prediction(const struct in_clock_model *m, uint64_t logical)
 {
-	unsigned __int128 adv = ((unsigned __int128)(count - m->fix_count) * m->rate) >> 32;
+	unsigned __int128 adv = ((unsigned __int128)(logical - m->fix_logical) * m->rate) >> 32;
 	return m->fix + (adv > INT64_MAX / 4 ? INT64_MAX / 4 : (int64_t)adv);
 }
 
-/* A logged value: the model's new start; its rate, if the thread ran alone since the
- * last one (the clock's pace against its own instructions). */
-static void take_fix(struct in_clock_model *m, uint64_t count, uint64_t logical, int64_t v)
+/* A logged value: the model's new start, and its rate since the oldest base, unless
+ * time jumped (the clock is CLOCK_JUMP_NS or more ahead of a measured rate's
+ * prediction): then the bases move by the jump. A clock behind the prediction is a
+ * rate too high, never a gap. */
+static void take_fix(struct in_clock_model *m, uint64_t logical, int64_t v)
 {
+	int64_t off = 0;
 	if (!m->set)
 		m->rate = CLOCK_FIRST_RATE;
-	else if (count > m->fix_count && v > m->fix && logical - m->fix_logical == count - m->fix_count)
-		m->rate = ((unsigned __int128)(v - m->fix) << 32) / (count - m->fix_count);
+	else
+		off = v - prediction(m, logical);
+	if (logical < m->fix_logical || v < m->fix) /* the clock was set back: start again */
+		m->nbase = 0;
+	if (m->measured && off >= CLOCK_JUMP_NS) {
+		for (unsigned i = 0; i < m->nbase; i++)
+			m->base[i].v += off;
+	} else if (m->nbase > 0) {
+		unsigned oldest = m->nbase < CLOCK_BASES ? 0 : m->next_base;
+		int64_t dv = v - m->base[oldest].v;
+		uint64_t dl = logical - m->base[oldest].logical;
+		if (dv > 0 && dl > 0) {
+			m->rate = ((unsigned __int128)dv << 32) / dl;
+			m->measured = true;
+		}
+	}
+	if (m->nbase == 0)
+		m->next_base = 0;
+	m->base[m->next_base].v = v;
+	m->base[m->next_base].logical = logical;
+	m->next_base = (m->next_base + 1) % CLOCK_BASES;
+	if (m->nbase < CLOCK_BASES)
+		m->nbase++;
 	m->fix = v;
-	m->fix_count = count;
 	m->fix_logical = logical;
 	m->set = true;
 }
@@ -92,35 +126,32 @@ static void take_fix(struct in_clock_model *m, uint64_t count, uint64_t logical,
 static int64_t model_read(clockid_t clk, int64_t (*real)(clockid_t), uint8_t kind)
 {
 	struct rp_thread *self = rp_cur;
-	if (!self->clocks &&
-	    !(self->clocks = rp_calloc(CLOCK_MODELS, sizeof(struct in_clock_model))))
-		rp_fatal("out of memory");
-	struct in_clock_model *m = (struct in_clock_model *)self->clocks + clk;
+	struct in_clock_model *m = &models[clk];
 	struct { int32_t clk, pad; uint64_t seq; } key = {(int32_t)clk, 0, self->clock_reads++};
-	uint64_t count = rp_sic_count(), logical = rp_logical_clock();
+	uint64_t logical = rp_logical_clock();
 	int64_t v;
 	if (rp_replay_decides()) {
 		if (rp_input_replay_keyed(RP_INPUT_CLOCK_FIX, &key, sizeof key, &v, sizeof v))
-			take_fix(m, count, logical, v);
+			take_fix(m, logical, v);
 		else if (m->set)
-			v = prediction(m, count);
+			v = prediction(m, logical);
 		else
 			rp_input_replay(kind, &v, sizeof v); /* diverges, naming both calls */
 	} else {
-		int64_t r = real(clk), p = m->set ? prediction(m, count) : 0;
+		int64_t r = real(clk), p = m->set ? prediction(m, logical) : 0;
 		if (!m->set || r - p > CLOCK_TOLERANCE_NS || p - r > CLOCK_TOLERANCE_NS) {
 			struct { int32_t clk, pad; uint64_t seq; int64_t v; } fix = {key.clk, 0, key.seq, r};
 			rp_input_record(RP_INPUT_CLOCK_FIX, &fix, sizeof fix);
-			take_fix(m, count, logical, r);
+			take_fix(m, logical, r);
 			v = r;
 		} else {
 			v = p;
 		}
 	}
-	if (monotonic(clk) && last_set[clk] && v < last_value[clk])
-		v = last_value[clk] + 1; /* after the other thread's read: a later one */
-	last_value[clk] = v;
-	last_set[clk] = true;
+	if (monotonic(clk) && m->given && v < m->last)
+		v = m->last + 1; /* after another read that was ahead: a later one */
+	m->last = v;
+	m->given = true;
 	return v;
 }
 

@@ -4,7 +4,12 @@
  * and in_fd_read serves the read() wrapper. A FILE opened on one reads
  * through a cookie (fopencookie), because stdio reads with the C library's internal
  * read, which no wrapper sees. In the replay the device is opened for real too, so
- * descriptor numbers stay those of the recording; only its bytes come from the log. */
+ * descriptor numbers stay those of the recording; only its bytes come from the log.
+ *
+ * The same wrappers keep the runtime's own descriptors (the log, its timers, the kept
+ * stderr: base/rp_fd.h) out of the program's reach: to close, dup, dup2, dup3,
+ * close_range and closefrom they are not open, so a program that closes every
+ * descriptor it did not open (daemons, test harnesses) keeps its log. */
 #include "inputs/inputs.h"
 
 #include <errno.h>
@@ -106,14 +111,25 @@ int __open_2(const char *path, int flags)
 }
 int __open64_2(const char *path, int flags) __attribute__((alias("__open_2")));
 
+/* -1 with EBADF, as for a descriptor that is not open. */
+static int not_open(void)
+{
+	errno = EBADF;
+	return -1;
+}
+
 int close(int fd)
 {
+	if (rp_fd_owned(fd))
+		return not_open();
 	in_fd_closed(fd);
 	return (int)rp_syscall(SYS_close, fd);
 }
 
 int dup(int fd)
 {
+	if (rp_fd_owned(fd))
+		return not_open();
 	int r = (int)rp_syscall(SYS_dup, fd);
 	if (r >= 0)
 		in_fd_copied(fd, r);
@@ -122,6 +138,8 @@ int dup(int fd)
 
 int dup3(int fd, int fd2, int flags)
 {
+	if (rp_fd_owned(fd) || rp_fd_owned(fd2))
+		return not_open();
 	int r = (int)rp_syscall(SYS_dup3, fd, fd2, flags);
 	if (r >= 0)
 		in_fd_copied(fd, r);
@@ -131,6 +149,56 @@ int dup3(int fd, int fd2, int flags)
 int dup2(int fd, int fd2)
 {
 	if (fd == fd2) /* dup3 refuses equal descriptors; dup2 checks fd is open */
-		return fcntl(fd, F_GETFD) < 0 ? -1 : fd;
+		return rp_fd_owned(fd) ? not_open() : fcntl(fd, F_GETFD) < 0 ? -1 : fd;
 	return dup3(fd, fd2, 0);
+}
+
+/* close_range(2) of one piece between the runtime's descriptors. */
+static int close_piece(unsigned from, unsigned to, int flags)
+{
+	if (rp_syscall(SYS_close_range, from, to, flags) != 0)
+		return -1;
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		for (unsigned fd = from; fd <= to && fd < MAX_TRACKED; fd++)
+			in_fd_closed((int)fd);
+	return 0;
+}
+
+/* close_range(2) on the runtime's descriptors' either side: they are few and high, so
+ * a range is at most a few calls. */
+int close_range(unsigned first, unsigned last, int flags)
+{
+	if (first > last) {
+		errno = EINVAL;
+		return -1;
+	}
+	int ours[RP_FD_SLOTS];
+	size_t n = rp_fd_list(ours, RP_FD_SLOTS);
+	unsigned from = first;
+	for (size_t i = 0; i <= n; i++) {
+		unsigned to = last;
+		if (i < n) {
+			if ((unsigned)ours[i] < from || (unsigned)ours[i] > last)
+				continue;
+			to = (unsigned)ours[i] - 1; /* ours are >= RP_FD_MIN: no wrap */
+		}
+		if (from <= to && close_piece(from, to, flags) != 0)
+			return -1;
+		if (i < n)
+			from = (unsigned)ours[i] + 1;
+	}
+	return 0;
+}
+
+/* closefrom(3): close_range from low up; where the kernel has no close_range, one
+ * descriptor at a time up to the limit (glibc's own fallback reads /proc/self/fd). */
+void closefrom(int low)
+{
+	if (low < 0)
+		low = 0;
+	if (close_range((unsigned)low, ~0u, 0) == 0)
+		return;
+	long max = sysconf(_SC_OPEN_MAX);
+	for (long fd = low; fd < max; fd++)
+		close((int)fd);
 }

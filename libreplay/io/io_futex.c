@@ -144,8 +144,8 @@ long io_futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts,
 	default: {
 		static bool told;
 		if (!told)
-			fprintf(stderr, "libreplay: futex operation %d between green threads is not "
-					"supported (ENOSYS)\n", cmd);
+			rp_say("futex operation %d between green threads is not "
+					"supported (ENOSYS)", cmd);
 		told = true;
 		return -ENOSYS;
 	}

@@ -109,8 +109,8 @@ static void kernel_wait(struct pollfd *fds, unsigned long nfds)
 	struct timespec ten = {10, 0};
 	while (rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, (long)&ten, 0, 8, 0) == 0 && !told) {
 		told = true;
-		fprintf(stderr, "libreplay: replay: thread %d has waited 10 s for descriptor %d, "
-				"ready when recorded (its data comes from outside the process)\n",
+		rp_say("replay: thread %d has waited 10 s for descriptor %d, "
+				"ready when recorded (its data comes from outside the process)",
 			sched_thread_id(sched_current()), fds[0].fd);
 	}
 }

@@ -328,8 +328,8 @@ FILE *freopen(const char *path, const char *mode, FILE *f)
 	if (!s)
 		return real_freopen(path, mode, f);
 	if (mode_dirs(mode) != s->dirs) {
-		fprintf(stderr, "libreplay: freopen(\"%s\", \"%s\") of a stream opened for %s: "
-				"the direction of a stream on a pipe, socket or terminal cannot change\n",
+		rp_say("freopen(\"%s\", \"%s\") of a stream opened for %s: "
+				"the direction of a stream on a pipe, socket or terminal cannot change",
 			path ? path : "(null)", mode, s->dirs == 1 ? "reading" : s->dirs == 2 ? "writing" : "both");
 		errno = EINVAL;
 		return NULL;
@@ -595,8 +595,8 @@ static bool byte_only(FILE *f)
 		return false;
 	if (!told) {
 		told = true;
-		fprintf(stderr, "libreplay: wide-character stdio on a stream on a pipe, socket or "
-				"terminal (descriptor %d) is not supported: it is byte-oriented\n", s->fd);
+		rp_say("wide-character stdio on a stream on a pipe, socket or "
+				"terminal (descriptor %d) is not supported: it is byte-oriented", s->fd);
 	}
 	errno = EINVAL;
 	return true;

@@ -202,9 +202,8 @@ enum rp_log_status {
 	RP_LOG_IO_ERROR,   /* read(2) failed */
 };
 
-/* A reader's descriptor is moved to RP_LOG_FD_MIN or above (the runtime's own live
- * there: a program must get the same descriptor numbers in a replay). */
-#define RP_LOG_FD_MIN 1000
+/* A reader's descriptor is the runtime's own (base/rp_fd.h): a program gets the same
+ * descriptor numbers in a replay as when recorded. */
 /* Open path (a regular file) and check its header. 0, or -1 with a message in err (not a log,
  * unsupported version, truncated or corrupt header, cannot open). */
 int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t errlen);

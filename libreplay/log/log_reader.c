@@ -3,6 +3,7 @@
  * cut block is reported at its start (docs/log-format.md, "Reading"). */
 #include "log/log_impl.h"
 #include "base/rp_alloc.h"
+#include "base/rp_fd.h"
 #include "base/rp_syscall.h"
 
 #include <errno.h>
@@ -137,11 +138,7 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 	}
 	/* A descriptor of its own number, far above the program's: a replay keeps the
 	 * log open, and the program must get the numbers it got when recorded. */
-	long high = rp_raw_syscall(SYS_fcntl, r->fd, F_DUPFD_CLOEXEC, RP_LOG_FD_MIN, 0, 0, 0);
-	if (high >= 0) {
-		rp_sys_close(r->fd);
-		r->fd = (int)high;
-	}
+	r->fd = rp_fd_own(r->fd);
 	if (header_read(r, err, errlen) < 0) {
 		rp_log_close_reader(r);
 		return -1;
@@ -368,7 +365,7 @@ void rp_log_close_reader(struct rp_log_reader *r)
 	if (!r)
 		return;
 	if (r->fd >= 0)
-		rp_sys_close(r->fd);
+		rp_fd_close(r->fd);
 	rp_free(r->path);
 	rp_free(r->argv_text);
 	rp_free(r->argv);

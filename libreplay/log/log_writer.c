@@ -14,6 +14,7 @@
  * the old end, its header and the old last byte, in the same page. */
 #include "log/log_impl.h"
 #include "base/rp_alloc.h"
+#include "base/rp_fd.h"
 #include "base/rp_syscall.h"
 
 #include <errno.h>
@@ -581,7 +582,7 @@ int rp_log_close(struct rp_log_writer *w)
 		rc = -1;
 	if (w->error)
 		rc = -1;
-	if (rp_sys_close(w->fd) < 0)
+	if (rp_fd_close(w->fd) < 0)
 		rc = -1;
 	int e = w->error;
 	rp_free(w->buf);

@@ -40,9 +40,9 @@ pid_t fork(void)
 	}
 	int n = live_threads();
 	if (n > 1) {
-		fprintf(stderr, "libreplay: fork() with %d live threads: not supported (the child "
+		rp_say("fork() with %d live threads: not supported (the child "
 				"would get every green thread); fork before creating threads, or "
-				"use posix_spawn\n", n);
+				"use posix_spawn", n);
 		errno = ENOSYS;
 		return -1;
 	}

@@ -48,8 +48,8 @@ int pt_pshared(int pshared, const char *fn)
 		return 0;
 	if (pshared != PTHREAD_PROCESS_SHARED)
 		return EINVAL;
-	fprintf(stderr, "libreplay: %s(PTHREAD_PROCESS_SHARED): objects shared with other "
-			"processes are not supported\n", fn);
+	rp_say("%s(PTHREAD_PROCESS_SHARED): objects shared with other "
+			"processes are not supported", fn);
 	return ENOTSUP;
 }
 

@@ -102,8 +102,8 @@ int sem_getvalue(sem_t *restrict s, int *restrict value)
 
 sem_t *sem_open(const char *name, int oflag, ...)
 {
-	fprintf(stderr, "libreplay: sem_open(\"%s\"): named semaphores are shared between "
-			"processes, which green threads do not support\n", name);
+	rp_say("sem_open(\"%s\"): named semaphores are shared between "
+			"processes, which green threads do not support", name);
 	errno = ENOSYS;
 	return SEM_FAILED;
 }

@@ -59,8 +59,7 @@ static bool fault_signal(int sig)
 
 static void say(const char *msg)
 {
-	if (rp_sys_write(2, msg, strlen(msg)) < 0)
-		return;
+	rp_fd_say(msg, strlen(msg));
 }
 
 static void trampoline(int sig, siginfo_t *si, void *uc)
@@ -147,8 +146,8 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	}
 	bool handler = act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
 	if (runtime_on() && sig > 0 && sig < _NSIG && runtime_signal(sig) && handler) {
-		fprintf(stderr, "libreplay: a handler for %s: the signal is the recorder's own "
-				"(time slice, breakpoint or --timeout); not available to the program\n",
+		rp_say("a handler for %s: the signal is the recorder's own "
+				"(time slice, breakpoint or --timeout); not available to the program",
 			runtime_signal_name(sig));
 		errno = EINVAL;
 		return -1;

@@ -4,7 +4,8 @@
 # loses at most the last 2 ms of schedule, every other signal that ends the program
 # writes END; a full disk is said; replay memory does not grow with the log and no
 # 4 GiB is reserved; every gcc flag works or is refused; a program without a build-id
-# is recognised by a hash of its code; what the replay needs to match is noted.
+# is recognised by a hash of its code; what the replay needs to match is noted; the
+# runtime's descriptors (the log, stderr) survive a program that closes all of them.
 # Longer campaigns of the same: `make stress` (tests/durability/stress.sh).
 . "$(dirname "$0")/../lib/common.sh"
 unset LIBREPLAY_OPTS
@@ -277,4 +278,28 @@ expect "the same context: no warning" 0 "" 0 ./racy_counter --replay ctx.bin </d
 expect "another working directory and stdin: one warning at start" 0 \
 	"^libreplay: warning: the replay's context differs from the recording's: the working directory \(.*/elsewhere, recorded in .*\); stdin \(closed, recorded /dev/null\)$" 1 \
 	bash -c "cd elsewhere && exec ../racy_counter --replay ../ctx.bin <&-"
+# ---- 9. descriptors the program did not open ----------------------------------------------------
+# It closes stderr, opens a file that gets descriptor 2, closes every descriptor from 3 up
+# (close, closefrom, close_range) and dup2()s onto the high ones while its threads run:
+# the log survived none of it, and the runtime's messages went into the file.
+build fd_hostile "$P/fd_hostile.c"
+own="the program's own line"
+./fd_hostile --record fh.bin fh.txt >fh.out 2>fh.err
+rc=$?
+[ $rc -eq 0 ] && [ ! -s fh.err ] && [ "$(cat fh.txt)" = "$own" ] &&
+	pass "closing every descriptor, stderr too: the recording ends whole, nothing said" ||
+	fail "descriptors closed: exit $rc, stderr '$(head -c 300 fh.err)', file '$(head -c 300 fh.txt)'"
+expect "... and it replays, nothing said" 0 "" 0 ./fd_hostile --replay fh.bin
+cmp -s fh.out out.txt && pass "... to the same output" || fail "replayed output differs: $(head -c 200 out.txt)"
+./fd_hostile --record fhd.bin fh.txt deadlock >fhd.out 2>fhd.err
+rc=$?
+[ $rc -eq 87 ] && head -n 1 fhd.err | grep -q '^libreplay: deadlock: all 1 live thread is blocked$' &&
+	[ "$(cat fh.txt)" = "$own" ] &&
+	pass "stderr closed and descriptor 2 reused: the deadlock report reaches the stderr the program started with" ||
+	fail "deadlock with stderr closed: exit $rc, stderr '$(head -c 300 fhd.err)', file '$(head -c 300 fh.txt)'"
+./fd_hostile --replay fhd.bin >fhd.rout 2>fhd.rerr
+rc=$?
+[ $rc -eq 87 ] && cmp -s fhd.err fhd.rerr && cmp -s fhd.out fhd.rout && [ "$(cat fh.txt)" = "$own" ] &&
+	pass "... and its replay reports the same deadlock there, with the same output" ||
+	fail "deadlock replay: exit $rc, stderr '$(head -c 300 fhd.rerr)', file '$(head -c 300 fh.txt)'"
 summary
