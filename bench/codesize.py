@@ -5,7 +5,8 @@ Reads gas listings (`as -aln=FILE`) of plain gcc output or of sicpp's output and
 the bytes of every instruction of the .text* sections by kind: gcc's own (jumps and
 the rest), alignment padding, and what sicpp inserts (docs/sic.md): counting points,
 their stubs, the token protocol at calls, tail jumps and returns, entry checks,
-landing pads, foreign-entry and yield stubs. The kinds add up to the sections' size.
+landing pads, foreign-entry and yield stubs, the shims of direct calls (one copy per
+object here, per linked module in a program). The kinds add up to the sections' size.
 
     codesize.py LISTING...        one "kind bytes" line per kind, then "n.KIND count"
     codesize.py --eh OBJECT...    .eh_frame bytes: CIEs, FDEs of code, FDEs of stubs
@@ -102,6 +103,9 @@ def classify(path, tot, n):
             continue
         if sec == ".text.sic_stubs":
             tot[stub or "stub:?"] += nb
+            continue
+        if sec.startswith(".text.sic_direct."):  # a COMDAT group: once per linked module
+            tot["direct-call shims (per object)"] += nb
             continue
         w = s.split(None, 1)
         mn, ops = w[0], w[1] if len(w) > 1 else ""

@@ -86,7 +86,7 @@ for p in $PROGS; do
 			for (k in sic) if (k !~ /^n\./) st += sic[k]
 			printf "%-8s %-40s %10s %10s\n", p, "kind", "bytes", "of growth"
 			printf "%-8s %-40s %10d\n", "", "gcc .text", pt
-			n = split("token protocol at calls|count|count (flag-preserving)|stub:counting point|entry check|return protocol|stub:foreign entry|tail jump protocol|landing pad|yield jump|stub:yield|data in .text", ks, "|")
+			n = split("token protocol at calls|count|count (flag-preserving)|stub:counting point|entry check|return protocol|stub:foreign entry|tail jump protocol|direct-call shims (per object)|landing pad|yield jump|stub:yield|data in .text", ks, "|")
 			for (i = 1; i <= n; i++)
 				if (sic[ks[i]])
 					printf "%-8s %-40s %10d %9.1f%%\n", "", ks[i], sic[ks[i]], 100 * sic[ks[i]] / (st - pt)
