@@ -23,6 +23,10 @@
 #   SQLITE_SIZE=25 LUA_SCALE=400          the timed work (cachegrind runs CG_SQLITE_SIZE
 #                                         = 10 and CG_LUA_SCALE = 100)
 #   SICC=/tmp/old/bin/sicc                another toolchain
+#   SICC_BEFORE=/tmp/old/bin/sicc         also a third build, "before", with that toolchain:
+#                                         cachegrind and code size side by side with sicc's
+#   BREAKDOWN=1                           also where the extra instructions go, by kind of
+#                                         inserted code (callgrind, bench/breakdown.py)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/lib/debsrc.sh"
@@ -37,11 +41,16 @@ SQLITE_SIZE=${SQLITE_SIZE:-25}
 CG_SQLITE_SIZE=${CG_SQLITE_SIZE:-10}
 LUA_SCALE=${LUA_SCALE:-400}
 CG_LUA_SCALE=${CG_LUA_SCALE:-100}
+SICC_BEFORE=${SICC_BEFORE:-}
+BREAKDOWN=${BREAKDOWN:-0}
+VARIANTS="plain sic"
+[ -n "$SICC_BEFORE" ] && VARIANTS="plain before sic"
 REPORT=$ROOT/build/bench/realprogs.txt
 RAW=$OUT/raw.txt
 
 die() { echo "realprogs: $*" >&2; exit 1; }
 [ -x "$SICC" ] || die "no $SICC (run make first)"
+[ -z "$SICC_BEFORE" ] || [ -x "$SICC_BEFORE" ] || die "no $SICC_BEFORE"
 mkdir -p "$OUT" || die "cannot make $OUT"
 : >"$RAW"
 exec > >(tee "$REPORT")
@@ -60,7 +69,16 @@ compile() {
 }
 
 # Objects are rebuilt only when the toolchain or the flags changed.
-stamp() { cat "$SICC" "$(dirname "$SICC")/sicpp" "$(dirname "$SICC")/../lib/libreplay.a" 2>/dev/null | md5sum | cut -c1-12; echo "$CFLAGS_B"; }
+stamp() {
+	local t
+	for t in "$SICC" $SICC_BEFORE; do
+		cat "$t" "$(dirname "$t")/sicpp" "$(dirname "$t")/../lib/libreplay.a" 2>/dev/null | md5sum | cut -c1-12
+	done
+	echo "$CFLAGS_B $VARIANTS"
+}
+
+# The compiler of build V (plain, before, sic).
+cc_of() { case $1 in plain) echo gcc ;; before) echo "$SICC_BEFORE" ;; *) echo "$SICC" ;; esac; }
 
 # ---- sqlite ---------------------------------------------------------------------------
 sqlite_build() {
@@ -103,16 +121,18 @@ build_objects() {
 	if [ -e "$OUT/$p/stamp" ] && [ "$(cat "$OUT/$p/stamp")" = "$st" ]; then
 		return 0
 	fi
-	rm -rf "${OUT:?}/$p" && mkdir -p "$OUT/$p/plain" "$OUT/$p/sic"
-	: >"$OUT/ctime.$p.plain"
-	: >"$OUT/ctime.$p.sic"
+	rm -rf "${OUT:?}/$p"
+	local v
+	for v in $VARIANTS; do
+		mkdir -p "$OUT/$p/$v" && : >"$OUT/ctime.$p.$v"
+	done
 	for s in $srcs; do
 		local o
 		o=$(basename "$s" .c).o
-		# shellcheck disable=SC2086
-		compile "$s" "$OUT/$p/plain/$o" gcc "$p.plain" $inc
-		# shellcheck disable=SC2086
-		compile "$s" "$OUT/$p/sic/$o" "$SICC" "$p.sic" $inc
+		for v in $VARIANTS; do
+			# shellcheck disable=SC2086
+			compile "$s" "$OUT/$p/$v/$o" "$(cc_of $v)" "$p.$v" $inc
+		done
 	done
 	echo "$st" >"$OUT/$p/stamp"
 }
@@ -130,11 +150,11 @@ link_layouts() {
 			printf '\t.section .note.GNU-stack,"",@progbits\n'
 		} >"$pad.s"
 		as "$pad.s" -o "$pad" || die "pad"
-		for v in plain sic; do
+		for v in $VARIANTS; do
 			objs=$(cd "$OUT/$p/$v" && ls *.o | awk -v s="$i" 'BEGIN { srand(s + 1) } { print (s ? rand() : NR), $0 }' | sort -g | cut -d' ' -f2 |
 				sed "s|^|$OUT/$p/$v/|" | tr '\n' ' ')
-			local cc=gcc
-			[ $v = sic ] && cc=$SICC
+			local cc
+			cc=$(cc_of $v)
 			# shellcheck disable=SC2086
 			"$cc" $CFLAGS_B -o "$OUT/$p/$v.L$i" "$pad" $objs $libs 2>"$OUT/$p/$v.L$i.err" ||
 				die "$p $v: link failed: $(head -n 3 "$OUT/$p/$v.L$i.err")"
@@ -145,7 +165,7 @@ link_layouts() {
 # The command line of PROG's build V (plain, sic) at layout L with work W.
 cmdline() {
 	local p=$1 v=$2 l=$3 w=$4 exe=$OUT/$1/$2.L$3 pre=""
-	[ "$v" = sic ] && pre="--no-record --"
+	[ "$v" != plain ] && pre="--no-record --"
 	case $p in
 	sqlite) echo "$exe $pre --memdb --singlethread --verify --size $w" ;;
 	lua) echo "$exe $pre $ROOT/bench/real/bench.lua $w" ;;
@@ -189,6 +209,11 @@ for p in $PROGS; do
 	$(cmdline "$p" sic 0 "$w") 2>/dev/null | answer "$p" >"$OUT/$p/answer.sic"
 	[ -s "$OUT/$p/answer.plain" ] && cmp -s "$OUT/$p/answer.plain" "$OUT/$p/answer.sic" ||
 		die "$p: the builds disagree (see $OUT/$p/answer.*)"
+	if [ -n "$SICC_BEFORE" ]; then
+		# shellcheck disable=SC2046
+		$(cmdline "$p" before 0 "$w") 2>/dev/null | answer "$p" >"$OUT/$p/answer.before"
+		cmp -s "$OUT/$p/answer.plain" "$OUT/$p/answer.before" || die "$p: the builds disagree (see $OUT/$p/answer.*)"
+	fi
 done
 
 # ---- cachegrind ----------------------------------------------------------------------------
@@ -198,7 +223,7 @@ if [ "$CG" = 1 ]; then
 	printf '   %-8s %-6s %16s %12s %12s\n' program build instructions "D1 misses" "LL misses"
 	for p in $PROGS; do
 		w=$(cg_work_of "$p")
-		for v in plain sic; do
+		for v in $VARIANTS; do
 			f=$OUT/$p/cg.$v
 			# shellcheck disable=SC2046
 			valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$f" \
@@ -208,10 +233,36 @@ if [ "$CG" = 1 ]; then
 			echo "cg $p $v $ir $d1 $ll" >>"$RAW"
 			printf '   %-8s %-6s %16s %12s %12s\n' "$p" "$v" "$ir" "$d1" "$ll"
 		done
-		read -r ip is <<<"$(awk -v p="$p" '$1 == "cg" && $2 == p { v[$3] = $4 } END { print v["plain"], v["sic"] }' "$RAW")"
+		read -r ip is ib <<<"$(awk -v p="$p" '$1 == "cg" && $2 == p { v[$3] = $4 } END { print v["plain"], v["sic"], v["before"] }' "$RAW")"
+		[ -n "$SICC_BEFORE" ] && printf '   %-8s before/plain instructions %s\n' "$p" "$(ratio "$ib" "$ip")"
 		printf '   %-8s sic/plain instructions %s\n' "$p" "$(ratio "$is" "$ip")"
 	done
 	echo "   (work: sqlite --size $CG_SQLITE_SIZE, lua scale $CG_LUA_SCALE %)"
+	[ -n "$SICC_BEFORE" ] && echo "   (before: $SICC_BEFORE; sic: $SICC)"
+	echo
+fi
+
+# ---- where the extra instructions go ------------------------------------------------------------
+if [ "$BREAKDOWN" = 1 ]; then
+	command -v valgrind >/dev/null || die "valgrind missing"
+	echo "1b. Where the extra instructions go: one run each under callgrind (per instruction),"
+	echo "    each of the sicc build's instructions put in a class by what sicpp inserted there"
+	echo "    (bench/breakdown.py); per mille of the plain build's instructions."
+	for p in $PROGS; do
+		w=$(cg_work_of "$p")
+		for v in $VARIANTS; do
+			# shellcheck disable=SC2046
+			valgrind --tool=callgrind --dump-instr=yes --dump-line=no --compress-pos=no --compress-strings=no \
+				--callgrind-out-file="$OUT/$p/callgrind.$v" $(cmdline "$p" $v 0 "$w") >/dev/null 2>"$OUT/$p/callgrind.$v.err" ||
+				die "$p $v failed under callgrind: $OUT/$p/callgrind.$v.err"
+		done
+		for v in $VARIANTS; do
+			[ $v = plain ] && continue
+			echo "   $p, build $v ($(cc_of $v)):"
+			LIBREPLAY_A="$(dirname "$(cc_of $v)")/../lib/libreplay.a" python3 "$ROOT/bench/breakdown.py" \
+				"$OUT/$p/$v.L0" "$OUT/$p/callgrind.$v" "$OUT/$p/callgrind.plain" || die "$p: breakdown failed"
+		done
+	done
 	echo
 fi
 
@@ -260,6 +311,10 @@ printf '   %-8s %10s %10s %10s %8s %10s %10s %9s %9s %7s\n' program "plain .text
 for p in $PROGS; do
 	read -r pt _ pe <<<"$(text_size "$OUT/$p/plain")"
 	read -r st ss se <<<"$(text_size "$OUT/$p/sic")"
+	if [ -n "$SICC_BEFORE" ]; then
+		read -r bt bs be <<<"$(text_size "$OUT/$p/before")"
+		printf '   %-8s %10s %10s %10s %8s %10s %10s   (before)\n' "$p" "$pt" "$bt" "$bs" "$(ratio "$bt" "$pt")" "$pe" "$be"
+	fi
 	gc=$(awk '{ s += $1 } END { printf "%.2f", s }' "$OUT/ctime.$p.plain" 2>/dev/null)
 	scc=$(awk '{ s += $1 } END { printf "%.2f", s }' "$OUT/ctime.$p.sic" 2>/dev/null)
 	printf '   %-8s %10s %10s %10s %8s %10s %10s %9s %9s %7s\n' "$p" "$pt" "$st" "$ss" "$(ratio "$st" "$pt")" "$pe" "$se" \

@@ -9,7 +9,10 @@
  *    flags) and at the site of the others, but not at calls that no cycle of the file's
  *    call graph passes, nor at a label every cycle through which already counts;
  *  - calls that may reach foreign code publish the count in __sic_home before and
- *    reload it after; functions foreign code may call check r15 against it on entry.
+ *    reload it after; functions foreign code may call check r15 against it on entry;
+ *  - a call or tail jump to a function named in it goes to the callee's direct entry
+ *    after that check, the count in r15, unless the callee could be the wrong one or
+ *    the code has debug info (direct_callee).
  */
 #include "analyze.h"
 
@@ -455,6 +458,83 @@ static const struct sym *owner(struct analysis *an, const struct sym *fn)
 	snprintf(parent, sizeof parent, "%.*s", (int)(cold - fn->name), fn->name);
 	const struct sym *p = sym_find(an, parent);
 	return p ? p : fn;
+}
+
+/* ---- direct entries -------------------------------------------------------- */
+
+/* A name gas and the linker take as it is, with a suffix added. */
+static bool plain_name(const char *n)
+{
+	if (!*n || (n[0] == '.' && n[1] == 'L') || isdigit((unsigned char)n[0]))
+		return false;
+	for (const char *p = n; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '$')
+			return false;
+	return true;
+}
+
+void direct_name(const struct sym *y, char *buf, size_t len)
+{
+	snprintf(buf, len, y->global || y->def < 0 ? "%s" SIC_DIRECT_SUFFIX : ".Lsic_direct.%s", y->name);
+}
+
+/* Does fn, defined here, get a direct entry after its entry check (docs/sic.md,
+ * "Direct entries")? Not when a definition elsewhere may win (weak), nor when it may be
+ * interposed (global in a shared object's code), nor main (renamed), nor an alias. */
+static bool gets_direct_entry(struct analysis *an, const struct sym *fn)
+{
+	return fn->is_func && fn->def >= 0 && returns_publish(fn) && owner(an, fn) == fn &&
+	       an->sect[fn->def] >= 0 && an->sect_exec[an->sect[fn->def]] && !an->f->st[fn->def].foreign &&
+	       !fn->weak && !fn->aliased && !(an->pic && fn->global) && strcmp(fn->name, "main") &&
+	       strlen(fn->name) < 200 && plain_name(fn->name);
+}
+
+/* C library functions a program calls most, which are never instrumented: a call to
+ * one passes the token itself (two instructions) rather than through the shim (three).
+ * A program that defines one of its own still gets it right: its entry check takes the
+ * token. */
+static bool libc_hot(const char *n)
+{
+	static const char *const names[] = {
+		"memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp",
+		"strncmp", "strchr", "strrchr", "strcpy", "strncpy", "strcat", "strspn", "strcspn",
+		"strstr", "malloc", "calloc", "realloc", "free", "__ctype_b_loc",
+		"__ctype_tolower_loc", "__ctype_toupper_loc", "__errno_location", NULL};
+	for (const char *const *p = names; *p; p++)
+		if (!strcmp(n, *p))
+			return true;
+	return false;
+}
+
+/* May the call or tail jump at statement i go to its callee's direct entry, with the
+ * count in r15? A callee of this file if it has one; a callee of another file in a
+ * position-dependent or PIE object (a shared object's calls to global functions may be
+ * interposed: they keep the token), through the weak shim this file then carries. */
+static struct sym *direct_callee(struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	char buf[256];
+	const char *t = branch_target(s, buf, sizeof buf);
+	if (an->debug_info || !t || tls_call(s, t) || strlen(t) >= 200 || !plain_name(t) || !strcmp(t, "main"))
+		return NULL;
+	/* The hunting scheduler finds the program's call to a synchronization function
+	 * (libreplay's pthread_* and sem_*) by the token protocol's bytes before the call
+	 * (libreplay/engine/count.c, call_site): a preemption there comes before the call. */
+	if (!strncmp(t, "pthread_", 8) || !strncmp(t, "sem_", 4))
+		return NULL;
+	if (libc_hot(t))
+		return NULL;
+	size_t n = strlen(t);
+	if (strcmp(s->ops[0] + n, "") && strcmp(s->ops[0] + n, "@PLT"))
+		return NULL; /* foo+8, foo@GOTPCREL... */
+	struct sym *y = sym_find(an, t);
+	if (!y)
+		return NULL;
+	if (y->def >= 0)
+		return y->direct ? y : NULL;
+	if (y->weak || y->aliased || an->pic)
+		return NULL;
+	return y;
 }
 
 /* The entry check goes right after the function's label, its .cfi_startproc and its
@@ -1208,6 +1288,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			if (!strcmp(d, ".type") && s->nops == 2 &&
 			    (strstr(s->ops[1], "function") || strstr(s->ops[1], "FUNC")))
 				sym_get(an, s->ops[0])->is_func = true;
+			else if ((!strcmp(d, ".weakref") || !strcmp(d, ".symver")) && s->nops >= 1)
+				sym_get(an, s->ops[0])->aliased = true;
 			else if (!strcmp(d, ".globl") || !strcmp(d, ".global") || !strcmp(d, ".weak"))
 				for (int k = 0; k < s->nops; k++) {
 					struct sym *y = sym_get(an, s->ops[k]);
@@ -1215,6 +1297,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 					y->weak |= !strcmp(d, ".weak");
 				}
 			else if (is_data_directive(d) && !in_debug_section(an, i) && !in_except_table(an, i)) {
+				if ((!strcmp(d, ".set") || !strcmp(d, ".equ") || !strcmp(d, ".equiv")) && s->nops >= 1)
+					sym_get(an, s->ops[0])->aliased = true;
 				if ((!strcmp(d, ".set") || !strcmp(d, ".equ")) && s->nops == 2)
 					for_each_ident(s->ops[1], mark_addr_taken, an);
 				else
@@ -1228,6 +1312,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				for_each_ident(s->args, mark_addr_taken, an);
 			else if (s->info.cls != IC_CALL)
 				sym_get(an, buf)->branch_ref = true;
+			else
+				sym_get(an, buf); /* a callee it may call at its direct entry */
 		}
 	}
 
@@ -1270,6 +1356,13 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 	}
 
 	call_graph_sccs(an);
+	for (int k = 0; k < an->nsect && !an->debug_info; k++)
+		an->debug_info = !strncmp(an->sect_name[k], ".debug_", 7);
+	for (int i = 0; i < f->n && !an->debug_info; i++)
+		an->debug_info = f->st[i].kind == ST_DIRECTIVE && !f->st[i].foreign && !strcmp(f->st[i].name, ".loc");
+	for (int k = 0; k < an->nsyms && !an->debug_info; k++)
+		if ((an->syms[k].direct = gets_direct_entry(an, &an->syms[k])))
+			an->n_direct_entries++;
 
 	/* Counting points, home traffic, entry checks. */
 	for (int i = 0; i < f->n; i++) {
@@ -1302,6 +1395,11 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				an->n_calls_uncounted++;
 			if (local_call(y)) {
 				an->n_calls_local++;
+			} else if ((y = direct_callee(an, i))) {
+				/* The count stays in r15; the callee's return publishes it. */
+				an->plan[i].direct = an->plan[i].home_reload = true;
+				y->shim |= y->def < 0;
+				an->n_calls_direct++;
 			} else {
 				an->plan[i].home_store = an->plan[i].home_reload = true;
 				an->plan[i].token = true;
@@ -1333,8 +1431,15 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				/* Tail jump: publish the count, and pass the token if it is
 				 * surely taken (a jcc may fall through and stay here). */
 				plan_site_count(an, i);
-				an->plan[i].home_store = true;
-				an->plan[i].token = s->info.cls == IC_JMP;
+				struct sym *d = direct_callee(an, i);
+				if (d) {
+					an->plan[i].direct = true;
+					d->shim |= d->def < 0;
+					an->n_jumps_direct++;
+				} else {
+					an->plan[i].home_store = true;
+					an->plan[i].token = s->info.cls == IC_JMP;
+				}
 			} else if (an->sect[y->def] != an->sect[i] || y->def < i) {
 				y->count_target = true;
 			}

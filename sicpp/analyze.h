@@ -4,6 +4,10 @@
 
 #include "asm.h"
 
+/* f's direct entry, right after its entry check: what an instrumented caller calls, with
+ * the count in r15 (docs/sic.md, "Direct entries"). */
+#define SIC_DIRECT_SUFFIX ".sic_direct"
+
 struct sym {
 	char *name;
 	int def;          /* statement index of its label, -1 if not defined here */
@@ -17,6 +21,12 @@ struct sym {
 	bool branch_ref;  /* (labels) named by a direct jump */
 	bool asm_ref;     /* named inside inline assembly (asm goto) */
 	bool landing_pad; /* (labels) where the unwinder lands (.gcc_except_table) */
+	bool aliased;     /* named by .set/.equ/.equiv/.weakref/.symver here: not a plain
+			   * global function another file could define */
+	bool direct;      /* (functions defined here) has a direct entry after its entry
+			   * check (direct_name()): instrumented callers jump there */
+	bool shim;        /* (not defined here) called or jumped to at its direct entry:
+			   * this file carries the weak shim for a callee that has none */
 	int scc;          /* (functions defined here) strongly connected component of the
 			   * direct-call graph; two functions share one iff each may call
 			   * the other through direct calls of this file */
@@ -40,6 +50,8 @@ struct stmt_plan {
 	bool entry_check;    /* a function's entry check goes after this statement */
 	bool landing_reload; /* (a landing pad's label) reload the count if r15 holds the token */
 	bool ret_store;      /* a return that publishes the count */
+	bool direct;         /* a call or tail jump to the callee's direct entry, the count
+			      * in r15: the target becomes direct_name(callee) */
 	bool nopreempt;      /* the instruction's own PC must not take a preemption */
 	/* hunt.c: */
 	bool pause;          /* a pause: becomes a jump through a stub calling __sic_pause */
@@ -62,6 +74,9 @@ struct analysis {
 	struct stmt_plan *plan;
 	bool already_instrumented; /* the input carries our note: pass it through */
 	bool pic;            /* reach the runtime through the GOT/PLT */
+	bool debug_info;     /* compiled with -g (.loc, .debug_* sections): no direct
+			      * entries nor direct calls, so that gdb's `break f` (at f's first
+			      * instruction, the entry check) sees every call */
 	/* scratch for the flag analysis */
 	int *visit;
 	uint8_t *visit_mask;
@@ -70,6 +85,7 @@ struct analysis {
 	/* statistics for --stats and the tests */
 	int n_fast, n_safe, n_entry, n_calls_local, n_calls_foreign, n_calls_uncounted, n_pruned;
 	int n_pause, n_spin, n_memops;
+	int n_calls_direct, n_jumps_direct, n_direct_entries, n_shims;
 };
 
 /* 0 on success; -1 after printing a file:line error. */
@@ -85,6 +101,9 @@ bool is_code(const struct analysis *an, int i);
 void plan_hunt(struct analysis *an);
 /* Does the straight line after label statement d write memory beyond the frame? */
 bool hunt_line_writes(struct analysis *an, int d);
+/* The symbol a call or jump to sym's direct entry names: "f.sic_direct" for a global
+ * function (hidden: within one linked module), ".Lsic_direct.f" for a static one. */
+void direct_name(const struct sym *y, char *buf, size_t len);
 /* The symbol a direct branch names ("foo" for "foo@PLT"); NULL for indirect ones. */
 const char *branch_target(const struct stmt *s, char *buf, size_t len);
 

@@ -122,6 +122,8 @@ static void emit_runtime_transfer(struct rw *w, const char *insn, const char *ro
 		fprintf(w->out, "\t%s\t%s\n", insn, routine);
 }
 
+static void emit_stmt(struct rw *w, const struct stmt *s);
+
 static void emit_count(struct rw *w, enum count_kind k)
 {
 	int id = new_id(w);
@@ -144,7 +146,7 @@ static void emit_count(struct rw *w, enum count_kind k)
 
 /* An instrumented caller passes the token in r15 and the count in __sic_home; any
  * other r15 means a foreign caller, whose r15 the slow path saves and restores. */
-static void emit_entry_check(struct rw *w)
+static void emit_entry_check(struct rw *w, const struct sym *fn)
 {
 	int id = new_id(w);
 	nopreempt(w);
@@ -155,6 +157,57 @@ static void emit_entry_check(struct rw *w)
 	emit_home_load(w);
 	fprintf(w->out, ".Lsic_fb_%d:\n", id);
 	add_stub(w, STUB_FOREIGN, id);
+	if (fn && fn->direct) {
+		/* The direct entry: instrumented callers come here with the count in r15.
+		 * Global but hidden (one linked module), of no type and no size, so that
+		 * debuggers keep naming these PCs after the function. */
+		char name[256];
+		direct_name(fn, name, sizeof name);
+		if (fn->global)
+			fprintf(w->out, "\t.globl\t%s\n\t.hidden\t%s\n", name, name);
+		fprintf(w->out, "%s:\n", name);
+	}
+}
+
+/* A call or tail jump to the callee's direct entry (analyze.c's direct_callee). */
+static void emit_direct_transfer(struct rw *w, const struct stmt *s)
+{
+	char buf[256], name[256];
+	const char *t = branch_target(s, buf, sizeof buf);
+	struct sym *y = t ? sym_find(w->an, t) : NULL;
+	if (!y) { /* cannot happen: the plan named it */
+		emit_stmt(w, s);
+		return;
+	}
+	direct_name(y, name, sizeof name);
+	bool plt = strstr(s->ops[0], "@PLT") && name[0] != '.';
+	fprintf(w->out, "\t%s%s%s\t%s%s\n", s->prefix, *s->prefix ? " " : "", s->name, name, plt ? "@PLT" : "");
+}
+
+/* The weak shim of each callee of another file called at its direct entry: it does
+ * what the caller did before it knew of direct entries (publish the count, pass the
+ * token) and jumps to the callee. An instrumented definition's own direct entry, strong,
+ * wins at link time; a foreign callee (libc, a library or object gcc built, a weak or
+ * interposable function) is reached through the shim. One copy per linked module
+ * (a COMDAT group named after it); it references the callee, so an archive member that
+ * defines it is still pulled in. */
+static void emit_shims(struct rw *w)
+{
+	FILE *o = w->out;
+	for (int k = 0; k < w->an->nsyms; k++) {
+		const struct sym *y = &w->an->syms[k];
+		if (!y->shim)
+			continue;
+		char name[256];
+		direct_name(y, name, sizeof name);
+		fprintf(o, "\t.section\t.text.sic_direct.%s,\"axG\",@progbits,%s,comdat\n", y->name, name);
+		/* No type nor size: the linker gives the winning definition those of the
+		 * first one it saw, and a direct entry inside a function must have none. */
+		fprintf(o, "\t.weak\t%s\n\t.hidden\t%s\n%s:\n", name, name, name);
+		fprintf(o, "\t.cfi_startproc\n\tmovq\t%%r15, " SIC_HOME "(%%rip)\n"
+			   "\tmovq\t$" SIC_TOKEN ", %%r15\n\tjmp\t%s@PLT\n\t.cfi_endproc\n", y->name);
+		w->an->n_shims++;
+	}
 }
 
 /* At a landing pad: the unwinder restored the r15 of the call that threw, the token
@@ -470,6 +523,8 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		}
 		if (p->pause || p->spin_edge)
 			emit_yield(&w, s, p->pause);
+		else if (p->direct)
+			emit_direct_transfer(&w, s);
 		else
 			emit_stmt(&w, s);
 		if (p->loop_exit) {
@@ -489,11 +544,12 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			 * counting point of ours between two calls: the slow path counts
 			 * (__sic_foreign_entry). An instrumented caller counted at its call. */
 			range_open(&w);
-			emit_entry_check(&w);
+			emit_entry_check(&w, an->fn[i] >= 0 ? &an->syms[an->fn[i]] : NULL);
 		}
 	}
 	range_close(&w);
 	emit_stubs(&w);
+	emit_shims(&w);
 	emit_tables(&w);
 	if (an->pic && w.nranges) /* an object of data alone registers nothing */
 		emit_module_registration(&w);

@@ -51,6 +51,15 @@ static long read_symbols(bfd *abfd, asymbol ***out, bool dynamic)
 	return k;
 }
 
+/* f.sic_direct: f's direct entry, inside f, after its entry check (docs/sic.md): the
+ * PCs after it are f's. (A caller's shim of that name only jumps: no PC of it is ever a
+ * return address, nor where a thread stops.) */
+static bool is_direct_entry(const char *name)
+{
+	size_t n = strlen(name), k = strlen(".sic_direct");
+	return n > k && !strcmp(name + n - k, ".sic_direct");
+}
+
 int rp_sym_open(const char *path, struct rp_sym **out, char *err, size_t errlen)
 {
 	static bool inited;
@@ -90,7 +99,7 @@ int rp_sym_open(const char *path, struct rp_sym **out, char *err, size_t errlen)
 	for (long i = 0; s->funcs && i < n; i++) {
 		asymbol *y = s->syms[i];
 		if (!y->section || !(bfd_section_flags(y->section) & SEC_CODE) || !y->name[0] ||
-		    (y->flags & (BSF_SECTION_SYM | BSF_FILE | BSF_DEBUGGING)))
+		    (y->flags & (BSF_SECTION_SYM | BSF_FILE | BSF_DEBUGGING)) || is_direct_entry(y->name))
 			continue;
 		s->funcs[s->nfuncs++] = (struct func){bfd_asymbol_value(y), y->name};
 	}

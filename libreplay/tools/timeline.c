@@ -316,20 +316,27 @@ static void describe_end(void)
 
 /* ---- drawing -------------------------------------------------------------------- */
 
-/* A round step for about n ticks over span: 1, 2 or 5 times a power of ten, at least 1
- * on a counted axis. */
-static double tick_step(double span, int n, bool integer)
+/* A round step for about n ticks over [lo, hi]: 1, 2 or 5 times a power of ten, at
+ * least 1 on a counted axis, and small enough for 3 ticks to fall inside (13 switches
+ * from 1 once got a step of 5: ticks at 5 and 10 only). */
+static double tick_step(double lo, double hi, int n, bool integer)
 {
-	double raw = span / n, p = pow(10, floor(log10(raw > 0 ? raw : 1)));
+	double raw = (hi - lo) / n, p = pow(10, floor(log10(raw > 0 ? raw : 1)));
 	double step = raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
-	return integer && step < 1 ? 1 : step;
+	if (integer && step < 1)
+		step = 1;
+	while (floor(hi / step + 1e-9) - ceil(lo / step - 1e-9) < 2 && !(integer && step <= 1)) {
+		double q = pow(10, floor(log10(step) + 1e-9)), m = step / q; /* 1, 2 or 5 */
+		step = m > 4.5 ? 2 * q : m > 1.5 ? q : q / 2;
+	}
+	return step;
 }
 
 static void axis(double axis_y, enum rp_xaxis xaxis)
 {
 	fprintf(o, "<line x1=\"%d\" y1=\"%.0f\" x2=\"%d\" y2=\"%.0f\" stroke=\"#333\"/>\n", LEFT,
 		axis_y, LEFT + PLOT_W, axis_y);
-	double step = tick_step(x1 - x0, 6, xaxis != RP_X_TIME);
+	double step = tick_step(x0, x1, 6, xaxis != RP_X_TIME);
 	int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
 	fprintf(o, "<g class=\"ticks\">\n");
 	for (double v = ceil(x0 / step - 1e-9) * step; v <= x1 + step * 1e-9; v += step) {
@@ -574,14 +581,20 @@ static const char page_script[] =
 	"  var ticks = svg.querySelector('g.ticks'), axisY = +ticks.querySelector('text').getAttribute('y');\n"
 	"  function val(sx) { return X0 + ((sx - L - t) / k) / W * (X1 - X0); }\n"
 	"  function scr(v) { return L + (v - X0) / (X1 - X0) * W * k + t; }\n"
-	"  function step(span) {\n"
-	"    var raw = span / 6, p = Math.pow(10, Math.floor(Math.log10(raw > 0 ? raw : 1)));\n"
+	"  function step(lo, hi) {\n"
+	"    var raw = (hi - lo) / 6, p = Math.pow(10, Math.floor(Math.log10(raw > 0 ? raw : 1)));\n"
 	"    var s = raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;\n"
-	"    return svg.dataset.unit != 'ms' && s < 1 ? 1 : s;\n"
+	"    var integer = svg.dataset.unit != 'ms';\n"
+	"    if (integer && s < 1) s = 1;\n"
+	"    while (Math.floor(hi / s + 1e-9) - Math.ceil(lo / s - 1e-9) < 2 && !(integer && s <= 1)) {\n"
+	"      var q = Math.pow(10, Math.floor(Math.log10(s) + 1e-9)), m = s / q;\n"
+	"      s = m > 4.5 ? 2 * q : m > 1.5 ? q : q / 2;\n"
+	"    }\n"
+	"    return s;\n"
 	"  }\n"
 	"  function axis() {\n"
 	"    while (ticks.firstChild) ticks.removeChild(ticks.firstChild);\n"
-	"    var lo = val(L), hi = val(L + W), s = step(hi - lo);\n"
+	"    var lo = val(L), hi = val(L + W), s = step(lo, hi);\n"
 	"    var d = s >= 1 ? 0 : Math.ceil(-Math.log10(s) - 1e-9);\n"
 	"    for (var v = Math.ceil(lo / s - 1e-9) * s; v <= hi + s * 1e-9; v += s) {\n"
 	"      var x = scr(v), tx = document.createElementNS(NS, 'text');\n"

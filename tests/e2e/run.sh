@@ -3,7 +3,8 @@
 # and with sicc (NAME.cpp: g++ and sic++) at several optimisation levels; the
 # instrumented build must print exactly what the plain one prints, also with the
 # counter overflowing every few counts (LIBREPLAY_SIC_STRESS). Programs check their
-# own count invariants under #ifdef __SICC__. NAME.sh, when present, is a test of its own.
+# own count invariants under #ifdef __SICC__ (-g0 last: code without debug info has
+# direct entries, docs/sic.md). NAME.sh, when present, is a test of its own.
 . "$(dirname "$0")/../lib/common.sh"
 cd "$ROOT/tests/e2e"
 
@@ -16,13 +17,13 @@ for src in *.c *.cpp; do
 	name=${src%.*}
 	cc=gcc sicc=$SICC # C++ (NAME.cpp): g++ against sic++
 	[ "$src" = "$name.cpp" ] && cc=g++ sicc=$SICXX
-	for opt in -O0 -O2 -O3 "-O2 -fPIC" "-Os -fcf-protection"; do
+	for opt in -O0 -O2 -O3 "-O2 -fPIC" "-Os -fcf-protection" "-O2 -g0"; do
 		tag="$name ${opt// /}"
 		exe="$WORK/$name${opt// /}"
 		libs="-L$WORK -lforeign -Wl,-rpath,$WORK"
-		if ! $cc $opt -g -w -o "$exe.plain" "$src" $libs >"$WORK/build.log" 2>&1; then
+		if ! $cc -g $opt -w -o "$exe.plain" "$src" $libs >"$WORK/build.log" 2>&1; then
 			fail "$tag: $cc build: $(head -n 2 "$WORK/build.log")"; continue; fi
-		if ! "$sicc" $opt -g -w -o "$exe" "$src" $libs >"$WORK/build.log" 2>&1; then
+		if ! "$sicc" -g $opt -w -o "$exe" "$src" $libs >"$WORK/build.log" 2>&1; then
 			fail "$tag: sicc build: $(head -n 2 "$WORK/build.log")"; continue; fi
 		"$exe.plain" >"$exe.want" 2>&1; want_rc=$?
 		"$exe" >"$exe.got" 2>&1; got_rc=$?

@@ -346,6 +346,27 @@ check "timeline: with few preemptions each is labelled, inside the picture" bash
 	"grep -q 'class=\"plabel\"' few.svg && $(declare -f timeline_check); timeline_check few.svg 'SIGSEGV in thread $(sed -n 's/^libreplay: thread \([0-9]*\) died of SIGSEGV.*/\1/p' segv.rep.report)' 1"
 check "timeline: an abort is drawn as SIGABRT" timeline_check abort.svg "SIGABRT in thread $(sed -n 's/^libreplay: thread \([0-9]*\) died of SIGABRT.*/\1/p' abort.rep.report)" 1
 check "timeline: a deadlock is drawn as one" bash -c "tail -n 1 dl.trace | grep -q ' deadlock$' && $(declare -f timeline_check); timeline_check dl.svg 'deadlock: every thread blocked' 1"
+# Every axis gets at least 3 round, evenly spaced ticks: traces of 3 to 60 switches, by
+# switch and by count (14 switches by switch once got only 5 and 10, 19-21 by count two).
+mkdir -p axes && for n in $(seq 3 60); do
+	{ echo '# libreplay schedule trace 1: seq clock ns from to from_count to_count reason'
+	  for i in $(seq 1 "$n"); do echo "$i $((i * 7)) $((i * 1000)) $((i % 2 + 1)) $(((i + 1) % 2 + 1)) $((i * 7)) $((i * 7)) preempt"; done
+	} >axes/$n.trace
+	"$DUMP" --timeline axes/$n.trace --by-switch -o axes/$n-switch.svg
+	"$DUMP" --timeline axes/$n.trace -o axes/$n-count.svg
+done
+check "timeline: 3 or more round ticks on every axis of 3 to 60 switches" python3 - axes/*.svg <<'EOF'
+import re, sys
+bad = []
+for path in sys.argv[1:]:
+    t = open(path).read()
+    g = t[t.index('class="ticks"'):]
+    g = g[:g.index('</g>')]
+    v = [float(x) for x in re.findall(r'>(-?[0-9.]+)</text>', g)]
+    if len(v) < 3 or len({round(b - a, 6) for a, b in zip(v, v[1:])}) != 1:
+        bad.append("%s: %s" % (path, v))
+assert not bad, bad
+EOF
 
 # The HTML page, loaded in headless Chromium: its script ran over every shape, the
 # view opened on the range the URL names (the axis redrawn for it), and hovering a

@@ -119,15 +119,20 @@ struct unit {
 	char *errors;
 };
 
-static inline void unit_load(struct unit *u, const char *text)
+static inline void unit_load_as(struct unit *u, const char *text, bool pic)
 {
 	char err[256] = "";
 	memset(u, 0, sizeof *u);
 	assert_int_equal(parse_text(&u->f, text, err, sizeof err), 0);
 	struct capture c;
 	capture_begin(&c);
-	u->rc = analyze(&u->an, &u->f, false);
+	u->rc = analyze(&u->an, &u->f, pic);
 	u->errors = capture_end(&c);
+}
+
+static inline void unit_load(struct unit *u, const char *text)
+{
+	unit_load_as(u, text, false);
 }
 
 static inline void unit_free(struct unit *u)

@@ -374,6 +374,18 @@ static void call_to_static_function_stays_local(void **state)
 	unit_free(&u);
 }
 
+/* Is the plan at statement text a call or jump to the callee's direct entry (the count
+ * stays in r15, reloaded after a call), or does it publish the count and pass the token? */
+static void expect_direct(const struct unit *u, const char *text, bool direct)
+{
+	const struct stmt_plan *p = plan_of(u, text);
+	bool call = !strncmp(text, "call", 4);
+	if (direct ? (!p->direct || p->home_store || p->token || p->home_reload != call)
+		   : (p->direct || !p->home_store || p->home_reload != call || (call && !p->token)))
+		fail_msg("%s: direct %d home_store %d home_reload %d token %d (expected %s)", text,
+			 p->direct, p->home_store, p->home_reload, p->token, direct ? "direct" : "token");
+}
+
 static void calls_that_may_reach_foreign_code(void **state)
 {
 	const char *foreign[] = {"call ext@PLT", "call g", "call *%rax", "call tailer",
@@ -382,18 +394,107 @@ static void calls_that_may_reach_foreign_code(void **state)
 	 * come back to g through code we cannot see). tailer and taken are this
 	 * file's and call nothing that reaches g. */
 	const bool counted[] = {true, true, true, false, false};
+	/* Only the call through a pointer passes the token: the others go to the callee's
+	 * direct entry (this file's g, tailer, taken; ext's, or its shim). */
+	const bool direct[] = {true, true, false, true, true};
 	struct unit u;
 	unit_load(&u, calls);
 	assert_int_equal(u.rc, 0);
 	for (size_t k = 0; k < sizeof foreign / sizeof foreign[0]; k++) {
 		const struct stmt_plan *p = plan_of(&u, foreign[k]);
-		if (!p->home_store || !p->home_reload || !p->token || (p->count != CNT_NONE) != counted[k])
-			fail_msg("%s: count %d home_store %d home_reload %d token %d", foreign[k],
-				 p->count, p->home_store, p->home_reload, p->token);
+		if ((p->count != CNT_NONE) != counted[k])
+			fail_msg("%s: count %d", foreign[k], p->count);
+		expect_direct(&u, foreign[k], direct[k]);
 	}
 	assert_int_equal(u.an.n_calls_local, 1);
-	assert_int_equal(u.an.n_calls_foreign, 5);
+	assert_int_equal(u.an.n_calls_foreign, 1);
+	assert_int_equal(u.an.n_calls_direct, 4);
 	assert_int_equal(u.an.n_calls_uncounted, 3);
+	/* direct entries: g, tailer and taken (helper has no entry check) */
+	assert_int_equal(u.an.n_direct_entries, 3);
+	assert_true(sym_find(&u.an, "ext")->shim);
+	assert_false(sym_find(&u.an, "g")->shim);
+	unit_free(&u);
+}
+
+/* In a shared object's code a global function may be interposed: calls to one (this
+ * file's g, another's ext) keep the token; static ones (tailer, taken) go direct. */
+static void pic_calls_to_globals_keep_the_token(void **state)
+{
+	struct unit u;
+	unit_load_as(&u, calls, true);
+	assert_int_equal(u.rc, 0);
+	expect_direct(&u, "call ext@PLT", false);
+	expect_direct(&u, "call g", false);
+	expect_direct(&u, "call tailer", true);
+	expect_direct(&u, "call taken", true);
+	expect_direct(&u, "jmp ext@PLT", false);
+	assert_false(sym_find(&u.an, "g")->direct);
+	assert_false(sym_find(&u.an, "ext")->shim);
+	unit_free(&u);
+}
+
+/* Code compiled with -g keeps every call on the token protocol: gdb puts `break f` on
+ * f's first instruction, the entry check, which a direct call would skip. */
+static void debug_info_keeps_the_token(void **state)
+{
+	char *text = malloc(strlen(calls) + 64);
+	assert_non_null(text);
+	strcpy(text, calls);
+	strcat(text, "\t.section\t.debug_info,\"\",@progbits\n\t.long\t0\n");
+	struct unit u;
+	unit_load(&u, text);
+	assert_int_equal(u.rc, 0);
+	assert_true(u.an.debug_info);
+	const char *calls_of_g[] = {"call ext@PLT", "call g", "call tailer", "call taken", "jmp ext@PLT"};
+	for (size_t k = 0; k < sizeof calls_of_g / sizeof calls_of_g[0]; k++)
+		expect_direct(&u, calls_of_g[k], false);
+	assert_int_equal(u.an.n_direct_entries, 0);
+	unit_free(&u);
+	free(text);
+}
+
+/* A weak callee may be absent (a weak reference) or replaced by a definition elsewhere
+ * (a weak definition), an alias names another symbol: their callers keep the token; so
+ * do calls to synchronization functions (pthread_*, sem_*) and to the C library's string
+ * and allocation functions (foreign: no shim in between). */
+static void weak_and_aliased_callees_keep_the_token(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.weak\tmaybe\n"
+		      "\t.weak\tw\n"
+		      "\t.type\tw, @function\n"
+		      "w:\n"
+		      "\tret\n"
+		      "\t.size\tw, .-w\n"
+		      "\t.globl\tg\n"
+		      "\t.type\tg, @function\n"
+		      "g:\n"
+		      "\tcall\tmaybe@PLT\n"
+		      "\tcall\tw\n"
+		      "\tcall\talias\n"
+		      "\tcall\tother\n"
+		      "\tcall\tother+4\n"
+		      "\tcall\tpthread_mutex_lock@PLT\n"
+		      "\tcall\tsem_post@PLT\n"
+		      "\tcall\tmemcpy@PLT\n"
+		      "\tret\n"
+		      "\t.size\tg, .-g\n"
+		      "\t.set\talias, g\n");
+	assert_int_equal(u.rc, 0);
+	expect_direct(&u, "call maybe@PLT", false);
+	expect_direct(&u, "call w", false);
+	expect_direct(&u, "call alias", false);
+	expect_direct(&u, "call other", true);
+	expect_direct(&u, "call other+4", false);
+	/* the hunting scheduler knows a synchronization call by the token's bytes */
+	expect_direct(&u, "call pthread_mutex_lock@PLT", false);
+	expect_direct(&u, "call sem_post@PLT", false);
+	/* memcpy is foreign: the token is passed at the call, not by a shim */
+	expect_direct(&u, "call memcpy@PLT", false);
+	assert_false(sym_find(&u.an, "w")->direct);
+	assert_true(sym_find(&u.an, "g")->direct);
 	unit_free(&u);
 }
 
@@ -470,8 +571,19 @@ static void tail_jump_counts_and_publishes(void **state)
 	struct unit u;
 	unit_load(&u, calls);
 	assert_int_equal(u.rc, 0);
+	/* to the callee's direct entry (or its shim), the count in r15 */
 	const struct stmt_plan *p = plan_of(&u, "jmp ext@PLT");
 	assert_int_not_equal(p->count, CNT_NONE);
+	assert_true(p->direct);
+	assert_false(p->home_store);
+	assert_false(p->token);
+	assert_false(p->home_reload);
+	unit_free(&u);
+	/* in a shared object's code, through the token */
+	unit_load_as(&u, calls, true);
+	p = plan_of(&u, "jmp ext@PLT");
+	assert_int_not_equal(p->count, CNT_NONE);
+	assert_false(p->direct);
 	assert_true(p->home_store);
 	assert_true(p->token);
 	assert_false(p->home_reload);
@@ -493,7 +605,9 @@ static void tail_jump_to_local_function(void **state)
 	assert_int_equal(u.rc, 0);
 	const struct stmt_plan *p = plan_of(&u, "jmp h");
 	assert_int_not_equal(p->count, CNT_NONE);
-	assert_true(p->home_store);
+	assert_true(p->direct); /* to h's direct entry, a local label */
+	assert_false(p->home_store);
+	assert_true(sym_find(&u.an, "h")->direct);
 	assert_true(sym_find(&u.an, "h")->tail_target);
 	assert_true(sym_find(&u.an, "k")->has_tail);
 	/* h is reached by a tail jump: its return publishes the count */
@@ -1520,6 +1634,9 @@ int main(void)
 		cmocka_unit_test(loop_starting_with_inline_asm_counts),
 		cmocka_unit_test(call_to_static_function_stays_local),
 		cmocka_unit_test(calls_that_may_reach_foreign_code),
+		cmocka_unit_test(pic_calls_to_globals_keep_the_token),
+		cmocka_unit_test(debug_info_keeps_the_token),
+		cmocka_unit_test(weak_and_aliased_callees_keep_the_token),
 		cmocka_unit_test(symbols_learned),
 		cmocka_unit_test(tail_jump_counts_and_publishes),
 		cmocka_unit_test(tail_jump_to_local_function),

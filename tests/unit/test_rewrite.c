@@ -566,9 +566,16 @@ static void foreign_entry_check(void **state)
 	assert_true(is_np_label(l.v[endbr + 5]));
 	assert_string_equal(l.v[endbr + 6], "movq __sic_home(%rip), %r15");
 	assert_int_equal(number_in(&l, endbr + 7, ".Lsic_fb_%d:"), id);
+	/* the direct entry: global, hidden, no type nor size (debuggers name its PCs
+	 * after g) */
+	assert_string_equal(l.v[endbr + 8], ".globl g.sic_direct");
+	assert_string_equal(l.v[endbr + 9], ".hidden g.sic_direct");
+	assert_string_equal(l.v[endbr + 10], "g.sic_direct:");
+	assert_int_equal(count_substr(out, ".type\tg.sic_direct"), 0);
+	assert_int_equal(count_substr(out, ".size\tg.sic_direct"), 0);
 	/* no count on the fast path: an instrumented caller counted at its call; the
 	 * slow path counts in __sic_foreign_entry */
-	assert_string_equal(l.v[endbr + 8], "subq $8, %rsp");
+	assert_string_equal(l.v[endbr + 11], "subq $8, %rsp");
 	/* the slow path, in the stub section */
 	char fe[32], fb[48];
 	snprintf(fe, sizeof fe, ".Lsic_fe_%d:", id);
@@ -586,21 +593,103 @@ static void foreign_entry_check(void **state)
 	free(out);
 }
 
-static void foreign_call_publishes_the_count(void **state)
+/* A call to another file's function goes to its direct entry with the count in r15,
+ * and reloads it after (the callee's return publishes it); the file carries a weak
+ * shim for a callee that has no direct entry (foreign code), doing what the caller did
+ * before: publish the count, pass the token, jump to the callee. */
+static void call_to_direct_entry(void **state)
 {
 	char *out = rewrite_checked(global_fn);
 	struct lines l = split_lines(out);
-	int call = find(&l, 0, "call ext@PLT");
-	assert_true(is_np_label(l.v[call - 1]));
-	assert_string_equal(l.v[call - 2], "movq $" SIC_TOKEN ", %r15");
-	assert_string_equal(l.v[call - 3], "movq %r15, __sic_home(%rip)");
+	int call = find(&l, 0, "call ext.sic_direct@PLT");
+	number_in(&l, call - 1, ".Lsic_rt_%d:"); /* counted, nothing else before it */
+	assert_string_equal(l.v[call - 4], "decq %r15");
 	assert_true(is_np_label(l.v[call + 1]));
 	assert_string_equal(l.v[call + 2], "movq __sic_home(%rip), %r15");
+	assert_int_equal(find_or_none(&l, 0, "call ext@PLT"), -1);
+	/* the shim, in a COMDAT group of its own */
+	int sect = find(&l, 0, ".section .text.sic_direct.ext,\"axG\",@progbits,ext.sic_direct,comdat");
+	assert_string_equal(l.v[sect + 1], ".weak ext.sic_direct");
+	assert_string_equal(l.v[sect + 2], ".hidden ext.sic_direct");
+	assert_string_equal(l.v[sect + 3], "ext.sic_direct:");
+	assert_string_equal(l.v[sect + 4], ".cfi_startproc");
+	assert_string_equal(l.v[sect + 5], "movq %r15, __sic_home(%rip)");
+	assert_string_equal(l.v[sect + 6], "movq $" SIC_TOKEN ", %r15");
+	assert_string_equal(l.v[sect + 7], "jmp ext@PLT");
+	assert_string_equal(l.v[sect + 8], ".cfi_endproc");
+	/* no type nor size: the linker would give them to the winning direct entry */
+	assert_int_equal(count_substr(out, "ext.sic_direct, @function"), 0);
+	assert_int_equal(count_substr(out, ".size\text.sic_direct"), 0);
 	/* a local call to a function that cannot call back (docs/sic.md): nothing
 	 * around it, not even a count */
 	int local = find(&l, 0, "call helper");
 	assert_string_equal(l.v[local - 1], ".cfi_def_cfa_offset 16");
 	assert_string_not_equal(l.v[local + 1], "movq __sic_home(%rip), %r15");
+	free_lines(&l);
+	free(out);
+}
+
+/* A call through a pointer may reach foreign code: it publishes the count and passes
+ * the token; so do a shared object's calls to global functions (interposable). */
+static void foreign_call_publishes_the_count(void **state)
+{
+	static const char indirect[] =
+		"\t.text\n"
+		"\t.globl\tg\n"
+		"\t.type\tg, @function\n"
+		"g:\n"
+		"\t.cfi_startproc\n"
+		"\tsubq\t$8, %rsp\n"
+		"\t.cfi_def_cfa_offset 16\n"
+		"\tcall\t*%rax\n"
+		"\taddq\t$8, %rsp\n"
+		"\t.cfi_def_cfa_offset 8\n"
+		"\tret\n"
+		"\t.cfi_endproc\n"
+		"\t.size\tg, .-g\n";
+	char *out = rewrite_checked(indirect);
+	struct lines l = split_lines(out);
+	int call = find(&l, 0, "call *%rax");
+	assert_true(is_np_label(l.v[call - 1]));
+	assert_string_equal(l.v[call - 2], "movq $" SIC_TOKEN ", %r15");
+	assert_string_equal(l.v[call - 3], "movq %r15, __sic_home(%rip)");
+	assert_true(is_np_label(l.v[call + 1]));
+	assert_string_equal(l.v[call + 2], "movq __sic_home(%rip), %r15");
+	assert_null(strstr(out, ".text.sic_direct."));
+	free_lines(&l);
+	free(out);
+}
+
+/* A static function with an entry check (its address is taken) gets a local direct
+ * entry, which this file's direct calls and tail jumps reach. */
+static void static_direct_entry(void **state)
+{
+	char *out = rewrite_checked("\t.text\n"
+				    "\t.type\tcb, @function\n"
+				    "cb:\n"
+				    "\t.cfi_startproc\n"
+				    "\tmovl\t$1, %eax\n"
+				    "\tret\n"
+				    "\t.cfi_endproc\n"
+				    "\t.size\tcb, .-cb\n"
+				    "\t.globl\tg\n"
+				    "\t.type\tg, @function\n"
+				    "g:\n"
+				    "\t.cfi_startproc\n"
+				    "\tleaq\tcb(%rip), %rdi\n"
+				    "\tcall\tregister_cb@PLT\n"
+				    "\tjmp\tcb\n"
+				    "\t.cfi_endproc\n"
+				    "\t.size\tg, .-g\n");
+	struct lines l = split_lines(out);
+	int cb = find(&l, 0, "cb:");
+	int entry = find(&l, cb, ".Lsic_direct.cb:");
+	assert_true(entry < find(&l, cb, "movl $1, %eax"));
+	assert_int_equal(find_or_none(&l, 0, ".globl .Lsic_direct.cb"), -1);
+	find(&l, 0, "jmp .Lsic_direct.cb");
+	find(&l, 0, "call register_cb.sic_direct@PLT");
+	assert_int_equal(count_substr(out, ".text.sic_direct.cb"), 0);
+	assert_int_equal(count_substr(out, ".text.sic_direct.register_cb,"), 1);
 	free_lines(&l);
 	free(out);
 }
@@ -1061,8 +1150,8 @@ static void main_renamed(void **state)
 	find(&l, 0, "leaq __sic_main(%rip), %rax");
 	find(&l, 0, "call __sic_main@PLT");
 	find(&l, 0, ".size __sic_main, .-__sic_main");
-	find(&l, 0, "call domain");
-	find(&l, 0, "call main_loop");
+	find(&l, 0, "call domain.sic_direct");
+	find(&l, 0, "call main_loop.sic_direct");
 	find(&l, 0, ".string \"main\"");
 	assert_int_equal(find_or_none(&l, 0, "main:"), -1);
 	assert_null(strstr(out, "__sic_domain"));
@@ -1232,6 +1321,8 @@ int main(void)
 		cmocka_unit_test(stub_without_cfi),
 		cmocka_unit_test(safe_count_sequence),
 		cmocka_unit_test(foreign_entry_check),
+		cmocka_unit_test(call_to_direct_entry),
+		cmocka_unit_test(static_direct_entry),
 		cmocka_unit_test(landing_pad_reload),
 		cmocka_unit_test(pic_reaches_runtime_through_got),
 		cmocka_unit_test(pic_registers_module_tables),

@@ -1,0 +1,24 @@
+/* callee.c: the instrumented callees of main.c (tests/e2e/direct_entries.sh). */
+long ping(long x, int depth);
+
+long leaf(long x)
+{
+	return x * 3 + 1;
+}
+
+long bounce(long x, int depth)
+{
+	return ping(x * 2, depth) - 1;
+}
+
+__attribute__((weak)) long weak_fn(long x)
+{
+	return x - 7;
+}
+
+__attribute__((noinline)) long tail_to_leaf(long x)
+{
+	if (x & 1)
+		return leaf(x >> 1);
+	return x;
+}
