@@ -255,7 +255,7 @@ long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *dead
 	struct timespec sockdl;
 	for (;;) {
 		uint64_t seq = ++self->io_seq;
-		bool block = rp_input_replay_if(RP_INPUT_IO_BLOCK, &seq, sizeof seq);
+		bool block = rp_input_replay_try(RP_INPUT_IO_BLOCK, seq, "parked in a blocking call");
 		if (!block) {
 			if (counted && rp_replay_decides())
 				return counted_replay(seq, fds, nfds, flags & IO_PEEK, try, arg, span);
