@@ -107,14 +107,14 @@ void rp_input_record(uint8_t kind, const void *buf, size_t len)
 		keep_early((uint32_t)rp_cur->tid, kind, buf, len);
 }
 
-bool rp_input_replay_try(uint8_t kind, uint64_t seq, const char *what)
+bool rp_input_replay_try(uint8_t kind, uint64_t seq, const char *what, void *buf, size_t len)
 {
 	if (rp_replay_run_free())
 		return false;
 	const struct rp_log_record *r = rp_replay_peek();
 	uint64_t logged;
 	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind ||
-	    r->tid != (uint32_t)rp_cur->tid || r->len != sizeof logged)
+	    r->tid != (uint32_t)rp_cur->tid || r->len != sizeof logged + len)
 		return false;
 	memcpy(&logged, r->data, sizeof logged);
 	if (logged < seq)
@@ -123,7 +123,10 @@ bool rp_input_replay_try(uint8_t kind, uint64_t seq, const char *what)
 			what, (unsigned long long)logged, (unsigned long long)seq);
 	if (logged != seq)
 		return false;
+	memcpy(buf, r->data + sizeof logged, len);
 	rp_replay_next();
+	if (len) /* a value: the thread goes on running, toward its next record */
+		rp_replay_rearm_running();
 	return true;
 }
 

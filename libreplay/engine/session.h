@@ -99,9 +99,10 @@ void rp_input_record(uint8_t kind, const void *buf, size_t len);
 /* Replaying: is the next record an INPUT of kind for the current thread holding seq,
  * its try number (u64, one more at each try)? If so it is consumed and true returned:
  * a decision logged only when it happened, seq naming where (so that an earlier try
- * cannot take it). One of an earlier try still next is one the replay passed: a
- * divergence (what: what the thread did at that try when recorded, "parked"...). */
-bool rp_input_replay_try(uint8_t kind, uint64_t seq, const char *what);
+ * cannot take it); buf gets the len bytes logged after seq. One of an earlier try
+ * still next is one the replay passed: a divergence (what: what the thread did at
+ * that try when recorded, "parked"...). */
+bool rp_input_replay_try(uint8_t kind, uint64_t seq, const char *what, void *buf, size_t len);
 /* Replaying: is the next record an INPUT of kind for the current thread starting with
  * key? If so buf gets the rest, it is consumed, and true returned (a value logged only
  * when it could not be predicted, key naming which call it was). */

@@ -205,14 +205,14 @@ static long counted_replay(uint64_t seq, struct pollfd *fds, unsigned long nfds,
 	struct iovec *iov = span->iov;
 	unsigned long cnt = span->cnt;
 	int64_t want;
-	if (!rp_input_replay_keyed(RP_INPUT_IO_COUNT, &seq, sizeof seq, &want, sizeof want))
+	if (!rp_input_replay_try(RP_INPUT_IO_COUNT, seq, "moved part of its bytes", &want,
+				 sizeof want))
 		want = (int64_t)span_bytes(iov, cnt);
 	else if (want == -EAGAIN) /* a non-blocking call's answer: nothing moved */
 		return -EAGAIN;
 	else if (want <= 0) {
 		/* The end of the stream, or an error: make the call, as recorded. */
-		long r;
-		while ((r = try(arg)) == -EAGAIN)
+		while (try(arg) == -EAGAIN)
 			kernel_wait(fds, nfds);
 		return (long)want;
 	}
@@ -255,7 +255,8 @@ long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *dead
 	struct timespec sockdl;
 	for (;;) {
 		uint64_t seq = ++self->io_seq;
-		bool block = rp_input_replay_try(RP_INPUT_IO_BLOCK, seq, "parked in a blocking call");
+		bool block = rp_input_replay_try(RP_INPUT_IO_BLOCK, seq, "parked in a blocking call",
+						 NULL, 0);
 		if (!block) {
 			if (counted && rp_replay_decides())
 				return counted_replay(seq, fds, nfds, flags & IO_PEEK, try, arg, span);
