@@ -65,6 +65,8 @@ const char *rp_input_name(uint8_t kind)
 		return names[kind];
 	if (kind == RP_INPUT_IO_READY)
 		return "a descriptor found ready";
+	if (kind == RP_INPUT_IO_COUNT)
+		return "a socket transfer's byte count";
 	if (kind == RP_INPUT_SIGNAL_STOP)
 		return "(the end by a signal from outside)";
 	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";

@@ -47,6 +47,8 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 			      * position (u64), numbered with the TIMEOUT questions */
 #define RP_INPUT_IO_BLOCK 21 /* tid's call would have blocked and it parks: which of its
 			      * tries (u64, pt_thread.io_seq) */
+#define RP_INPUT_IO_COUNT 22 /* tid's try on a TCP-like socket transferred less than asked
+			      * (or failed): which try (u64), its result (i64: count or -errno) */
 /* The runtime's monotonic clock, ns (u64), about every second of a recording, for
  * tools (replay-dump's preemptions per second); replay skips these records. */
 #define RP_INPUT_TIMESTAMP 30
