@@ -183,6 +183,7 @@ bench: all
 	bench/hunt.sh
 	bench/gdb.sh
 	bench/realprogs.sh
+	bench/codesize.sh
 	bench/table1.sh
 	bench/logsize.sh
 	bench/reverse.sh

@@ -177,19 +177,44 @@ bool cfi_feed(struct cfi_tracker *t, const char *name, const char *args)
 	return true;
 }
 
+static void emit_reg(FILE *out, int r, const struct cfi_reg *g)
+{
+	if (g->rule == CR_OFFSET)
+		fprintf(out, "\t.cfi_offset %d, %ld\n", r, g->off);
+	else if (g->rule == CR_ESCAPE)
+		fprintf(out, "\t.cfi_escape %s\n", g->escape);
+	else if (g->rule == CR_REGISTER)
+		fprintf(out, "\t.cfi_register %d, %ld\n", r, g->off);
+	else
+		fprintf(out, "\t.cfi_restore %d\n", r); /* the rule at .cfi_startproc */
+}
+
+static bool same_reg(const struct cfi_reg *a, const struct cfi_reg *b)
+{
+	if (a->rule != b->rule)
+		return false;
+	if (a->rule == CR_ESCAPE)
+		return !strcmp(a->escape, b->escape);
+	return a->rule == CR_SAME || a->off == b->off;
+}
+
+void cfi_emit_delta(FILE *out, const struct cfi_state *from, const struct cfi_state *to)
+{
+	if (to->cfa_escape) {
+		if (!from->cfa_escape || strcmp(from->cfa_escape, to->cfa_escape))
+			fprintf(out, "\t.cfi_escape %s\n", to->cfa_escape);
+	} else if (from->cfa_escape || reg_number(from->cfa_reg) != reg_number(to->cfa_reg)) {
+		fprintf(out, "\t.cfi_def_cfa %s, %ld\n", to->cfa_reg, to->cfa_off);
+	} else if (from->cfa_off != to->cfa_off) {
+		fprintf(out, "\t.cfi_def_cfa_offset %ld\n", to->cfa_off);
+	}
+	for (int r = 0; r < CFI_NREGS; r++)
+		if (!same_reg(&from->reg[r], &to->reg[r]))
+			emit_reg(out, r, &to->reg[r]);
+}
+
 void cfi_emit(FILE *out, const struct cfi_state *s)
 {
-	if (s->cfa_escape)
-		fprintf(out, "\t.cfi_escape %s\n", s->cfa_escape);
-	else
-		fprintf(out, "\t.cfi_def_cfa %s, %ld\n", s->cfa_reg, s->cfa_off);
-	for (int r = 0; r < CFI_NREGS; r++) {
-		const struct cfi_reg *g = &s->reg[r];
-		if (g->rule == CR_OFFSET)
-			fprintf(out, "\t.cfi_offset %d, %ld\n", r, g->off);
-		else if (g->rule == CR_ESCAPE)
-			fprintf(out, "\t.cfi_escape %s\n", g->escape);
-		else if (g->rule == CR_REGISTER)
-			fprintf(out, "\t.cfi_register %d, %ld\n", r, g->off);
-	}
+	struct cfi_state cie = {.known = true, .cfa_reg = "7", .cfa_off = 8};
+	cfi_emit_delta(out, &cie, s);
 }

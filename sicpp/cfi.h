@@ -1,7 +1,8 @@
 /* cfi.h: the call-frame state at a point of a function, as its .cfi directives say.
  *
- * The out-of-line stubs live in their own section, so each needs its own FDE that
- * describes the frame exactly as it is at the counting point that jumps there. */
+ * The out-of-line stubs live in their own section, so their FDEs describe the frame
+ * exactly as it is at the counting point that jumps to each: one FDE for a
+ * function's run of stubs, a row (the change from the stub before) for each. */
 #ifndef SICPP_CFI_H
 #define SICPP_CFI_H
 
@@ -42,7 +43,10 @@ void cfi_copy(struct cfi_state *dst, const struct cfi_state *src);
 void cfi_release(struct cfi_state *s);
 /* Is the CFA computed from %rsp (so a change of %rsp must be described)? */
 bool cfi_cfa_is_rsp(const struct cfi_state *s);
-/* Write the directives that rebuild state s right after a .cfi_startproc. */
+/* Write the directives that rebuild state s right after a .cfi_startproc (none for
+ * what the CIE says: CFA = rsp + 8). */
 void cfi_emit(FILE *out, const struct cfi_state *s);
+/* Write the directives that turn state from into state to (rows of one FDE). */
+void cfi_emit_delta(FILE *out, const struct cfi_state *from, const struct cfi_state *to);
 
 #endif

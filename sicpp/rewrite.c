@@ -12,10 +12,11 @@
  * .Lsic_rt_N:
  *	xchgq	%rcx, %r15
  *
- * Every stub has its own FDE, rebuilt from the .cfi state at its counting point, so
- * debuggers unwind through the overflow routine. The runtime's tables follow the code:
- * sic_ranges (instrumented code), sic_nopreempt (PCs inside our own sequences and rep
- * string instructions) and the .note.libreplay marker.
+ * A stub calls the runtime, which returns to the counting point itself; the stubs'
+ * FDEs, one per function's run of stubs with a row each, rebuilt from the .cfi state
+ * at each counting point, let debuggers stopped in a stub unwind. The runtime's
+ * tables follow the code: sic_ranges (instrumented code), sic_nopreempt (PCs inside
+ * our own sequences and rep string instructions) and the .note.libreplay marker.
  */
 #include "rewrite.h"
 #include "cfi.h"
@@ -32,6 +33,7 @@ struct stub {
 	struct cfi_state cfi;
 	bool has_cfi;
 	const char *fn; /* the enclosing function, to name the stub after it */
+	bool calls;     /* ...which makes a call: gcc keeps nothing in its red zone */
 	char *back;     /* STUB_YIELD: where it jumps back to */
 };
 
@@ -51,6 +53,7 @@ struct rw {
 	int nranges;
 	bool in_range;
 	const char *cur_fn;
+	bool cur_calls;  /* cur_fn makes a call (not a leaf) */
 };
 
 static int new_id(struct rw *w)
@@ -73,6 +76,7 @@ static struct stub *add_stub(struct rw *w, enum stub_kind kind, int id)
 	s->kind = kind;
 	s->id = id;
 	s->fn = w->cur_fn;
+	s->calls = w->cur_calls;
 	s->has_cfi = w->cfi.cur.in_proc && w->cfi.cur.known;
 	if (s->has_cfi)
 		cfi_copy(&s->cfi, &w->cfi.cur);
@@ -357,68 +361,133 @@ static void emit_stmt(struct rw *w, const struct stmt *s)
 	fputc('\n', w->out);
 }
 
+/* A stub's name for debuggers: the counter stub of fn (the frame is fn's). */
+static void stub_name(FILE *o, const struct stub *s)
+{
+	if (s->fn && !strchr(s->fn, '"'))
+		fprintf(o, "\"%s.sic_stub.%d\":\n", s->fn, s->id);
+}
+
+/* A pause's or a spin-wait's stub: like the overflow's, past the red zone, every
+ * register kept; it comes back by a jump. Its own FDE. */
+static void emit_yield_stub(struct rw *w, const struct stub *s)
+{
+	FILE *o = w->out;
+	bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
+	fprintf(o, ".Lsic_py_%d:\n", s->id);
+	stub_name(o, s);
+	if (s->has_cfi) {
+		fprintf(o, "\t.cfi_startproc\n");
+		cfi_emit(o, &s->cfi);
+	}
+	fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
+	if (adjust)
+		fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
+	emit_runtime_transfer(w, "call", SIC_PAUSE);
+	fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
+	if (adjust)
+		fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
+	fprintf(o, "\tjmp\t%s\n", s->back);
+	if (s->has_cfi)
+		fprintf(o, "\t.cfi_endproc\n");
+}
+
+/* The flag-preserving form's stub: it swaps the counter back into r15 around the
+ * call, so it returns to itself (__sic_overflow) and jumps back. Its own FDE. */
+static void emit_safe_stub(struct rw *w, const struct stub *s)
+{
+	FILE *o = w->out;
+	bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
+	fprintf(o, ".Lsic_ov_%d:\n", s->id);
+	stub_name(o, s);
+	if (s->has_cfi) {
+		fprintf(o, "\t.cfi_startproc\n");
+		cfi_emit(o, &s->cfi);
+	}
+	fprintf(o, "\txchgq\t%%rcx, %%r15\n\tleaq\t-128(%%rsp), %%rsp\n");
+	if (adjust)
+		fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
+	emit_runtime_transfer(w, "call", SIC_OVERFLOW);
+	fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
+	if (adjust)
+		fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
+	fprintf(o, "\txchgq\t%%rcx, %%r15\n\tjmp\t.Lsic_rt_%d\n", s->id);
+	if (s->has_cfi)
+		fprintf(o, "\t.cfi_endproc\n");
+}
+
+/* The overflow stubs of counting points (docs/sic.md, "Stubs"): 14 bytes each,
+ *	leaq	-128(%rsp), %rsp        # past the red zone: the site may be a leaf's
+ *	call	__sic_overflow_far      # returns to the counting point itself
+ *	.long	.Lsic_rt_N - .
+ * or 9 in a function that makes calls, which keeps nothing in its red zone:
+ *	call	__sic_overflow_near
+ *	.long	.Lsic_rt_N - .
+ * One FDE covers a function's run of them, a row per stub: the frame at its counting
+ * point (the change from the stub before), then the 128 bytes of a leaq. */
+static void emit_overflow_stubs(struct rw *w)
+{
+	FILE *o = w->out;
+	const struct stub *prev = NULL; /* the stub before in the open FDE */
+	for (int k = 0; k < w->nstubs; k++) {
+		const struct stub *s = &w->stubs[k];
+		if (s->kind != STUB_OVERFLOW)
+			continue;
+		if (prev && (!s->has_cfi || s->fn != prev->fn)) {
+			fprintf(o, "\t.cfi_endproc\n");
+			prev = NULL;
+		}
+		fprintf(o, ".Lsic_ov_%d:\n", s->id);
+		stub_name(o, s);
+		bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi) && !s->calls;
+		if (s->has_cfi && !prev) {
+			fprintf(o, "\t.cfi_startproc\n");
+			cfi_emit(o, &s->cfi);
+		} else if (s->has_cfi) {
+			struct cfi_state was = prev->cfi; /* as the row after prev's leaq */
+			if (cfi_cfa_is_rsp(&was) && !prev->calls)
+				was.cfa_off += 128;
+			cfi_emit_delta(o, &was, &s->cfi);
+		}
+		if (!s->calls)
+			fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
+		if (adjust)
+			fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
+		emit_runtime_transfer(w, "call", s->calls ? SIC_OVERFLOW_NEAR : SIC_OVERFLOW_FAR);
+		fprintf(o, "\t.long\t.Lsic_rt_%d - .\n", s->id);
+		if (s->has_cfi)
+			prev = s;
+	}
+	if (prev)
+		fprintf(o, "\t.cfi_endproc\n");
+}
+
 static void emit_stubs(struct rw *w)
 {
 	FILE *o = w->out;
+	bool foreign = false;
 	fprintf(o, "\t.section\t.text.sic_stubs,\"ax\",@progbits\n");
+	/* Foreign-entry stubs run at a function's entry, the frame the CIE describes:
+	 * one FDE without rows covers them all. */
 	for (int k = 0; k < w->nstubs; k++) {
-		struct stub *s = &w->stubs[k];
-		if (s->kind == STUB_YIELD) {
-			/* Like an overflow stub: past the red zone, every register kept. */
-			bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
-			fprintf(o, ".Lsic_py_%d:\n", s->id);
-			if (s->fn && !strchr(s->fn, '"')) /* named as a counter stub, for gdb */
-				fprintf(o, "\"%s.sic_stub.%d\":\n", s->fn, s->id);
-			if (s->has_cfi) {
-				fprintf(o, "\t.cfi_startproc\n");
-				cfi_emit(o, &s->cfi);
-			}
-			fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
-			if (adjust)
-				fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
-			emit_runtime_transfer(w, "call", SIC_PAUSE);
-			fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
-			if (adjust)
-				fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
-			fprintf(o, "\tjmp\t%s\n", s->back);
-			if (s->has_cfi)
-				fprintf(o, "\t.cfi_endproc\n");
+		const struct stub *s = &w->stubs[k];
+		if (s->kind != STUB_FOREIGN)
 			continue;
-		}
-		if (s->kind == STUB_FOREIGN) {
-			/* At function entry: the frame is the CIE's, CFA = rsp + 8. */
-			fprintf(o, ".Lsic_fe_%d:\n\t.cfi_startproc\n", s->id);
-			fprintf(o, "\tleaq\t.Lsic_fb_%d(%%rip), %%r11\n", s->id);
-			emit_runtime_transfer(w, "jmp", SIC_FOREIGN_ENTRY);
-			fprintf(o, "\t.cfi_endproc\n");
-			continue;
-		}
-		bool safe = s->kind == STUB_OVERFLOW_SAFE;
-		bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
-		/* A local symbol, so a debugger names the stub in backtraces after the
-		 * function it belongs to: the stub's frame is that function's. */
-		fprintf(o, ".Lsic_ov_%d:\n", s->id);
-		if (s->fn && !strchr(s->fn, '"'))
-			fprintf(o, "\"%s.sic_stub.%d\":\n", s->fn, s->id);
-		if (s->has_cfi) {
+		if (!foreign)
 			fprintf(o, "\t.cfi_startproc\n");
-			cfi_emit(o, &s->cfi);
-		}
-		if (safe)
-			fprintf(o, "\txchgq\t%%rcx, %%r15\n");
-		/* Step over the red zone: the site may be in a leaf that keeps data there. */
-		fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
-		if (adjust)
-			fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
-		emit_runtime_transfer(w, "call", SIC_OVERFLOW);
-		fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
-		if (adjust)
-			fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
-		if (safe)
-			fprintf(o, "\txchgq\t%%rcx, %%r15\n");
-		fprintf(o, "\tjmp\t.Lsic_rt_%d\n", s->id);
-		if (s->has_cfi)
-			fprintf(o, "\t.cfi_endproc\n");
+		foreign = true;
+		fprintf(o, ".Lsic_fe_%d:\n", s->id);
+		fprintf(o, "\tleaq\t.Lsic_fb_%d(%%rip), %%r11\n", s->id);
+		emit_runtime_transfer(w, "jmp", SIC_FOREIGN_ENTRY);
+	}
+	if (foreign)
+		fprintf(o, "\t.cfi_endproc\n");
+	emit_overflow_stubs(w);
+	for (int k = 0; k < w->nstubs; k++) {
+		if (w->stubs[k].kind == STUB_YIELD)
+			emit_yield_stub(w, &w->stubs[k]);
+		else if (w->stubs[k].kind == STUB_OVERFLOW_SAFE)
+			emit_safe_stub(w, &w->stubs[k]);
 	}
 }
 
@@ -478,6 +547,24 @@ static void emit_module_registration(struct rw *w)
 		   "\t.p2align 3\n\t.quad\t%s_fini\n", grp, grp);
 }
 
+/* Which functions (by symbol) make a call in compiled code (not in inline asm): gcc
+ * and clang keep data in the red zone, below the stack pointer, only in leaf
+ * functions (those that make no call), so a stub of any other needs no leaq. */
+static bool *function_calls(const struct analysis *an)
+{
+	bool *calls = calloc(an->nsyms ? an->nsyms : 1, sizeof *calls);
+	if (!calls) {
+		fputs("sicpp: out of memory\n", stderr);
+		exit(2);
+	}
+	for (int i = 0; i < an->f->n; i++) {
+		const struct stmt *s = &an->f->st[i];
+		if (s->kind == ST_INSN && !s->foreign && s->info.cls == IC_CALL && an->fn[i] >= 0)
+			calls[an->fn[i]] = true;
+	}
+	return calls;
+}
+
 int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 {
 	struct asm_file *f = an->f;
@@ -490,6 +577,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		return ferror(out) ? -1 : 0;
 	}
 	struct rw w = {.out = out, .an = an, .opts = opts};
+	bool *calls = function_calls(an);
 	cfi_init(&w.cfi);
 	for (int i = 0; i < f->n; i++) {
 		const struct stmt *s = &f->st[i];
@@ -497,6 +585,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		if (s->foreign || is_section_switch(s))
 			range_close(&w);
 		w.cur_fn = an->fn[i] >= 0 ? an->syms[an->fn[i]].name : NULL;
+		w.cur_calls = an->fn[i] >= 0 && calls[an->fn[i]];
 		if (w.cur_fn && w.opts->rename_main && !strcmp(w.cur_fn, "main"))
 			w.cur_fn = SIC_MAIN;
 		if (s->kind == ST_DIRECTIVE && !s->foreign)
@@ -558,6 +647,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		free(w.stubs[k].back);
 	}
 	free(w.stubs);
+	free(calls);
 	free(w.atomics.v);
 	free(w.repeats.v);
 	for (int k = 0; k < w.nloops; k++)

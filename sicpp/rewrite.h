@@ -11,6 +11,8 @@ struct rewrite_opts {
 /* Names shared with the runtime (libreplay/sic_rt.S). */
 #define SIC_HOME          "__sic_home"
 #define SIC_OVERFLOW      "__sic_overflow"
+#define SIC_OVERFLOW_FAR  "__sic_overflow_far"
+#define SIC_OVERFLOW_NEAR "__sic_overflow_near"
 #define SIC_FOREIGN_ENTRY "__sic_foreign_entry"
 #define SIC_PAUSE         "__sic_pause"
 #define SIC_MAIN          "__sic_main"

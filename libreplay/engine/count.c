@@ -11,7 +11,10 @@
  * signal preempts there (rp_count_trap), unless the next counting point comes first.
  * A slice's end looks for its place a while (seek): a counting point with a window
  * ahead (a repeated or atomic access, sicpp/hunt.c), or one out of the loop it ended
- * in, or the loop's exit by the breakpoint. A synchronization call may also be
+ * in, or the loop's exit by the breakpoint; not where nothing can be decided (a
+ * cooldown, rp_hunt_quiet: the next slice's end comes later), nor, from a place that
+ * had many preemptions placed already (rp_hunt_place_worth): decided there, no seek
+ * and no trap. A synchronization call may also be
  * preempted before it acts: the thread is switched out inside the call, logged at the
  * counting point of the program's call instruction, where the replay stops it.
  * Priorities (--hunt) are given at creation and at change points, and logged as INPUT
@@ -59,6 +62,7 @@ void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
 	soon_pc_cancel(prev);
 	exit_pc_cancel(prev);
 	prev->soon = prev->pending = false;
+	prev->new_prio = 0; /* a decision not taken before it switched goes */
 	next->in_count = next->offset - *rp_thread_counter(next);
 	rp_hunt_resumed(next->tid);
 }
@@ -106,6 +110,13 @@ static bool soon_at(struct rp_thread *t, uintptr_t pc)
 	rp_bp_arm(pc);
 	t->soon_pc = pc;
 	return true;
+}
+
+/* Stop t at the access pc with the breakpoint, if its place is worth a trap still
+ * (rp_hunt_place_worth); else false: the preemption comes at a counting point. */
+static bool window_at(struct rp_thread *t, uintptr_t pc)
+{
+	return rp_bp_ready() && pc && rp_hunt_place_worth(pc - rp_exe_base) && soon_at(t, pc);
 }
 
 /* Priorities: sched's, logged where the replay takes them (rp_count_thread_created,
@@ -203,6 +214,15 @@ static bool count_eligible(struct rp_thread *t)
  * the end of the last turn and stored in this one). A decision whose window was not
  * reached looks for another window. */
 
+/* Look on from pc, counting point by counting point, for where to decide. */
+static void seek_start(struct rp_thread *t, int mode, uintptr_t pc, uint64_t now)
+{
+	t->seek = mode;
+	t->seek_pc = pc;
+	t->seek_left = RP_SEEK_POINTS;
+	t->slice_end = now + 1;
+}
+
 static bool seek_found(struct rp_thread *t, uintptr_t pc, size_t n)
 {
 	if (t->seek_left == 0 && t->seek == RP_SEEK_WINDOW && !t->pending) {
@@ -222,7 +242,7 @@ static bool seek_found(struct rp_thread *t, uintptr_t pc, size_t n)
 static bool count_place(struct rp_thread *t, uint64_t now, uintptr_t pc, const uintptr_t *c,
 			size_t n, bool at_memop)
 {
-	if (at_memop && n && soon_at(t, c[rp_hunt_choose((unsigned)n)])) {
+	if (at_memop && n && window_at(t, c[rp_hunt_choose((unsigned)n)])) {
 		t->soon = true; /* held until the access, or looked on for at the next point */
 		return false;
 	}
@@ -246,6 +266,7 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 	soon_pc_cancel(t);
 	uintptr_t pc = rp_stub_resume_pc(stub_ret), c[RP_WINDOW_CANDIDATES];
 	size_t n = window_ahead(pc, c);
+	bool careful = true; /* a slice's decision at a place sought, by a trap if need be */
 	if (!count_eligible(t)) {
 		t->soon = t->pending = false;
 		t->seek = RP_SEEK_NONE;
@@ -257,8 +278,7 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 		/* A window decided on was not reached: look for another, a while. */
 		t->soon = false;
 		t->pending = true;
-		t->seek = RP_SEEK_WINDOW;
-		t->seek_pc = pc;
+		seek_start(t, RP_SEEK_WINDOW, pc, now);
 	}
 	if (t->soon) { /* here: after a call whose return was not preemptible, say */
 		if (count_place(t, now, pc, c, n, false))
@@ -274,12 +294,20 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 	if (t->seek == RP_SEEK_NONE) { /* the slice ended: where to decide */
 		exit_pc_cancel(t);
 		t->exit_slices = 0;
-		t->seek = rp_hunt_take_window() ? RP_SEEK_WINDOW : RP_SEEK_EXIT;
-		t->seek_pc = pc;
-		t->seek_left = RP_SEEK_POINTS;
-		t->slice_end = now + 1;
+		uint64_t quiet = sched_others_runnable() ?
+				 rp_hunt_quiet(sched_preempt_wanted(), now - t->in_count) : 0;
+		if (quiet) { /* nothing to decide here, nor at its next few slices' ends */
+			t->slice_end = now + quiet;
+			goto arm;
+		}
+		if (!rp_hunt_place_worth(pc - rp_exe_base)) {
+			careful = false; /* looked on from here often already: decided here */
+			goto decide;
+		}
+		seek_start(t, rp_hunt_take_window() ? RP_SEEK_WINDOW : RP_SEEK_EXIT, pc, now);
 		uintptr_t x = t->seek == RP_SEEK_EXIT ? rp_sic_loop_exit(pc) : 0;
-		if (x && rp_bp_ready() && rp_sic_pc_preemptible(x)) {
+		if (x && rp_bp_ready() && rp_sic_pc_preemptible(x) &&
+		    rp_hunt_place_worth(x - rp_exe_base)) {
 			/* out of this loop: where it ends, by the breakpoint (on_count_trap) */
 			rp_bp_arm(x);
 			t->exit_pc = x;
@@ -292,7 +320,8 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 		t->slice_end = now + 1;
 		goto arm;
 	}
-	bool exited = t->seek == RP_SEEK_EXIT && pc != t->seek_pc;
+decide:;
+	bool exited = careful && t->seek == RP_SEEK_EXIT && pc != t->seek_pc;
 	t->seek = RP_SEEK_NONE;
 	t->slice_end = now + rp_hunt_slice();
 	if (t->pending) { /* a decision looking for its window */
@@ -311,7 +340,7 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 		if (d.preempt) {
 			t->new_prio = d.new_priority;
 			t->seek_left = RP_SEEK_POINTS;
-			if (count_place(t, now, pc, c, n, d.at_memop))
+			if (count_place(t, now, pc, c, n, d.at_memop && careful))
 				return __sic_home;
 		}
 	}
@@ -343,7 +372,7 @@ void rp_count_trap(ucontext_t *uc, int sig)
 		if (!d.preempt)
 			return;
 		t->new_prio = d.new_priority;
-		if ((d.at_memop && n && soon_at(t, c[rp_hunt_choose((unsigned)n)])) ||
+		if ((d.at_memop && n && window_at(t, c[rp_hunt_choose((unsigned)n)])) ||
 		    rp_hunt_take_window()) {
 			/* at the window after it, or at the next counting point (an outer loop's
 			 * head, past the store after this loop) */

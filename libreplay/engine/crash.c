@@ -372,7 +372,7 @@ static void backtrace_stopped(ucontext_t *uc, int first, int last, uintptr_t sto
 	}
 }
 
-/* Where a counting point's stub goes back to the program: after `call __sic_overflow`
+/* Where a stub that calls __sic_overflow goes back to the program: after the call
  * come `leaq 128(%rsp), %rsp` and a jump (sicpp/rewrite.c); 0 for another form. */
 static uintptr_t stub_resume(uintptr_t ret)
 {
@@ -408,7 +408,8 @@ static bool preempted_at_count(ucontext_t *from, ucontext_t *uc)
 		if (u_get_proc_name(&c, name, sizeof name, &off) != 0)
 			name[0] = 0;
 		in_record |= !strcmp(name, "rp_record_overflow") || !strcmp(name, "rp_count_overflow");
-		bool overflow = !strcmp(name, "__sic_overflow");
+		bool far = !strcmp(name, "__sic_overflow_far") || !strcmp(name, "__sic_overflow_near");
+		bool overflow = far || !strcmp(name, "__sic_overflow");
 		if (u_step(&c) <= 0)
 			return false;
 		if (!overflow)
@@ -425,11 +426,13 @@ static bool preempted_at_count(ucontext_t *from, ucontext_t *uc)
 		unw_word_t ip = 0, sp = 0;
 		u_get_reg(&c, UNW_REG_IP, &ip);
 		u_get_reg(&c, UNW_REG_SP, &sp);
-		uintptr_t pc = stub_resume((uintptr_t)ip);
+		/* __sic_overflow_far's (_near's) CFI unwinds to the counting point; a stub
+		 * that calls __sic_overflow is left 128 bytes below it, then jumps back. */
+		uintptr_t pc = far ? (uintptr_t)ip : stub_resume((uintptr_t)ip);
 		if (!pc)
 			return false;
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-		uc->uc_mcontext.gregs[REG_RSP] = (greg_t)(sp + 128);
+		uc->uc_mcontext.gregs[REG_RSP] = (greg_t)(far ? sp : sp + 128);
 		return true;
 	}
 	return false;

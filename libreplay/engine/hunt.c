@@ -9,7 +9,7 @@
  * Pure: every answer is a function of the seed and of the questions asked so far (no
  * clock, no log), so the same seed and the same program give the same schedule, with
  * or without a log. The mechanics (loading counters, the breakpoint, the records)
- * are hunt_run.c's; the replay asks nothing here: the log holds every decision.
+ * are count.c's; the replay asks nothing here: the log holds every decision.
  */
 #include "engine/hunt.h"
 
@@ -32,7 +32,8 @@ static struct {
 	int demoted;           /* the last priority a demotion gave (-1, -2 ...) */
 	int cooldown;          /* the thread demoted last, until it runs again (0: none) */
 	uint64_t site_salt;    /* the seed's draw of each call site's visit and probability */
-	uint16_t site_visits[RP_HUNT_SITES]; /* visits of each call site (hashed) */
+	uint32_t site_visits[RP_HUNT_SITES]; /* visits of each call site (hashed) */
+	uint32_t place_visits[RP_HUNT_PLACES]; /* preemptions placed at each place (hashed) */
 } h;
 
 static uint64_t rotl(uint64_t x, int k)
@@ -152,20 +153,25 @@ uint64_t rp_hunt_slice(void)
 
 /* Each synchronization call site (and side: before, after) preempts at one visit drawn
  * from the seed (the first, or any up to the 1024th: a window may open at one late
- * iteration of a loop), and at others with a probability of its own, 1/4 .. 1/32. */
+ * iteration of a loop), and at others with a probability of its own, 1/4 .. 1/32,
+ * for its first 2^10 visits; after that the probability halves each time the visits
+ * double, so a site preempts 2^(9-level) times per doubling (128 .. 16): a number
+ * that grows with the logarithm of its visits, and a hot lock loop costs little. */
 static bool site_preempts(uintptr_t site, enum rp_hunt_step where)
 {
 	uint64_t x = h.site_salt ^ (site << 1 | (where == RP_HUNT_AFTER));
 	uint64_t r = splitmix(&x);
-	uint16_t *visits = &h.site_visits[(r >> 20) % RP_HUNT_SITES];
+	uint32_t *visits = &h.site_visits[(r >> 20) % RP_HUNT_SITES];
 	/* Its visit number r % 2^e (e log-uniform up to 2^10) preempts for sure: a window
 	 * at one late iteration of a loop is reached; then one in 2^level. */
 	unsigned e = (unsigned)(r % (RP_HUNT_SITE_VISITS_LOG2 + 1));
 	uint64_t at = (r >> 8) & ((UINT64_C(1) << e) - 1);
 	unsigned level = 2 + (unsigned)((r >> 40) % (RP_HUNT_SITE_LEVELS - 1));
-	uint16_t v = *visits;
-	if (v < UINT16_MAX)
+	uint32_t v = *visits;
+	if (v < UINT32_MAX)
 		(*visits)++;
+	if (v >> RP_HUNT_SITE_VISITS_LOG2) /* visit 2^k, k >= 10: one in 2^(level + k - 9) */
+		level += (unsigned)(31 - __builtin_clz(v)) - (RP_HUNT_SITE_VISITS_LOG2 - 1);
 	return v == at || one_in_pow2(level);
 }
 
@@ -184,6 +190,31 @@ static void demote(struct rp_hunt_decision *d, int tid, int prio, bool cooldown)
 	d->new_priority = prio;
 	if (cooldown)
 		h.cooldown = tid;
+}
+
+/* A slice's end while the thread demoted last waits for its turn (a cooldown), with
+ * no change point, wake-up or fairness due: it would find nothing (no demotion breaks
+ * in), and so would the running thread's next slices' ends, as long as it runs on,
+ * until the next change point's step or its fairness point. They are taken here at
+ * once, as steps, and the counts until the first that may find something returned,
+ * at most 2^16 on (0: ask there). A spin program's threads ran a million such slices
+ * a second, each an overflow that saves the vector state, a seek and a trap. */
+uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran)
+{
+	if (!h.on || !h.pct || !h.strict || !h.cooldown || wake_wanted || ran >= h.fair)
+		return 0;
+	if (h.next_change < h.nchange && h.steps + 1 >= h.change[h.next_change])
+		return 0; /* this step is a change point */
+	uint64_t cap = UINT64_C(1) << RP_HUNT_QUIET_MAX_LOG2;
+	if (h.fair - ran < cap)
+		cap = h.fair - ran;
+	h.steps++;
+	uint64_t q = rp_hunt_slice();
+	while (q < cap && (h.next_change >= h.nchange || h.steps + 1 < h.change[h.next_change])) {
+		h.steps++;
+		q += rp_hunt_slice();
+	}
+	return q;
 }
 
 struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
@@ -235,6 +266,23 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 bool rp_hunt_take_window(void)
 {
 	return next() & 1;
+}
+
+/* A preemption placed with care costs: a trap of the breakpoint ~20 us, a seek up to
+ * 512 overflows; at the same place again and again it finds little new. Each place
+ * (hashed) gets the care its first 2^10 times, then at its 2^k-th time one in
+ * 2^(k-5), 32 per doubling, a number that grows with the logarithm of its visits; the
+ * other times the preemption comes at a counting point, for the price of a switch. */
+bool rp_hunt_place_worth(uintptr_t pc)
+{
+	uint64_t x = h.site_salt ^ pc;
+	uint32_t *visits = &h.place_visits[(splitmix(&x) >> 20) % RP_HUNT_PLACES];
+	uint32_t v = *visits;
+	if (v < UINT32_MAX)
+		(*visits)++;
+	if (!(v >> RP_HUNT_PLACE_VISITS_LOG2))
+		return true;
+	return one_in_pow2((unsigned)(31 - __builtin_clz(v)) - RP_HUNT_PLACE_DOUBLING_LOG2);
 }
 
 unsigned rp_hunt_choose(unsigned n)

@@ -9,7 +9,11 @@
 #define RP_HUNT_SLICE_MIN_LOG2 6 /* slices of at least 2^6 counts */
 #define RP_HUNT_SITE_LEVELS 5 /* a call site preempts with probability 2^-2 .. 2^-5 */
 #define RP_HUNT_SITE_VISITS_LOG2 10 /* ... and at one visit up to the 2^10th */
+#define RP_HUNT_QUIET_MAX_LOG2 16 /* a quiet stretch is at most 2^16 counts */
 #define RP_HUNT_SITES 1024    /* call sites told apart (hashed) */
+#define RP_HUNT_PLACES 1024   /* places of preemptions told apart (hashed) */
+#define RP_HUNT_PLACE_VISITS_LOG2 10 /* a place's first 2^10 placed with care ... */
+#define RP_HUNT_PLACE_DOUBLING_LOG2 5 /* ... then 2^5 per doubling of its visits */
 /* --chaos: slices log-uniform between these powers of two, in counts. */
 #define RP_CHAOS_SLICE_MIN_LOG2 10
 #define RP_CHAOS_SLICE_MAX_LOG2 20
@@ -50,8 +54,16 @@ struct rp_hunt_decision {
 struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q);
 /* Thread tid runs again (a demoted thread's turn ends the others' run). */
 void rp_hunt_resumed(int tid);
+/* The running thread's slice ended (ran: counts since it was switched in): if nothing
+ * can be decided there nor at its next few slices' ends, the counts to the one after
+ * them (else 0: look for a place, then ask rp_hunt_step). */
+uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran);
 /* A slice's end found a window ahead: take it (or look on)? */
 bool rp_hunt_take_window(void);
+/* A preemption to be placed with care at pc (an offset in the executable: by the
+ * breakpoint at a memory access or where a loop ends, or by a seek from where a slice
+ * ended): worth it still, or (false) taken at a counting point as it comes? */
+bool rp_hunt_place_worth(uintptr_t pc);
 /* One of n candidates (memory accesses), uniformly. */
 unsigned rp_hunt_choose(unsigned n);
 

@@ -259,13 +259,17 @@ static void bp_attr(struct perf_event_attr *a, uintptr_t pc)
 	a->wakeup_events = 1;
 }
 
-/* Arm the breakpoint at pc: 0, or -1 with errno (an address the kernel refuses). */
+/* Arm the breakpoint at pc: 0, or -1 with errno (an address the kernel refuses). One
+ * system call: the new attributes say enabled (disabled = 0), and the kernel enables
+ * the event with them (perf_event_modify_breakpoint, since Linux 4.17, which brought
+ * the ioctl). */
 static int bp_try_arm(uintptr_t pc)
 {
 	struct perf_event_attr a;
+	if (bp_armed_pc == pc)
+		return 0; /* armed there already */
 	bp_attr(&a, pc);
-	if (ioctl(bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) != 0 ||
-	    ioctl(bp_fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
+	if (ioctl(bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) != 0)
 		return -1;
 	bp_armed_pc = pc;
 	return 0;

@@ -239,6 +239,7 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	rp_threads_init(h);
 	rp_decide_hooks(h);
 	if (rp_opts.mode == RP_MODE_OFF) {
+		rp_crash_init(); /* a deadlock's or a hang's report has the backtraces too */
 		rp_count_start(); /* the same preemptions, no log */
 		rp_record_schedule();
 		return;

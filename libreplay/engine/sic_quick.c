@@ -6,21 +6,56 @@
  * returns 0 and takes the full path (rp_sic_overflow_c). */
 #include "engine.h"
 
+#include <string.h>
+
+extern char __sic_overflow_far[], __sic_overflow_near[]; /* sic_rt.S */
+
 struct rp_sic_quick rp_sic_quick;
 
-/* Where a counting point's stub returns to (sicpp/rewrite.c: leaq 128(%rsp), %rsp;
- * jmp back): 0 for another form. */
+static bool resumes(uintptr_t routine)
+{
+	return routine == (uintptr_t)__sic_overflow_far || routine == (uintptr_t)__sic_overflow_near;
+}
+
+/* Does the call that returns to ret call __sic_overflow_far or _near, directly (e8
+ * rel32) or through the GOT (ff 15 disp32, a shared object's stub)? */
+static bool calls_far(const unsigned char *ret)
+{
+	int32_t rel;
+	memcpy(&rel, ret - 4, sizeof rel);
+	if (ret[-5] == 0xe8)
+		return resumes((uintptr_t)(ret + rel));
+	if (ret[-6] == 0xff && ret[-5] == 0x15) {
+		uintptr_t slot;
+		memcpy(&slot, ret + rel, sizeof slot);
+		return resumes(slot);
+	}
+	return false;
+}
+
+/* Where a counting point's stub resumes the program (sicpp/rewrite.c), from the
+ * return address of its call: a stub calling __sic_overflow_far (_near) is followed by
+ * `.long resume - .`; a stub calling __sic_overflow and returning to itself by
+ * `leaq 128(%rsp), %rsp; jmp back` (resume: back). 0 for another form: the
+ * flag-preserving form's stub (an xchgq before its jmp: no preemption there) and
+ * __sic_foreign_entry's call. */
 uintptr_t rp_stub_resume_pc(uintptr_t ret)
 {
 	static const unsigned char leaq[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
 	const unsigned char *p = (const unsigned char *)ret;
+	int32_t rel;
+	if (!ret)
+		return 0;
+	if (calls_far(p)) {
+		memcpy(&rel, p, sizeof rel);
+		return ret + (intptr_t)rel;
+	}
 	for (size_t i = 0; i < sizeof leaq; i++)
 		if (p[i] != leaq[i])
 			return 0;
 	p += sizeof leaq;
 	if (p[0] == 0xe9) {
-		int32_t rel = (int32_t)((uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 |
-					(uint32_t)p[4] << 24);
+		memcpy(&rel, p + 1, sizeof rel);
 		return (uintptr_t)(p + 5) + (intptr_t)rel;
 	}
 	if (p[0] == 0xeb)

@@ -2,7 +2,10 @@
  * sic_rt.S: the runtime half of the software instruction counter (docs/sic.md).
  *
  * Instrumented code keeps the counter in %r15, counting down. It comes here by:
- *   __sic_overflow       the counter reached zero at a counting point
+ *   __sic_overflow_far   the counter reached zero at a counting point: its stub
+ *   __sic_overflow_near  calls here and we return to the counting point itself
+ *   __sic_overflow       the same from a stub that returns to itself (the
+ *                        flag-preserving form) or from __sic_foreign_entry
  *   __sic_pause          a pause or a spin-wait's loop (sicpp/hunt.c): let others run
  *   __sic_foreign_entry  a function foreign code may call found no token in %r15
  *                        on entry: its caller is not instrumented
@@ -33,6 +36,10 @@ __sic_home:
 	.cfi_offset %rbp, -16
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
+	SIC_PUSH_REST
+.endm
+
+.macro SIC_PUSH_REST
 	pushfq
 	pushq	%rax
 	pushq	%rcx
@@ -46,6 +53,14 @@ __sic_home:
 .endm
 
 .macro SIC_POP_GENERAL
+	SIC_POP_REST
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+.endm
+
+.macro SIC_POP_REST
 	leaq	-80(%rbp), %rsp
 	popq	%r11
 	popq	%r10
@@ -57,10 +72,6 @@ __sic_home:
 	popq	%rcx
 	popq	%rax
 	popfq
-	popq	%rbp
-	.cfi_def_cfa %rsp, 8
-	ret
-	.cfi_endproc
 .endm
 
 .macro SIC_XSAVE
@@ -97,14 +108,11 @@ __sic_home:
 	SIC_POP_GENERAL
 .endm
 
-/* Called (from a stub, past the red zone) when %r15 reached zero. Preserves every
- * register but %r15, the flags and the whole extended state. The quick path
- * (rp_sic_overflow_quick, general registers only) saves no extended state. */
-	.p2align 4
-	.globl	__sic_overflow
-	.type	__sic_overflow, @function
-__sic_overflow:
-	SIC_PUSH_GENERAL
+/* The new counter into %r15, from rp_sic_overflow_quick (general registers only: the
+ * stress mode's reload, a hunting thread's seek) or else rp_sic_overflow_c with the
+ * extended state saved; each is given the return address 8(%rbp) (rp_stub_resume_pc
+ * reads the counting point's PC from it). */
+.macro SIC_OVERFLOW_BODY
 	andq	$-16, %rsp
 	cld
 	movq	8(%rbp), %rdi		/* where in the stub we return to */
@@ -118,8 +126,73 @@ __sic_overflow:
 	call	rp_sic_overflow_c	/* returns the new counter */
 	movq	%rax, %r15
 	SIC_XRSTOR
-2:	SIC_POP_GENERAL
+2:
+.endm
+
+/* Called (from a stub, past the red zone) when %r15 reached zero. Preserves every
+ * register but %r15, the flags and the whole extended state. The quick path
+ * (rp_sic_overflow_quick, general registers only) saves no extended state. */
+	.p2align 4
+	.globl	__sic_overflow
+	.type	__sic_overflow, @function
+__sic_overflow:
+	SIC_PUSH_GENERAL
+	SIC_OVERFLOW_BODY
+	SIC_POP_GENERAL
 	.size	__sic_overflow, .-__sic_overflow
+
+/* A counting point's stub (sicpp/rewrite.c) is
+ *	leaq	-128(%rsp), %rsp          # past the red zone (not in a function that
+ *	call	__sic_overflow_far        # makes calls: call __sic_overflow_near)
+ *	.long	resume - .                # where the counting point goes on
+ * We do what __sic_overflow does, then return to resume itself with the stack
+ * pointer the counting point had (ret $128; ret): no instruction after the call, and
+ * so no unwind entry for the stub's return, is needed. Our CFI says so to unwinders:
+ * the caller's stack pointer (the CFA) is 128 (0) above the stub's, and the return
+ * address is resume, computed from the .long by the DWARF expression
+ *	ret = *(A); resume = ret + sign-extended *(int32 *)ret
+ * (DW_CFA_val_expression for column 16, A the slot of the return address), so gdb
+ * and libunwind go from here straight into the counting point's function.
+ * SIC_OVERFLOW_RESUME name, below: below is what the stub stepped over (128, 0). */
+#define SIC_RESUME_EXPR(breg, off) \
+	.cfi_escape 0x16, 0x10, 0x0d, breg, off, 0x06, 0x12, 0x94, 0x04, 0x08, 0x20, 0x24, 0x08, 0x20, 0x26, 0x22
+.macro SIC_OVERFLOW_RESUME name, below
+	.p2align 4
+	.globl	\name
+	.type	\name, @function
+\name:
+	.cfi_startproc
+	.cfi_def_cfa %rsp, 8 + \below
+	SIC_RESUME_EXPR(0x77, 0x00)	/* DW_OP_breg7 (rsp) 0 */
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbp, -16 - \below
+	SIC_RESUME_EXPR(0x77, 0x08)	/* DW_OP_breg7 (rsp) 8 */
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	SIC_RESUME_EXPR(0x76, 0x08)	/* DW_OP_breg6 (rbp) 8 */
+	SIC_PUSH_REST
+	SIC_OVERFLOW_BODY
+	movq	8(%rbp), %rax		/* the stub's .long: the return address becomes resume */
+	movslq	(%rax), %rcx
+	addq	%rcx, %rax
+	movq	%rax, 8(%rbp)
+	.cfi_offset 16, -8 - \below
+	SIC_POP_REST
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8 + \below
+	.cfi_restore %rbp
+	.if \below
+	ret	$\below
+	.else
+	ret
+	.endif
+	.cfi_endproc
+	.size	\name, .-\name
+.endm
+
+	SIC_OVERFLOW_RESUME __sic_overflow_far, 128
+	SIC_OVERFLOW_RESUME __sic_overflow_near, 0
 
 /* Called from a pause's stub, or a spin-wait's backward branch (sicpp/hunt.c): the
  * thread waits for another one, so let another run (rp_sic_pause_c). The count is

@@ -109,6 +109,15 @@ def instrumented(pc):
     return False
 
 
+# The counter's overflow routines (engine/sic_rt.S). A counting point's stub calls
+# __sic_overflow_far (or _near), whose CFI unwinds straight to the counting point
+# (the frame older than it is the program's, at the PC the stub resumes); the
+# flag-preserving form's stub calls __sic_overflow, and its frame is the stub's.
+RESUME_ROUTINES = ("__sic_overflow_far", "__sic_overflow_near")
+OVERFLOW = ("__sic_overflow",) + RESUME_ROUTINES
+LEAQ_128 = bytes([0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00])  # leaq 128(%rsp), %rsp
+
+
 def is_stub(frame):
     # sicpp names a counter stub "FUNCTION.sic_stub.N" (gdb shows FUNCTION.sic_stub);
     # its frame is FUNCTION's, at a counting point.
@@ -146,7 +155,7 @@ def running_counter():
     """The running thread's counter, from the real registers (not switched)."""
     f = gdb.newest_frame()
     while f is not None:
-        if f.name() == "__sic_overflow":
+        if f.name() in OVERFLOW:
             return 0  # the counter reached zero; the runtime has not reloaded it yet
         if is_stub(f):
             break  # inside a stub, not in __sic_overflow: the runtime published it
@@ -376,6 +385,15 @@ preemption handler, or in a counter stub, go on until it ends in the program."""
                     return
             elif not is_stub(gdb.newest_frame()):
                 return
+            elif far_stub_return(gdb.newest_frame()) is not None:
+                # A counting point's stub: the runtime returns to the program, not
+                # to the stub (gdb would step into it). Go there first; at the start
+                # of a line the step ends, as it would have coming back from a stub.
+                back = far_stub_return(gdb.newest_frame())
+                if not run_to(back, int(glob("rp_cur")["tid"])):
+                    return
+                if gdb.find_pc_line(back).pc == back:
+                    return
             # On from the signal frame or the stub, as the user's command would have.
             # gdb runs no hook-next for a next inside hookpost-next: ask for the
             # runtime's stops here.
@@ -1141,9 +1159,13 @@ class StopBreakpoint(gdb.Breakpoint):
         if timetravel is not None and timetravel.Store.raw_stop:
             return True  # going back (timetravel.py): here, before the program goes on
         f = gdb.newest_frame()
-        while f is not None and not is_stub(f):
+        while f is not None and not is_stub(f) and f.name() not in RESUME_ROUTINES:
             f = f.older()
-        target = f and stub_return(f)
+        if f is not None and not is_stub(f):
+            f = f.older()  # the program, where the counting point's stub resumes
+            target = f and f.pc()
+        else:
+            target = f and stub_return(f)
         StopAt.tid, StopAt.count = hit
         if target is None:
             return True  # shown here by on_stop
@@ -1151,10 +1173,27 @@ class StopBreakpoint(gdb.Breakpoint):
         return False
 
 
+def far_stub_return(frame):
+    """Where a counting point's stub ([leaq;] call __sic_overflow_far or _near;
+    .long back - .) goes back to the program: the runtime returns there. None for
+    another stub."""
+    for insn in frame.architecture().disassemble(frame.pc(), count=2):
+        if insn["asm"].startswith("call"):
+            at = insn["addr"] + insn["length"]
+            after = bytes(gdb.selected_inferior().read_memory(at, 8))
+            if after == LEAQ_128:  # a stub that returns to itself
+                return None
+            return at + int.from_bytes(after[:4], "little", signed=True)
+    return None
+
+
 def stub_return(frame):
-    """Where a counter stub jumps back to the program (lea; [xchg;] jmp back)."""
-    arch = frame.architecture()
-    for insn in arch.disassemble(frame.pc(), count=4):
+    """Where a counter stub goes back to the program: a counting point's stub, or a
+    stub that jumps back (leaq; call; leaq; [xchg;] jmp back)."""
+    back = far_stub_return(frame)
+    if back is not None:
+        return back
+    for insn in frame.architecture().disassemble(frame.pc(), count=6):
         m = re.match(r"jmp\s+(0x[0-9a-f]+)", insn["asm"])
         if m:
             return int(m.group(1), 16)

@@ -81,7 +81,8 @@ check "deadlock: the schedule trace ends with deadlock, the same in the replay" 
 	bash -c "tail -n 1 ad.tr | grep -q ' deadlock\$' && cmp -s <(grep -v '^#' ad.tr | cut -d' ' -f1,2,4-) <(grep -v '^#' ad2.tr | cut -d' ' -f1,2,4-)"
 check "replay-dump shows the END of a deadlock" bash -c "'$DUMP' ad.bin | grep -q 'END .*deadlock'"
 ./always_deadlock --no-record >/dev/null 2>nr.err
-check "deadlock without a log: exit 87 and the same report" test $? -eq 87 -a "$(grep -c '^libreplay: thread' nr.err)" = 2
+check "deadlock without a log: exit 87 and the same report, backtraces too" test $? -eq 87 -a "$(grep -c '^libreplay: thread' nr.err)" = 2
+check "... the recording's report, line for line" cmp -s ad.err nr.err
 # The count: an exited, unjoined thread is not among the blocked ones.
 for s in $(seq 1 20); do
 	./deadlock --record dl.bin --hunt=$s >/dev/null 2>dl.err && continue
@@ -113,6 +114,9 @@ for p in livelock idle_hang; do
 done
 check "hang report: the stopped thread and where" grep -q 'thread 2 (stopped here)' \
 	<(timeout 60 ./livelock --record hg.bin --timeout=200ms 2>&1)
+timeout 60 ./livelock --no-record --timeout=200ms --hunt=2 >/dev/null 2>hg3.err
+check "hang without a log: exit 88, a backtrace for each of its 2 threads" test $? -eq 88 -a \
+	"$(grep -c '^libreplay: thread' hg3.err)/$(grep -c '^  #0  ' hg3.err)" = 2/2
 
 # ---- time slices that end in the runtime, and --no-record -------------------------------
 for what in "" lock; do

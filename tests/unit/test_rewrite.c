@@ -79,13 +79,19 @@ static bool is_np_label(const char *s)
 
 /* The stub of counting point id: from ".Lsic_ov_<id>:" to its ".cfi_endproc" (or its
  * jmp back, when it has no FDE). Returned as [first, last] line indexes. */
+/* The lines of counting point id's stub: from its label to its last line (the .long
+ * that says where it resumes, or the flag-preserving form's jmp back), and the
+ * .cfi_endproc right after, if there is one. */
 static void stub_of(const struct lines *l, int id, int *first, int *last)
 {
-	char head[64], back[64];
+	char head[64], back[64], resume[64];
 	snprintf(head, sizeof head, ".Lsic_ov_%d:", id);
 	snprintf(back, sizeof back, "jmp .Lsic_rt_%d", id);
+	snprintf(resume, sizeof resume, ".long .Lsic_rt_%d - .", id);
 	*first = find(l, 0, head);
-	*last = find(l, *first, back);
+	*last = find_or_none(l, *first, resume);
+	if (*last < 0)
+		*last = find(l, *first, back);
 	if (*last + 1 < l->n && !strcmp(l->v[*last + 1], ".cfi_endproc"))
 		(*last)++;
 }
@@ -403,17 +409,30 @@ static void stub_section_and_rsp_frame(void **state)
 	int first, last;
 	stub_of(&l, id, &first, &last);
 	assert_true(sect < first);
-	/* its own FDE, the frame of the site: CFA = rsp + 8 */
-	assert_string_equal(l.v[last], ".cfi_endproc");
+	/* the first stub of f opens f's FDE, the frame of the site: CFA = rsp + 8, what
+	 * the CIE says (no row); the runtime returns to the counting point (.Lsic_rt),
+	 * nothing after the call */
 	int sp = find(&l, first, ".cfi_startproc");
-	int cfa = find(&l, sp, ".cfi_def_cfa 7, 8");
-	int down = find(&l, cfa, "leaq -128(%rsp), %rsp");
+	int down = find(&l, sp, "leaq -128(%rsp), %rsp");
+	assert_int_equal(sp + 1, down);
 	int adj = find(&l, down, ".cfi_adjust_cfa_offset 128");
-	int call = find(&l, adj, "call __sic_overflow");
-	int up = find(&l, call, "leaq 128(%rsp), %rsp");
-	int readj = find(&l, up, ".cfi_adjust_cfa_offset -128");
-	assert_true(readj < last);
+	int call = find(&l, adj, "call __sic_overflow_far");
 	assert_int_equal(down + 1, adj);
+	assert_int_equal(call + 1, last);
+	assert_false(has_between(&l, first, l.n - 1, "leaq 128(%rsp), %rsp"));
+	/* the return's stub is in the same FDE: one row back to its frame, then the
+	 * 128 bytes again */
+	int ret = find(&l, 0, "ret");
+	int rid = number_in(&l, ret - 2, "jz .Lsic_ov_%d");
+	int rfirst, rlast;
+	stub_of(&l, rid, &rfirst, &rlast);
+	assert_int_equal(rfirst, last + 1);
+	assert_false(has_between(&l, rfirst, rlast, ".cfi_startproc"));
+	int row = find(&l, rfirst, ".cfi_def_cfa_offset 8");
+	int rdown = find(&l, row, "leaq -128(%rsp), %rsp");
+	assert_string_equal(l.v[rdown + 1], ".cfi_adjust_cfa_offset 128");
+	assert_string_equal(l.v[rlast], ".cfi_endproc"); /* the run ends with f's stubs */
+	assert_int_equal(count_substr(out, ".cfi_startproc"), 2); /* f's and the stubs' */
 	free_lines(&l);
 	free(out);
 }
@@ -432,7 +451,7 @@ static void stub_of_rbp_frame(void **state)
 	assert_false(has_between(&l, first, last, ".cfi_adjust_cfa_offset 128"));
 	assert_false(has_between(&l, first, last, ".cfi_adjust_cfa_offset -128"));
 	int down = find(&l, first, "leaq -128(%rsp), %rsp");
-	assert_true(down < find(&l, first, "call __sic_overflow"));
+	assert_true(down < find(&l, first, "call __sic_overflow_far"));
 	free_lines(&l);
 	free(out);
 }
@@ -444,7 +463,7 @@ static void stub_after_push(void **state)
 	int id = fast_count_after(&l, find(&l, 0, ".L2:"));
 	int first, last;
 	stub_of(&l, id, &first, &last);
-	assert_true(has_between(&l, first, last, ".cfi_def_cfa 7, 16"));
+	assert_true(has_between(&l, first, last, ".cfi_def_cfa_offset 16"));
 	assert_true(has_between(&l, first, last, ".cfi_offset 3, -16"));
 	assert_true(has_between(&l, first, last, ".cfi_adjust_cfa_offset 128"));
 	free_lines(&l);
@@ -479,8 +498,38 @@ static void stub_without_cfi(void **state)
 	stub_of(&l, id, &first, &last);
 	assert_false(has_between(&l, first, last, ".cfi_startproc"));
 	assert_true(has_between(&l, first, last, "leaq -128(%rsp), %rsp"));
-	assert_true(has_between(&l, first, last, "call __sic_overflow"));
+	assert_true(has_between(&l, first, last, "call __sic_overflow_far"));
 	assert_int_equal(count_substr(out, ".cfi_"), 0);
+	free_lines(&l);
+	free(out);
+}
+
+/* A function that makes a call keeps nothing in the red zone (gcc uses it in leaf
+ * functions only): its stubs are `call __sic_overflow_near; .long`, no leaq, and no
+ * row for one. A leaf's step over the red zone. */
+static void stub_of_non_leaf(void **state)
+{
+	char *out = rewrite_checked(global_fn);
+	struct lines l = split_lines(out);
+	int first, last;
+	stub_of(&l, number_in(&l, find(&l, 0, "helper:") + 6, "jz .Lsic_ov_%d"), &first, &last);
+	assert_true(has_between(&l, first, last, "leaq -128(%rsp), %rsp"));
+	assert_true(has_between(&l, first, last, "call __sic_overflow_far"));
+	/* g: the count at its call to ext (CFA = rsp + 16), then at its return (+ 8) */
+	int call = find(&l, 0, "call helper"); /* then a count for the call to ext */
+	int at_call = number_in(&l, call + 3, "jz .Lsic_ov_%d");
+	int at_ret = number_in(&l, find(&l, call, "ret") - 5, "jz .Lsic_ov_%d");
+	stub_of(&l, at_call, &first, &last);
+	assert_true(has_between(&l, first, last, ".cfi_startproc"));
+	int row = find(&l, first, ".cfi_def_cfa_offset 16");
+	assert_string_equal(l.v[row + 1], "call __sic_overflow_near");
+	char resume[64];
+	snprintf(resume, sizeof resume, ".long .Lsic_rt_%d - .", at_call);
+	assert_string_equal(l.v[row + 2], resume);
+	assert_false(has_between(&l, first, last, "leaq -128(%rsp), %rsp"));
+	stub_of(&l, at_ret, &first, &last);
+	assert_int_equal(find(&l, first, ".cfi_def_cfa_offset 8") + 1, find(&l, first, "call __sic_overflow_near"));
+	assert_false(has_between(&l, first, last, ".cfi_adjust_cfa_offset 128"));
 	free_lines(&l);
 	free(out);
 }
@@ -509,6 +558,9 @@ static void safe_count_sequence(void **state)
 	int up = find(&l, call, "leaq 128(%rsp), %rsp");
 	int x2 = find(&l, up, "xchgq %rcx, %r15");
 	assert_true(x1 < down && x2 < last);
+	/* it returns to itself: its own FDE */
+	assert_true(has_between(&l, first, last, ".cfi_startproc"));
+	assert_string_equal(l.v[last], ".cfi_endproc");
 	free_lines(&l);
 	free(out);
 }
@@ -583,7 +635,10 @@ static void foreign_entry_check(void **state)
 	int sect = find(&l, 0, ".section .text.sic_stubs,\"ax\",@progbits");
 	int stub = find(&l, sect, fe);
 	int end = find(&l, stub, ".cfi_endproc");
-	assert_string_equal(l.v[stub + 1], ".cfi_startproc");
+	/* one FDE, without rows, for every foreign-entry stub: the CIE's frame */
+	assert_true(find(&l, sect, ".cfi_startproc") < stub);
+	assert_false(has_between(&l, stub, end, ".cfi_startproc"));
+	assert_false(has_between(&l, stub, end, ".cfi_def_cfa 7, 8"));
 	assert_true(has_between(&l, stub, end, fb));
 	assert_true(has_between(&l, stub, end, "jmp __sic_foreign_entry"));
 	/* a static function gets none */
@@ -1031,8 +1086,10 @@ static void pic_reaches_runtime_through_got(void **state)
 	assert_string_equal(l.v[check + 4], "movq __sic_home@GOTPCREL(%rip), %r15");
 	assert_true(is_np_label(l.v[check + 5]));
 	assert_string_equal(l.v[check + 6], "movq (%r15), %r15");
-	assert_true(count_substr(out, "\tcall\t*__sic_overflow@GOTPCREL(%rip)\n") > 0);
-	assert_int_equal(count_substr(out, "\tcall\t__sic_overflow\n"), 0);
+	/* helper is a leaf: the stub steps over its red zone; g makes calls */
+	assert_int_equal(count_substr(out, "\tcall\t*__sic_overflow_far@GOTPCREL(%rip)\n"), 1);
+	assert_int_equal(count_substr(out, "\tcall\t*__sic_overflow_near@GOTPCREL(%rip)\n"), 2);
+	assert_int_equal(count_substr(out, "\tcall\t__sic_overflow"), 0);
 	assert_int_equal(count_substr(out, "\tjmp\t*__sic_foreign_entry@GOTPCREL(%rip)\n"), 1);
 	free_lines(&l);
 	free(out);
@@ -1319,6 +1376,7 @@ int main(void)
 		cmocka_unit_test(stub_after_push),
 		cmocka_unit_test(stub_of_drap_frame),
 		cmocka_unit_test(stub_without_cfi),
+		cmocka_unit_test(stub_of_non_leaf),
 		cmocka_unit_test(safe_count_sequence),
 		cmocka_unit_test(foreign_entry_check),
 		cmocka_unit_test(call_to_direct_entry),
