@@ -64,10 +64,15 @@ struct io_span {
  * kernel for the rest. */
 #define IO_DONTWAIT 1 /* never park: -EAGAIN */
 #define IO_RESTART  2 /* a call on a "slow" device, which SA_RESTART restarts */
-#define IO_COUNTED  4 /* a transfer on a descriptor that io_fd_chunked */
+#define IO_COUNTED  4 /* a transfer on a descriptor that io_fd_chunked, or from outside */
 #define IO_PEEK     8 /* ... that leaves the bytes where they are (MSG_PEEK) */
 long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
 		int flags, int nbfd, long (*try)(void *), void *arg, struct io_span *span) PT_HIDDEN;
+/* io_rw.c: read and write on a pipe to or from another process, whose pace is its own
+ * (popen's child): as read and write, and how much each try moves is an input, as on
+ * TCP (IO_COUNTED), so a replay reads the bytes in the recording's pieces. */
+ssize_t io_read_outside(int fd, void *buf, size_t count) PT_HIDDEN;
+ssize_t io_write_outside(int fd, const void *buf, size_t count) PT_HIDDEN;
 /* io_poll.c: poll's core (select uses it): rel NULL waits for ever. left, if not
  * NULL (with rel), gets the time left of rel when it returns (select's timeout). */
 int io_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,

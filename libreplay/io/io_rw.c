@@ -63,13 +63,18 @@ static long try_write(void *arg)
 	return rp_raw_syscall(SYS_writev, a->fd, (long)&first, 1, 0, 0, 0);
 }
 
-/* A socket whose chunking is an input, while it is logged (io_park.c). */
-static int counted(enum io_fd_kind kind, int fd)
+/* A descriptor whose chunking is an input, while it is logged (io_park.c): a socket
+ * whose chunking is the kernel's timing, or a pipe to or from another process
+ * (outside: popen's, io_stdio.c). */
+static int counted(enum io_fd_kind kind, int fd, bool outside)
 {
-	return kind == IO_FD_SOCKET && rp_inputs_logged() && io_fd_chunked(fd) ? IO_COUNTED : 0;
+	if (!rp_inputs_logged())
+		return 0;
+	return (kind == IO_FD_SOCKET && io_fd_chunked(fd)) || (outside && kind != IO_FD_OTHER) ?
+		IO_COUNTED : 0;
 }
 
-ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+static ssize_t rw_readv(int fd, const struct iovec *iov, int iovcnt, bool outside)
 {
 	struct rw a = {fd, {(struct iovec *)iov, iovcnt > 0 ? (unsigned long)iovcnt : 0}, IO_FD_OTHER};
 	if (io_green()) {
@@ -79,8 +84,19 @@ ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 	if (a.kind == IO_FD_OTHER || iovcnt <= 0 || iovcnt > IOV_MAX)
 		return io_ret(rp_raw_syscall(SYS_readv, fd, (long)iov, iovcnt, 0, 0, 0));
 	struct pollfd p = {fd, POLLIN, 0};
-	return io_ret(io_call(&p, 1, NULL, IO_RESTART | counted(a.kind, fd), fd, try_read, &a,
-			      &a.span));
+	return io_ret(io_call(&p, 1, NULL, IO_RESTART | counted(a.kind, fd, outside), fd, try_read,
+			      &a, &a.span));
+}
+
+ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	return rw_readv(fd, iov, iovcnt, false);
+}
+
+ssize_t io_read_outside(int fd, void *buf, size_t count)
+{
+	struct iovec v = {buf, count};
+	return rw_readv(fd, &v, 1, true);
 }
 
 ssize_t read(int fd, void *buf, size_t count)
@@ -118,7 +134,7 @@ static struct iovec *advance(struct iovec *iov, unsigned long *cnt, size_t n)
 	return iov;
 }
 
-ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+static ssize_t rw_writev(int fd, const struct iovec *iov, int iovcnt, bool outside)
 {
 	enum io_fd_kind kind = IO_FD_OTHER;
 	if (io_green()) {
@@ -136,7 +152,7 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 	}
 	struct rw a = {fd, {left, (unsigned long)iovcnt}, kind};
 	struct pollfd p = {fd, POLLOUT, 0};
-	int count = counted(kind, fd);
+	int count = counted(kind, fd, outside);
 	for (;;) {
 		/* Interrupted after some progress, the kernel returns the count so far,
 		 * with or without SA_RESTART. */
@@ -150,6 +166,17 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 			return (ssize_t)done;
 		a.span.iov = advance(a.span.iov, &a.span.cnt, (size_t)r);
 	}
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	return rw_writev(fd, iov, iovcnt, false);
+}
+
+ssize_t io_write_outside(int fd, const void *buf, size_t count)
+{
+	struct iovec v = {(void *)buf, count};
+	return rw_writev(fd, &v, 1, true);
 }
 
 ssize_t write(int fd, const void *buf, size_t count)
