@@ -24,7 +24,7 @@
 #                                         = 10 and CG_LUA_SCALE = 100)
 #   SICC=/tmp/old/bin/sicc                another toolchain
 #   SICC_BEFORE=/tmp/old/bin/sicc         also a third build, "before", with that toolchain:
-#                                         cachegrind and code size side by side with sicc's
+#                                         cachegrind, time and code size side by side with sicc's
 #   BREAKDOWN=1                           also where the extra instructions go, by kind of
 #                                         inserted code (callgrind, bench/breakdown.py)
 set -u
@@ -267,15 +267,17 @@ if [ "$BREAKDOWN" = 1 ]; then
 fi
 
 # ---- time ----------------------------------------------------------------------------------
-echo "2. Time: $RUNS rounds, each runs both builds of every program back to back, order"
+echo "2. Time: $RUNS rounds, each runs every build of every program back to back, order"
 echo "   rotated each round, layout (round mod $LAYOUTS); wall and CPU (user+sys) seconds."
 echo "   Load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 0; r < RUNS; r++)); do
 	l=$((r % LAYOUTS))
 	for p in $PROGS; do
 		w=$(work_of "$p")
-		order="plain sic"
-		[ $((r % 2)) = 1 ] && order="sic plain"
+		# the builds in turn, starting one further each round
+		read -r -a vs <<<"$VARIANTS"
+		order=""
+		for ((k = 0; k < ${#vs[@]}; k++)); do order+=" ${vs[(r + k) % ${#vs[@]}]}"; done
 		for v in $order; do
 			t=$( { TIMEFORMAT='%R %U %S'; time $(cmdline "$p" $v $l "$w") >/dev/null 2>&1; } 2>&1 | tail -n 1)
 			echo "time $r $p $v $l $t" >>"$RAW"
@@ -292,6 +294,11 @@ for p in $PROGS; do
 	sc=$(awk -v p="$p" '$1 == "time" && $3 == p && $4 == "sic" { print $7 + $8 }' "$RAW" | median)
 	rr=$(awk -v p="$p" '$1 == "time" && $3 == p { c[$2 " " $4] = $7 + $8 } END { for (k in c) { split(k, a, " "); if (a[2] == "sic") printf "%.2f ", c[k] / c[a[1] " plain"] } }' "$RAW")
 	printf '   %-8s %10s %10s %8s %10s %10s %8s %s\n' "$p" "$pw" "$sw" "$(ratio "$sw" "$pw")" "$pc" "$sc" "$(ratio "$sc" "$pc")" "$rr"
+	if [ -n "$SICC_BEFORE" ]; then
+		bw=$(awk -v p="$p" '$1 == "time" && $3 == p && $4 == "before" { print $6 }' "$RAW" | median)
+		bc=$(awk -v p="$p" '$1 == "time" && $3 == p && $4 == "before" { print $7 + $8 }' "$RAW" | median)
+		printf '   %-8s %10s %10s %8s %10s %10s %8s (before)\n' "$p" "$pw" "$bw" "$(ratio "$bw" "$pw")" "$pc" "$bc" "$(ratio "$bc" "$pc")"
+	fi
 	geo_w+=" $(ratio "$sw" "$pw")"
 	geo_c+=" $(ratio "$sc" "$pc")"
 done

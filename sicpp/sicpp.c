@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *o)
@@ -80,19 +81,36 @@ int main(int argc, char **argv)
 		return 1;
 
 	/* Write to a temporary beside the output and rename, so a failure never leaves
-	 * a half-instrumented file that a later build step would assemble. */
+	 * a half-instrumented file that a later build step would assemble. Only over a
+	 * regular file or none: renaming over /dev/null (sicpp x.s -o /dev/null, as
+	 * root) put a regular file in its place, and over a FIFO the reader never saw a
+	 * byte; those are written in place. */
 	char tmp[4096];
 	FILE *out = stdout;
-	if (outpath && strcmp(outpath, "-")) {
+	struct stat ost;
+	bool in_place = outpath && strcmp(outpath, "-") && stat(outpath, &ost) == 0 && !S_ISREG(ost.st_mode);
+	if (in_place && !(out = fopen(outpath, "w"))) {
+		fprintf(stderr, "sicpp: %s: %s\n", outpath, strerror(errno));
+		return 1;
+	}
+	if (!in_place && outpath && strcmp(outpath, "-")) {
 		snprintf(tmp, sizeof tmp, "%s.sicpp-XXXXXX", outpath);
 		int fd = mkstemp(tmp);
+		/* mkstemp's 0600 would become the output's: the mode a new file gets. */
+		mode_t mask = umask(0);
+		umask(mask);
+		if (fd >= 0)
+			fchmod(fd, 0666 & ~mask);
 		if (fd < 0 || !(out = fdopen(fd, "w"))) {
 			fprintf(stderr, "sicpp: %s: %s\n", outpath, strerror(errno));
 			return 1;
 		}
 	}
 	int rc = rewrite(out, &an, &opts);
-	if (out != stdout) {
+	if (in_place) {
+		if (fclose(out) != 0)
+			rc = -1;
+	} else if (out != stdout) {
 		if (fclose(out) != 0)
 			rc = -1;
 		if (rc == 0 && rename(tmp, outpath) != 0) {

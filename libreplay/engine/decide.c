@@ -36,11 +36,34 @@ static uint64_t hook_now(clockid_t clk)
 	return v;
 }
 
+/* Replaying question pos: the next record answers an earlier question, one the replay
+ * asked without taking it (or never asked): the recording's scheduling points or its
+ * waiters differed from here on, and that record would wait for ever. */
+static void question_passed(const struct rp_log_record *r, uint64_t pos)
+{
+	uint64_t p;
+	if (!r)
+		return;
+	if (r->kind == RP_LOG_TIMEOUT)
+		p = r->pos;
+	else if (r->kind == RP_LOG_INPUT && r->input_kind == RP_INPUT_IO_READY && r->len == sizeof p)
+		memcpy(&p, r->data, sizeof p);
+	else
+		return;
+	if (p < pos) {
+		char what[160];
+		rp_diverge("record %zu: the recording answered question %llu (%s), which the replay "
+			"has passed: it asks question %llu", rp_replay_recno(), (unsigned long long)p,
+			rp_replay_describe(r, what, sizeof what), (unsigned long long)pos);
+	}
+}
+
 static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, clockid_t clk)
 {
 	uint64_t pos = questions++;
 	if (!rp_replay_run_free()) {
 		const struct rp_log_record *r = rp_replay_peek();
+		question_passed(r, pos);
 		if (r && r->kind == RP_LOG_TIMEOUT && r->pos == pos) {
 			if (r->tid != (uint32_t)t->id)
 				rp_diverge("record %zu: thread %u's deadline expired, here thread %d's is asked",
@@ -81,6 +104,7 @@ bool rp_sched_question(struct sched_thread *t, uint8_t kind, bool (*ask)(const v
 	if (!rp_replay_run_free()) {
 		const struct rp_log_record *r = rp_replay_peek();
 		uint64_t p;
+		question_passed(r, pos);
 		if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind || r->len != sizeof p)
 			return false;
 		memcpy(&p, r->data, sizeof p);

@@ -65,6 +65,8 @@ const char *rp_input_name(uint8_t kind)
 		return names[kind];
 	if (kind == RP_INPUT_IO_READY)
 		return "a descriptor found ready";
+	if (kind == RP_INPUT_IO_COUNT)
+		return "a socket transfer's byte count";
 	if (kind == RP_INPUT_SIGNAL_STOP)
 		return "(the end by a signal from outside)";
 	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
@@ -105,15 +107,26 @@ void rp_input_record(uint8_t kind, const void *buf, size_t len)
 		keep_early((uint32_t)rp_cur->tid, kind, buf, len);
 }
 
-bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len)
+bool rp_input_replay_try(uint8_t kind, uint64_t seq, const char *what, void *buf, size_t len)
 {
 	if (rp_replay_run_free())
 		return false;
 	const struct rp_log_record *r = rp_replay_peek();
+	uint64_t logged;
 	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind ||
-	    r->tid != (uint32_t)rp_cur->tid || r->len != len || memcmp(r->data, buf, len))
+	    r->tid != (uint32_t)rp_cur->tid || r->len != sizeof logged + len)
 		return false;
+	memcpy(&logged, r->data, sizeof logged);
+	if (logged < seq)
+		rp_diverge("record %zu: thread %d %s at its try %llu when recorded; the replay passed "
+			"that try without it and is at try %llu", rp_replay_recno(), rp_cur->tid,
+			what, (unsigned long long)logged, (unsigned long long)seq);
+	if (logged != seq)
+		return false;
+	memcpy(buf, r->data + sizeof logged, len);
 	rp_replay_next();
+	if (len) /* a value: the thread goes on running, toward its next record */
+		rp_replay_rearm_running();
 	return true;
 }
 

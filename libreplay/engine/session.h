@@ -47,6 +47,8 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
 			      * position (u64), numbered with the TIMEOUT questions */
 #define RP_INPUT_IO_BLOCK 21 /* tid's call would have blocked and it parks: which of its
 			      * tries (u64, pt_thread.io_seq) */
+#define RP_INPUT_IO_COUNT 22 /* tid's try on a TCP-like socket transferred less than asked
+			      * (or failed): which try (u64), its result (i64: count or -errno) */
 /* The runtime's monotonic clock, ns (u64), about every second of a recording, for
  * tools (replay-dump's preemptions per second); replay skips these records. */
 #define RP_INPUT_TIMESTAMP 30
@@ -94,10 +96,13 @@ void rp_idle_end(void);
  * rp_input_record logs what the real call gave. */
 bool rp_input_replay(uint8_t kind, void *buf, size_t len);
 void rp_input_record(uint8_t kind, const void *buf, size_t len);
-/* Replaying: is the next record an INPUT of kind for the current thread, holding
- * exactly buf? If so it is consumed and true returned: a decision logged only when
- * it happened, buf naming where (so that an earlier point cannot take it). */
-bool rp_input_replay_if(uint8_t kind, const void *buf, size_t len);
+/* Replaying: is the next record an INPUT of kind for the current thread holding seq,
+ * its try number (u64, one more at each try)? If so it is consumed and true returned:
+ * a decision logged only when it happened, seq naming where (so that an earlier try
+ * cannot take it); buf gets the len bytes logged after seq. One of an earlier try
+ * still next is one the replay passed: a divergence (what: what the thread did at
+ * that try when recorded, "parked"...). */
+bool rp_input_replay_try(uint8_t kind, uint64_t seq, const char *what, void *buf, size_t len);
 /* Replaying: is the next record an INPUT of kind for the current thread starting with
  * key? If so buf gets the rest, it is consumed, and true returned (a value logged only
  * when it could not be predicted, key naming which call it was). */

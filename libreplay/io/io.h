@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "inputs/inputs.h"
@@ -33,9 +34,20 @@ bool io_green(void) PT_HIDDEN;
 long io_ret(long r) PT_HIDDEN;
 /* What a descriptor is: calls on IO_FD_OTHER (regular files, directories, block
  * devices, bad descriptors) go straight to the kernel. */
-enum io_fd_kind { IO_FD_OTHER, IO_FD_STREAM /* pipe, FIFO, socket */, IO_FD_CHAR };
+enum io_fd_kind { IO_FD_OTHER, IO_FD_STREAM /* pipe, FIFO */, IO_FD_SOCKET, IO_FD_CHAR };
 enum io_fd_kind io_fd_kind(int fd) PT_HIDDEN;
 bool io_fd_nonblocking(int fd) PT_HIDDEN;
+/* Does a socket split its bytes by time: a stream socket of any domain but AF_UNIX
+ * (TCP, even on loopback: segments, acknowledgements and buffer sizes are the
+ * kernel's asynchronous work)? Then how much each try transfers is an input (IO_COUNTED
+ * below); false for pipes, AF_UNIX sockets, datagrams and non-sockets. */
+bool io_fd_chunked(int fd) PT_HIDDEN;
+/* The buffers a transferring try reads or fills: the try takes them from here, so that
+ * a replay can narrow them (io_call's IO_COUNTED). */
+struct io_span {
+	struct iovec *iov;
+	unsigned long cnt;
+};
 /* The core of every blocking call. try(arg) makes the call without blocking and
  * returns its result or -errno (-EAGAIN: it would block). Until it does something
  * else, the green thread parks waiting for any of fds (other threads run), unless
@@ -46,11 +58,21 @@ bool io_fd_nonblocking(int fd) PT_HIDDEN;
  * handler runs ends it with -EINTR, unless the call is IO_RESTART, has no socket
  * timeout and the handler has SA_RESTART: then it parks again (signal(7)). Whether a
  * try would block is recorded (RP_INPUT_IO_BLOCK) and replayed; so is the park's end
- * (io_ready.c). */
+ * (io_ready.c). With IO_COUNTED (span: what try transfers), the result of a try that
+ * did not transfer all of span is recorded too (RP_INPUT_IO_COUNT), and the replay
+ * transfers exactly the recorded count (all of span when none is), waiting in the
+ * kernel for the rest. */
 #define IO_DONTWAIT 1 /* never park: -EAGAIN */
 #define IO_RESTART  2 /* a call on a "slow" device, which SA_RESTART restarts */
+#define IO_COUNTED  4 /* a transfer on a descriptor that io_fd_chunked, or from outside */
+#define IO_PEEK     8 /* ... that leaves the bytes where they are (MSG_PEEK) */
 long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
-		int flags, int nbfd, long (*try)(void *), void *arg) PT_HIDDEN;
+		int flags, int nbfd, long (*try)(void *), void *arg, struct io_span *span) PT_HIDDEN;
+/* io_rw.c: read and write on a pipe to or from another process, whose pace is its own
+ * (popen's child): as read and write, and how much each try moves is an input, as on
+ * TCP (IO_COUNTED), so a replay reads the bytes in the recording's pieces. */
+ssize_t io_read_outside(int fd, void *buf, size_t count) PT_HIDDEN;
+ssize_t io_write_outside(int fd, const void *buf, size_t count) PT_HIDDEN;
 /* io_poll.c: poll's core (select uses it): rel NULL waits for ever. left, if not
  * NULL (with rel), gets the time left of rel when it returns (select's timeout). */
 int io_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,

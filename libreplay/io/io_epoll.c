@@ -34,7 +34,7 @@ int epoll_pwait(int epfd, struct epoll_event *events, int max, int timeout,
 		pt_deadline_in(timeout / 1000, (long)(timeout % 1000) * 1000000, &dl);
 	struct ep a = {epfd, events, max};
 	struct pollfd p = {epfd, POLLIN, 0};
-	long r = io_call(&p, 1, timeout > 0 ? &dl : NULL, 0, -1, try_epoll, &a);
+	long r = io_call(&p, 1, timeout > 0 ? &dl : NULL, 0, -1, try_epoll, &a, NULL);
 	return r == -ETIMEDOUT ? 0 : (int)io_ret(r);
 }
 

@@ -11,10 +11,15 @@
  *     number (io_seq); replaying, a logged block parks the thread without trying, and
  *     an unlogged one makes the call, waiting in the kernel if its data (which came
  *     from outside the process) is not there yet;
- *   - "the parked thread's descriptor is ready now": io_ready.c.
+ *   - "the parked thread's descriptor is ready now": io_ready.c;
+ *   - on a socket whose chunking is the kernel's timing (io_fd_chunked: TCP), how many
+ *     bytes a try moved, when not all it was given (or its error, or EAGAIN returned
+ *     to a non-blocking caller): RP_INPUT_IO_COUNT, keyed by the try number like a
+ *     block; replaying, the try moves exactly that count (all it was given when none
+ *     is logged), waiting in the kernel for the rest.
  * Data passed between green threads is produced by the replayed program itself, so
- * the real calls return the same bytes; data from outside must be the same again
- * (docs/io.md).
+ * the real calls return the same bytes (on TCP, given the same counts); data from
+ * outside must be the same again (docs/io.md).
  *
  * Signals. A signal sent to a parked thread ends the park when the sender runs
  * (sig_deliver.c: a deterministic point); after its handler the call fails with
@@ -64,9 +69,28 @@ enum io_fd_kind io_fd_kind(int fd)
 	struct stat st;
 	if (rp_raw_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0)
 		return IO_FD_OTHER;
-	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+	if (S_ISSOCK(st.st_mode))
+		return IO_FD_SOCKET;
+	if (S_ISFIFO(st.st_mode))
 		return IO_FD_STREAM;
 	return S_ISCHR(st.st_mode) ? IO_FD_CHAR : IO_FD_OTHER;
+}
+
+static int sockopt(int fd, int opt)
+{
+	int v = -1;
+	socklen_t len = sizeof v;
+	if (rp_raw_syscall(SYS_getsockopt, fd, SOL_SOCKET, opt, (long)&v, (long)&len, 0) != 0)
+		return -1;
+	return v;
+}
+
+bool io_fd_chunked(int fd)
+{
+	if (sockopt(fd, SO_TYPE) != SOCK_STREAM)
+		return false;
+	int domain = sockopt(fd, SO_DOMAIN);
+	return domain >= 0 && domain != AF_UNIX;
 }
 
 bool io_fd_nonblocking(int fd)
@@ -129,9 +153,100 @@ static bool socket_timeout(int fd, short events, struct timespec *dl)
 	return true;
 }
 
-long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
-		int flags, int nbfd, long (*try)(void *), void *arg)
+/* ---- transfers whose chunking is an input (IO_COUNTED) -------------------------------- */
+
+struct io_count {
+	uint64_t seq; /* the try (pt_thread.io_seq) */
+	int64_t r;    /* what it returned: a count short of the span, 0, or -errno */
+};
+
+static size_t span_bytes(const struct iovec *iov, unsigned long cnt)
 {
+	size_t n = 0;
+	for (unsigned long k = 0; k < cnt; k++)
+		n += iov[k].iov_len;
+	return n;
+}
+
+/* Bytes [from, to) of iov[0..cnt) as an iovec of their own, in out: its length. */
+static unsigned long span_cut(const struct iovec *iov, unsigned long cnt, size_t from, size_t to,
+			      struct iovec *out)
+{
+	unsigned long n = 0;
+	size_t at = 0;
+	for (unsigned long k = 0; k < cnt && at < to; k++) {
+		size_t lo = from > at ? from - at : 0, end = at + iov[k].iov_len;
+		size_t hi = (end < to ? end : to) - at;
+		if (lo < hi)
+			out[n++] = (struct iovec){(char *)iov[k].iov_base + lo, hi - lo};
+		at = end;
+	}
+	return n;
+}
+
+/* Recording: a try that transferred less than all of span (or failed, or found the
+ * end) is logged; one that transferred all of it, the usual case, is not. */
+static void counted_record(uint64_t seq, long r, const struct io_span *span)
+{
+	if (r >= 0 && (size_t)r == span_bytes(span->iov, span->cnt))
+		return;
+	struct io_count c = {seq, r};
+	rp_input_record(RP_INPUT_IO_COUNT, &c, sizeof c);
+}
+
+/* Replaying try seq on a descriptor that io_fd_chunked: transfer exactly what it did
+ * when recorded. Its bytes (or its room) were there then, and the replayed program has
+ * sent and read the same bytes by now, so what is missing is on its way: narrow span
+ * to the count, and wait in the kernel for each part until all of it has gone. A
+ * peek (the bytes stay) waits until it sees them all at once. */
+static long counted_replay(uint64_t seq, struct pollfd *fds, unsigned long nfds, bool peek,
+			   long (*try)(void *), void *arg, struct io_span *span)
+{
+	struct iovec *iov = span->iov;
+	unsigned long cnt = span->cnt;
+	int64_t want;
+	if (!rp_input_replay_try(RP_INPUT_IO_COUNT, seq, "moved part of its bytes", &want,
+				 sizeof want))
+		want = (int64_t)span_bytes(iov, cnt);
+	else if (want == -EAGAIN) /* a non-blocking call's answer: nothing moved */
+		return -EAGAIN;
+	else if (want <= 0) {
+		/* The end of the stream, or an error: make the call, as recorded. */
+		while (try(arg) == -EAGAIN)
+			kernel_wait(fds, nfds);
+		return (long)want;
+	}
+	struct iovec part[cnt ? cnt : 1];
+	size_t done = 0;
+	long r = 0;
+	while (done < (size_t)want) {
+		span->cnt = span_cut(iov, cnt, peek ? 0 : done, (size_t)want, part);
+		span->iov = part;
+		r = try(arg);
+		span->iov = iov;
+		span->cnt = cnt;
+		if (r == -EAGAIN) {
+			kernel_wait(fds, nfds);
+			continue;
+		}
+		if (r <= 0)
+			break;
+		if (!peek)
+			done += (size_t)r;
+		else if ((size_t)r == (size_t)want)
+			done = (size_t)r;
+		else { /* readable already, but not all there: look again soon */
+			struct timespec ms = {0, 1000000};
+			rp_raw_syscall(SYS_nanosleep, (long)&ms, 0, 0, 0, 0, 0);
+		}
+	}
+	return done ? (long)done : r;
+}
+
+long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
+		int flags, int nbfd, long (*try)(void *), void *arg, struct io_span *span)
+{
+	bool counted = (flags & IO_COUNTED) && span;
 	bool dontwait = flags & IO_DONTWAIT;
 	struct pt_thread *self = pt_self();
 	/* A socket's own timeout starts at the first park: the replay parks at the same
@@ -140,11 +255,17 @@ long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *dead
 	struct timespec sockdl;
 	for (;;) {
 		uint64_t seq = ++self->io_seq;
-		bool block = rp_input_replay_if(RP_INPUT_IO_BLOCK, &seq, sizeof seq);
+		bool block = rp_input_replay_try(RP_INPUT_IO_BLOCK, seq, "parked in a blocking call",
+						 NULL, 0);
 		if (!block) {
+			if (counted && rp_replay_decides())
+				return counted_replay(seq, fds, nfds, flags & IO_PEEK, try, arg, span);
 			long r = try(arg);
-			if (r != -EAGAIN || dontwait || (nbfd >= 0 && io_fd_nonblocking(nbfd)))
+			if (r != -EAGAIN || dontwait || (nbfd >= 0 && io_fd_nonblocking(nbfd))) {
+				if (counted)
+					counted_record(seq, r, span);
 				return r;
+			}
 			if (rp_replay_decides()) {
 				/* Not blocked when recorded: the same try number, until it goes
 				 * through. */

@@ -61,7 +61,7 @@ int io_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
 	if (rel)
 		pt_deadline_in(rel->tv_sec, rel->tv_nsec, &dl);
 	struct pl a = {fds, nfds};
-	long r = io_call(fds, nfds, rel ? &dl : NULL, 0, -1, try_poll, &a);
+	long r = io_call(fds, nfds, rel ? &dl : NULL, 0, -1, try_poll, &a, NULL);
 	if (r == -ETIMEDOUT) {
 		for (unsigned long k = 0; k < nfds; k++)
 			fds[k].revents = 0;

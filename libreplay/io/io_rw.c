@@ -14,10 +14,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "engine/session.h"
+
 struct rw {
 	int fd;
-	const struct iovec *iov;
-	int iovcnt;
+	struct io_span span; /* the buffers */
 	enum io_fd_kind kind;
 };
 
@@ -26,7 +27,8 @@ static long try_read(void *arg)
 	const struct rw *a = arg;
 	long r = -EOPNOTSUPP;
 	if (a->kind != IO_FD_CHAR)
-		r = rp_raw_syscall(SYS_preadv2, a->fd, (long)a->iov, a->iovcnt, -1, -1, RWF_NOWAIT);
+		r = rp_raw_syscall(SYS_preadv2, a->fd, (long)a->span.iov, (long)a->span.cnt, -1, -1,
+				   RWF_NOWAIT);
 	if (r == -EOPNOTSUPP) {
 		/* No RWF_NOWAIT on a terminal: ready first, then the read cannot block. */
 		struct pollfd p = {a->fd, POLLIN, 0};
@@ -34,7 +36,7 @@ static long try_read(void *arg)
 		long n = rp_raw_syscall(SYS_ppoll, (long)&p, 1, (long)&zero, 0, 8, 0);
 		if (n <= 0)
 			return n ? n : -EAGAIN;
-		return rp_raw_syscall(SYS_readv, a->fd, (long)a->iov, a->iovcnt, 0, 0, 0);
+		return rp_raw_syscall(SYS_readv, a->fd, (long)a->span.iov, (long)a->span.cnt, 0, 0, 0);
 	}
 	return r;
 }
@@ -42,7 +44,8 @@ static long try_read(void *arg)
 static long try_write(void *arg)
 {
 	const struct rw *a = arg;
-	long r = rp_raw_syscall(SYS_pwritev2, a->fd, (long)a->iov, a->iovcnt, -1, -1, RWF_NOWAIT);
+	long r = rp_raw_syscall(SYS_pwritev2, a->fd, (long)a->span.iov, (long)a->span.cnt, -1, -1,
+				RWF_NOWAIT);
 	if (r != -EOPNOTSUPP)
 		return r;
 	/* A kernel without RWF_NOWAIT for pipes: when poll says writable, a pipe has a
@@ -52,23 +55,48 @@ static long try_write(void *arg)
 	long n = rp_raw_syscall(SYS_ppoll, (long)&p, 1, (long)&zero, 0, 8, 0);
 	if (n <= 0)
 		return n ? n : -EAGAIN;
-	struct iovec first = a->iov[0];
+	if (a->span.cnt == 0)
+		return 0;
+	struct iovec first = a->span.iov[0];
 	if (first.iov_len > PIPE_BUF)
 		first.iov_len = PIPE_BUF;
 	return rp_raw_syscall(SYS_writev, a->fd, (long)&first, 1, 0, 0, 0);
 }
 
-ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+/* A descriptor whose chunking is an input, while it is logged (io_park.c): a socket
+ * whose chunking is the kernel's timing, or a pipe to or from another process
+ * (outside: popen's, io_stdio.c). */
+static int counted(enum io_fd_kind kind, int fd, bool outside)
 {
-	struct rw a = {fd, iov, iovcnt, IO_FD_OTHER};
+	if (!rp_inputs_logged())
+		return 0;
+	return (kind == IO_FD_SOCKET && io_fd_chunked(fd)) || (outside && kind != IO_FD_OTHER) ?
+		IO_COUNTED : 0;
+}
+
+static ssize_t rw_readv(int fd, const struct iovec *iov, int iovcnt, bool outside)
+{
+	struct rw a = {fd, {(struct iovec *)iov, iovcnt > 0 ? (unsigned long)iovcnt : 0}, IO_FD_OTHER};
 	if (io_green()) {
 		pt_testcancel(pt_self());
 		a.kind = io_fd_kind(fd);
 	}
-	if (a.kind == IO_FD_OTHER)
+	if (a.kind == IO_FD_OTHER || iovcnt <= 0 || iovcnt > IOV_MAX)
 		return io_ret(rp_raw_syscall(SYS_readv, fd, (long)iov, iovcnt, 0, 0, 0));
 	struct pollfd p = {fd, POLLIN, 0};
-	return io_ret(io_call(&p, 1, NULL, IO_RESTART, fd, try_read, &a));
+	return io_ret(io_call(&p, 1, NULL, IO_RESTART | counted(a.kind, fd, outside), fd, try_read,
+			      &a, &a.span));
+}
+
+ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	return rw_readv(fd, iov, iovcnt, false);
+}
+
+ssize_t io_read_outside(int fd, void *buf, size_t count)
+{
+	struct iovec v = {buf, count};
+	return rw_readv(fd, &v, 1, true);
 }
 
 ssize_t read(int fd, void *buf, size_t count)
@@ -92,7 +120,7 @@ ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen)
 }
 
 /* Drop the first n bytes from iov[0..*cnt), in place. */
-static struct iovec *advance(struct iovec *iov, int *cnt, size_t n)
+static struct iovec *advance(struct iovec *iov, unsigned long *cnt, size_t n)
 {
 	while (*cnt > 0 && n >= iov->iov_len) {
 		n -= iov->iov_len;
@@ -106,7 +134,7 @@ static struct iovec *advance(struct iovec *iov, int *cnt, size_t n)
 	return iov;
 }
 
-ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+static ssize_t rw_writev(int fd, const struct iovec *iov, int iovcnt, bool outside)
 {
 	enum io_fd_kind kind = IO_FD_OTHER;
 	if (io_green()) {
@@ -114,7 +142,7 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 		kind = io_fd_kind(fd);
 	}
 	/* A terminal drains by itself: its writes may wait a little in the kernel. */
-	if (kind != IO_FD_STREAM || iovcnt <= 0 || iovcnt > IOV_MAX)
+	if ((kind != IO_FD_STREAM && kind != IO_FD_SOCKET) || iovcnt <= 0 || iovcnt > IOV_MAX)
 		return io_ret(rp_raw_syscall(SYS_writev, fd, (long)iov, iovcnt, 0, 0, 0));
 	struct iovec left[iovcnt];
 	size_t total = 0, done = 0;
@@ -122,20 +150,33 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 		left[k] = iov[k];
 		total += iov[k].iov_len;
 	}
-	struct rw a = {fd, left, iovcnt, kind};
+	struct rw a = {fd, {left, (unsigned long)iovcnt}, kind};
 	struct pollfd p = {fd, POLLOUT, 0};
+	int count = counted(kind, fd, outside);
 	for (;;) {
 		/* Interrupted after some progress, the kernel returns the count so far,
 		 * with or without SA_RESTART. */
-		long r = io_call(&p, 1, NULL, done ? 0 : IO_RESTART, fd, try_write, &a);
+		long r = io_call(&p, 1, NULL, (done ? 0 : IO_RESTART) | count, fd, try_write, &a,
+				 &a.span);
 		if (r < 0)
 			return done ? (ssize_t)done : io_ret(r);
 		done += (size_t)r;
 		/* Done, or a descriptor opened non-blocking: one write's worth. */
 		if (done >= total || io_fd_nonblocking(fd))
 			return (ssize_t)done;
-		a.iov = advance((struct iovec *)a.iov, &a.iovcnt, (size_t)r);
+		a.span.iov = advance(a.span.iov, &a.span.cnt, (size_t)r);
 	}
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	return rw_writev(fd, iov, iovcnt, false);
+}
+
+ssize_t io_write_outside(int fd, const void *buf, size_t count)
+{
+	struct iovec v = {(void *)buf, count};
+	return rw_writev(fd, &v, 1, true);
 }
 
 ssize_t write(int fd, const void *buf, size_t count)

@@ -16,21 +16,28 @@
 #include <sys/uio.h>
 #include <time.h>
 
+#include "engine/session.h"
+
 struct msg {
 	int fd;
 	struct msghdr *m;
 	int flags;
+	struct io_span span; /* the buffers: m's, once the try puts them there */
 };
 
 static long try_recvmsg(void *arg)
 {
 	const struct msg *a = arg;
+	a->m->msg_iov = a->span.iov;
+	a->m->msg_iovlen = a->span.cnt;
 	return rp_raw_syscall(SYS_recvmsg, a->fd, (long)a->m, a->flags | MSG_DONTWAIT, 0, 0, 0);
 }
 
 static long try_sendmsg(void *arg)
 {
 	const struct msg *a = arg;
+	a->m->msg_iov = a->span.iov;
+	a->m->msg_iovlen = a->span.cnt;
 	return rp_raw_syscall(SYS_sendmsg, a->fd, (long)a->m, a->flags | MSG_DONTWAIT, 0, 0, 0);
 }
 
@@ -59,14 +66,17 @@ static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 		left[k] = m->msg_iov[k];
 		total += left[k].iov_len;
 	}
-	mm.msg_iov = left;
-	struct msg a = {fd, &mm, flags & ~MSG_WAITALL};
+	struct msg a = {fd, &mm, flags & ~MSG_WAITALL, {left, mm.msg_iovlen}};
 	struct pollfd p = {fd, sending ? POLLOUT : POLLIN, 0};
 	bool all = sending || (flags & MSG_WAITALL);
+	/* A TCP-like socket: how much each try moves is logged (io_park.c). */
+	int count = rp_inputs_logged() && io_fd_chunked(fd) ?
+		IO_COUNTED | (flags & MSG_PEEK ? IO_PEEK : 0) : 0;
 	for (;;) {
 		/* After some progress an interrupted call returns the count so far. */
-		int how = (flags & MSG_DONTWAIT ? IO_DONTWAIT : 0) | (done ? 0 : IO_RESTART);
-		long r = io_call(&p, 1, NULL, how, fd, sending ? try_sendmsg : try_recvmsg, &a);
+		int how = (flags & MSG_DONTWAIT ? IO_DONTWAIT : 0) | (done ? 0 : IO_RESTART) | count;
+		long r = io_call(&p, 1, NULL, how, fd, sending ? try_sendmsg : try_recvmsg, &a,
+				 &a.span);
 		if (r < 0)
 			return done ? (ssize_t)done : io_ret(r);
 		done += (size_t)r;
@@ -81,8 +91,8 @@ static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 		if (!all || r == 0 || done >= total || (flags & MSG_DONTWAIT) ||
 		    io_fd_nonblocking(fd) || !is_stream(fd))
 			return (ssize_t)done;
-		int cnt = (int)mm.msg_iovlen;
-		struct iovec *v = mm.msg_iov;
+		unsigned long cnt = a.span.cnt;
+		struct iovec *v = a.span.iov;
 		size_t n = (size_t)r;
 		while (cnt > 0 && n >= v->iov_len) {
 			n -= v->iov_len;
@@ -93,8 +103,8 @@ static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 			v->iov_base = (char *)v->iov_base + n;
 			v->iov_len -= n;
 		}
-		mm.msg_iov = v;
-		mm.msg_iovlen = (size_t)cnt;
+		a.span.iov = v;
+		a.span.cnt = cnt;
 		/* Only the first piece carries ancillary data and the address. */
 		mm.msg_control = NULL;
 		mm.msg_controllen = 0;
@@ -171,7 +181,7 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 		return (int)io_ret(rp_raw_syscall(SYS_accept4, fd, (long)addr, (long)len, flags, 0, 0));
 	pt_testcancel(pt_self());
 	struct pollfd p = {fd, POLLIN, 0};
-	return (int)io_ret(io_call(&p, 1, NULL, IO_RESTART, fd, try_accept, &a));
+	return (int)io_ret(io_call(&p, 1, NULL, IO_RESTART, fd, try_accept, &a, NULL));
 }
 
 int accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -229,5 +239,5 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	struct conn c = {fd, r == 0};
 	struct pollfd p = {fd, POLLOUT, 0};
 	/* Interrupted without SA_RESTART: EINTR, and the connection goes on by itself. */
-	return (int)io_ret(io_call(&p, 1, NULL, IO_RESTART, -1, try_connected, &c));
+	return (int)io_ret(io_call(&p, 1, NULL, IO_RESTART, -1, try_connected, &c, NULL));
 }

@@ -121,7 +121,10 @@ static ssize_t cookie_read(void *c, char *buf, size_t n)
 {
 	struct pt_stream *s = c;
 	s->used = true;
-	return s->closed ? 0 : read(s->fd, buf, n);
+	if (s->closed)
+		return 0;
+	/* popen's child writes at its own pace: the pieces it came in are logged. */
+	return s->proc ? io_read_outside(s->fd, buf, n) : read(s->fd, buf, n);
 }
 
 static ssize_t cookie_write(void *c, const char *buf, size_t n)
@@ -131,7 +134,7 @@ static ssize_t cookie_write(void *c, const char *buf, size_t n)
 		errno = EBADF;
 		return -1;
 	}
-	return write(s->fd, buf, n);
+	return s->proc ? io_write_outside(s->fd, buf, n) : write(s->fd, buf, n);
 }
 
 static int cookie_seek(void *c, off64_t *pos, int whence)

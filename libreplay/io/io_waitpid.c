@@ -66,11 +66,11 @@ static long wait_green(long (*try)(void *), void *arg, int fd, int nbfd)
 {
 	struct pollfd p = {fd, POLLIN, 0};
 	if (fd >= 0)
-		return io_call(&p, 1, NULL, IO_RESTART, nbfd, try, arg);
+		return io_call(&p, 1, NULL, IO_RESTART, nbfd, try, arg, NULL);
 	for (long ms = 1;; ms = ms < 16 ? 2 * ms : 16) {
 		struct timespec dl;
 		pt_deadline_in(0, ms * 1000000, &dl);
-		long r = io_call(NULL, 0, &dl, IO_RESTART, -1, try, arg);
+		long r = io_call(NULL, 0, &dl, IO_RESTART, -1, try, arg, NULL);
 		if (r != -ETIMEDOUT)
 			return r;
 	}

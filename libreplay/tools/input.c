@@ -1,5 +1,5 @@
 /* input.c: INPUT records in words. The layouts are the runtime's (engine/session.h codes,
- * in_clock.c structures); a size that does not fit the kind prints as hex. */
+ * in_clock.c and io_park.c structures); a size that does not fit the kind prints as hex. */
 #include <stdio.h>
 #include <string.h>
 
@@ -52,6 +52,26 @@ void rp_dump_input(unsigned kind, const uint8_t *d, size_t len, char *out, size_
 			break;
 		memcpy(&a, d, 8);
 		snprintf(out, outlen, "time = %lld", (long long)a);
+		return;
+	case RP_INPUT_IO_READY:
+	case RP_INPUT_IO_BLOCK:
+		if (len != 8)
+			break;
+		memcpy(&a, d, 8);
+		snprintf(out, outlen, kind == RP_INPUT_IO_READY ? "io ready: question %lld" :
+			 "io block: try %lld", (long long)a);
+		return;
+	case RP_INPUT_IO_COUNT: /* u64 try, i64 count or -errno */
+		if (len != 16)
+			break;
+		memcpy(&a, d, 8);
+		memcpy(&b, d + 8, 8);
+		if (b < 0)
+			snprintf(out, outlen, "io count: try %lld failed, errno %lld", (long long)a,
+				 (long long)-b);
+		else
+			snprintf(out, outlen, "io count: try %lld moved %lld bytes", (long long)a,
+				 (long long)b);
 		return;
 	}
 	char h[80];

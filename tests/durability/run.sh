@@ -63,6 +63,22 @@ done
 [ $bad -eq 0 ] && pass "$n forged logs of a sleeper (a deadline question moved, a record left out or repeated): each replays or diverges on one line, none hangs" ||
 	fail "$bad of $n forged logs hung or failed otherwise"
 
+# Data from outside cut in other pieces than when recorded (stdio_stream's popen under
+# load, 1 recording in 100): the replay made a read the recording did not, so its tries
+# were one ahead, and it waited in the kernel for ever on a pipe the log says parked.
+build outside_pieces "$P/outside_pieces.c"
+for attempt in 1 2 3 4 5; do # stdin whole before the first read: no park but the pipe's
+	printf 'a\nb\n' | { sleep 0.2; exec ./outside_pieces --record op.bin >op.rec 2>&1; }
+	[ "$("$DUMP" op.bin | grep -c 'INPUT      kind 2[01] ')" = 2 ] && break
+done
+expect "stdin fed at once, as recorded: replays" 0 "" 0 \
+	sh -c "printf 'a\nb\n' | exec ./outside_pieces --replay op.bin"
+check "... to the recording's output (stdin in 1 piece, the pipe's byte)" \
+	sh -c "grep -q \"^stdin: 4 bytes in 1 pieces; pipe: 1 'x'$\" op.rec && cmp op.rec out.txt"
+expect "stdin in two pieces, recorded in one: diverged at once, naming the parked try passed" 86 \
+	"replay diverged: record [0-9]+: thread 1 parked in a blocking call at its try 3 when recorded; the replay passed that try without it and is at try 4$" 1 \
+	sh -c "(printf 'a\n'; sleep 0.3; printf 'b\n') | exec ./outside_pieces --replay op.bin"
+
 # A PC that is no address (forged, checksums whole): the replay could not arm its
 # breakpoint there and aborted, two lines (issue 12's forged-log campaign found it).
 build racy_counter "$ROOT/examples/racy_counter.c"

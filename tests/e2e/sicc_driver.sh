@@ -31,6 +31,15 @@ check "manual: sicpp main.s" "$SICPP" "$W/m.s" -o "$W/m.sic.s"
 check "manual: sicpp util.s" "$SICPP" "$W/u.s" -o "$W/u.sic.s"
 check "manual: link" gcc -o "$W/manual" "$W/m.sic.s" "$W/u.sic.s" "$LIBREPLAY"
 check "manual: runs" cmp <("$W/plain/app") <("$W/manual")
+# An output that is not a regular file is written in place, never renamed over: a FIFO
+# stays a FIFO and its reader gets the code (sicpp -o /dev/null, as root, once put a
+# regular file in /dev/null's place).
+mkfifo "$W/out.fifo" && (timeout 20 cat "$W/out.fifo" >"$W/fifo.s" &) &&
+	timeout 20 "$SICPP" "$W/u.s" -o "$W/out.fifo" && sleep 0.2
+check "sicpp -o FIFO: written in place, the FIFO is still one" test -p "$W/out.fifo"
+check "... and its reader got the instrumented code" cmp -s "$W/fifo.s" "$W/u.sic.s"
+check "a new output gets the mode the umask gives, not mkstemp's 0600" \
+	bash -c "umask 022 && rm -f '$W/mode.s' && '$SICPP' '$W/u.s' -o '$W/mode.s' && test \$(stat -c %a '$W/mode.s') = 644"
 
 # An already instrumented file passes through sicpp unchanged in meaning.
 check "sicpp is idempotent" "$SICPP" "$W/u.sic.s" -o "$W/u.twice.s"

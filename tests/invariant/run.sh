@@ -37,6 +37,7 @@ $cc -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter "$here/sicstep.c" -o "$si
 cases=()
 for p in "$here"/progs/*.c; do
 	name=$(basename "$p" .c)
+	case $name in *-*) continue ;; esac # NAME-*.c: another file of NAME's program
 	for o in -O0 -O2 -O3; do
 		cases+=("$name|$o")
 	done
@@ -46,10 +47,14 @@ for p in "$here"/progs/*.c; do
 	esac
 done
 
-# The program's sources besides NAME.c: hand-written NAME-*.s, which sicc would leave
-# alone, are instrumented with sicpp first (into the case's directory).
+# The program's sources besides NAME.c: NAME-*.c, built like it (calls between files);
+# hand-written NAME-*.s, which sicc would leave alone, are instrumented with sicpp
+# first (into the case's directory).
 extra_sources() { # name dir instrument(0/1)
 	local s
+	for s in "$here/progs/$1"-*.c; do
+		[ -e "$s" ] && echo "$s"
+	done
 	for s in "$here/progs/$1"-*.s; do
 		[ -e "$s" ] || continue
 		if [ "$3" = 1 ]; then
