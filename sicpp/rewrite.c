@@ -368,25 +368,33 @@ static void stub_name(FILE *o, const struct stub *s)
 		fprintf(o, "\"%s.sic_stub.%d\":\n", s->fn, s->id);
 }
 
+/* A call of routine from a stub with a frame of its own, stepping over the red zone
+ * (the site may be a leaf's that keeps data below the stack pointer) and back. */
+static void emit_call_past_red_zone(struct rw *w, const struct stub *s, const char *routine)
+{
+	FILE *o = w->out;
+	bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
+	fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
+	if (adjust)
+		fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
+	emit_runtime_transfer(w, "call", routine);
+	fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
+	if (adjust)
+		fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
+}
+
 /* A pause's or a spin-wait's stub: like the overflow's, past the red zone, every
  * register kept; it comes back by a jump. Its own FDE. */
 static void emit_yield_stub(struct rw *w, const struct stub *s)
 {
 	FILE *o = w->out;
-	bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
 	fprintf(o, ".Lsic_py_%d:\n", s->id);
 	stub_name(o, s);
 	if (s->has_cfi) {
 		fprintf(o, "\t.cfi_startproc\n");
 		cfi_emit(o, &s->cfi);
 	}
-	fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
-	if (adjust)
-		fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
-	emit_runtime_transfer(w, "call", SIC_PAUSE);
-	fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
-	if (adjust)
-		fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
+	emit_call_past_red_zone(w, s, SIC_PAUSE);
 	fprintf(o, "\tjmp\t%s\n", s->back);
 	if (s->has_cfi)
 		fprintf(o, "\t.cfi_endproc\n");
@@ -397,20 +405,14 @@ static void emit_yield_stub(struct rw *w, const struct stub *s)
 static void emit_safe_stub(struct rw *w, const struct stub *s)
 {
 	FILE *o = w->out;
-	bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi);
 	fprintf(o, ".Lsic_ov_%d:\n", s->id);
 	stub_name(o, s);
 	if (s->has_cfi) {
 		fprintf(o, "\t.cfi_startproc\n");
 		cfi_emit(o, &s->cfi);
 	}
-	fprintf(o, "\txchgq\t%%rcx, %%r15\n\tleaq\t-128(%%rsp), %%rsp\n");
-	if (adjust)
-		fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
-	emit_runtime_transfer(w, "call", SIC_OVERFLOW);
-	fprintf(o, "\tleaq\t128(%%rsp), %%rsp\n");
-	if (adjust)
-		fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
+	fprintf(o, "\txchgq\t%%rcx, %%r15\n");
+	emit_call_past_red_zone(w, s, SIC_OVERFLOW);
 	fprintf(o, "\txchgq\t%%rcx, %%r15\n\tjmp\t.Lsic_rt_%d\n", s->id);
 	if (s->has_cfi)
 		fprintf(o, "\t.cfi_endproc\n");

@@ -36,6 +36,15 @@ run() {
 	echo $? >"$out.rc"
 }
 
+# record_flags EXE HOW: the flags that record EXE's run HOW (default, 50us, or a seed).
+record_flags() {
+	case $2 in
+	default) echo "--record $1.$2.bin" ;;
+	50us) echo "--record $1.$2.bin --quantum 50us" ;;
+	*) echo "--record $1.$2.bin --chaos=$2" ;;
+	esac
+}
+
 # same A B: stdout and exit status match.
 same() { cmp -s "$1" "$2" && cmp -s "$1.rc" "$2.rc"; }
 why() {
@@ -57,13 +66,7 @@ for name in "${names[@]}"; do
 	fi
 	bad=""
 	for how in default 50us $SEEDS; do
-		flags="--record $exe.$how.bin"
-		case $how in
-		default) ;;
-		50us) flags="$flags --quantum 50us" ;;
-		*) flags="$flags --chaos=$how" ;;
-		esac
-		(cd "$WORK" && run "$exe.$how" "$exe" $flags)
+		(cd "$WORK" && run "$exe.$how" "$exe" $(record_flags "$exe" "$how"))
 		if ! same "$exe.want" "$exe.$how"; then
 			bad="$bad recording $how: $(why "$exe.want" "$exe.$how");"
 			continue
@@ -117,16 +120,10 @@ if [ $# -eq 0 ]; then
 	# recorded NAME HOW... : record $WORK/NAME with each HOW (default, 50us, a seed) and
 	# replay it; prints the failures, and the distinct first lines of the recordings.
 	recorded() {
-		local name=$1 exe=$WORK/$1 bad="" how flags
+		local name=$1 exe=$WORK/$1 bad="" how
 		shift
 		for how in "$@"; do
-			flags="--record $exe.$how.bin"
-			case $how in
-			default) ;;
-			50us) flags="$flags --quantum 50us" ;;
-			*) flags="$flags --chaos=$how" ;;
-			esac
-			(cd "$WORK" && run "$exe.$how" "$exe" $flags)
+			(cd "$WORK" && run "$exe.$how" "$exe" $(record_flags "$exe" "$how"))
 			if [ "$(cat "$exe.$how.rc")" != 0 ]; then
 				bad="$bad recording $how: $(why "$exe.$how" "$exe.$how");"
 				continue
