@@ -336,12 +336,20 @@ def begin_step(cmd):
     running thread is the one stepped."""
     Stepping.cmd = cmd
     Stepping.origin = frame_key(gdb.selected_frame()) if live() else None
-    if not live() or not set_debug("step_tid", int(glob("rp_cur")["tid"])):
-        return
+    if live():
+        arm_step_stops(int(glob("rp_cur")["tid"]))
+
+
+def arm_step_stops(tid):
+    """Ask the runtime to stop in rp_debug_preempting if green thread tid is preempted,
+    and have the breakpoints there (debug.c). False with an older runtime."""
+    if not set_debug("step_tid", tid):
+        return False
     for fn in ("rp_debug_preempting", "rp_debug_resumed"):
         bp = Stepping.stops.get(fn)
         if bp is None or not bp.is_valid():
             Stepping.stops[fn] = SilentStop(fn)
+    return True
 
 
 NOISE = ("Single stepping until exit", "which has no line number information", "Run till exit")
@@ -456,15 +464,30 @@ class ThreadPc(gdb.Breakpoint):
 
 
 def run_to(pc, tid):
-    """Continue until thread tid is at pc (nothing else runs before it gets there:
-    no time slices in a replay), silently. False if it stopped elsewhere (said)."""
-    bp = ThreadPc(pc, tid)
-    out = gdb.execute("continue", to_string=True)
-    if bp.is_valid():
-        bp.delete()
-    if not live():
-        quiet(out)
-        return False
+    """Continue until thread tid is at pc, silently. False if it stopped elsewhere
+    (said). No time slice ends on the way in a replay, but a logged preemption may be
+    there: at pc itself when a stub's counter ran out just before it (the logged
+    preemption is where the stub resumes). Then the runtime stops in
+    rp_debug_preempting, and the others run to where tid runs again with no
+    breakpoint of ours in their way (at a hot pc each of their passes would be a
+    stop: half a minute of them in a loop)."""
+    while True:
+        bp = ThreadPc(pc, tid)
+        armed = arm_step_stops(tid)
+        out = gdb.execute("continue", to_string=True)
+        if bp.is_valid():
+            bp.delete()
+        if armed and live():
+            set_debug("step_tid", 0)
+        if not live():
+            quiet(out)
+            return False
+        if not armed or (gdb.newest_frame().name() or "") != "rp_debug_preempting":
+            break
+        if not StepFixup.rejoin(tid):
+            return False
+        if gdb.newest_frame().pc() == pc:
+            return True
     if gdb.newest_frame().pc() != pc or int(glob("rp_cur")["tid"]) != tid:
         gdb.write("libreplay: stopped before green thread %d went back to the program:\n" % tid)
         gdb.execute("frame")
