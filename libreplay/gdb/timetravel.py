@@ -560,6 +560,8 @@ def goto(tid=None, count=None, t=None, pc=None):
     """Go to green thread tid at count (then to pc in it, if given), or to time t."""
     now = position()
     if not before_now(now, tid, count, t):
+        # only going back needs a checkpoint: forward, gdb's plain replay goes on
+        check_refusal()
         ck = best_checkpoint(tid, count, t)
         if ck is None:
             raise TimeError("No checkpoint before that time: it is before the start of "
@@ -644,7 +646,6 @@ forwards or backwards (TIME as `replay when` prints it)."""
     def invoke(self, arg, from_tty):
         tid, count, t, pc = parse_target(arg)
         need_replay("replay goto")
-        check_refusal()
         restores = Store.restores
         try:
             with Quiet():

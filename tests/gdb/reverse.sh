@@ -242,14 +242,22 @@ first=$(awk '/^  Num/ {n++; next} n == 2 {print $2; exit}' ago.out)
 [ "$kept" = 5 ] && [ "$first" = 0 ] && pass "replay checkpoints keep 5: five kept, the first among them" ||
 	fail "replay checkpoints keep 5: ${kept:-?} kept, the first at time ${first:-?}"
 
-# gdb's own checkpoint and restart work in a replay.
+# gdb's own checkpoint and restart work in a replay, with the extension's checkpoints
+# off (replay goto then only goes forward): a checkpoint at 3:200000, forward to
+# 3:400000 (another state), restart 1 is back at the checkpoint's moment and state,
+# and the replay goes on from there exactly as the first time, to the recorded end.
 timeout 600 "$RGDB" ./racy racy.bin -batch -nx -ex 'replay checkpoints off' -ex 'break __sic_main' -ex run \
-	-ex 'replay goto 3:200000' -ex checkpoint -ex 'print total' -ex 'replay goto 3:400000' -ex 'restart 1' \
-	-ex 'print total' -ex 'replay goto 3:400000' -ex continue >own.out 2>&1
-v1=$(sed -n 's/^\$1 = //p' own.out) v2=$(sed -n 's/^\$2 = //p' own.out)
-[ -n "$v1" ] && [ "$v1" = "$v2" ] && grep -qxF "$(tail -n 1 racy.rec)" own.out &&
-	pass "gdb's checkpoint and restart N in a replay: the same state, and the replay goes on exactly" ||
-	fail "checkpoint/restart: $(grep -v '^\[' own.out | tail -n 6 | tr '\n' ' ')"
+	-ex 'replay goto 3:200000' -ex checkpoint -ex 'print total' -ex 'echo @@ C\n<<\n' -ex 'replay when' -ex 'echo >>\n' \
+	-ex 'replay goto 3:400000' -ex 'print total' -ex 'restart 1' -ex 'print total' -ex 'echo @@ R\n<<\n' -ex 'replay when' \
+	-ex 'echo >>\n' -ex 'replay goto 3:400000' -ex 'print total' -ex continue >own.out 2>&1
+v() { sed -n "s/^\\\$$1 = //p" own.out; }
+at_c=$(blocks own.out | sed -n 's/^C\tthis instruction: replay goto //p')
+at_r=$(blocks own.out | sed -n 's/^R\tthis instruction: replay goto //p')
+[ -n "$(v 1)" ] && [ "$(v 1)" != 0 ] && [ -n "$(v 2)" ] && [ "$(v 2)" != "$(v 1)" ] && [ "$(v 3)" = "$(v 1)" ] &&
+	[ "$(v 4)" = "$(v 2)" ] && [ "${at_c%%@*}" = 3:200000 ] && [ "$at_r" = "$at_c" ] && ! grep -q 'cannot go back' own.out &&
+	grep -qxF "$(tail -n 1 racy.rec)" own.out &&
+	pass "gdb's checkpoint and restart 1 in a replay (checkpoints off): back at the checkpoint's moment and state, and the replay goes on exactly" ||
+	fail "checkpoint/restart: total $(v 1) at $at_c, $(v 2) later, $(v 3) at $at_r after restart 1, then $(v 4): $(grep -v '^\[' own.out | grep -E 'cannot|rror|total' | tail -n 4 | tr '\n' ' ')"
 # A pipe from another process (stdin from a FIFO) cannot be checkpointed: one line at
 # the first checkpoint, one more after going back, and going back and reading again
 # does read other bytes (the line says why), which the replay notices at the end.
