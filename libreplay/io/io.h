@@ -36,6 +36,8 @@ long io_ret(long r) PT_HIDDEN;
  * devices, bad descriptors) go straight to the kernel. */
 enum io_fd_kind { IO_FD_OTHER, IO_FD_STREAM /* pipe, FIFO */, IO_FD_SOCKET, IO_FD_CHAR };
 enum io_fd_kind io_fd_kind(int fd) PT_HIDDEN;
+/* The same, and the descriptor's inode (a pipe's names the pipe, whichever end). */
+enum io_fd_kind io_fd_kind_ino(int fd, unsigned long *ino) PT_HIDDEN;
 bool io_fd_nonblocking(int fd) PT_HIDDEN;
 /* Does a socket split its bytes by time: a stream socket of any domain but AF_UNIX
  * (TCP, even on loopback: segments, acknowledgements and buffer sizes are the
@@ -64,7 +66,7 @@ struct io_span {
  * kernel for the rest. */
 #define IO_DONTWAIT 1 /* never park: -EAGAIN */
 #define IO_RESTART  2 /* a call on a "slow" device, which SA_RESTART restarts */
-#define IO_COUNTED  4 /* a transfer on a descriptor that io_fd_chunked, or from outside */
+#define IO_COUNTED  4 /* a transfer on TCP (io_fd_chunked), a pipe from outside, a FIFO, a terminal */
 #define IO_PEEK     8 /* ... that leaves the bytes where they are (MSG_PEEK) */
 long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
 		int flags, int nbfd, long (*try)(void *), void *arg, struct io_span *span) PT_HIDDEN;

@@ -12,7 +12,8 @@
  *     an unlogged one makes the call, waiting in the kernel if its data (which came
  *     from outside the process) is not there yet;
  *   - "the parked thread's descriptor is ready now": io_ready.c;
- *   - on a socket whose chunking is the kernel's timing (io_fd_chunked: TCP), how many
+ *   - on a socket whose chunking is the kernel's timing (io_fd_chunked: TCP), and on
+ *     pipes from outside, FIFOs and terminals (io_rw.c), how many
  *     bytes a try moved, when not all it was given (or its error, or EAGAIN returned
  *     to a non-blocking caller): RP_INPUT_IO_COUNT, keyed by the try number like a
  *     block; replaying, the try moves exactly that count (all it was given when none
@@ -66,9 +67,16 @@ long io_ret(long r)
 
 enum io_fd_kind io_fd_kind(int fd)
 {
+	return io_fd_kind_ino(fd, NULL);
+}
+
+enum io_fd_kind io_fd_kind_ino(int fd, unsigned long *ino)
+{
 	struct stat st;
 	if (rp_raw_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0)
 		return IO_FD_OTHER;
+	if (ino)
+		*ino = st.st_ino;
 	if (S_ISSOCK(st.st_mode))
 		return IO_FD_SOCKET;
 	if (S_ISFIFO(st.st_mode))

@@ -1,8 +1,9 @@
 /* io_rw.c: read, write, readv, writev on pipes, FIFOs, sockets and character devices
  * block only the calling green thread (io_park.c). Pipes and sockets are tried with
- * RWF_NOWAIT (or, where the kernel refuses it, as terminals are: poll first). Regular files and the like go
- * straight to the kernel; a read of /dev/random or /dev/urandom is a recorded input
- * (in_random_dev.c). All four are cancellation points.
+ * RWF_NOWAIT (or, where the kernel refuses it, as terminals are: poll first). Regular
+ * files and the like go straight to the kernel; a read of /dev/random or /dev/urandom
+ * is a recorded input (in_random_dev.c). All four are cancellation points. pipe and
+ * pipe2 note the pipes the program makes, whose pieces are its own (counted() below).
  *
  * A blocking write writes everything, as the kernel's does: the rest of a partial
  * write (RWF_NOWAIT stops when the pipe is full) waits for room. A write of at most
@@ -63,28 +64,75 @@ static long try_write(void *arg)
 	return rp_raw_syscall(SYS_writev, a->fd, (long)&first, 1, 0, 0, 0);
 }
 
+/* Pipes the program made (pipe, pipe2), known by inode (dup, dup2 and close leave it
+ * alone), with the number of forks before: while no child has been forked since, both
+ * ends are the program's own. The last 64 made; an older one is taken for a pipe from
+ * outside (counted: a record per short transfer, no more). */
+static struct {
+	unsigned long ino;
+	unsigned forks;
+} made[64];
+static unsigned made_next;
+
+static void pipe_made(int fd)
+{
+	unsigned long ino;
+	if (io_fd_kind_ino(fd, &ino) != IO_FD_STREAM)
+		return;
+	made[made_next % 64].ino = ino;
+	made[made_next % 64].forks = pt_forks;
+	made_next++;
+}
+
+static bool made_here(unsigned long ino)
+{
+	for (unsigned k = 0; k < 64 && k < made_next; k++)
+		if (made[k].ino == ino)
+			return made[k].forks == pt_forks;
+	return false;
+}
+
+int pipe2(int fds[2], int flags)
+{
+	long r = rp_raw_syscall(SYS_pipe2, (long)fds, flags, 0, 0, 0, 0);
+	if (r == 0)
+		pipe_made(fds[0]);
+	return (int)io_ret(r);
+}
+
+int pipe(int fds[2])
+{
+	return pipe2(fds, 0);
+}
+
 /* A descriptor whose chunking is an input, while it is logged (io_park.c): a socket
- * whose chunking is the kernel's timing, or a pipe to or from another process
- * (outside: popen's, io_stdio.c). */
-static int counted(enum io_fd_kind kind, int fd, bool outside)
+ * whose chunking is the kernel's timing; a pipe to or from another process (outside:
+ * popen's, io_stdio.c); and every pipe the program did not make itself, FIFO and
+ * terminal: their other end may be another process (a shell's pipe on stdin, a FIFO's
+ * writer, a user typing, a forked child), which cuts the bytes in pieces of its own
+ * pace. Between green threads the pieces are the program's own: not counted. */
+static int counted(enum io_fd_kind kind, int fd, unsigned long ino, bool outside)
 {
 	if (!rp_inputs_logged())
 		return 0;
-	return (kind == IO_FD_SOCKET && io_fd_chunked(fd)) || (outside && kind != IO_FD_OTHER) ?
-		IO_COUNTED : 0;
+	if ((outside && kind != IO_FD_OTHER) || kind == IO_FD_CHAR ||
+	    (kind == IO_FD_STREAM && !made_here(ino)))
+		return IO_COUNTED;
+	return kind == IO_FD_SOCKET && io_fd_chunked(fd) ? IO_COUNTED : 0;
 }
 
 static ssize_t rw_readv(int fd, const struct iovec *iov, int iovcnt, bool outside)
 {
 	struct rw a = {fd, {(struct iovec *)iov, iovcnt > 0 ? (unsigned long)iovcnt : 0}, IO_FD_OTHER};
+	unsigned long ino = 0;
 	if (io_green()) {
 		pt_testcancel(pt_self());
-		a.kind = io_fd_kind(fd);
+		a.kind = io_fd_kind_ino(fd, &ino);
 	}
 	if (a.kind == IO_FD_OTHER || iovcnt <= 0 || iovcnt > IOV_MAX)
 		return io_ret(rp_raw_syscall(SYS_readv, fd, (long)iov, iovcnt, 0, 0, 0));
 	struct pollfd p = {fd, POLLIN, 0};
-	return io_ret(io_call(&p, 1, NULL, IO_RESTART | counted(a.kind, fd, outside), fd, try_read,
+	return io_ret(io_call(&p, 1, NULL, IO_RESTART | counted(a.kind, fd, ino, outside), fd, try_read,
 			      &a, &a.span));
 }
 
@@ -137,9 +185,10 @@ static struct iovec *advance(struct iovec *iov, unsigned long *cnt, size_t n)
 static ssize_t rw_writev(int fd, const struct iovec *iov, int iovcnt, bool outside)
 {
 	enum io_fd_kind kind = IO_FD_OTHER;
+	unsigned long ino = 0;
 	if (io_green()) {
 		pt_testcancel(pt_self());
-		kind = io_fd_kind(fd);
+		kind = io_fd_kind_ino(fd, &ino);
 	}
 	/* A terminal drains by itself: its writes may wait a little in the kernel. */
 	if ((kind != IO_FD_STREAM && kind != IO_FD_SOCKET) || iovcnt <= 0 || iovcnt > IOV_MAX)
@@ -152,7 +201,7 @@ static ssize_t rw_writev(int fd, const struct iovec *iov, int iovcnt, bool outsi
 	}
 	struct rw a = {fd, {left, (unsigned long)iovcnt}, kind};
 	struct pollfd p = {fd, POLLOUT, 0};
-	int count = counted(kind, fd, outside);
+	int count = counted(kind, fd, ino, outside);
 	for (;;) {
 		/* Interrupted after some progress, the kernel returns the count so far,
 		 * with or without SA_RESTART. */

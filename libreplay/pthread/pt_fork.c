@@ -28,6 +28,8 @@ static int live_threads(void)
 	return n;
 }
 
+unsigned pt_forks;
+
 pid_t fork(void)
 {
 	/* gdb's checkpoint calls fork() in the program: a copy of the replay, to be
@@ -46,7 +48,10 @@ pid_t fork(void)
 		errno = ENOSYS;
 		return -1;
 	}
-	return __fork();
+	pid_t pid = __fork();
+	if (pid > 0)
+		pt_forks++;
+	return pid;
 }
 
 /* vfork may be fork (POSIX); a wrapper could not return into vfork's shared stack. */

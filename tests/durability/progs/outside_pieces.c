@@ -1,10 +1,12 @@
 /* Data from outside cut in other pieces than when recorded: main reads stdin with
  * read() to its end while a thread naps, naps itself, then reads a pipe that a writer
- * thread fills after a nap (a park, logged with main's try number). Recorded with all
- * of stdin there at once (one piece), replayed with it coming in two: the replay makes
- * a read the recording did not, so main's tries are one ahead from there on, and its
- * read of the pipe is not the try the log says parked: the replay must say so at once
- * (it waited in the kernel for ever for bytes only the writer, never run, would give).
+ * thread fills after a nap (a park, logged with main's try number). On a pipe, the
+ * short reads' counts are logged, so a replay fed in other pieces reads the
+ * recording's. On an AF_UNIX socket they are not: recorded with all of stdin there at
+ * once (one piece), replayed with it coming in two, the replay makes a read the
+ * recording did not, so main's tries are one ahead from there on, and its read of the
+ * pipe is not the try the log says parked: the replay must say so at once (it waited
+ * in the kernel for ever for bytes only the writer, never run, would give).
  * tests/durability/run.sh. */
 #include <pthread.h>
 #include <stdio.h>
