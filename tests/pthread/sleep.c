@@ -61,8 +61,13 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static pthread_barrier_t start;
+
 static void *sleeper(void *arg)
 {
+	/* the three sleeps start together: a thread that starts late (a loaded machine
+	 * can take longer than the 80 ms between deadlines) does not wake late */
+	pthread_barrier_wait(&start);
 	usleep((useconds_t)(long)arg * 1000);
 	pthread_mutex_lock(&lock);
 	order[norder++] = (char)('0' + (long)arg / 40);
@@ -84,14 +89,22 @@ int main(void)
 
 	pthread_t t;
 	pthread_create(&t, NULL, worker, NULL);
-	usleep(20000);
-	pthread_mutex_lock(&lock);
-	CHECK("another thread ran while main slept", worker_done);
-	pthread_mutex_unlock(&lock);
+	/* main naps until the worker has run (at most 5 s): a sleep that stopped every
+	 * thread never lets it; a loaded machine may not run it within one 20 ms nap
+	 * (the glibc build said NO in 3 runs of 20 under load 8) */
+	int ran = 0;
+	for (int i = 0; i < 250 && !ran; i++) {
+		usleep(20000);
+		pthread_mutex_lock(&lock);
+		ran = worker_done;
+		pthread_mutex_unlock(&lock);
+	}
+	CHECK("another thread ran while main slept", ran);
 	pthread_join(t, NULL);
 
 	pthread_t s[3];
 	long ms[3] = {200, 40, 120}; /* 80 ms apart: the order holds on a loaded machine */
+	pthread_barrier_init(&start, NULL, 3);
 	for (int i = 0; i < 3; i++)
 		pthread_create(&s[i], NULL, sleeper, (void *)ms[i]);
 	for (int i = 0; i < 3; i++)
