@@ -9,7 +9,7 @@ SIC_EXE is an executable built by sicc; SIC_CALLGRIND_OUT one run of it under
 --compress-strings=no`. Every executed instruction of the executable is put in one
 class by what sicpp inserted there, found in `objdump -d` by its exact sequences
 (docs/sic.md): counting points by where they are (before a call, a jump out, a return,
-or elsewhere: a loop), the caller's half of the token protocol (store and token before
+after an entry check: a leaf's, or elsewhere: a loop), the caller's half of the token protocol (store and token before
 a call or a jump out, reload after a call), entry checks, the return protocol,
 landing pads, stubs, the shims of direct calls (f.sic_direct's), libreplay's own
 functions (those LIBREPLAY_A defines), and the program's code. With the plain build's
@@ -172,6 +172,12 @@ def classify(insns, runtime):
             for j in (0, 1, 2):
                 cls[insns[k + j][0]] = label
             k += 3
+            # A leaf's entry check counts after its load (its returns do not); so
+            # rarely does a loop head's count right at a function's start.
+            if at_entry and k + 1 < n and insns[k][2] == 'dec' and insns[k][3] == '%r15' and \
+                    insns[k + 1][2] in ('je', 'jz'):
+                cls[insns[k][0]] = cls[insns[k + 1][0]] = 'count: after an entry check (a leaf\'s)'
+                k += 2
             continue
         if mn == 'mov' and ops.endswith(',%r15') and '<__sic_home>' in insns[k][4]:
             cls[a] = 'caller protocol: reload after a call'

@@ -540,7 +540,7 @@ static struct sym *direct_callee(struct analysis *an, int i)
 /* The entry check goes right after the function's label, its .cfi_startproc and its
  * endbr64, and before any label a jump could reach: a loop back to the first
  * instruction must not run the check again. */
-static void plan_entry_check(struct analysis *an, int label)
+static void plan_entry_check(struct analysis *an, int label, bool leaf)
 {
 	struct asm_file *f = an->f;
 	int pos = label;
@@ -569,6 +569,12 @@ static void plan_entry_check(struct analysis *an, int label)
 	}
 	an->plan[pos].entry_check = true;
 	an->n_entry++;
+	/* A leaf's returns do not count: a foreign caller that left the token in r15
+	 * (qsort calling a comparator in a loop) counts here. Callers of ours counted at
+	 * the call and come to the direct entry, after this count; the slow path counts
+	 * in __sic_foreign_entry and comes back after it too. */
+	an->plan[pos].entry_count = leaf;
+	an->n_leaf_entries += leaf;
 }
 
 /* Put a counting point for label index d as late in its straight-line block as it
@@ -1041,20 +1047,65 @@ static void call_graph_sccs(struct analysis *an)
 	free(stack), free(work), free(edge), free(on);
 }
 
+/* Leaf functions: no call (a TLS access's included), no tail jump nor indirect jump
+ * that may leave, no inline asm, no landing pad, in any of their parts (foo.cold is
+ * foo's). Such a function is part of no recursion and nothing runs on top of it, so
+ * its returns need no count when every way into it counts: calls count at the call,
+ * tail jumps at the jump, foreign callers at the entry check (docs/sic.md). */
+static void mark_leaves(struct analysis *an)
+{
+	struct asm_file *f = an->f;
+	bool *not_leaf = xcalloc(an->nsyms ? an->nsyms : 1, sizeof *not_leaf);
+	for (int i = 0; i < f->n; i++) {
+		const struct stmt *s = &f->st[i];
+		if (an->fn[i] < 0)
+			continue;
+		bool out = s->foreign || (s->kind == ST_INSN && s->info.cls == IC_CALL);
+		if (s->kind == ST_LABEL && !s->foreign) {
+			const struct sym *y = sym_find(an, s->name);
+			out |= y && (y->landing_pad || y->asm_ref);
+		}
+		if (out)
+			not_leaf[owner(an, &an->syms[an->fn[i]]) - an->syms] = true;
+	}
+	for (int k = 0; k < an->nsyms; k++) {
+		struct sym *y = &an->syms[k];
+		y->leaf = y->is_func && y->def >= 0 && !not_leaf[k] && !y->has_tail && owner(an, y) == y &&
+			  an->sect[y->def] >= 0 && an->sect_exec[an->sect[y->def]] && !f->st[y->def].foreign;
+		an->n_leaves += y->leaf;
+	}
+	free(not_leaf);
+}
+
+/* Is statement i's function a leaf? */
+static bool in_leaf(struct analysis *an, int i)
+{
+	const struct sym *fn = owner_at(an, i);
+	return fn && fn->leaf;
+}
+
 /* Must a call at statement i count? Not when it enters a function of this file that
  * cannot come back to its caller through direct calls alone (another component of
- * the call graph): every cycle of the program passes a backward jump, a return, an
- * indirect or foreign call or a tail jump (all counted), or goes down a chain of
- * direct calls back to a function already on it, which is a cycle of the call graph,
- * inside one component, whose calls count (docs/sic.md, "Where it counts"). */
-static bool call_counts(struct analysis *an, int i)
+ * the call graph) and is no leaf: every cycle of the program passes a backward jump,
+ * a return of a function that is no leaf, an entry of a leaf, an indirect or foreign
+ * call or a tail jump (all counted), or goes down a chain of direct calls back to a
+ * function already on it, which is a cycle of the call graph, inside one component,
+ * whose calls count (docs/sic.md, "Where it counts"). A leaf's return does not count:
+ * every call to one does, at the call, or on the leaf's entry check's fast path when
+ * the call passes the token (code compiled with -g), which it surely enters. */
+static bool call_counts(struct analysis *an, int i, bool token)
 {
 	const struct sym *c = owner_at(an, i);
-	const struct sym *y = local_callee(an, i);
-	if (!c || !y)
+	const struct sym *callee = local_callee(an, i);
+	if (!c || !callee)
 		return true;
-	y = owner(an, y);
-	return c->scc < 0 || c->scc == y->scc;
+	const struct sym *y = owner(an, callee);
+	if (c->scc < 0 || c->scc == y->scc)
+		return true;
+	if (!y->leaf || (token && callee == y && returns_publish(y)))
+		return false;
+	an->n_leaf_calls++;
+	return true;
 }
 
 /* ---- fewer counting points ------------------------------------------------- */
@@ -1065,8 +1116,8 @@ static bool call_counts(struct analysis *an, int i)
  * function's control-flow graph passes it without passing another counting point:
  * the search from its successors that stops at counted statements never comes back
  * to it. Calls are edges to the next instruction (a call that returns passed the
- * callee's return, which counts; the cycles through calls are the call graph's,
- * above). Exceptional edges need none: the unwinder and longjmp are entered by calls
+ * callee's return, which counts, or it counts itself: a call to a leaf; the cycles
+ * through calls are the call graph's, above). Exceptional edges need none: the unwinder and longjmp are entered by calls
  * to foreign code, which count. Counts at a label inline assembly names stay. */
 struct cfg {
 	int *next;        /* the next statement of the same section, -1 at its end */
@@ -1356,6 +1407,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 	}
 
 	call_graph_sccs(an);
+	mark_leaves(an);
 	for (int k = 0; k < an->nsect && !an->debug_info; k++)
 		an->debug_info = !strncmp(an->sect_name[k], ".debug_", 7);
 	for (int i = 0; i < f->n && !an->debug_info; i++)
@@ -1373,7 +1425,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			 * (and counts there when the caller is foreign). */
 			if (y && y->is_func && returns_publish(y) && owner(an, y) == y && an->sect[i] >= 0 &&
 			    an->sect_exec[an->sect[i]])
-				plan_entry_check(an, i);
+				plan_entry_check(an, i, y->leaf);
 			/* The unwinder lands here with the r15 of the call that threw: the
 			 * token it passed (the count is in __sic_home). */
 			if (y && y->landing_pad && is_code_label(an, y))
@@ -1389,7 +1441,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		case IC_CALL:
 			if (tls_call(s, t))
 				break;
-			if (call_counts(an, i))
+			if (call_counts(an, i, !local_call(y) && !direct_callee(an, i)))
 				plan_site_count(an, i);
 			else
 				an->n_calls_uncounted++;
@@ -1445,9 +1497,12 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			}
 			break;
 		case IC_RET:
-			/* Unwinding recursion runs each level's exit code at one count:
-			 * a return is a counting point too (flags are dead there). */
-			plan_site_count(an, i);
+			/* Unwinding recursion runs each level's exit code at one count,
+			 * and `f(); f();` passes no other counting point: a return is a
+			 * counting point too (flags are dead there), but a leaf's, whose
+			 * every entry counts. */
+			if (!in_leaf(an, i))
+				plan_site_count(an, i);
 			/* A return outside any function: no local call can reach it. */
 			an->plan[i].ret_store = an->fn[i] < 0 || returns_publish(owner(an, &an->syms[an->fn[i]]));
 			break;

@@ -27,6 +27,10 @@ struct sym {
 			   * check (direct_name()): instrumented callers jump there */
 	bool shim;        /* (not defined here) called or jumped to at its direct entry:
 			   * this file carries the weak shim for a callee that has none */
+	bool leaf;        /* (functions defined here, their cold parts included) no call, no
+			   * tail jump, no indirect jump that may leave, no inline asm, no
+			   * landing pad: part of no recursion, so every way in counts and
+			   * its returns do not (docs/sic.md, "Where it counts") */
 	int scc;          /* (functions defined here) strongly connected component of the
 			   * direct-call graph; two functions share one iff each may call
 			   * the other through direct calls of this file */
@@ -49,6 +53,8 @@ struct stmt_plan {
 	bool home_reload;    /* movq __sic_home, %r15 after it */
 	bool entry_check;    /* a function's entry check goes after this statement */
 	bool landing_reload; /* (a landing pad's label) reload the count if r15 holds the token */
+	bool entry_count;    /* (with entry_check) a leaf's entry check counts on its fast path,
+			      * after the load and before the direct entry */
 	bool ret_store;      /* a return that publishes the count */
 	bool direct;         /* a call or tail jump to the callee's direct entry, the count
 			      * in r15: the target becomes direct_name(callee) */
@@ -86,6 +92,8 @@ struct analysis {
 	int n_fast, n_safe, n_entry, n_calls_local, n_calls_foreign, n_calls_uncounted, n_pruned;
 	int n_pause, n_spin, n_memops;
 	int n_calls_direct, n_jumps_direct, n_direct_entries, n_shims;
+	int n_leaves, n_leaf_entries, n_leaf_calls; /* leaf functions; their entry checks that
+			      * count; calls to them that count at the call only for that */
 };
 
 /* 0 on success; -1 after printing a file:line error. */

@@ -150,7 +150,7 @@ static void emit_count(struct rw *w, enum count_kind k)
 
 /* An instrumented caller passes the token in r15 and the count in __sic_home; any
  * other r15 means a foreign caller, whose r15 the slow path saves and restores. */
-static void emit_entry_check(struct rw *w, const struct sym *fn)
+static void emit_entry_check(struct rw *w, const struct sym *fn, bool count)
 {
 	int id = new_id(w);
 	nopreempt(w);
@@ -159,6 +159,8 @@ static void emit_entry_check(struct rw *w, const struct sym *fn)
 	fprintf(w->out, "\tjne\t.Lsic_fe_%d\n", id);
 	nopreempt(w);
 	emit_home_load(w);
+	if (count) /* a leaf's: its returns do not count (analyze.c, plan_entry_check) */
+		emit_count(w, CNT_FAST);
 	fprintf(w->out, ".Lsic_fb_%d:\n", id);
 	add_stub(w, STUB_FOREIGN, id);
 	if (fn && fn->direct) {
@@ -633,9 +635,10 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		if (p->entry_check) {
 			/* A caller in foreign code (qsort calling a comparator) passes no
 			 * counting point of ours between two calls: the slow path counts
-			 * (__sic_foreign_entry). An instrumented caller counted at its call. */
+			 * (__sic_foreign_entry), and so does a leaf's fast path (its returns
+			 * do not). An instrumented caller counted at its call. */
 			range_open(&w);
-			emit_entry_check(&w, an->fn[i] >= 0 ? &an->syms[an->fn[i]] : NULL);
+			emit_entry_check(&w, an->fn[i] >= 0 ? &an->syms[an->fn[i]] : NULL, p->entry_count);
 		}
 	}
 	range_close(&w);

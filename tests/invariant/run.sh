@@ -43,6 +43,7 @@ for p in "$here"/progs/*.c; do
 	done
 	case $name in
 	recursion | callbacks | fnptr | tailcalls) cases+=("$name|-O2 -fPIC") ;;
+	leaves) cases+=("$name|-O2 -fPIC" "$name|-O2 -g" "$name|-Os") ;;
 	loops | switch) cases+=("$name|-Os") ;;
 	esac
 done
@@ -53,8 +54,20 @@ done
 extra_sources() { # name dir instrument(0/1)
 	local s
 	for s in "$here/progs/$1"-*.c; do
+		case $s in *-foreign.c) continue ;; esac
 		[ -e "$s" ] && echo "$s"
 	done
+	# NAME-foreign.c: foreign code that leaves r15 alone (gcc -ffixed-r15, not
+	# instrumented), as a library may: its callbacks find the token (the fast path).
+	s=$here/progs/$1-foreign.c
+	if [ -e "$s" ]; then
+		if [ "$3" = 1 ]; then
+			$cc -O2 -ffixed-r15 -c "$s" -o "$2/$1-foreign.o" || return 1
+			echo "$2/$1-foreign.o"
+		else
+			echo "$s"
+		fi
+	fi
 	for s in "$here/progs/$1"-*.s; do
 		[ -e "$s" ] || continue
 		if [ "$3" = 1 ]; then
@@ -148,6 +161,39 @@ negative_control() {
 	fi
 }
 
+# The leaves' controls: leaves.c at -O2 with the counts that replace a leaf's return
+# count deleted from its instrumented assembly (what the script deletes: a perl
+# expression over the file), each must make sicstep report a repeat.
+leaf_control() { # id what expression
+	local dir=$work/leaf-$1 rc=0
+	mkdir -p "$dir"
+	local label="leaf control (leaves -O2, $2 deleted)"
+	if ! extra=$(extra_sources leaves "$dir" 1 2>"$dir/build.log") ||
+		! "$sicc" -O2 -S "$here/progs/leaves.c" -o "$dir/leaves.s" >>"$dir/build.log" 2>&1; then
+		echo "FAIL $label: build failed (see $dir/build.log)" >"$dir/result"
+		return 0
+	fi
+	perl -0pe "$3" "$dir/leaves.s" >"$dir/broken.s"
+	if cmp -s "$dir/leaves.s" "$dir/broken.s"; then
+		echo "FAIL $label: found no count to delete" >"$dir/result"
+		return 0
+	fi
+	# shellcheck disable=SC2086
+	if ! "$sicc" "$dir/broken.s" $extra -o "$dir/prog" >>"$dir/build.log" 2>&1; then
+		echo "FAIL $label: build failed (see $dir/build.log)" >"$dir/result"
+		return 0
+	fi
+	(cd "$dir" && timeout 300 "$sicstep" ./prog >"$dir/stdout" 2>"$dir/stderr") || rc=$?
+	if [ $rc -eq 1 ] && grep -q '^sicstep: (count, pc) repeats: ' "$dir/stderr"; then
+		echo "PASS $label" >"$dir/result"
+	else
+		echo "FAIL $label: sicstep did not report a repeat (status $rc, see $dir/stderr)" >"$dir/result"
+	fi
+}
+leaf_count='\tdecq\t%r15\n(\.Lsic_np_\d+:\n)\tjz\t\.Lsic_ov_\d+\n'
+leaf_entries='s/(movq\t__sic_home\(%rip\), %r15\n)'"$leaf_count"'/$1$2/g'
+leaf_calls='s/'"$leaf_count"'(\.Lsic_rt_\d+:\n\tcall\tbump\n)/$1$2/g'
+
 # The cross-check: fast mode and --step-all must agree on the set of pairs.
 cross_check() { # index name flags
 	local dir=$work/cross$1 name=$2 flags=$3 a b
@@ -191,6 +237,8 @@ for p in "$here"/progs/*.c; do
 done
 wait
 pool negative_control
+pool leaf_control entries "the leaves' entry checks' counts" "$leaf_entries"
+pool leaf_control calls "the counts at calls to a static leaf" "$leaf_calls"
 for i in "${!cases[@]}"; do
 	pool run_case "$i" "${cases[$i]%%|*}" "${cases[$i]#*|}"
 done
@@ -202,6 +250,7 @@ for i in "${!cases[@]}"; do
 	results+=("$work/case$i/result")
 done
 results+=("$work/negative/result")
+results+=("$work/leaf-entries/result" "$work/leaf-calls/result")
 for i in "${!crosses[@]}"; do
 	results+=("$work/cross$i/result")
 done

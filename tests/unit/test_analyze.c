@@ -24,11 +24,11 @@ static void backward_jcc_counts_at_target(void **state)
 	unit_load(&u, loop_flags_dead);
 	assert_int_equal(u.rc, 0);
 	assert_int_equal(plan_of(&u, "addl $1, %eax")->count, CNT_FAST);
-	/* nowhere else but the return (a counting point: unwinding recursion) */
-	assert_int_equal(counts_between(&u, 0, u.f.n), 2);
-	assert_int_equal(plan_of(&u, "ret")->count, CNT_FAST);
+	/* nowhere else: f is a leaf, whose return does not count (its callers do) */
+	assert_int_equal(counts_between(&u, 0, u.f.n), 1);
+	assert_int_equal(plan_of(&u, "ret")->count, CNT_NONE);
 	assert_int_equal(plan_of(&u, "jne .L2")->count, CNT_NONE);
-	assert_int_equal(u.an.n_fast, 2);
+	assert_int_equal(u.an.n_fast, 1);
 	assert_int_equal(u.an.n_safe, 0);
 	struct sym *l = sym_find(&u.an, ".L2");
 	assert_non_null(l);
@@ -74,9 +74,9 @@ static void loop_head_reads_flags_safe(void **state)
 		      "\t.size\tf, .-f\n");
 	assert_int_equal(u.rc, 0);
 	assert_int_equal(plan_of(&u, "setl %al")->count, CNT_SAFE);
-	assert_int_equal(counts_between(&u, 0, u.f.n), 2); /* and the return */
+	assert_int_equal(counts_between(&u, 0, u.f.n), 1); /* a leaf's return: none */
 	assert_int_equal(u.an.n_safe, 1);
-	assert_int_equal(u.an.n_fast, 1);
+	assert_int_equal(u.an.n_fast, 0);
 	unit_free(&u);
 }
 
@@ -101,7 +101,7 @@ static void loop_head_count_moves_past_setcc(void **state)
 	assert_int_equal(plan_of(&u, "setl %al")->count, CNT_NONE);
 	/* the first boundary after the setcc where nothing reads the flags */
 	assert_int_equal(plan_of(&u, "movzbl %al, %eax")->count, CNT_FAST);
-	assert_int_equal(counts_between(&u, 0, u.f.n), 2); /* and the return */
+	assert_int_equal(counts_between(&u, 0, u.f.n), 1); /* a leaf's return: none */
 	unit_free(&u);
 }
 
@@ -123,7 +123,7 @@ static void loop_head_count_moves_down_to_cmp(void **state)
 	assert_int_equal(plan_of(&u, "setl %al")->count, CNT_NONE);
 	assert_int_equal(plan_of(&u, "cmovlel %edx, %ecx")->count, CNT_NONE);
 	assert_int_equal(plan_of(&u, "cmpl %esi, %ecx")->count, CNT_FAST);
-	assert_int_equal(counts_between(&u, 0, u.f.n), 2); /* and the return */
+	assert_int_equal(counts_between(&u, 0, u.f.n), 1); /* a leaf's return: none */
 	unit_free(&u);
 }
 
@@ -163,8 +163,8 @@ static void forward_branches_get_nothing(void **state)
 		      "\tret\n"
 		      "\t.size\tf, .-f\n");
 	assert_int_equal(u.rc, 0);
-	assert_int_equal(counts_between(&u, 0, u.f.n), 1); /* only the return */
-	assert_int_equal(plan_of(&u, "ret")->count, CNT_FAST);
+	assert_int_equal(counts_between(&u, 0, u.f.n), 0); /* a leaf's return: none */
+	assert_int_equal(plan_of(&u, "ret")->count, CNT_NONE);
 	assert_false(sym_find(&u.an, ".L5")->count_target);
 	assert_false(sym_find(&u.an, ".L6")->count_target);
 	assert_true(sym_find(&u.an, ".L5")->branch_ref);
@@ -198,7 +198,7 @@ static void cross_section_targets_count(void **state)
 	/* .L8's count went first (in layout order), as .L7's covers the cycle */
 	assert_int_equal(plan_of(&u, "testl %edi, %edi")->count, CNT_NONE);
 	assert_int_equal(plan_of(&u, "movl $1, %eax")->count, CNT_FAST);
-	assert_int_equal(plan_of(&u, "ret")->count, CNT_FAST);
+	assert_int_equal(plan_of(&u, "ret")->count, CNT_NONE); /* f is a leaf */
 	assert_int_equal(u.an.n_pruned, 1);
 	/* the sections were told apart */
 	int a = stmt_at(&u.f, "jne .L7"), b = stmt_at(&u.f, "movl $1, %eax");
@@ -241,7 +241,7 @@ static void counts_only_on_cycles(void **state)
 	assert_int_equal(plan_of(&u, "addl $1, %eax")->count, CNT_NONE);
 	assert_int_equal(plan_of(&u, "addl $2, %eax")->count, CNT_FAST);
 	assert_int_equal(u.an.n_pruned, 2);
-	assert_int_equal(counts_between(&u, 0, u.f.n), 2); /* .L4 and the return */
+	assert_int_equal(counts_between(&u, 0, u.f.n), 1); /* .L4 (a leaf's return: none) */
 	unit_free(&u);
 }
 
@@ -329,10 +329,15 @@ static void loop_starting_with_inline_asm_counts(void **state)
 
 /* ---- calls ----------------------------------------------------------------------------- */
 
+/* helper has inline asm (no leaf: its calls count where they may recur, its returns
+ * always); taken is a leaf (every call to it counts, its return does not). */
 static const char calls[] =
 	"\t.text\n"
 	"\t.type\thelper, @function\n"
 	"helper:\n"
+	"#APP\n"
+	"\tnop\n"
+	"#NO_APP\n"
 	"\tmovl\t$1, %eax\n"
 	"\tret\n"
 	"\t.size\thelper, .-helper\n"
@@ -391,9 +396,10 @@ static void calls_that_may_reach_foreign_code(void **state)
 	const char *foreign[] = {"call ext@PLT", "call g", "call *%rax", "call tailer",
 				 "call taken"};
 	/* Counted: where a cycle of calls may pass (g calls itself; the others may
-	 * come back to g through code we cannot see). tailer and taken are this
-	 * file's and call nothing that reaches g. */
-	const bool counted[] = {true, true, true, false, false};
+	 * come back to g through code we cannot see), and calls to a leaf (taken, whose
+	 * return does not count). tailer is this file's and calls nothing that reaches
+	 * g. */
+	const bool counted[] = {true, true, true, false, true};
 	/* Only the call through a pointer passes the token: the others go to the callee's
 	 * direct entry (this file's g, tailer, taken; ext's, or its shim). */
 	const bool direct[] = {true, true, false, true, true};
@@ -409,7 +415,8 @@ static void calls_that_may_reach_foreign_code(void **state)
 	assert_int_equal(u.an.n_calls_local, 1);
 	assert_int_equal(u.an.n_calls_foreign, 1);
 	assert_int_equal(u.an.n_calls_direct, 4);
-	assert_int_equal(u.an.n_calls_uncounted, 3);
+	assert_int_equal(u.an.n_calls_uncounted, 2);
+	assert_int_equal(u.an.n_leaf_calls, 1);
 	/* direct entries: g, tailer and taken (helper has no entry check) */
 	assert_int_equal(u.an.n_direct_entries, 3);
 	assert_true(sym_find(&u.an, "ext")->shim);
@@ -531,13 +538,189 @@ static void recursive_calls_count(void **state)
 		      "\tret\n"
 		      "\t.size\tuser, .-user\n");
 	assert_int_equal(u.rc, 0);
-	assert_int_equal(plan_of(&u, "call leaf")->count, CNT_NONE);
+	/* leaf is in a component of its own, but a leaf: its callers count for it */
+	assert_int_not_equal(plan_of(&u, "call leaf")->count, CNT_NONE);
 	assert_int_not_equal(plan_of(&u, "call odd")->count, CNT_NONE);
 	assert_int_not_equal(plan_of(&u, "call even")->count, CNT_NONE);
 	/* a weak function may be another's at link time: its calls count */
 	assert_int_not_equal(plan_of(&u, "call w")->count, CNT_NONE);
 	assert_int_equal(sym_find(&u.an, "even")->scc, sym_find(&u.an, "odd")->scc);
 	assert_int_not_equal(sym_find(&u.an, "even")->scc, sym_find(&u.an, "leaf")->scc);
+	unit_free(&u);
+}
+
+/* Leaves (docs/sic.md, "Where it counts"): no call (a TLS access's included), no tail
+ * jump nor indirect jump that may leave, no inline asm, in any part (foo.cold is foo's).
+ * Their returns do not count; every call to one does, and a global one's entry check
+ * counts on its fast path (foreign callers that left the token in r15). */
+static const char leaves[] =
+	"\t.text\n"
+	"\t.type\tplain, @function\n"
+	"plain:\n"
+	"\tret\n"
+	"\t.size\tplain, .-plain\n"
+	"\t.globl\tgl\n"
+	"\t.type\tgl, @function\n"
+	"gl:\n"
+	"\t.cfi_startproc\n"
+	"\tendbr64\n"
+	"\tmovl\t$1, %eax\n"
+	"\tret\n"
+	"\t.cfi_endproc\n"
+	"\t.size\tgl, .-gl\n"
+	"\t.type\tsw, @function\n"           /* a switch stays in its function */
+	"sw:\n"
+	"\tnotrack jmp\t*.L4(,%rdi,8)\n"
+	".L1:\n"
+	"\tmovl\t$1, %eax\n"
+	"\tret\n"
+	".L2:\n"
+	"\tmovl\t$2, %eax\n"
+	"\tret\n"
+	"\t.size\tsw, .-sw\n"
+	"\t.type\tcaller, @function\n"
+	"caller:\n"
+	"\tcall\tplain\n"
+	"\tcall\tplain\n"
+	"\tcall\tgl\n"
+	"\tcall\tsw\n"
+	"\tcall\tmid\n"
+	"\tret\n"
+	"\t.size\tcaller, .-caller\n"
+	"\t.type\tmid, @function\n"          /* calls: no leaf */
+	"mid:\n"
+	"\tcall\tplain\n"
+	"\tret\n"
+	"\t.size\tmid, .-mid\n"
+	"\t.type\ttail, @function\n"
+	"tail:\n"
+	"\tjmp\tgl\n"
+	"\t.size\ttail, .-tail\n"
+	"\t.type\tind, @function\n"          /* may leave: a tail call through a pointer */
+	"ind:\n"
+	"\tjmp\t*%rax\n"
+	"\t.size\tind, .-ind\n"
+	"\t.type\tinl, @function\n"
+	"inl:\n"
+	"#APP\n"
+	"\tnop\n"
+	"#NO_APP\n"
+	"\tret\n"
+	"\t.size\tinl, .-inl\n"
+	"\t.type\ttls, @function\n"
+	"tls:\n"
+	"\tdata16\tleaq\tx@tlsgd(%rip), %rdi\n"
+	"\t.value\t0x6666\n"
+	"\trex64\n"
+	"\tcall\t__tls_get_addr@PLT\n"
+	"\tret\n"
+	"\t.size\ttls, .-tls\n"
+	"\t.type\thot, @function\n"          /* its cold part calls */
+	"hot:\n"
+	"\ttestl\t%edi, %edi\n"
+	"\tjne\t.L7\n"
+	"\tret\n"
+	"\t.section\t.text.unlikely\n"
+	"\t.type\thot.cold, @function\n"
+	"hot.cold:\n"
+	".L7:\n"
+	"\tcall\tabort@PLT\n"
+	"\t.text\n"
+	"\t.size\thot, .-hot\n"
+	"\t.section\t.text.unlikely\n"
+	"\t.size\thot.cold, .-hot.cold\n"
+	"\t.text\n"
+	"\t.type\tcool, @function\n"         /* its cold part does not */
+	"cool:\n"
+	"\ttestl\t%edi, %edi\n"
+	"\tjne\t.L8\n"
+	"\tret\n"
+	"\t.section\t.text.unlikely\n"
+	"\t.type\tcool.cold, @function\n"
+	"cool.cold:\n"
+	".L8:\n"
+	"\tmovl\t$3, %eax\n"
+	"\tret\n"
+	"\t.text\n"
+	"\t.size\tcool, .-cool\n"
+	"\t.section\t.text.unlikely\n"
+	"\t.size\tcool.cold, .-cool.cold\n"
+	"\t.section\t.rodata\n"
+	".L4:\n"
+	"\t.quad\t.L1\n"
+	"\t.quad\t.L2\n";
+
+static void leaf_functions(void **state)
+{
+	struct unit u;
+	unit_load(&u, leaves);
+	assert_int_equal(u.rc, 0);
+	const char *leaf[] = {"plain", "gl", "sw", "cool"};
+	const char *not_leaf[] = {"caller", "mid", "tail", "ind", "inl", "tls", "hot"};
+	for (size_t k = 0; k < sizeof leaf / sizeof leaf[0]; k++)
+		if (!sym_find(&u.an, leaf[k])->leaf)
+			fail_msg("%s: not a leaf", leaf[k]);
+	for (size_t k = 0; k < sizeof not_leaf / sizeof not_leaf[0]; k++)
+		if (sym_find(&u.an, not_leaf[k])->leaf)
+			fail_msg("%s: a leaf", not_leaf[k]);
+	assert_false(sym_find(&u.an, "cool.cold")->leaf); /* a part, not a function */
+	assert_int_equal(u.an.n_leaves, 4);
+	/* returns: a leaf's (its cold part's too) do not count, the others' do */
+	for (int i = 0; i < u.f.n; i++) {
+		if (!is_code(&u.an, i) || u.f.st[i].info.cls != IC_RET)
+			continue;
+		const struct sym *fn = &u.an.syms[u.an.fn[i]];
+		bool in_leaf = fn->leaf || !strcmp(fn->name, "cool.cold");
+		if ((u.an.plan[i].count == CNT_NONE) != in_leaf)
+			fail_msg("return %d of %s: count %d", i, fn->name, u.an.plan[i].count);
+	}
+	/* gl is global: its return still publishes the count, and its entry check counts */
+	int gl = stmt_at(&u.f, "gl:");
+	assert_true(u.an.plan[stmt_from(&u.f, gl, "ret")].ret_store);
+	const struct stmt_plan *check = plan_of(&u, "endbr64");
+	assert_true(check->entry_check);
+	assert_true(check->entry_count);
+	assert_int_equal(u.an.n_leaf_entries, 1);
+	/* tail is no leaf, reached by nothing: no entry check. A tail jump counts. */
+	assert_int_not_equal(plan_of(&u, "jmp gl")->count, CNT_NONE);
+	/* calls to leaves count, one after the other too; the call to mid (no leaf,
+	 * which cannot call caller back) does not, nor mid's call (plain's callers
+	 * counted: every one) */
+	int c = stmt_at(&u.f, "caller:");
+	const char *counted[] = {"call plain", "call plain", "call gl", "call sw"};
+	int at = c;
+	for (size_t k = 0; k < sizeof counted / sizeof counted[0]; k++) {
+		at = stmt_from(&u.f, at + 1, counted[k]);
+		if (u.an.plan[at].count == CNT_NONE)
+			fail_msg("%s (statement %d): no count", counted[k], at);
+	}
+	assert_int_equal(u.an.plan[stmt_from(&u.f, c, "call mid")].count, CNT_NONE);
+	assert_int_not_equal(u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "mid:"), "call plain")].count, CNT_NONE);
+	assert_int_equal(u.an.n_leaf_calls, 5);
+	unit_free(&u);
+	/* with -g (no direct entries: calls to gl pass the token and its entry check) and
+	 * in a shared object's code, the same leaves; gl's fast path still counts, for the
+	 * calls from this file too under -g (one count a call), not in a shared object
+	 * (another module's gl may win: the call counts) */
+	char *text = malloc(strlen(leaves) + 64);
+	assert_non_null(text);
+	strcpy(text, leaves);
+	strcat(text, "\t.section\t.debug_info,\"\",@progbits\n\t.long\t0\n");
+	unit_load(&u, text);
+	assert_true(u.an.debug_info);
+	assert_int_equal(u.an.n_leaves, 4);
+	assert_true(plan_of(&u, "endbr64")->entry_count);
+	assert_int_equal(plan_of(&u, "call gl")->count, CNT_NONE);
+	assert_true(plan_of(&u, "call gl")->token);
+	assert_int_not_equal(plan_of(&u, "call plain")->count, CNT_NONE); /* no entry check */
+	assert_int_equal(u.an.n_leaf_calls, 4);
+	unit_free(&u);
+	free(text);
+	unit_load_as(&u, leaves, true);
+	assert_int_equal(u.an.n_leaves, 4);
+	assert_true(plan_of(&u, "endbr64")->entry_count);
+	assert_int_not_equal(plan_of(&u, "call gl")->count, CNT_NONE); /* interposable */
+	assert_int_not_equal(plan_of(&u, "call plain")->count, CNT_NONE);
 	unit_free(&u);
 }
 
@@ -1184,7 +1367,7 @@ static void rep_string_op_is_nopreempt(void **state)
 	assert_true(plan_of(&u, "rep movsb")->nopreempt);
 	assert_false(plan_of(&u, "stosq")->nopreempt);
 	assert_false(plan_of(&u, "movl $0, %eax")->nopreempt);
-	assert_int_equal(counts_between(&u, 0, u.f.n), 1); /* the return */
+	assert_int_equal(counts_between(&u, 0, u.f.n), 0); /* a leaf's return: none */
 	unit_free(&u);
 }
 
@@ -1631,6 +1814,7 @@ int main(void)
 		cmocka_unit_test(counts_only_on_cycles),
 		cmocka_unit_test(loop_head_that_writes_memory_keeps_its_count),
 		cmocka_unit_test(recursive_calls_count),
+		cmocka_unit_test(leaf_functions),
 		cmocka_unit_test(loop_starting_with_inline_asm_counts),
 		cmocka_unit_test(call_to_static_function_stays_local),
 		cmocka_unit_test(calls_that_may_reach_foreign_code),

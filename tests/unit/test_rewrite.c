@@ -199,7 +199,9 @@ static char *rewrite_checked(const char *text)
 
 /* ---- snippets ----------------------------------------------------------------------- */
 
-/* A leaf with a loop; the CFA is rsp + 8 throughout. */
+/* A function that makes no call (its stubs step over the red zone), with a loop; the
+ * CFA is rsp + 8 throughout. Its inline asm keeps its return counted: no leaf of
+ * analyze.c's (test_analyze.c and leaf_entry_counts below for those). */
 static const char leaf_loop[] =
 	"\t.text\n"
 	"\t.type\tf, @function\n"
@@ -211,6 +213,9 @@ static const char leaf_loop[] =
 	"\taddl\t$1, %eax\n"
 	"\tcmpl\t%edi, %eax\n"
 	"\tjne\t.L2\n"
+	"#APP\n"
+	"\tnop\n"
+	"#NO_APP\n"
 	"\tret\n"
 	"\t.cfi_endproc\n"
 	".LFE0:\n"
@@ -299,7 +304,8 @@ static const char nocfi_loop[] =
 	"\tret\n"
 	"\t.size\tf, .-f\n";
 
-/* The loop head reads the flags up to the next jcc: the flag-preserving form. */
+/* The loop head reads the flags up to the next jcc: the flag-preserving form (inline
+ * asm: its return counts). */
 static const char safe_loop[] =
 	"\t.text\n"
 	"\t.type\tf, @function\n"
@@ -313,16 +319,23 @@ static const char safe_loop[] =
 	"\tcmpl\t%esi, %edi\n"
 	"\tjne\t.L2\n"
 	".L9:\n"
+	"#APP\n"
+	"\tnop\n"
+	"#NO_APP\n"
 	"\tret\n"
 	"\t.cfi_endproc\n"
 	"\t.size\tf, .-f\n";
 
-/* A global function: endbr64, a call out, a local call, a return, rep stosq. */
+/* A global function: endbr64, a call out, a local call, a return, rep stosq; helper
+ * makes no call but has inline asm: no leaf, its return counts and its call does not. */
 static const char global_fn[] =
 	"\t.text\n"
 	"\t.type\thelper, @function\n"
 	"helper:\n"
 	"\t.cfi_startproc\n"
+	"#APP\n"
+	"\tnop\n"
+	"#NO_APP\n"
 	"\tmovl\t$1, %eax\n"
 	"\tret\n"
 	"\t.cfi_endproc\n"
@@ -512,7 +525,7 @@ static void stub_of_non_leaf(void **state)
 	char *out = rewrite_checked(global_fn);
 	struct lines l = split_lines(out);
 	int first, last;
-	stub_of(&l, number_in(&l, find(&l, 0, "helper:") + 6, "jz .Lsic_ov_%d"), &first, &last);
+	stub_of(&l, number_in(&l, find(&l, find(&l, 0, "helper:"), "ret") - 2, "jz .Lsic_ov_%d"), &first, &last);
 	assert_true(has_between(&l, first, last, "leaq -128(%rsp), %rsp"));
 	assert_true(has_between(&l, first, last, "call __sic_overflow_far"));
 	/* g: the count at its call to ext (CFA = rsp + 16), then at its return (+ 8) */
@@ -784,6 +797,90 @@ static void tls_sequences_untouched(void **state)
 	int desc = find(&l, 0, "call *w@TLSCALL(%rax)");
 	assert_string_equal(l.v[desc - 1], "leaq w@TLSDESC(%rip), %rax");
 	assert_string_equal(l.v[desc + 1], "addq $8, %rsp");
+	free_lines(&l);
+	free(out);
+}
+
+/* A global leaf: its entry check counts after the load and before the direct entry (an
+ * instrumented caller, which counted at its call, skips it; the slow path counts in
+ * __sic_foreign_entry and comes back at .Lsic_fb, after it too); its return publishes
+ * the count without counting. A static leaf has no entry check: nothing counts in it,
+ * its caller counts at each call, one after the other. */
+static void leaf_entry_counts(void **state)
+{
+	static const char text[] =
+		"\t.text\n"
+		"\t.type\tsq, @function\n"
+		"sq:\n"
+		"\t.cfi_startproc\n"
+		"\tmovl\t%edi, %eax\n"
+		"\timull\t%edi, %eax\n"
+		"\tret\n"
+		"\t.cfi_endproc\n"
+		"\t.size\tsq, .-sq\n"
+		"\t.globl\tgl\n"
+		"\t.type\tgl, @function\n"
+		"gl:\n"
+		"\t.cfi_startproc\n"
+		"\tendbr64\n"
+		"\tleal\t1(%rdi), %eax\n"
+		"\tret\n"
+		"\t.cfi_endproc\n"
+		"\t.size\tgl, .-gl\n"
+		"\t.globl\tuser\n"
+		"\t.type\tuser, @function\n"
+		"user:\n"
+		"\t.cfi_startproc\n"
+		"\tsubq\t$8, %rsp\n"
+		"\t.cfi_def_cfa_offset 16\n"
+		"\tcall\tsq\n"
+		"\tcall\tsq\n"
+		"\tcall\tgl\n"
+		"\taddq\t$8, %rsp\n"
+		"\t.cfi_def_cfa_offset 8\n"
+		"\tret\n"
+		"\t.cfi_endproc\n"
+		"\t.size\tuser, .-user\n";
+	char *out = rewrite_checked(text);
+	struct lines l = split_lines(out);
+	int gl = find(&l, 0, "gl:");
+	int check = find(&l, gl, "cmpq $" SIC_TOKEN ", %r15");
+	assert_int_equal(find(&l, gl, "endbr64"), check - 2);
+	int fe = number_in(&l, check + 2, "jne .Lsic_fe_%d");
+	assert_string_equal(l.v[check + 4], "movq __sic_home(%rip), %r15");
+	assert_string_equal(l.v[check + 5], "decq %r15");
+	assert_true(is_np_label(l.v[check + 6]));
+	int id = number_in(&l, check + 7, "jz .Lsic_ov_%d");
+	assert_int_equal(number_in(&l, check + 8, ".Lsic_rt_%d:"), id);
+	assert_int_equal(number_in(&l, check + 9, ".Lsic_fb_%d:"), fe);
+	assert_string_equal(l.v[check + 12], "gl.sic_direct:");
+	assert_string_equal(l.v[check + 13], "leal 1(%rdi), %eax");
+	/* the stub steps over the red zone (gl makes no call) */
+	int first, last;
+	stub_of(&l, id, &first, &last);
+	assert_true(has_between(&l, first, last, "call __sic_overflow_far"));
+	/* gl's return publishes without counting; sq's does nothing at all */
+	int ret = find(&l, gl, "ret");
+	assert_true(is_np_label(l.v[ret - 1]));
+	assert_string_equal(l.v[ret - 2], "movq $" SIC_TOKEN ", %r15");
+	assert_string_equal(l.v[ret - 3], "movq %r15, __sic_home(%rip)");
+	assert_string_equal(l.v[ret - 4], "leal 1(%rdi), %eax");
+	int sq = find(&l, 0, "sq:");
+	int mul = find(&l, sq, "imull %edi, %eax");
+	assert_string_equal(l.v[mul - 1], "movl %edi, %eax");
+	assert_string_equal(l.v[mul + 1], "ret");
+	/* in user: a count before each call (the third to gl's direct entry) and its
+	 * own return's; four in all with gl's entry */
+	int call = find(&l, find(&l, 0, "user:"), "call sq");
+	for (int k = 0; k < 2; k++) {
+		assert_string_equal(l.v[call - 4], "decq %r15");
+		call = find_or_none(&l, call + 1, "call sq");
+		if (k == 0)
+			assert_int_not_equal(call, -1);
+	}
+	call = find(&l, 0, "call gl.sic_direct");
+	assert_string_equal(l.v[call - 4], "decq %r15");
+	assert_int_equal(count_substr(out, "decq\t%r15"), 5);
 	free_lines(&l);
 	free(out);
 }
@@ -1387,6 +1484,7 @@ int main(void)
 		cmocka_unit_test(foreign_call_publishes_the_count),
 		cmocka_unit_test(tls_sequences_untouched),
 		cmocka_unit_test(global_return_publishes_the_count),
+		cmocka_unit_test(leaf_entry_counts),
 		cmocka_unit_test(spin_waits_yield),
 		cmocka_unit_test(memory_accesses_listed),
 		cmocka_unit_test(repeated_accesses_listed),
