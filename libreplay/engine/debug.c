@@ -255,9 +255,15 @@ static void repipe(unsigned long ino, int r, int w)
 	}
 	move_end(ino, O_RDONLY, fresh[0]);
 	move_end(ino, O_WRONLY, fresh[1]);
+	int mode;
+	unsigned long to = pipe_of(fresh[0], &mode);
+	if (rp_debug_pipe_moved && to)
+		rp_debug_pipe_moved(ino, to);
 	sys(SYS_close, fresh[0], 0, 0);
 	sys(SYS_close, fresh[1], 0, 0);
 }
+
+void (*rp_debug_pipe_moved)(unsigned long from, unsigned long to);
 
 void rp_debug_forked(void)
 {

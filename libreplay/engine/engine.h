@@ -303,6 +303,9 @@ int rp_debug_restored(void);
 void rp_debug_checkpoint(void);
 /* After forking a checkpoint, in the live process: pipes of its own (debug.c). */
 void rp_debug_forked(void);
+/* Told each pipe moved so, by its old and new inode (the io layer knows the pipes
+ * the program made by inode: io_rw.c); NULL: nobody asked. */
+extern void (*rp_debug_pipe_moved)(unsigned long from, unsigned long to);
 /* thread.c: the sum of the counts of every thread but tid (exited ones included). */
 uint64_t rp_thread_counts_but(int tid);
 /* A switch to next (a preemption of the thread before it, or not): what the debugger

@@ -74,11 +74,23 @@ static struct {
 } made[64];
 static unsigned made_next;
 
+/* A checkpoint under gdb moved the live process's pipe to a new one (debug.c): the
+ * same pipe to the program, so the same answer (a pipe counted after a checkpoint
+ * but not when recorded waited in the kernel for bytes its writer, never run, would
+ * write: a replay hung under tests/gdb/reverse.sh). */
+static void pipe_moved(unsigned long from, unsigned long to)
+{
+	for (unsigned k = 0; k < 64 && k < made_next; k++)
+		if (made[k].ino == from)
+			made[k].ino = to;
+}
+
 static void pipe_made(int fd)
 {
 	unsigned long ino;
 	if (io_fd_kind_ino(fd, &ino) != IO_FD_STREAM)
 		return;
+	rp_debug_pipe_moved = pipe_moved;
 	made[made_next % 64].ino = ino;
 	made[made_next % 64].forks = pt_forks;
 	made_next++;
