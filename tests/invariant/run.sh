@@ -131,10 +131,22 @@ run_case() { # index name flags
 	echo "PASS $label" >"$dir/result"
 }
 
+# expect_repeat DIR LABEL: single-step DIR/prog, a negative control: sicstep must
+# report a (count, PC) repeat. The verdict goes to DIR/result.
+expect_repeat() {
+	local dir=$1 label=$2 rc=0
+	(cd "$dir" && timeout 300 "$sicstep" ./prog >"$dir/stdout" 2>"$dir/stderr") || rc=$?
+	if [ $rc -eq 1 ] && grep -q '^sicstep: (count, pc) repeats: ' "$dir/stderr"; then
+		echo "PASS $label" >"$dir/result"
+	else
+		echo "FAIL $label: sicstep did not report a repeat (status $rc, see $dir/stderr)" >"$dir/result"
+	fi
+}
+
 # The negative control: loops.c at -O2 with every counting point (decq %r15 and its
 # jz to the overflow stub) deleted from the instrumented assembly.
 negative_control() {
-	local dir=$work/negative rc=0
+	local dir=$work/negative
 	mkdir -p "$dir"
 	local label="negative-control (loops -O2, counting points deleted)"
 	if ! "$sicc" -O2 -S "$here/progs/loops.c" -o "$dir/broken.s" >"$dir/build.log" 2>&1; then
@@ -153,19 +165,14 @@ negative_control() {
 		echo "FAIL $label: build failed (see $dir/build.log)" >"$dir/result"
 		return 0
 	fi
-	(cd "$dir" && timeout 300 "$sicstep" ./prog >"$dir/stdout" 2>"$dir/stderr") || rc=$?
-	if [ $rc -eq 1 ] && grep -q '^sicstep: (count, pc) repeats: ' "$dir/stderr"; then
-		echo "PASS $label" >"$dir/result"
-	else
-		echo "FAIL $label: sicstep did not report a repeat (status $rc, see $dir/stderr)" >"$dir/result"
-	fi
+	expect_repeat "$dir" "$label"
 }
 
 # The leaves' controls: leaves.c at -O2 with the counts that replace a leaf's return
 # count deleted from its instrumented assembly (what the script deletes: a perl
 # expression over the file), each must make sicstep report a repeat.
 leaf_control() { # id what expression
-	local dir=$work/leaf-$1 rc=0
+	local dir=$work/leaf-$1
 	mkdir -p "$dir"
 	local label="leaf control (leaves -O2, $2 deleted)"
 	if ! extra=$(extra_sources leaves "$dir" 1 2>"$dir/build.log") ||
@@ -183,12 +190,7 @@ leaf_control() { # id what expression
 		echo "FAIL $label: build failed (see $dir/build.log)" >"$dir/result"
 		return 0
 	fi
-	(cd "$dir" && timeout 300 "$sicstep" ./prog >"$dir/stdout" 2>"$dir/stderr") || rc=$?
-	if [ $rc -eq 1 ] && grep -q '^sicstep: (count, pc) repeats: ' "$dir/stderr"; then
-		echo "PASS $label" >"$dir/result"
-	else
-		echo "FAIL $label: sicstep did not report a repeat (status $rc, see $dir/stderr)" >"$dir/result"
-	fi
+	expect_repeat "$dir" "$label"
 }
 leaf_count='\tdecq\t%r15\n(\.Lsic_np_\d+:\n)\tjz\t\.Lsic_ov_\d+\n'
 leaf_entries='s/(movq\t__sic_home\(%rip\), %r15\n)'"$leaf_count"'/$1$2/g'
