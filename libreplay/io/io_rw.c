@@ -68,11 +68,20 @@ static long try_write(void *arg)
  * alone), with the number of forks before: while no child has been forked since, both
  * ends are the program's own. The last 64 made; an older one is taken for a pipe from
  * outside (counted: a record per short transfer, no more). */
-static struct {
+#define MADE_KEPT 64
+static struct made_pipe {
 	unsigned long ino;
 	unsigned forks;
-} made[64];
+} made[MADE_KEPT];
 static unsigned made_next;
+
+static struct made_pipe *made_find(unsigned long ino)
+{
+	for (unsigned k = 0; k < MADE_KEPT && k < made_next; k++)
+		if (made[k].ino == ino)
+			return &made[k];
+	return NULL;
+}
 
 /* A checkpoint under gdb moved the live process's pipe to a new one (debug.c): the
  * same pipe to the program, so the same answer (a pipe counted after a checkpoint
@@ -80,9 +89,9 @@ static unsigned made_next;
  * write: a replay hung under tests/gdb/reverse.sh). */
 static void pipe_moved(unsigned long from, unsigned long to)
 {
-	for (unsigned k = 0; k < 64 && k < made_next; k++)
-		if (made[k].ino == from)
-			made[k].ino = to;
+	struct made_pipe *m = made_find(from);
+	if (m)
+		m->ino = to;
 }
 
 static void pipe_made(int fd)
@@ -91,17 +100,14 @@ static void pipe_made(int fd)
 	if (io_fd_kind_ino(fd, &ino) != IO_FD_STREAM)
 		return;
 	rp_debug_pipe_moved = pipe_moved;
-	made[made_next % 64].ino = ino;
-	made[made_next % 64].forks = pt_forks;
+	made[made_next % MADE_KEPT] = (struct made_pipe){ino, pt_forks};
 	made_next++;
 }
 
 static bool made_here(unsigned long ino)
 {
-	for (unsigned k = 0; k < 64 && k < made_next; k++)
-		if (made[k].ino == ino)
-			return made[k].forks == pt_forks;
-	return false;
+	const struct made_pipe *m = made_find(ino);
+	return m && m->forks == pt_forks;
 }
 
 int pipe2(int fds[2], int flags)
