@@ -402,10 +402,41 @@ void rp_count_trap(ucontext_t *uc, int sig)
 	t->tick_depth--;
 }
 
+/* Where a call (e8 rel32, or ff 15 through the GOT) goes, through one PLT entry
+ * ([endbr64] [bnd] jmp *GOT(%rip)) if it goes to one. */
+static uintptr_t call_target(const unsigned char *call)
+{
+	static const unsigned char endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
+	int32_t rel;
+	uintptr_t to;
+	if (call[0] == 0xe8) {
+		memcpy(&rel, call + 1, sizeof rel);
+		to = (uintptr_t)(call + 5) + (intptr_t)rel;
+	} else {
+		memcpy(&rel, call + 2, sizeof rel);
+		memcpy(&to, call + 6 + rel, sizeof to);
+	}
+	const unsigned char *p = (const unsigned char *)to;
+	if (rp_sic_pc_instrumented(to))
+		return to;
+	if (memcmp(p, endbr64, sizeof endbr64) == 0)
+		p += sizeof endbr64;
+	if (p[0] == 0xf2)
+		p++;
+	if (p[0] != 0xff || p[1] != 0x25)
+		return to;
+	memcpy(&rel, p + 2, sizeof rel);
+	memcpy(&to, p + 6 + rel, sizeof to);
+	return to;
+}
+
 /* Where the program's call to a synchronization function stands: the counting point
  * of the call instruction (movq %r15, __sic_home(%rip); movq $TOKEN, %r15; call f,
  * as sicpp writes it, the call direct or through the GOT), whose count the caller
- * published. 0 if ret is not such a call's return. */
+ * published. 0 if ret is not such a call's return, or if the call went to
+ * instrumented code, which then came to the synchronization function by a tail jump
+ * (libzstd's POOL_add ends in `jmp pthread_mutex_unlock`): that code ran and counted
+ * since, and the published count is its, not the call site's. */
 static uintptr_t call_site(uintptr_t ret)
 {
 	static const unsigned char token[] = {0x49, 0xc7, 0xc7, 0xde, 0xc0, 0x5a, 0x9e};
@@ -414,6 +445,8 @@ static uintptr_t call_site(uintptr_t ret)
 	const unsigned char *r = (const unsigned char *)ret;
 	const unsigned char *call = r[-5] == 0xe8 ? r - 5 : r[-6] == 0xff && r[-5] == 0x15 ? r - 6 : NULL;
 	if (!call || memcmp(call - 7, token, sizeof token) != 0)
+		return 0;
+	if (rp_sic_pc_instrumented(call_target(call)))
 		return 0;
 	const unsigned char *store = call - 14;
 	int32_t disp;

@@ -7,11 +7,14 @@
 #   `make check` unrecorded and recorded (LIBREPLAY_OPTS: every program the suite
 #   runs records); each of the suite's C test programs recorded under the chaos
 #   scheduler and replayed to the same output; `xz -T4` compressing and
-#   decompressing a file of many blocks, recorded three ways and replayed byte for
-#   byte (the stream also equal to the unrecorded run's and to Debian's own xz's).
+#   decompressing a file of many blocks, recorded five ways (the chaos scheduler,
+#   100 us slices, the hunting scheduler) and replayed byte for byte (the stream
+#   also equal to the unrecorded run's and to Debian's own xz's).
 # - libzstd's thread pool (lib/common/pool.c) and its test program tests/poolTests
 #   (job order, waiting, resizing the pool, ending with jobs queued), unrecorded,
-#   recorded four ways and replayed.
+#   recorded seven ways (chaos, 50 us slices, --hunt seeds 1-3) and replayed. Its
+#   POOL_add ends in a tail jump to pthread_mutex_unlock: the hunt's preemptions
+#   before a synchronization call must not take main's call of POOL_add for it.
 #
 # A package whose source cannot be fetched is a SKIP line, counted apart.
 # The builds are kept under build/apps-build, keyed by the toolchain (sicc, sicpp,
@@ -110,7 +113,7 @@ else
 		check "xz-utils: xz -T4 built with sicc writes Debian's xz's stream" \
 			sh -c "xz ${args[*]} -c '$in' | cmp - '$WORK/xz.plain'"
 	fi
-	for slices in --chaos=3 --chaos=1009 "--quantum 100us"; do
+	for slices in --chaos=3 --chaos=1009 "--quantum 100us" --hunt=1 --hunt=2; do
 		tag=$(echo "${slices#--}" | tr -c 'a-z0-9\n' _)
 		run "xz.$tag.rec" "$XZ" --record "xz.$tag.bin" $slices -- "${args[@]}" -c "$in"
 		run "xz.$tag.rep" "$XZ" --replay "xz.$tag.bin"
@@ -146,7 +149,7 @@ else
 	run pool.plain "$POOL" --no-record
 	check "libzstd: poolTests unrecorded: all POOL tests pass" \
 		sh -c "[ \$(cat '$WORK/pool.plain.rc') = 0 ] && grep -q '^PASS: all POOL tests' '$WORK/pool.plain'"
-	for slices in --chaos=5 --chaos=77 --chaos=4242 "--quantum 50us"; do
+	for slices in --chaos=5 --chaos=77 --chaos=4242 "--quantum 50us" --hunt=1 --hunt=2 --hunt=3; do
 		tag=$(echo "${slices#--}" | tr -c 'a-z0-9\n' _)
 		run "pool.$tag.rec" "$POOL" --record "pool.$tag.bin" $slices
 		run "pool.$tag.rep" "$POOL" --replay "pool.$tag.bin"
