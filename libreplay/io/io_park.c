@@ -12,8 +12,9 @@
  *     an unlogged one makes the call, waiting in the kernel if its data (which came
  *     from outside the process) is not there yet;
  *   - "the parked thread's descriptor is ready now": io_ready.c;
- *   - on a socket whose chunking is the kernel's timing (io_fd_chunked: TCP), and on
- *     pipes from outside, FIFOs and terminals (io_rw.c), how many
+ *   - on a socket whose chunking is the kernel's timing (io_fd_chunked: TCP) or
+ *     another process's (an AF_UNIX stream to another process), and on pipes from
+ *     outside, FIFOs and terminals (io_rw.c), how many
  *     bytes a try moved, when not all it was given (or its error, or EAGAIN returned
  *     to a non-blocking caller): RP_INPUT_IO_COUNT, keyed by the try number like a
  *     block; replaying, the try moves exactly that count (all it was given when none
@@ -40,6 +41,9 @@
 /* A child of fork() runs unscheduled (docs/replay.md): its calls go to the kernel,
  * so that a park cannot run the copies of the parent's other threads. */
 static bool forked;
+/* The process the program started as: a checkpoint gdb restores is a fork of it
+ * (engine/debug.c) that runs on with the sockets it made. */
+static pid_t first_pid;
 
 static void child(void)
 {
@@ -48,6 +52,7 @@ static void child(void)
 
 __attribute__((constructor)) static void watch_fork(void)
 {
+	first_pid = (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	pthread_atfork(NULL, NULL, child);
 }
 
@@ -93,12 +98,31 @@ static int sockopt(int fd, int opt)
 	return v;
 }
 
+/* Is the other end of the AF_UNIX socket fd (maybe) another process's? Its peer's
+ * credentials name the process that connected it, or that made the socketpair: a
+ * pid not ours is another process (a server, a client, a parent that gave us one
+ * end). Once the program has forked, a socketpair made before may have its other end
+ * in the child: every one then is (pipes the same, io_rw.c). */
+static bool unix_outside(int fd)
+{
+	struct ucred peer;
+	socklen_t len = sizeof peer;
+	if (rp_raw_syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_PEERCRED, (long)&peer, (long)&len, 0) != 0 ||
+	    peer.pid <= 0)
+		return false; /* not connected */
+	if (pt_forks)
+		return true;
+	return peer.pid != first_pid && peer.pid != (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
 bool io_fd_chunked(int fd)
 {
-	/* The domain first: AF_UNIX stream sockets, the common case between green
-	 * threads, are answered with one getsockopt. */
+	/* The domain first: AF_UNIX stream sockets between green threads, the common
+	 * case, are answered with two getsockopt calls. */
 	int domain = sockopt(fd, SO_DOMAIN);
-	return domain >= 0 && domain != AF_UNIX && sockopt(fd, SO_TYPE) == SOCK_STREAM;
+	if (domain < 0 || (domain == AF_UNIX && !unix_outside(fd)))
+		return false;
+	return sockopt(fd, SO_TYPE) == SOCK_STREAM;
 }
 
 bool io_fd_nonblocking(int fd)

@@ -301,6 +301,7 @@ FILE *popen(const char *command, const char *mode)
 	FILE *p = real_popen(command, mode);
 	if (!p)
 		return NULL;
+	pt_forks++; /* the child may hold other pipes' ends too */
 	/* The child has its end; ours goes through a cookie, glibc keeps p for pclose. */
 	char m[3] = {mode[0] == 'w' ? 'w' : 'r', strchr(mode, 'e') ? 'e' : 0, 0};
 	FILE *f = cookie_stream(fileno(p), m, p);

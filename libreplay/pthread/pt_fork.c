@@ -6,11 +6,14 @@
  * handle (fork may fail), and it happens alike when recording and replaying, so the
  * recording still replays. posix_spawn, system and popen (glibc starts the child
  * with clone(CLONE_VM|CLONE_VFORK) and execs at once, running none of the program's
- * code) are fine. */
+ * code) are fine; each counts as a fork in pt_forks. */
 #include "inputs/inputs.h"
 #include "base/rp_syscall.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -52,6 +55,48 @@ pid_t fork(void)
 	if (pid > 0)
 		pt_forks++;
 	return pid;
+}
+
+/* posix_spawn, posix_spawnp and system start a child that may hold the other end of
+ * a pipe or socketpair the program made (any not close-on-exec): to the io layer
+ * that is a fork (io_rw.c, io_park.c: their pieces come at the child's pace). glibc's
+ * system spawns through an internal call, so it is wrapped too. */
+typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		     const posix_spawnattr_t *, char *const[], char *const[]);
+
+static int spawn(const char *name, pid_t *pid, const char *file,
+		 const posix_spawn_file_actions_t *acts, const posix_spawnattr_t *attr,
+		 char *const argv[], char *const envp[])
+{
+	spawn_fn *real = (spawn_fn *)dlsym(RTLD_NEXT, name);
+	if (!real)
+		return ENOSYS;
+	pt_forks++;
+	return real(pid, file, acts, attr, argv, envp);
+}
+
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *acts,
+		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn("posix_spawn", pid, path, acts, attr, argv, envp);
+}
+
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *acts,
+		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn("posix_spawnp", pid, file, acts, attr, argv, envp);
+}
+
+int system(const char *command)
+{
+	int (*real)(const char *) = (int (*)(const char *))dlsym(RTLD_NEXT, "system");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (command)
+		pt_forks++;
+	return real(command);
 }
 
 /* vfork may be fork (POSIX); a wrapper could not return into vfork's shared stack. */

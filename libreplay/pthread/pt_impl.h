@@ -135,8 +135,9 @@ static inline int pt_try_failed(int err)
  * create (thread 1, which shares its record with the host: constructors and atexit
  * handlers run there, as in the main thread of a normal process). Never NULL. */
 struct pt_thread *pt_self(void) PT_HIDDEN;
-/* pt_fork.c: how many children fork() has made (a pipe made before one may have
- * its other end in the child: io_rw.c). */
+/* pt_fork.c: how many children fork(), posix_spawn, system and popen have made (a
+ * pipe or socketpair made before one may have its other end in the child: io_rw.c,
+ * io_park.c). */
 extern unsigned pt_forks PT_HIDDEN;
 /* The record of t, or NULL if it has none (a thread the layer did not create and
  * that never called it). Thread 1 and the host always have theirs. */

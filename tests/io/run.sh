@@ -79,6 +79,13 @@ for name in "${names[@]}"; do
 		fail "$name:$bad"
 done
 
+# A socketpair between green threads carries the program's own pieces: its transfers'
+# counts are not logged (a socket to another process's are: tests/durability).
+if [ -e "$WORK/socketpair_pingpong.101.bin" ]; then
+	n=$("$ROOT/build/bin/replay-dump" "$WORK/socketpair_pingpong.101.bin" 2>/dev/null | grep -c 'INPUT *kind 22 ')
+	check "socketpair_pingpong: no transfer count logged between green threads (${n:-?})" test "${n:-1}" = 0
+fi
+
 # Readiness from outside: the line arrives 0.2 s late while the worker runs. Replays
 # get it on time, at once (the replay must still wait for the logged moment) and late
 # (the replay waits in the kernel for it). Read with read(), then with stdio's fgets:
