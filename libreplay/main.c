@@ -7,6 +7,7 @@
  * The top of libreplay's layers (libreplay/README.md): it starts the session and hands
  * the scheduler the io layer's hooks. */
 #include "base/rp_alloc.h"
+#include "base/rp_say.h"
 #include "engine/engine.h"
 #include "engine/session.h"
 #include "io/io.h"
@@ -22,6 +23,16 @@ extern char **environ;
 
 static int saved_argc;
 static char **saved_argv;
+
+/* Under valgrind, /proc/self/exe is valgrind's tool, which refuses to be run
+ * directly ("You cannot run './prog' directly"): no re-exec there. Valgrind puts its
+ * preload objects (vgpreload_core-*.so) in the program's LD_PRELOAD; its own layout
+ * is the same from run to run. */
+static bool under_valgrind(void)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	return pre && strstr(pre, "/vgpreload_core-");
+}
 
 /* Before every constructor, the shared libraries' too: glibc runs an executable's
  * .preinit_array first, with (argc, argv, envp). So no constructor of any priority
@@ -44,9 +55,15 @@ static void early(int argc, char **argv, char **envp)
 	if (mine)
 		memcpy(mine, argv, ((size_t)argc + 1) * sizeof *mine);
 	rp_options_parse(&n, mine ? mine : argv);
+	if (rp_opts.mode == RP_MODE_REPLAY && under_valgrind()) {
+		rp_say("a replay cannot run under valgrind: the code valgrind runs is its "
+		       "translation, which never reaches the hardware breakpoint a replay stops "
+		       "at (record under valgrind, replay without it)");
+		exit(RP_EXIT_USAGE);
+	}
 	int p = personality(0xffffffff);
 	if (mine && rp_opts.mode != RP_MODE_OFF && p != -1 && !(p & ADDR_NO_RANDOMIZE) &&
-	    personality(p | ADDR_NO_RANDOMIZE) != -1)
+	    !under_valgrind() && personality(p | ADDR_NO_RANDOMIZE) != -1)
 		execv("/proc/self/exe", argv); /* on failure, run on with the layout we have */
 	if (mine) {
 		memcpy(argv, mine, ((size_t)n + 1) * sizeof *mine);

@@ -139,6 +139,27 @@ expect "stdin on a socket at once, recorded in two pieces: replays" 0 "" 0 \
 check "... reading it in the recording's two pieces" \
 	sh -c "grep -q \"^stdin: 4 bytes in 2 pieces\" ops2.rec && cmp ops2.rec out.txt"
 
+# Under valgrind. /proc/self/exe is valgrind's tool there, so the recorder's re-exec
+# (for the fixed layout) ran it directly and valgrind refused ("You cannot run
+# './racy_counter' directly"): every recording under valgrind failed. Now it records
+# in valgrind's layout and replays without valgrind; a replay under valgrind (its
+# translated code never reaches the hardware breakpoint) says so on one line.
+if command -v valgrind >/dev/null; then
+	build racy_counter "$ROOT/examples/racy_counter.c"
+	timeout 120 valgrind -q --log-file=vg.log ./racy_counter --record vg.bin --quantum 1ms >vg.rec 2>vg.err
+	rc=$?
+	n=$("$DUMP" vg.bin 2>/dev/null | grep -c ' PREEMPT ')
+	check "recorded under valgrind: exit 0, ${n:-0} preemptions ($(head -c 200 vg.err))" \
+		test $rc -eq 0 -a "${n:-0}" -gt 0
+	expect "... replayed without valgrind: exit 0 (the environment's warning: valgrind's LD_PRELOAD)" 0 \
+		"the replay's context differs from the recording's: the environment \(.*LD_PRELOAD unset\)$" 1 \
+		./racy_counter --replay vg.bin
+	check "... to the recording's output" cmp vg.rec out.txt
+	expect "a replay under valgrind: one line, exit 2" 2 \
+		"^libreplay: a replay cannot run under valgrind: .*replay without it\)$" 1 \
+		valgrind -q --log-file=vg2.log ./racy_counter --replay vg.bin
+fi
+
 # A PC that is no address (forged, checksums whole): the replay could not arm its
 # breakpoint there and aborted, two lines (issue 12's forged-log campaign found it).
 build racy_counter "$ROOT/examples/racy_counter.c"
