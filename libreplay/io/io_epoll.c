@@ -5,8 +5,12 @@
  * epoll_pwait's signal mask is not applied while the thread waits (io_poll.c). A
  * signal's handler ends the wait with EINTR, SA_RESTART or not. */
 #include "io/io.h"
+#include "base/rp_alloc.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 
@@ -30,12 +34,133 @@ static int by_data(const void *x, const void *y)
 	return (a->events > b->events) - (a->events < b->events);
 }
 
+/* What each epoll set watches, as epoll_create and epoll_ctl made it: with more
+ * events ready than maxevents, which ones come first is the kernel's ready list's
+ * order too. If every descriptor of the set is level-triggered, taking all the ready
+ * events and giving the first maxevents in our order loses nothing (the others are
+ * still ready at the next call); an edge-triggered or one-shot event taken would be
+ * lost, so with one of those in the set the kernel's choice stands. */
+struct watch {
+	int epfd, fd;
+	bool edge; /* EPOLLET or EPOLLONESHOT */
+};
+static struct watch *watches;
+static size_t nwatches, watches_cap;
+#define SETS_KNOWN 64
+static int known[SETS_KNOWN]; /* epoll descriptors made by epoll_create, + 1 */
+
+static void forget_set(int epfd)
+{
+	for (size_t k = 0; k < nwatches;)
+		if (watches[k].epfd == epfd)
+			watches[k] = watches[--nwatches];
+		else
+			k++;
+}
+
+static void made_set(int epfd)
+{
+	forget_set(epfd); /* a number used again */
+	for (int k = 0; k < SETS_KNOWN; k++)
+		if (known[k] == 0 || known[k] == epfd + 1) {
+			known[k] = epfd + 1;
+			return;
+		}
+}
+
+int epoll_create1(int flags)
+{
+	long r = rp_raw_syscall(SYS_epoll_create1, flags, 0, 0, 0, 0, 0);
+	if (r >= 0)
+		made_set((int)r);
+	return (int)io_ret(r);
+}
+
+int epoll_create(int size)
+{
+	if (size <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return epoll_create1(0);
+}
+
+static struct watch *watch_of(int epfd, int fd)
+{
+	for (size_t k = 0; k < nwatches; k++)
+		if (watches[k].epfd == epfd && watches[k].fd == fd)
+			return &watches[k];
+	return NULL;
+}
+
+int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	long r = rp_raw_syscall(SYS_epoll_ctl, epfd, op, fd, (long)ev, 0, 0);
+	if (r != 0)
+		return (int)io_ret(r);
+	struct watch *w = watch_of(epfd, fd);
+	if (op == EPOLL_CTL_DEL) {
+		if (w)
+			*w = watches[--nwatches];
+		return 0;
+	}
+	if (!w) {
+		if (nwatches == watches_cap) {
+			size_t cap = watches_cap ? 2 * watches_cap : 64;
+			struct watch *more = rp_realloc(watches, cap * sizeof *more);
+			if (!more)
+				rp_fatal_memory("the epoll sets' table");
+			watches = more;
+			watches_cap = cap;
+		}
+		w = &watches[nwatches++];
+		*w = (struct watch){epfd, fd, false};
+	}
+	w->edge = ev && (ev->events & (EPOLLET | EPOLLONESHOT));
+	return 0;
+}
+
+/* How many descriptors epfd watches if all are level-triggered and it is a set we saw
+ * made, else 0. (A descriptor closed without EPOLL_CTL_DEL leaves the set but not the
+ * table: one more is only a larger buffer; a stale edge-triggered one only keeps the
+ * kernel's choice.) */
+static size_t level_watches(int epfd)
+{
+	bool made = false;
+	for (int k = 0; k < SETS_KNOWN && !made; k++)
+		made = known[k] == epfd + 1;
+	size_t n = 0;
+	for (size_t k = 0; made && k < nwatches; k++) {
+		if (watches[k].epfd != epfd)
+			continue;
+		if (watches[k].edge)
+			return 0;
+		n++;
+	}
+	return n;
+}
+
 static long epoll_sorted(const struct ep *a, int timeout, const sigset_t *sigmask)
 {
-	long n = rp_raw_syscall(SYS_epoll_pwait, a->epfd, (long)a->events, a->max, timeout,
-				(long)sigmask, 8);
+	size_t all = a->max > 0 ? level_watches(a->epfd) : 0;
+	struct epoll_event *got = a->events;
+	int max = a->max;
+	if (all > (size_t)a->max && all <= INT_MAX) {
+		got = rp_malloc(all * sizeof *got);
+		if (!got)
+			rp_fatal_memory("epoll_wait's events");
+		max = (int)all;
+	}
+	long n = rp_raw_syscall(SYS_epoll_pwait, a->epfd, (long)got, max, timeout, (long)sigmask, 8);
 	if (n > 1)
-		qsort(a->events, (size_t)n, sizeof *a->events, by_data);
+		qsort(got, (size_t)n, sizeof *got, by_data);
+	if (got != a->events) {
+		if (n > a->max)
+			n = a->max;
+		if (n > 0)
+			memcpy(a->events, got, (size_t)n * sizeof *got);
+		rp_free(got);
+	}
 	return n;
 }
 
