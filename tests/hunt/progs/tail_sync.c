@@ -1,7 +1,8 @@
 /* A job queue whose add and take end in tail jumps to pthread_mutex_unlock (gcc -O2
  * compiles `...; return pthread_mutex_unlock(&q->lock);` in tail_sync_queue.c so):
- * the program's call to them is not the call of the synchronization function. Workers
- * log the order they took the jobs in; main prints it. */
+ * the program's call to them (direct, or through a function pointer) is not the call
+ * of the synchronization function. Workers log the order they took the jobs in; main
+ * prints it. */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -13,6 +14,7 @@
 static struct queue q = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
 static int order[JOBS];
 static int taken;
+int (*add_fn)(struct queue *, int) = queue_add;
 
 static void *worker(void *arg)
 {
@@ -32,7 +34,10 @@ int main(void)
 	for (long i = 0; i < WORKERS; i++)
 		pthread_create(&t[i], NULL, worker, (void *)i);
 	for (int j = 0; j < JOBS; j++)
-		queue_add(&q, j);
+		if (j % 2)
+			queue_add(&q, j);
+		else
+			add_fn(&q, j); /* call *add_fn(%rip): ff 15, the bytes of a GOT call */
 	for (int i = 0; i < WORKERS; i++)
 		queue_add(&q, -1);
 	for (int i = 0; i < WORKERS; i++)
