@@ -390,12 +390,13 @@ static uintptr_t stub_resume(uintptr_t ret)
 }
 
 /* A thread the recording preempted at a counting point (a tick in foreign code made
- * it wait for one: replay.c's rp_record_overflow) was switched out inside the
- * counter's overflow path; its replay, which the trap stops where that stub goes back
- * to the program, is switched out from a signal there. Both are shown as preempted,
- * from the program's instruction: uc gets the stub's registers (libunwind restores
- * the callee-saved ones through the overflow path's CFI), the stack pointer it gives
- * back and the pc it jumps to. False if the thread is not in that path. */
+ * it wait for one: record.c's rp_record_overflow; the hunting scheduler's
+ * rp_count_overflow) was switched out inside the counter's overflow path, and so is
+ * its replay (replay.c's rp_replay_overflow; one stopped by the trap where a stub
+ * goes back to the program is switched out from a signal there). Both are shown as
+ * preempted, from the program's instruction: uc gets the stub's registers (libunwind
+ * restores the callee-saved ones through the overflow path's CFI), the stack pointer
+ * it gives back and the pc it jumps to. False if the thread is not in that path. */
 static bool preempted_at_count(ucontext_t *from, ucontext_t *uc)
 {
 	unw_cursor_t c;
@@ -407,7 +408,8 @@ static bool preempted_at_count(ucontext_t *from, ucontext_t *uc)
 	for (int n = 0; n < MAX_FRAMES; n++) {
 		if (u_get_proc_name(&c, name, sizeof name, &off) != 0)
 			name[0] = 0;
-		in_record |= !strcmp(name, "rp_record_overflow") || !strcmp(name, "rp_count_overflow");
+		in_record |= !strcmp(name, "rp_record_overflow") || !strcmp(name, "rp_count_overflow") ||
+			     !strcmp(name, "rp_replay_overflow") || !strcmp(name, "preempt_at_stub");
 		bool far = !strcmp(name, "__sic_overflow_far") || !strcmp(name, "__sic_overflow_near");
 		bool overflow = far || !strcmp(name, "__sic_overflow");
 		if (u_step(&c) <= 0)

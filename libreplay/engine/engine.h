@@ -201,8 +201,10 @@ void rp_outcome_report(int how, const char *why, struct sched_thread *here, ucon
 const char *rp_objname(const void *p, char *buf, size_t len);
 /* pc is in a stub of sicpp's ("fn.sic_stub.N"): "fn.sic_stub" in buf, else NULL. */
 const char *rp_stub_function(uintptr_t pc, char *buf, size_t len);
-/* The counter reached zero during replay: arm the trap; returns the new counter. */
-uint64_t rp_replay_overflow(void);
+/* The counter reached zero during replay, in the stub that returns to stub_ret: the
+ * preemption logged where that counting point goes on is taken there; else the trap is
+ * armed for the next record. Returns the new counter. */
+uint64_t rp_replay_overflow(uintptr_t stub_ret);
 /* record.c: the counter of a thread marked preempt_soon (or any thread, with
  * LIBREPLAY_SIC_STRESS=N,preempt) reached zero in the stub that returns to stub_ret:
  * preempt it there if that is useful; returns the new counter. */

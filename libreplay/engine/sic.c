@@ -81,7 +81,7 @@ uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 {
 	/* (A replay's thread is preempt_soon only in the free run after its log.) */
 	if (rp_replaying && !rp_cur->preempt_soon)
-		return rp_replay_overflow();
+		return rp_replay_overflow(stub_ret);
 	if (rp_hang_due)
 		return rp_hang_overflow(stub_ret);
 	if (rp_counting)

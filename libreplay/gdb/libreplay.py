@@ -445,7 +445,12 @@ preemption handler, or in a counter stub, go on until it ends in the program."""
         f = gdb.newest_frame()
         while f is not None and f.type() != gdb.SIGTRAMP_FRAME:
             f = f.older()
-        if f is None or f.older() is None:
+        if f is None:
+            # Preempted in a counting point's overflow (no signal frame): the runtime
+            # returns to the program where the counting point goes on.
+            f = user_frame()
+            return f is None or run_to(f.pc(), tid)
+        if f.older() is None:
             return True
         return run_to(f.older().pc(), tid)
 
