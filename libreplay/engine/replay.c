@@ -358,6 +358,27 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 	t->offset = now + left;
 }
 
+/* Is r thread t's PREEMPT at (count, pc)? */
+static bool preempt_here(const struct rp_log_record *r, const struct rp_thread *t,
+			 uint64_t count, uintptr_t pc)
+{
+	return r && r->kind == RP_LOG_PREEMPT && r->tid == (uint32_t)t->tid && r->count == count &&
+	       rp_exe_base + r->pc == pc;
+}
+
+/* t reached the PREEMPT next in the log: the same scheduling decision as recorded. The
+ * record and the priorities it gave are consumed, and t's counter (*counter, zero at
+ * the record's count) continues from here, armed for the record after. The thread
+ * may be between publishing its count and a call (movq %r15, __sic_home; movq $token,
+ * %r15; call): the published copy is kept equal to the new counter. */
+static void pass_preempt(struct rp_thread *t, uint64_t *counter)
+{
+	rp_replay_next();
+	rp_count_replay_priorities(t);
+	rp_replay_arm(t, counter);
+	__sic_home = *counter;
+}
+
 /* The next record preempts t (at count now) right where the counting point whose stub
  * ran out goes on: most do (a recording preempts at a counting point's overflow). Take
  * it here, as the recording did, without arming the breakpoint at the resume pc and
@@ -366,18 +387,12 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
  * code, its counter in __sic_home meanwhile, as count.c and record.c do. */
 static bool preempt_at_stub(struct rp_thread *t, uint64_t now, uintptr_t stub_ret)
 {
-	const struct rp_log_record *r = rp_replay_peek();
-	if (!r || r->kind != RP_LOG_PREEMPT || r->tid != (uint32_t)t->tid || r->count != now)
-		return false;
 	uintptr_t pc = rp_stub_resume_pc(stub_ret);
-	if (!pc || rp_exe_base + r->pc != pc)
+	if (!pc || !preempt_here(rp_replay_peek(), t, now, pc))
 		return false;
 	rp_bp_disarm();
-	rp_replay_next();
-	rp_count_replay_priorities(t);
-	uint64_t counter = 0; /* at now: armed for the record after this one */
-	rp_replay_arm(t, &counter);
-	__sic_home = counter;
+	uint64_t counter = 0; /* at now */
+	pass_preempt(t, &counter);
 	t->tick_depth++;
 	t->stop_pc = pc;
 	rp_preempt_at_count = true;
@@ -428,8 +443,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	    stop_tid == (uint32_t)t->tid &&
 	    stop_count == count && rp_exe_base + stop_pc == pc)
 		signal_stop(r, uc, true, count);
-	if (!r || r->kind != RP_LOG_PREEMPT || r->tid != (uint32_t)t->tid || r->count != count ||
-	    rp_exe_base + r->pc != pc) {
+	if (!preempt_here(r, t, count, pc)) {
 		if (free_run) /* the log ended while the trap was on its way */
 			return;
 		char what[160];
@@ -437,13 +451,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 			next_rec + 1, t->tid, (unsigned long)(pc - rp_exe_base), (unsigned long long)count,
 			rp_replay_describe(r, what, sizeof what));
 	}
-	rp_replay_next();
-	rp_count_replay_priorities(t);
-	/* The same scheduling decision as recorded: the counter continues from here. The
-	 * thread may be between publishing its count and a call (movq %r15, __sic_home;
-	 * movq $token, %r15; call): keep the published copy equal to the new counter. */
-	rp_replay_arm(t, (uint64_t *)&uc->uc_mcontext.gregs[REG_R15]);
-	__sic_home = (uint64_t)uc->uc_mcontext.gregs[REG_R15];
+	pass_preempt(t, (uint64_t *)&uc->uc_mcontext.gregs[REG_R15]);
 	rp_preempt_from_signal(uc, sig);
 	errno = saved;
 }
