@@ -140,15 +140,25 @@ static size_t level_watches(int epfd)
 	return n;
 }
 
+/* Where a call takes every ready event of a large level-triggered set: kept from call
+ * to call (the runtime is not preempted while it uses it), grown as sets grow. */
+static struct epoll_event *all_events;
+static size_t all_cap;
+
 static long epoll_sorted(const struct ep *a, int timeout, const sigset_t *sigmask)
 {
 	size_t all = a->max > 0 ? level_watches(a->epfd) : 0;
 	struct epoll_event *got = a->events;
 	int max = a->max;
 	if (all > (size_t)a->max && all <= INT_MAX) {
-		got = rp_malloc(all * sizeof *got);
-		if (!got)
-			rp_fatal_memory("epoll_wait's events");
+		if (all > all_cap) {
+			struct epoll_event *more = rp_realloc(all_events, all * sizeof *more);
+			if (!more)
+				rp_fatal_memory("epoll_wait's events");
+			all_events = more;
+			all_cap = all;
+		}
+		got = all_events;
 		max = (int)all;
 	}
 	long n = rp_raw_syscall(SYS_epoll_pwait, a->epfd, (long)got, max, timeout, (long)sigmask, 8);
@@ -159,7 +169,6 @@ static long epoll_sorted(const struct ep *a, int timeout, const sigset_t *sigmas
 			n = a->max;
 		if (n > 0)
 			memcpy(a->events, got, (size_t)n * sizeof *got);
-		rp_free(got);
 	}
 	return n;
 }
