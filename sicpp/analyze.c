@@ -1513,22 +1513,29 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		}
 	}
 	bool *removable = xcalloc(f->n, sizeof *removable);
+	int *placed = xcalloc(an->nsyms ? an->nsyms : 1, sizeof *placed);
 	for (int k = 0; k < an->nsyms; k++) {
 		struct sym *y = &an->syms[k];
+		placed[k] = -1;
 		if (y->asm_ref && !y->is_func && y->def >= 0 && !f->st[y->def].foreign &&
 		    an->sect[y->def] >= 0 && an->sect_exec[an->sect[y->def]])
 			y->count_target = true;
 		if (y->count_target) {
-			/* A loop's count stays where its head's straight line writes memory: the
-			 * hunting scheduler preempts at counting points, and one there splits a
-			 * read at the loop's bottom from the write it feeds at the top (a pop
-			 * from a shared list: docs/sic.md). */
-			int at = place_target_count(an, y->def);
-			if (at >= 0 && !y->asm_ref && !hunt_line_writes(an, y->def))
-				removable[at] = true;
+			placed[k] = place_target_count(an, y->def);
+			if (placed[k] >= 0 && !y->asm_ref)
+				removable[placed[k]] = true;
 		}
 	}
 	prune_counts(an, removable);
+	/* A loop head whose count went and whose straight line writes memory: the jumps
+	 * back to it become places the hunting scheduler may stop at (plan_hunt), between
+	 * a read at the loop's bottom and the write it feeds at the top (a pop from a
+	 * shared list: docs/sic.md), where the count was a place before. */
+	for (int k = 0; k < an->nsyms; k++)
+		if (placed[k] >= 0 && an->plan[placed[k]].count == CNT_NONE &&
+		    hunt_line_writes(an, an->syms[k].def))
+			an->syms[k].back_window = true;
+	free(placed);
 	free(removable);
 	plan_hunt(an);
 	for (int i = 0; i < f->n; i++) {

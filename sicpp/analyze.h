@@ -21,6 +21,8 @@ struct sym {
 	bool branch_ref;  /* (labels) named by a direct jump */
 	bool asm_ref;     /* named inside inline assembly (asm goto) */
 	bool landing_pad; /* (labels) where the unwinder lands (.gcc_except_table) */
+	bool back_window; /* (loop heads) no count, and the straight line after writes
+			   * memory: the jumps back to it are listed in sic_repeats */
 	bool aliased;     /* named by .set/.equ/.equiv/.weakref/.symver here: not a plain
 			   * global function another file could define */
 	bool direct;      /* (functions defined here) has a direct entry after its entry
@@ -42,7 +44,8 @@ enum count_kind {
 	CNT_SAFE, /* xchg/lea/jrcxz: preserves every flag */
 };
 
-/* stmt_plan.memop: sic_memops, and which other tables list it. */
+/* stmt_plan.memop: sic_memops, and which other tables list it. MEMOP_REPEAT alone is a
+ * jump back to a loop head with no count that writes memory (struct sym.back_window). */
 enum { MEMOP_ACCESS = 1, MEMOP_ATOMIC = 2, MEMOP_REPEAT = 4 };
 
 /* What the rewriter inserts around statement i. */

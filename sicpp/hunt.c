@@ -13,7 +13,9 @@
  *    other than its own stack frame gets a label, listed in sic_memops; the atomic
  *    ones in sic_atomics too, and in sic_repeats those that access what an earlier
  *    instruction of the same straight line did (the same operand, its registers
- *    unchanged: a load, then the store that depends on it; a check, then the use).
+ *    unchanged: a load, then the store that depends on it; a check, then the use),
+ *    and the jumps back to a loop head that has no count but writes memory (a load
+ *    at the loop's bottom, the store at its top: struct sym.back_window).
  *    The hunting scheduler stops a thread at one of them with a hardware breakpoint:
  *    a preemption between two accesses to one location, where no counting point is,
  *    which is where an atomicity violation's window is.
@@ -349,6 +351,12 @@ void plan_hunt(struct analysis *an)
 		const char *t = branch_target(s, buf, sizeof buf);
 		const struct sym *y = t ? sym_find(an, t) : NULL;
 		bool backward = y && y->def >= 0 && !y->is_func && y->def < i && an->sect[y->def] == an->sect[i];
+		if (y && y->back_window && is_code(an, i) && (backward || an->sect[y->def] != an->sect[i])) {
+			/* back to a loop head with no count that writes memory (analyze.c) */
+			if (!an->plan[i].memop)
+				an->n_memops++;
+			an->plan[i].memop |= MEMOP_REPEAT;
+		}
 		if (backward && s->info.cls == IC_JCC && strcmp(s->name, "loop") != 0)
 			an->plan[i].loop_exit = true; /* its fall-through leaves the loop */
 		if (backward && spin_loop(an, y->def, i)) {

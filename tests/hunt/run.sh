@@ -173,9 +173,9 @@ check "--help: exit 0, usage on stdout" grep -q '^usage: replay-hunt' help.out
 # without it (a negative control). replay-hunt --mode hunt (the default) finds each
 # bug within BOUND runs at seeds 1, 2, ...: a seed names a schedule, so these runs are
 # the same on every machine. BOUND: over 20 seed lists of 20 (seeds 1-400), the worst
-# first failing run was the 17th (missing_unlock; publish_early's the 13th, every other
-# program's by the 9th), and one list of missing_unlock's had none; twice the 17th.
-# From seed 1 the first failing runs are 2, 3, 1, 12, 2, 3, 1.
+# first failing run was the 17th (check_then_act, one of whose lists had none;
+# publish_early's and missing_unlock's the 13th, every other program's by the 8th);
+# twice the 17th. From seed 1 the first failing runs are 1, 17, 1, 12, 2, 3, 1.
 BOUND=34
 B="$ROOT/tests/hunt/bugs"
 BUGS="pop_race check_then_act use_before_init publish_early lock_order missing_unlock lost_wakeup"
