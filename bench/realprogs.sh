@@ -11,7 +11,7 @@
 # For each: instructions, D1 and LL misses of one run under valgrind's cachegrind
 # (deterministic: the decision metric on a loaded machine), wall and CPU time medians
 # of RUNS rounds that alternate the builds, code size (.text and the stubs of the
-# program's own objects), and the compile time of each build (CPU seconds of the
+# program's own objects, summed and as linked), and the compile time of each build (CPU seconds of the
 # compiler, summed over the files). Code layout is randomised between rounds: each
 # round links the objects in another order behind a padding object of another size
 # (LAYOUTS layouts), the same for both builds, so that a lucky or unlucky placement of
@@ -156,7 +156,8 @@ link_layouts() {
 			local cc
 			cc=$(cc_of $v)
 			# shellcheck disable=SC2086
-			"$cc" $CFLAGS_B -o "$OUT/$p/$v.L$i" "$pad" $objs $libs 2>"$OUT/$p/$v.L$i.err" ||
+			"$cc" $CFLAGS_B -o "$OUT/$p/$v.L$i" -Wl,-Map="$OUT/$p/$v.L$i.map" "$pad" $objs $libs \
+				2>"$OUT/$p/$v.L$i.err" ||
 				die "$p $v: link failed: $(head -n 3 "$OUT/$p/$v.L$i.err")"
 		done
 	done
@@ -189,6 +190,27 @@ text_size() {
 	local d=$1
 	size -A "$d"/*.o | awk '$1 ~ /^\.text/ { t += $2 } $1 == ".text.sic_stubs" { s += $2 } $1 == ".eh_frame" { e += $2 }
 		END { printf "%d %d %d\n", t, s, e }'
+}
+
+# linked_text_size MAP DIR: bytes of the .text* input sections of DIR's objects that the
+# link kept (ld's map): each shim of a direct call once (a COMDAT group per callee),
+# where text_size counts it in every object that calls the callee.
+linked_text_size() {
+	awk -v dir="$2/" '
+		function hex(s,  i, c, v) {
+			v = 0
+			for (i = 3; i <= length(s); i++) {
+				c = index("0123456789abcdef", tolower(substr(s, i, 1)))
+				v = v * 16 + c - 1
+			}
+			return v
+		}
+		function add(size, file) { if (index(file, dir) == 1) t += hex(size) }
+		/^Linker script and memory map/ { on = 1; next }
+		!on { next }
+		pending { pending = 0; if ($1 ~ /^0x/ && NF >= 3) add($2, $3); next }
+		/^ \.text/ { if (NF >= 4) add($3, $4); else pending = 1 }
+		END { printf "%d\n", t }' "$1"
 }
 
 echo "realprogs: the counter on real programs, gcc against sicc ($CFLAGS_B), $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -329,3 +351,14 @@ for p in $PROGS; do
 done
 echo "   (.text: every .text* section, the stubs' .text.sic_stubs included; goal 1.4. Compile times are"
 echo "   of the last build of the objects, one compile each, on a machine with the load above; goal 1.2)"
+echo "   Linked (layout 0): the objects' .text* sections the link kept, each callee's shim once:"
+for p in $PROGS; do
+	lp=$(linked_text_size "$OUT/$p/plain.L0.map" "$OUT/$p/plain")
+	ls=$(linked_text_size "$OUT/$p/sic.L0.map" "$OUT/$p/sic")
+	line=$(printf '   %-8s plain %10s  sic %10s  ratio %s' "$p" "$lp" "$ls" "$(ratio "$ls" "$lp")")
+	if [ -n "$SICC_BEFORE" ]; then
+		lb=$(linked_text_size "$OUT/$p/before.L0.map" "$OUT/$p/before")
+		line="$line  (before: $lb, $(ratio "$lb" "$lp"))"
+	fi
+	echo "$line"
+done
