@@ -506,6 +506,39 @@ static bool libc_hot(const char *n)
 	return false;
 }
 
+/* C library functions that call nothing of the program's (no callback, no thread
+ * switch) and return: no cycle of the program passes a call to one, so the call needs
+ * no count, and a function whose only calls go to them is still a leaf (mark_leaves).
+ * A program that defines one of its own gets it counted on its entry check's fast
+ * path, where such calls come (they pass the token: libc_hot). */
+static bool libc_pure(const char *n)
+{
+	static const char *const names[] = {
+		"memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp",
+		"strncmp", "strchr", "strrchr", "strcpy", "strncpy", "strcat", "strspn", "strcspn",
+		"strstr", "__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc",
+		"__errno_location", NULL};
+	for (const char *const *p = names; *p; p++)
+		if (!strcmp(n, *p))
+			return true;
+	return false;
+}
+
+/* Is the call at statement i one to libc_pure function, not defined in this file? */
+static bool pure_call(struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	char buf[256];
+	const char *t = branch_target(s, buf, sizeof buf);
+	if (!t || !libc_pure(t))
+		return false;
+	size_t n = strlen(t);
+	if (strcmp(s->ops[0] + n, "") && strcmp(s->ops[0] + n, "@PLT"))
+		return false; /* memcpy+8, memcpy@GOTPCREL... */
+	const struct sym *y = sym_find(an, t);
+	return !y || y->def < 0;
+}
+
 /* May the call or tail jump at statement i go to its callee's direct entry, with the
  * count in r15? A callee of this file if it has one; a callee of another file in a
  * position-dependent or PIE object (a shared object's calls to global functions may be
@@ -1060,7 +1093,7 @@ static void mark_leaves(struct analysis *an)
 		const struct stmt *s = &f->st[i];
 		if (an->fn[i] < 0)
 			continue;
-		bool out = s->foreign || (s->kind == ST_INSN && s->info.cls == IC_CALL);
+		bool out = s->foreign || (s->kind == ST_INSN && s->info.cls == IC_CALL && !pure_call(an, i));
 		if (s->kind == ST_LABEL && !s->foreign) {
 			const struct sym *y = sym_find(an, s->name);
 			out |= y && (y->landing_pad || y->asm_ref);
@@ -1425,7 +1458,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			 * (and counts there when the caller is foreign). */
 			if (y && y->is_func && returns_publish(y) && owner(an, y) == y && an->sect[i] >= 0 &&
 			    an->sect_exec[an->sect[i]])
-				plan_entry_check(an, i, y->leaf);
+				plan_entry_check(an, i, y->leaf || libc_pure(y->name));
 			/* The unwinder lands here with the r15 of the call that threw: the
 			 * token it passed (the count is in __sic_home). */
 			if (y && y->landing_pad && is_code_label(an, y))
@@ -1441,7 +1474,9 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		case IC_CALL:
 			if (tls_call(s, t))
 				break;
-			if (call_counts(an, i, !local_call(y) && !direct_callee(an, i)))
+			if (pure_call(an, i)) /* nothing of ours on top: no cycle through it */
+				an->n_calls_pure++;
+			else if (call_counts(an, i, !local_call(y) && !direct_callee(an, i)))
 				plan_site_count(an, i);
 			else
 				an->n_calls_uncounted++;

@@ -93,6 +93,7 @@ struct analysis {
 	int budget;
 	/* statistics for --stats and the tests */
 	int n_fast, n_safe, n_entry, n_calls_local, n_calls_foreign, n_calls_uncounted, n_pruned;
+	int n_calls_pure;     /* calls to libc_pure functions: no count */
 	int n_pause, n_spin, n_memops;
 	int n_calls_direct, n_jumps_direct, n_direct_entries, n_shims;
 	int n_leaves, n_leaf_entries, n_leaf_calls; /* leaf functions; their entry checks that

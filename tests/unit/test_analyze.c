@@ -728,6 +728,64 @@ static void leaf_functions(void **state)
 	unit_free(&u);
 }
 
+/* Calls to C library functions that call nothing of the program (memcpy, strlen, the
+ * ctype tables): no count, the token protocol as before, and a function whose only
+ * calls go to them is a leaf. A definition of one of them here counts on its entry
+ * check's fast path, where such calls from other files come. */
+static const char pure_calls[] =
+	"\t.text\n"
+	"\t.type\tcopy, @function\n"
+	"copy:\n"
+	"\tcall\tmemcpy@PLT\n"
+	"\tcall\t__ctype_b_loc@PLT\n"
+	"\tret\n"
+	"\t.size\tcopy, .-copy\n"
+	"\t.type\toff, @function\n"         /* not the function's own address: counts */
+	"off:\n"
+	"\tcall\tmemcpy+8\n"
+	"\tret\n"
+	"\t.size\toff, .-off\n"
+	"\t.type\tother, @function\n"
+	"other:\n"
+	"\tcall\tqsort@PLT\n"
+	"\tret\n"
+	"\t.size\tother, .-other\n"
+	"\t.globl\tstrspn\n"
+	"\t.type\tstrspn, @function\n"       /* the program's own */
+	"strspn:\n"
+	"\t.cfi_startproc\n"
+	"\tmovl\t$1, %eax\n"
+	"\tcall\tother\n"
+	"\tret\n"
+	"\t.cfi_endproc\n"
+	"\t.size\tstrspn, .-strspn\n";
+
+static void pure_library_calls_do_not_count(void **state)
+{
+	struct unit u;
+	unit_load(&u, pure_calls);
+	assert_int_equal(u.rc, 0);
+	const struct stmt_plan *m = plan_of(&u, "call memcpy@PLT");
+	assert_int_equal(m->count, CNT_NONE);
+	assert_true(m->token && m->home_store && m->home_reload);
+	assert_int_equal(plan_of(&u, "call __ctype_b_loc@PLT")->count, CNT_NONE);
+	assert_true(sym_find(&u.an, "copy")->leaf);
+	assert_int_equal(u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "copy:"), "ret")].count, CNT_NONE);
+	assert_int_not_equal(plan_of(&u, "call memcpy+8")->count, CNT_NONE);
+	assert_false(sym_find(&u.an, "off")->leaf);
+	assert_int_not_equal(plan_of(&u, "call qsort@PLT")->count, CNT_NONE);
+	assert_false(sym_find(&u.an, "other")->leaf);
+	assert_int_equal(u.an.n_calls_pure, 2);
+	/* strspn of the program's own: no leaf, yet its entry check counts */
+	assert_false(sym_find(&u.an, "strspn")->leaf);
+	int e = stmt_at(&u.f, "strspn:");
+	bool counted = false;
+	for (int i = e; i < stmt_from(&u.f, e, "movl $1, %eax") + 1; i++)
+		counted |= u.an.plan[i].entry_check && u.an.plan[i].entry_count;
+	assert_true(counted);
+	unit_free(&u);
+}
+
 static void symbols_learned(void **state)
 {
 	struct unit u;
@@ -1819,6 +1877,7 @@ int main(void)
 		cmocka_unit_test(loop_head_that_writes_memory_lists_its_back_jump),
 		cmocka_unit_test(recursive_calls_count),
 		cmocka_unit_test(leaf_functions),
+		cmocka_unit_test(pure_library_calls_do_not_count),
 		cmocka_unit_test(loop_starting_with_inline_asm_counts),
 		cmocka_unit_test(call_to_static_function_stays_local),
 		cmocka_unit_test(calls_that_may_reach_foreign_code),
