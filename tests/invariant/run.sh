@@ -195,6 +195,7 @@ leaf_control() { # id what expression
 leaf_count='\tdecq\t%r15\n(\.Lsic_np_\d+:\n)\tjz\t\.Lsic_ov_\d+\n'
 leaf_entries='s/(movq\t__sic_home\(%rip\), %r15\n)'"$leaf_count"'/$1$2/g'
 leaf_calls='s/'"$leaf_count"'(\.Lsic_rt_\d+:\n\tcall\tbump\n)/$1$2/g'
+leaf_pure_calls='s/'"$leaf_count"'(\.Lsic_rt_\d+:\n\tcall\tmeasure\n)/$1$2/g'
 
 # The cross-check: fast mode and --step-all must agree on the set of pairs.
 cross_check() { # index name flags
@@ -241,6 +242,7 @@ wait
 pool negative_control
 pool leaf_control entries "the leaves' entry checks' counts" "$leaf_entries"
 pool leaf_control calls "the counts at calls to a static leaf" "$leaf_calls"
+pool leaf_control pure "the counts at calls to a leaf that calls strlen" "$leaf_pure_calls"
 for i in "${!cases[@]}"; do
 	pool run_case "$i" "${cases[$i]%%|*}" "${cases[$i]#*|}"
 done
@@ -252,7 +254,7 @@ for i in "${!cases[@]}"; do
 	results+=("$work/case$i/result")
 done
 results+=("$work/negative/result")
-results+=("$work/leaf-entries/result" "$work/leaf-calls/result")
+results+=("$work/leaf-entries/result" "$work/leaf-calls/result" "$work/leaf-pure/result")
 for i in "${!crosses[@]}"; do
 	results+=("$work/cross$i/result")
 done

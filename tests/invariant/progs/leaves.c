@@ -3,10 +3,11 @@
  * and global), from leaves-other.c, through a pointer in a loop, as qsort's and
  * bsearch's comparators (glibc's save r15: the slow path), in a loop of foreign code
  * that leaves the token in r15 (leaves-foreign.c: the fast path), by tail jumps, and a
- * weak one (through its shim). Each leaf touches memory so that no call of two in a
- * row can be merged. */
+ * weak one (through its shim), and one that calls strlen. Each leaf touches memory so
+ * that no call of two in a row can be merged. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 long hits;
 
@@ -38,6 +39,14 @@ __attribute__((noinline)) static long busy_leaf(long x)
 	return s;
 }
 
+/* A leaf whose calls go only to the C library's strlen, which calls nothing of the
+ * program: the calls to strlen do not count, and it is a leaf all the same. */
+__attribute__((noinline)) static long measure(const char *s)
+{
+	hits += (long)strlen(s) & 1;
+	return (long)strlen(s + 1) * 3;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -60,7 +69,7 @@ __attribute__((noinline)) long tail_here(long x)
 
 long (*volatile through)(long) = here_leaf;
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int v[32];
 	long sum = 0;
@@ -68,6 +77,10 @@ int main(void)
 		v[i] = (i * 13) % 32;
 	bump();
 	bump();
+	char word[8] = "leaves";
+	word[argc & 1] = 'L';
+	sum += measure(word);
+	sum += measure(word);
 	sum += here_leaf(1);
 	sum += here_leaf(2);
 	sum += other_leaf(3);
@@ -80,7 +93,10 @@ int main(void)
 	for (int i = 0; i < 30; i++) {
 		sum += through(i) + p(i) + busy_leaf(i) + tail_here(i) + other_tail(i) + other_weak(i);
 		bump();
+		word[i & 3] = (char)('a' + i % 26);
+		sum += measure(word);
 	}
+	(void)argv;
 	printf("%ld %ld %d %d %d\n", sum, hits, v[0], v[31], at ? *at : -1);
 	return 0;
 }
