@@ -492,49 +492,59 @@ static bool gets_direct_entry(struct analysis *an, const struct sym *fn)
 /* C library functions a program calls most, which are never instrumented: a call to
  * one passes the token itself (two instructions) rather than through the shim (three).
  * A program that defines one of its own still gets it right: its entry check takes the
- * token. */
+ * token. Those marked pure call nothing of the program's (no callback, no thread
+ * switch) and return: no cycle of the program passes a call to one, so the call needs
+ * no count, and a function whose only calls go to them is still a leaf (mark_leaves);
+ * a program's own definition of one counts on its entry check's fast path, where such
+ * calls come. Not the allocator's: a program's own malloc may take a lock. */
+static const struct libc_fn {
+	const char *name;
+	bool pure;
+} libc_fns[] = {
+	{"memcpy", true}, {"memmove", true}, {"memset", true}, {"memcmp", true},
+	{"memchr", true}, {"strlen", true}, {"strnlen", true}, {"strcmp", true},
+	{"strncmp", true}, {"strchr", true}, {"strrchr", true}, {"strcpy", true},
+	{"strncpy", true}, {"strcat", true}, {"strspn", true}, {"strcspn", true},
+	{"strstr", true}, {"malloc", false}, {"calloc", false}, {"realloc", false},
+	{"free", false}, {"__ctype_b_loc", true}, {"__ctype_tolower_loc", true},
+	{"__ctype_toupper_loc", true}, {"__errno_location", true},
+};
+
+static const struct libc_fn *libc_fn(const char *n)
+{
+	for (size_t k = 0; k < sizeof libc_fns / sizeof libc_fns[0]; k++)
+		if (!strcmp(n, libc_fns[k].name))
+			return &libc_fns[k];
+	return NULL;
+}
+
 static bool libc_hot(const char *n)
 {
-	static const char *const names[] = {
-		"memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp",
-		"strncmp", "strchr", "strrchr", "strcpy", "strncpy", "strcat", "strspn", "strcspn",
-		"strstr", "malloc", "calloc", "realloc", "free", "__ctype_b_loc",
-		"__ctype_tolower_loc", "__ctype_toupper_loc", "__errno_location", NULL};
-	for (const char *const *p = names; *p; p++)
-		if (!strcmp(n, *p))
-			return true;
-	return false;
+	return libc_fn(n) != NULL;
 }
 
-/* C library functions that call nothing of the program's (no callback, no thread
- * switch) and return: no cycle of the program passes a call to one, so the call needs
- * no count, and a function whose only calls go to them is still a leaf (mark_leaves).
- * A program that defines one of its own gets it counted on its entry check's fast
- * path, where such calls come (they pass the token: libc_hot). */
 static bool libc_pure(const char *n)
 {
-	static const char *const names[] = {
-		"memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp",
-		"strncmp", "strchr", "strrchr", "strcpy", "strncpy", "strcat", "strspn", "strcspn",
-		"strstr", "__ctype_b_loc", "__ctype_tolower_loc", "__ctype_toupper_loc",
-		"__errno_location", NULL};
-	for (const char *const *p = names; *p; p++)
-		if (!strcmp(n, *p))
-			return true;
-	return false;
+	const struct libc_fn *c = libc_fn(n);
+	return c && c->pure;
 }
 
-/* Is the call at statement i one to libc_pure function, not defined in this file? */
+/* Does the call or jump s, to t, name t itself (or its PLT entry), not t+8 or
+ * t@GOTPCREL? */
+static bool names_target(const struct stmt *s, const char *t)
+{
+	const char *rest = s->ops[0] + strlen(t);
+	return !strcmp(rest, "") || !strcmp(rest, "@PLT");
+}
+
+/* Is the call at statement i one to a libc_pure function, not defined in this file? */
 static bool pure_call(struct analysis *an, int i)
 {
 	const struct stmt *s = &an->f->st[i];
 	char buf[256];
 	const char *t = branch_target(s, buf, sizeof buf);
-	if (!t || !libc_pure(t))
+	if (!t || !libc_pure(t) || !names_target(s, t))
 		return false;
-	size_t n = strlen(t);
-	if (strcmp(s->ops[0] + n, "") && strcmp(s->ops[0] + n, "@PLT"))
-		return false; /* memcpy+8, memcpy@GOTPCREL... */
 	const struct sym *y = sym_find(an, t);
 	return !y || y->def < 0;
 }
@@ -555,11 +565,8 @@ static struct sym *direct_callee(struct analysis *an, int i)
 	 * (libreplay/engine/count.c, call_site): a preemption there comes before the call. */
 	if (!strncmp(t, "pthread_", 8) || !strncmp(t, "sem_", 4))
 		return NULL;
-	if (libc_hot(t))
+	if (libc_hot(t) || !names_target(s, t))
 		return NULL;
-	size_t n = strlen(t);
-	if (strcmp(s->ops[0] + n, "") && strcmp(s->ops[0] + n, "@PLT"))
-		return NULL; /* foo+8, foo@GOTPCREL... */
 	struct sym *y = sym_find(an, t);
 	if (!y)
 		return NULL;
