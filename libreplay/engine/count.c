@@ -402,29 +402,22 @@ void rp_count_trap(ucontext_t *uc, int sig)
 	t->tick_depth--;
 }
 
-/* Where a call (e8 rel32, or ff 15 through the GOT) goes, through one PLT entry
+/* Where the call that returns to ret goes (rp_call_dest), through one PLT entry
  * ([endbr64] [bnd] jmp *GOT(%rip)) if it goes to one. */
-static uintptr_t call_target(const unsigned char *call)
+static uintptr_t call_target(uintptr_t ret)
 {
 	static const unsigned char endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
-	int32_t rel;
-	uintptr_t to;
-	if (call[0] == 0xe8) {
-		memcpy(&rel, call + 1, sizeof rel);
-		to = (uintptr_t)(call + 5) + (intptr_t)rel;
-	} else {
-		memcpy(&rel, call + 2, sizeof rel);
-		memcpy(&to, call + 6 + rel, sizeof to);
-	}
-	const unsigned char *p = (const unsigned char *)to;
-	if (rp_sic_pc_instrumented(to))
+	uintptr_t to = rp_call_dest(ret);
+	if (!to || rp_sic_pc_instrumented(to))
 		return to;
+	const unsigned char *p = (const unsigned char *)to;
 	if (memcmp(p, endbr64, sizeof endbr64) == 0)
 		p += sizeof endbr64;
 	if (p[0] == 0xf2)
 		p++;
 	if (p[0] != 0xff || p[1] != 0x25)
 		return to;
+	int32_t rel;
 	memcpy(&rel, p + 2, sizeof rel);
 	memcpy(&to, p + 6 + rel, sizeof to);
 	return to;
@@ -446,7 +439,7 @@ static uintptr_t call_site(uintptr_t ret)
 	const unsigned char *call = r[-5] == 0xe8 ? r - 5 : r[-6] == 0xff && r[-5] == 0x15 ? r - 6 : NULL;
 	if (!call || memcmp(call - 7, token, sizeof token) != 0)
 		return 0;
-	if (rp_sic_pc_instrumented(call_target(call)))
+	if (rp_sic_pc_instrumented(call_target(ret)))
 		return 0;
 	const unsigned char *store = call - 14;
 	int32_t disp;

@@ -127,6 +127,9 @@ extern struct rp_sic_quick rp_sic_quick;
 uint64_t rp_sic_overflow_quick(uintptr_t stub_ret);
 /* Where a counting point's stub that returns to ret resumes the program, or 0. */
 uintptr_t rp_stub_resume_pc(uintptr_t ret);
+/* Where the call that returns to ret goes: e8 rel32, or ff 15 disp32 through the GOT
+ * (the slot's value); 0 if no such call ends at ret. */
+uintptr_t rp_call_dest(uintptr_t ret);
 /* sic.c: sort the memory access tables and hand them to the quick path. */
 void rp_sic_memops_load(void);
 /* sic.c: where the innermost loop around pc is left (sicpp's sic_loops), or 0. */

@@ -17,20 +17,26 @@ static bool resumes(uintptr_t routine)
 	return routine == (uintptr_t)__sic_overflow_far || routine == (uintptr_t)__sic_overflow_near;
 }
 
-/* Does the call that returns to ret call __sic_overflow_far or _near, directly (e8
- * rel32) or through the GOT (ff 15 disp32, a shared object's stub)? */
+uintptr_t rp_call_dest(uintptr_t ret)
+{
+	const unsigned char *r = (const unsigned char *)ret;
+	int32_t rel;
+	memcpy(&rel, r - 4, sizeof rel);
+	if (r[-5] == 0xe8)
+		return (uintptr_t)(r + rel);
+	if (r[-6] == 0xff && r[-5] == 0x15) {
+		uintptr_t slot;
+		memcpy(&slot, r + rel, sizeof slot);
+		return slot;
+	}
+	return 0;
+}
+
+/* Does the call that returns to ret call __sic_overflow_far or _near (directly, or
+ * through the GOT: a shared object's stub)? */
 static bool calls_far(const unsigned char *ret)
 {
-	int32_t rel;
-	memcpy(&rel, ret - 4, sizeof rel);
-	if (ret[-5] == 0xe8)
-		return resumes((uintptr_t)(ret + rel));
-	if (ret[-6] == 0xff && ret[-5] == 0x15) {
-		uintptr_t slot;
-		memcpy(&slot, ret + rel, sizeof slot);
-		return resumes(slot);
-	}
-	return false;
+	return resumes(rp_call_dest((uintptr_t)ret));
 }
 
 /* Where a counting point's stub resumes the program (sicpp/rewrite.c), from the
