@@ -64,39 +64,45 @@ pid_t fork(void)
 typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
 		     const posix_spawnattr_t *, char *const[], char *const[]);
 
-static int spawn(const char *name, pid_t *pid, const char *file,
+/* The C library's functions, looked up at their first call and kept. */
+static spawn_fn *real_posix_spawn, *real_posix_spawnp;
+static int (*real_system)(const char *);
+
+static int spawn(spawn_fn **real, const char *name, pid_t *pid, const char *file,
 		 const posix_spawn_file_actions_t *acts, const posix_spawnattr_t *attr,
 		 char *const argv[], char *const envp[])
 {
-	spawn_fn *real = (spawn_fn *)dlsym(RTLD_NEXT, name);
-	if (!real)
+	if (!*real)
+		*real = (spawn_fn *)dlsym(RTLD_NEXT, name);
+	if (!*real)
 		return ENOSYS;
 	pt_forks++;
-	return real(pid, file, acts, attr, argv, envp);
+	return (*real)(pid, file, acts, attr, argv, envp);
 }
 
 int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *acts,
 		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return spawn("posix_spawn", pid, path, acts, attr, argv, envp);
+	return spawn(&real_posix_spawn, "posix_spawn", pid, path, acts, attr, argv, envp);
 }
 
 int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *acts,
 		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return spawn("posix_spawnp", pid, file, acts, attr, argv, envp);
+	return spawn(&real_posix_spawnp, "posix_spawnp", pid, file, acts, attr, argv, envp);
 }
 
 int system(const char *command)
 {
-	int (*real)(const char *) = (int (*)(const char *))dlsym(RTLD_NEXT, "system");
-	if (!real) {
+	if (!real_system)
+		real_system = (int (*)(const char *))dlsym(RTLD_NEXT, "system");
+	if (!real_system) {
 		errno = ENOSYS;
 		return -1;
 	}
 	if (command)
 		pt_forks++;
-	return real(command);
+	return real_system(command);
 }
 
 /* vfork may be fork (POSIX); a wrapper could not return into vfork's shared stack. */
