@@ -46,8 +46,22 @@ struct watch {
 };
 static struct watch *watches;
 static size_t nwatches, watches_cap;
+/* The sets epoll_create made, with how many descriptors each watches and how many of
+ * those are edge-triggered or one-shot: what every epoll_wait asks (level_watches),
+ * kept by epoll_ctl rather than counted over every set's descriptors at each wait. */
 #define SETS_KNOWN 64
-static int known[SETS_KNOWN]; /* epoll descriptors made by epoll_create, + 1 */
+static struct set {
+	int epfd1; /* the epoll descriptor + 1; 0: a free slot */
+	size_t n, edge;
+} sets[SETS_KNOWN];
+
+static struct set *set_of(int epfd)
+{
+	for (int k = 0; k < SETS_KNOWN; k++)
+		if (sets[k].epfd1 == epfd + 1)
+			return &sets[k];
+	return NULL;
+}
 
 static void forget_set(int epfd)
 {
@@ -61,11 +75,12 @@ static void forget_set(int epfd)
 static void made_set(int epfd)
 {
 	forget_set(epfd); /* a number used again */
-	for (int k = 0; k < SETS_KNOWN; k++)
-		if (known[k] == 0 || known[k] == epfd + 1) {
-			known[k] = epfd + 1;
-			return;
-		}
+	struct set *s = set_of(epfd);
+	for (int k = 0; k < SETS_KNOWN && !s; k++)
+		if (sets[k].epfd1 == 0)
+			s = &sets[k];
+	if (s)
+		*s = (struct set){epfd + 1, 0, 0};
 }
 
 int epoll_create1(int flags)
@@ -99,9 +114,15 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 	if (r != 0)
 		return (int)io_ret(r);
 	struct watch *w = watch_of(epfd, fd);
+	struct set *set = set_of(epfd);
 	if (op == EPOLL_CTL_DEL) {
-		if (w)
+		if (w) {
+			if (set) {
+				set->n--;
+				set->edge -= w->edge;
+			}
 			*w = watches[--nwatches];
+		}
 		return 0;
 	}
 	if (!w) {
@@ -115,8 +136,15 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 		}
 		w = &watches[nwatches++];
 		*w = (struct watch){epfd, fd, false};
+		if (set)
+			set->n++;
 	}
-	w->edge = ev && (ev->events & (EPOLLET | EPOLLONESHOT));
+	bool edge = ev && (ev->events & (EPOLLET | EPOLLONESHOT));
+	if (set && edge && !w->edge)
+		set->edge++;
+	else if (set && !edge && w->edge)
+		set->edge--;
+	w->edge = edge;
 	return 0;
 }
 
@@ -126,18 +154,8 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
  * kernel's choice.) */
 static size_t level_watches(int epfd)
 {
-	bool made = false;
-	for (int k = 0; k < SETS_KNOWN && !made; k++)
-		made = known[k] == epfd + 1;
-	size_t n = 0;
-	for (size_t k = 0; made && k < nwatches; k++) {
-		if (watches[k].epfd != epfd)
-			continue;
-		if (watches[k].edge)
-			return 0;
-		n++;
-	}
-	return n;
+	const struct set *s = set_of(epfd);
+	return s && s->edge == 0 ? s->n : 0;
 }
 
 /* Where a call takes every ready event of a large level-triggered set: kept from call
