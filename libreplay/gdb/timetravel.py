@@ -147,6 +147,7 @@ class Store:
     pinned = []        # checkpoints a search will restore again: not thinned
     max_ckpts = MAX_CHECKPOINTS
     restores = 0       # checkpoints restored (warn_went_back)
+    fpu = None         # can gdb write the program's extended registers? (fpu_refusal)
 
 
 def gdb_checkpoint():
@@ -362,6 +363,31 @@ class AutoCheckpoint(gdb.Breakpoint):
         return False
 
 
+def fpu_refusal():
+    """Why gdb cannot checkpoint on this machine, or None. A checkpoint is a fork() that
+    gdb calls in the program, and a call saves and restores every register: gdb 13
+    cannot write the extended state of a CPU whose XSAVE area it does not know (AMX's,
+    on Xeon Sapphire Rapids and later: the kernel wants the whole area, "Couldn't write
+    extended state status: Bad address"), and a call that fails so inside a breakpoint
+    leaves the program running under gdb's feet. Asked once a session, of this gdb and
+    /bin/true in a gdb of its own (flip one bit of MXCSR, which lives in that state):
+    a failed write here would do the harm it looks for."""
+    if Store.fpu is None:
+        import subprocess
+        try:
+            out = subprocess.run(["gdb", "-nx", "-batch", "-ex", "starti", "-ex",
+                                  "set $mxcsr = $mxcsr ^ 0x40", "/bin/true"],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True,
+                                 timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            out = ""
+        m = re.search(r"^(Couldn't write extended state[^\n]*?)\.?$", out, re.M)
+        Store.fpu = ("this gdb cannot write this CPU's extended registers (%s), and a "
+                     "checkpoint is a call to fork() in the program" % m.group(1)) if m else ""
+    return Store.fpu or None
+
+
 class ReplayStart(gdb.Breakpoint):
     """Where the replay begins (rp_session_start): ask the runtime for its ticks."""
 
@@ -378,7 +404,8 @@ class ReplayStart(gdb.Breakpoint):
         if not lr.set_debug("tick_every", TICK_COUNTS):
             Store.refusal = "this program's libreplay has no checkpoints (rebuild it)"
             return False
-        lr.set_debug("ckpt_ns", Store.interval_ns)
+        Store.refusal = fpu_refusal()
+        lr.set_debug("ckpt_ns", 0 if Store.refusal else Store.interval_ns)
         lr.set_debug("checkpointing", 0)
         return False
 

@@ -22,8 +22,6 @@
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/debsrc.sh"
 unset LIBREPLAY_OPTS
-nskip=0
-skip() { echo "SKIP $*"; nskip=$((nskip + 1)); }
 
 TOOLCHAIN=$(cat "$SICC" "$SICPP" "$LIBREPLAY" | md5sum | cut -c1-12)
 

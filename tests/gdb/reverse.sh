@@ -12,6 +12,25 @@ unset LIBREPLAY_OPTS
 P="$ROOT/tests/gdb/progs"
 RGDB="$ROOT/build/bin/replay-gdb"
 cd "$WORK" || exit 1
+# Where gdb cannot call functions in the program (gdb_cannot_call), no checkpoint can be
+# made: the extension says so at the first command that goes back, once, and the replay
+# goes on forwards as usual. That is checked; going back is not.
+nocall=$(gdb_cannot_call)
+if [ -n "$nocall" ]; then
+	skip "going back in time: this gdb cannot call functions in a program on this CPU ($nocall), and every checkpoint is a call to fork()"
+	"$SICC" -O1 -g -o racy "$P/racy.c" && ./racy --record racy.bin --quantum 1ms >racy.rec 2>&1
+	timeout 120 "$RGDB" ./racy racy.bin -batch -nx -ex 'break racy.c:14' -ex run -ex 'continue 3' \
+		-ex 'reverse-continue' -ex 'replay checkpoints' -ex 'delete' -ex 'continue' >refused.out 2>&1
+	why="cannot go back: this gdb cannot write this CPU's extended registers ($nocall), and a checkpoint is a call to fork() in the program"
+	if grep -qF "libreplay: $why" refused.out && grep -qF "no checkpoints: this gdb cannot write" refused.out &&
+		grep -q "^Breakpoint 1, bump" refused.out && grep -qxF "$(grep '^total = ' racy.rec)" refused.out; then
+		pass "without checkpoints (this CPU, this gdb): reverse-continue says why in one line, the replay goes on to the recorded end"
+	else
+		fail "without checkpoints: $(tail -n 5 refused.out | tr '\n' ' ')"
+	fi
+	summary
+	exit
+fi
 SEED=${REVERSE_SEED:-$((RANDOM * 32768 + RANDOM))}
 echo "reverse.sh: random times from seed $SEED (REVERSE_SEED=$SEED to repeat)"
 RANDOM=$SEED

@@ -16,9 +16,21 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 exec </dev/null
 npass=0
 nfail=0
+nskip=0
 
 pass() { echo "PASS $*"; npass=$((npass + 1)); }
 fail() { echo "FAIL $*"; nfail=$((nfail + 1)); }
+skip() { echo "SKIP $*"; nskip=$((nskip + 1)); }
+
+# gdb_cannot_call: what gdb says when it cannot call a function in a program on this
+# machine, or nothing. gdb 13 cannot write the extended state of a CPU whose XSAVE
+# area it does not know (AMX's: Xeon Sapphire Rapids and later), which every call (and
+# so every checkpoint, a fork() called in the program) saves and restores; the
+# extension then refuses to checkpoint (libreplay/gdb/timetravel.py, fpu_refusal).
+gdb_cannot_call() {
+	gdb -nx -batch -ex starti -ex 'set $mxcsr = $mxcsr ^ 0x40' /bin/true 2>&1 </dev/null |
+		sed -n "s/^\(Couldn't write extended state[^.]*\)\.*$/\1/p" | head -n 1
+}
 
 # check NAME COMMAND...: pass if the command succeeds.
 check() {
@@ -28,6 +40,7 @@ check() {
 }
 
 summary() {
-	echo "$npass passed, $nfail failed"
+	if [ "$nskip" -gt 0 ]; then echo "$npass passed, $nfail failed, $nskip skipped"
+	else echo "$npass passed, $nfail failed"; fi
 	[ "$nfail" -eq 0 ]
 }
