@@ -295,9 +295,10 @@ check "crash under gdb: gdb stops at the fault, in fault_here, before the report
 check "trace: a crash ends the trace with the signal" bash -c "tail -n 1 crash.trace | grep -q ' SIGSEGV$'"
 # The end as what it was, the last preemptions before a failure, labels inside the
 # picture, round integer ticks: on a normal exit, a crash (with few preemptions, so
-# that each is labelled), an abort and a deadlock.
+# that each is labelled: at most 40, and 8 ms slices give 10 to 20 on these machines),
+# an abort and a deadlock.
 ./crash_report --replay segv.bin --trace-schedule segv.trace >/dev/null 2>&1
-./crash_report --record few.bin --quantum 2ms >/dev/null 2>&1
+./crash_report --record few.bin --quantum 8ms >/dev/null 2>&1
 ./crash_report --replay few.bin --trace-schedule few.trace >/dev/null 2>&1
 ./crash_report --replay abort.bin --trace-schedule abort.trace >/dev/null 2>&1
 build deadlock "$P/deadlock.c"
