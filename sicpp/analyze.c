@@ -442,6 +442,26 @@ static bool returns_publish(const struct sym *fn)
 	return foreign_callable(fn) || fn->has_tail || fn->tail_target;
 }
 
+/* A return that publishes the count leaves it in r15 too, where its caller reloads it
+ * (or, calling a function of this file that returns so, needs not: returns_count). But
+ * a leaf's, or that of a function whose address is taken, passes the token back: a
+ * foreign caller that calls one in a loop without touching r15 (a callback) then takes
+ * its fast entry every time, where it would take the slow one, ~30 instructions more,
+ * from the second call on (docs/sic.md); and so does a return outside any function. */
+static bool returns_token(const struct sym *fn)
+{
+	return !fn || fn->leaf || fn->addr_taken;
+}
+
+/* Does a direct call to fn, defined here, come back with the count in r15, so that
+ * the caller need not reload it? When every way out of fn is a return of its own that
+ * keeps it there: no tail jump, whose callee may return in fn's place with the token. */
+static bool returns_count(struct analysis *an, const struct sym *fn)
+{
+	fn = owner(an, fn);
+	return fn->is_func && fn->def >= 0 && !returns_token(fn) && !fn->has_tail;
+}
+
 /* A direct call to a function that keeps the count in r15 all the way back. */
 static bool local_call(const struct sym *fn)
 {
@@ -1491,7 +1511,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				an->n_calls_local++;
 			} else if ((y = direct_callee(an, i))) {
 				/* The count stays in r15; the callee's return publishes it. */
-				an->plan[i].direct = an->plan[i].home_reload = true;
+				an->plan[i].direct = true;
+				an->plan[i].home_reload = !(y->def >= 0 && returns_count(an, y));
 				y->shim |= y->def < 0;
 				an->n_calls_direct++;
 			} else {
@@ -1547,6 +1568,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				plan_site_count(an, i);
 			/* A return outside any function: no local call can reach it. */
 			an->plan[i].ret_store = an->fn[i] < 0 || returns_publish(owner(an, &an->syms[an->fn[i]]));
+			an->plan[i].ret_token = an->plan[i].ret_store && returns_token(owner_at(an, i));
 			break;
 		default:
 			if (s->info.string_op && strstr(s->prefix, "rep"))

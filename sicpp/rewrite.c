@@ -602,10 +602,10 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 				emit_count(&w, p->count);
 			if (p->home_store || p->ret_store)
 				emit_home_store(&w);
-			if (p->token || p->ret_store)
+			if (p->token || p->ret_token)
 				fprintf(out, "\tmovq\t$" SIC_TOKEN ", %%r15\n");
 			if (p->nopreempt || p->token || p->ret_store)
-				nopreempt(&w); /* r15 holds the token, not the count */
+				nopreempt(&w); /* r15 holds the token (a return: the count just published) */
 			if (p->memop) {
 				if (p->memop & MEMOP_ATOMIC)
 					add_label(&w.atomics, w.nmemops);

@@ -266,7 +266,7 @@ __sic_foreign_entry:
 	jnz	3f
 	call	__sic_overflow		/* no stub: the overflow takes no preemption here */
 3:	call	*%r11
-4:	/* The body stored the count in __sic_home; r15 holds the token. Entries above
+4:	/* The body stored the count in __sic_home (r15 holds it or the token). Entries above
 	 * ours were left by a longjmp: drop them with it. */
 	leaq	-8(%rsp), %r15
 	cmpq	%r15, 16(%rbx)

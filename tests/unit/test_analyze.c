@@ -384,15 +384,22 @@ static void call_to_static_function_stays_local(void **state)
 }
 
 /* Is the plan at statement text a call or jump to the callee's direct entry (the count
- * stays in r15, reloaded after a call), or does it publish the count and pass the token? */
+ * stays in r15; reloaded after a call unless the callee surely returns it there:
+ * expect_reload), or does it publish the count, pass the token and reload it? */
 static void expect_direct(const struct unit *u, const char *text, bool direct)
 {
 	const struct stmt_plan *p = plan_of(u, text);
 	bool call = !strncmp(text, "call", 4);
-	if (direct ? (!p->direct || p->home_store || p->token || p->home_reload != call)
+	if (direct ? (!p->direct || p->home_store || p->token || (!call && p->home_reload))
 		   : (p->direct || !p->home_store || p->home_reload != call || (call && !p->token)))
 		fail_msg("%s: direct %d home_store %d home_reload %d token %d (expected %s)", text,
 			 p->direct, p->home_store, p->home_reload, p->token, direct ? "direct" : "token");
+}
+
+static void expect_reload(const struct unit *u, const char *text, bool reload)
+{
+	if (plan_of(u, text)->home_reload != reload)
+		fail_msg("%s: home_reload %d, expected %d", text, !reload, reload);
 }
 
 static void calls_that_may_reach_foreign_code(void **state)
@@ -416,6 +423,16 @@ static void calls_that_may_reach_foreign_code(void **state)
 			fail_msg("%s: count %d", foreign[k], p->count);
 		expect_direct(&u, foreign[k], direct[k]);
 	}
+	/* A direct call reloads the count after it, but from g to g: a function of this
+	 * file that is no leaf and makes no tail jump returns with the count in r15
+	 * (tailer's callee may return in its place, taken is a leaf, whose return passes the
+	 * token back, ext may be foreign). */
+	expect_reload(&u, "call g", false);
+	expect_reload(&u, "call tailer", true);
+	expect_reload(&u, "call taken", true);
+	expect_reload(&u, "call ext@PLT", true);
+	assert_true(u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "g:"), "ret")].ret_store);
+	assert_false(u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "g:"), "ret")].ret_token);
 	assert_int_equal(u.an.n_calls_local, 1);
 	assert_int_equal(u.an.n_calls_foreign, 1);
 	assert_int_equal(u.an.n_calls_direct, 4);
@@ -1409,6 +1426,63 @@ static void rets_of_global_functions_publish(void **state)
 	int g = stmt_at(&u.f, "g:");
 	assert_true(u.an.plan[stmt_from(&u.f, g, "ret")].ret_store);
 	assert_true(u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "taken:"), "ret")].ret_store);
+	/* g's leaves the count in r15 too; taken's, a leaf's, passes the token back */
+	assert_false(u.an.plan[stmt_from(&u.f, g, "ret")].ret_token);
+	assert_true(u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "taken:"), "ret")].ret_token);
+	unit_free(&u);
+}
+
+/* Which returns leave the count in r15 and which pass the token back (a leaf's, an
+ * address-taken function's: a foreign loop may call either back with r15 untouched),
+ * and which direct calls then need no reload: g to h (this file's, no leaf, no tail
+ * jump, address not taken), not g to cb (its address is taken) nor g to t (it
+ * tail-jumps to ext, whose return comes back in t's place). */
+static void returns_that_keep_the_count(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.globl\th\n"
+		      "\t.type\th, @function\n"
+		      "h:\n"
+		      "\tcall\text@PLT\n"
+		      "\tret\n"
+		      "\t.size\th, .-h\n"
+		      "\t.type\tcb, @function\n"
+		      "cb:\n"
+		      "\tcall\text@PLT\n"
+		      "\tret\n"
+		      "\t.size\tcb, .-cb\n"
+		      "\t.globl\tt\n"
+		      "\t.type\tt, @function\n"
+		      "t:\n"
+		      "\ttestl\t%edi, %edi\n"
+		      "\tjne\t.L1\n"
+		      "\tret\n"
+		      ".L1:\n"
+		      "\tjmp\text@PLT\n"
+		      "\t.size\tt, .-t\n"
+		      "\t.globl\tg\n"
+		      "\t.type\tg, @function\n"
+		      "g:\n"
+		      "\tleaq\tcb(%rip), %rdi\n"
+		      "\tcall\th\n"
+		      "\tcall\tcb\n"
+		      "\tcall\tt\n"
+		      "\tret\n"
+		      "\t.size\tg, .-g\n");
+	assert_int_equal(u.rc, 0);
+	const struct stmt_plan *h = &u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "h:"), "ret")];
+	const struct stmt_plan *cb = &u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "cb:"), "ret")];
+	const struct stmt_plan *t = &u.an.plan[stmt_from(&u.f, stmt_at(&u.f, "t:"), "ret")];
+	assert_true(h->ret_store && !h->ret_token);
+	assert_true(cb->ret_store && cb->ret_token);
+	assert_true(t->ret_store && !t->ret_token);
+	expect_direct(&u, "call h", true);
+	expect_reload(&u, "call h", false);
+	expect_direct(&u, "call cb", true);
+	expect_reload(&u, "call cb", true);
+	expect_direct(&u, "call t", true);
+	expect_reload(&u, "call t", true);
 	unit_free(&u);
 }
 
@@ -1904,6 +1978,7 @@ int main(void)
 		cmocka_unit_test(static_function_no_entry_check),
 		cmocka_unit_test(global_data_no_entry_check),
 		cmocka_unit_test(rets_of_global_functions_publish),
+		cmocka_unit_test(returns_that_keep_the_count),
 		cmocka_unit_test(rep_string_op_is_nopreempt),
 		cmocka_unit_test(inline_asm_is_not_code),
 		cmocka_unit_test(branch_target_names),
