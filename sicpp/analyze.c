@@ -443,11 +443,12 @@ static bool returns_publish(const struct sym *fn)
 }
 
 /* A return that publishes the count leaves it in r15 too, where its caller reloads it
- * (or, calling a function of this file that returns so, needs not: returns_count). But
- * a leaf's, or that of a function whose address is taken, passes the token back: a
- * foreign caller that calls one in a loop without touching r15 (a callback) then takes
- * its fast entry every time, where it would take the slow one, ~30 instructions more,
- * from the second call on (docs/sic.md); and so does a return outside any function. */
+ * (or, calling a function of this file that returns so, needs not: returns_count).
+ * But a leaf's, or that of a function whose address this file takes, passes the token
+ * back: a foreign caller that calls one in a loop without touching r15 (a callback)
+ * then takes its fast entry every time, where it would take the slow one, ~30
+ * instructions more, from the second call on (docs/sic.md); and so does a return
+ * outside any function. */
 static bool returns_token(const struct sym *fn)
 {
 	return !fn || fn->leaf || fn->addr_taken;
@@ -1510,7 +1511,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			if (local_call(y)) {
 				an->n_calls_local++;
 			} else if ((y = direct_callee(an, i))) {
-				/* The count stays in r15; the callee's return publishes it. */
+				/* The count stays in r15; the callee's return publishes it, and
+				 * a callee of this file's that keeps it there needs no reload. */
 				an->plan[i].direct = true;
 				an->plan[i].home_reload = !(y->def >= 0 && returns_count(an, y));
 				y->shim |= y->def < 0;
