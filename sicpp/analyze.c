@@ -1514,7 +1514,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				/* The count stays in r15; the callee's return publishes it, and
 				 * a callee of this file's that keeps it there needs no reload. */
 				an->plan[i].direct = true;
-				an->plan[i].home_reload = !(y->def >= 0 && returns_count(an, y));
+				an->plan[i].home_reload = !returns_count(an, y);
 				y->shim |= y->def < 0;
 				an->n_calls_direct++;
 			} else {

@@ -59,7 +59,7 @@ struct stmt_plan {
 	bool entry_count;    /* (with entry_check) a leaf's entry check counts on its fast path,
 			      * after the load and before the direct entry */
 	bool ret_store;      /* a return that publishes the count */
-	bool ret_token;      /* ...and passes the token back (a leaf's): else the count stays */
+	bool ret_token;      /* ...and passes the token back (returns_token): else the count stays */
 	bool direct;         /* a call or tail jump to the callee's direct entry, the count
 			      * in r15: the target becomes direct_name(callee) */
 	bool nopreempt;      /* the instruction's own PC must not take a preemption */

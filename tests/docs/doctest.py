@@ -235,7 +235,7 @@ def main():
                         why = "`%s`: %s; got: %s" % (cmd, why, " | ".join(
                             l for l in normal(out, work) if l)[-600:])
                         break
-                if skipped and not why:
+                if skipped:
                     print("SKIP %s: %s" % (where, skipped))
                     nskip += 1
                 elif why:
