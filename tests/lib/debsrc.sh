@@ -7,7 +7,8 @@
 #
 # The first call adds a deb-src line beside each deb line of apt's sources (deb822
 # files get "Types: deb deb-src"; one-line files a "deb-src" copy of each "deb" line),
-# runs apt-get update once, and `apt-get source --download-only` plus dpkg-source -x
+# runs apt-get update once, and `apt-get source --download-only` (the newest version
+# whose files the mirror has) plus dpkg-source -x
 # (the Debian patches applied) into build/debsrc/PKG/. Later calls print the cached
 # directory at once. Needs root for the sources change, like `make deps`.
 # DEBSRC_DIR overrides the cache (default $ROOT/build/debsrc, or build/debsrc).
@@ -60,8 +61,19 @@ debsrc_fetch() {
 	command -v dpkg-source >/dev/null || { echo "debsrc: dpkg-source missing (dpkg-dev)" >&2; return 1; }
 	debsrc_enable || return 1
 	rm -rf "$top" && mkdir -p "$top" || return 1
-	if ! (cd "$top" && apt-get source -qq --download-only "$pkg" >download.log 2>&1); then
-		echo "debsrc: apt-get source $pkg failed: $(tail -n 1 "$top/download.log")" >&2
+	# The newest version first; when its files are missing from the mirror (a security
+	# update's source not mirrored: 404), each older version apt knows, newest first.
+	local ver vers got=""
+	vers=$(apt-cache showsrc "$pkg" 2>/dev/null | sed -n 's/^Version: *//p' | sort -u -r -V)
+	for ver in ${vers:-""}; do
+		rm -f "$top"/*.dsc "$top"/*.tar.* "$top"/*.diff.gz
+		if (cd "$top" && apt-get source -qq --download-only "$pkg${ver:+=$ver}" >>download.log 2>&1); then
+			got=yes
+			break
+		fi
+	done
+	if [ -z "$got" ]; then
+		echo "debsrc: apt-get source $pkg failed: $(grep '^E:' "$top/download.log" | head -n 1)" >&2
 		return 1
 	fi
 	local dsc
