@@ -196,21 +196,62 @@ static enum spin_insn spin_insn(const struct stmt *s)
 	return SPIN_NO;
 }
 
+/* The general registers (a mask of gpr numbers) an instruction of a spin_loop
+ * candidate writes: its last operand's; both of xchg's and xadd's; cmpxchg's %rax too;
+ * none of a compare's. */
+static unsigned gprs_written(const struct stmt *s)
+{
+	const char *n = s->name;
+	if (starts(n, "test") || starts(n, "nop") || (starts(n, "cmp") && !starts(n, "cmpxchg")))
+		return 0;
+	unsigned m = starts(n, "cmpxchg") ? 1u : 0u;
+	int first = starts(n, "xchg") || starts(n, "xadd") ? 0 : s->nops - 1;
+	for (int k = first; k >= 0 && k < s->nops; k++)
+		if (gpr(s->ops[k]) >= 0)
+			m |= 1u << gpr(s->ops[k]);
+	return m;
+}
+
+/* The general registers the instruction's memory operands compute their address from
+ * (none of lea's: it reads no memory). */
+static unsigned address_gprs(const struct stmt *s)
+{
+	unsigned m = 0;
+	if (starts(s->name, "lea"))
+		return 0;
+	for (int k = 0; k < s->nops; k++)
+		if (is_mem(s->ops[k]))
+			for (int r = 0; r < 16; r++)
+				if (uses_gpr(s->ops[k], r))
+					m |= 1u << r;
+	return m;
+}
+
 /* Is the loop from label statement d to the backward branch at i a spin-wait: only
  * loads, compares and branches (every pass the same until memory changes), or a
  * retried atomic (and what computes its operands)? Not if it pauses (the pause
- * yields already) or calls, stores, or leaves by any other backward jump. */
+ * yields already) or calls, stores, or leaves by any other backward jump; nor if it
+ * walks: an address it reads through comes from a register the loop writes, and not
+ * afresh before the read on every pass (`movq 16(%rbx), %rbx` in a hash chain's walk
+ * is a load, but each pass reads another node: the loop ends without another thread). */
 static bool spin_loop(struct analysis *an, int d, int i)
 {
 	const struct asm_file *f = an->f;
 	bool computes = false, retries = false;
 	int n = 0;
+	/* written: registers the body writes; fresh: those written on every pass before
+	 * anything in the body branches or is branched to; carried: registers an address
+	 * uses where they may still hold the pass before's value */
+	unsigned written = 0, fresh = 0, carried = 0;
+	bool straight = true;
 	for (int k = d + 1; k < i; k++) {
 		const struct stmt *s = &f->st[k];
 		if (s->foreign || an->sect[k] != an->sect[i])
 			return false;
 		if (s->kind == ST_DIRECTIVE && !strcmp(s->name, ".size"))
 			return false;
+		if (s->kind == ST_LABEL)
+			straight = false;
 		if (s->kind != ST_INSN)
 			continue;
 		if (++n > SPIN_MAX_INSNS)
@@ -222,10 +263,15 @@ static bool spin_loop(struct analysis *an, int d, int i)
 			if (!strcmp(s->name, "loop") || !y || y->def < 0 || y->is_func ||
 			    an->sect[y->def] != an->sect[i] || (y->def < k && y->def != d))
 				return false; /* indirect, a call out, or another loop */
+			straight = false;
 			continue;
 		}
 		if (s->info.cls != IC_OTHER)
 			return false;
+		carried |= address_gprs(s) & ~fresh;
+		written |= gprs_written(s);
+		if (straight)
+			fresh |= gprs_written(s);
 		switch (spin_insn(s)) {
 		case SPIN_NO:
 		case SPIN_PAUSES:
@@ -240,7 +286,7 @@ static bool spin_loop(struct analysis *an, int d, int i)
 			break;
 		}
 	}
-	return n > 0 && (!computes || retries);
+	return n > 0 && (!computes || retries) && !(carried & written);
 }
 
 /* Inline asm holding nothing but a pause (asm volatile("pause")): statement index of

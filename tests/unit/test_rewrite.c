@@ -907,9 +907,12 @@ static void global_return_publishes_the_count(void **state)
 /* ---- spin-waits and memory accesses (hunt.c) --------------------------------------- */
 
 /* Every way a thread waits for another: gcc's _mm_pause (rep nop), inline asm holding a
- * lone pause, a loop that only re-reads (.L5), a test-and-set loop (.L6), a
- * compare-and-swap retry (.L7); and what is not one: inline asm that does more, a loop
- * that stores (.L8), one that computes (.L9), one that calls (.L10). */
+ * lone pause, a loop that only re-reads (.L5: through a pointer it loads afresh on
+ * every pass), a test-and-set loop (.L6), a compare-and-swap retry (.L7); and what is
+ * not one: inline asm that does more, a loop that stores (.L8), one that computes
+ * (.L9), one that calls (.L10), loads that walk a list (.L12) or a hash chain (.L13,
+ * as Lua's string table's lookup), an address that may be the pass before's (.L15:
+ * %rdx is loaded on some passes only). */
 static const char spins[] =
 	"\t.text\n"
 	"\t.globl\tw\n"
@@ -968,6 +971,27 @@ static const char spins[] =
 	"\tcall\tpoll_once@PLT\n"
 	"\ttestl\t%eax, %eax\n"
 	"\tje\t.L10\n"
+	".L12:\n"
+	"\tmovq\t8(%rax), %rax\n"
+	"\ttestq\t%rax, %rax\n"
+	"\tjne\t.L12\n"
+	".L13:\n"
+	"\tmovq\t16(%rbx), %rbx\n"
+	"\ttestq\t%rbx, %rbx\n"
+	"\tje\t.L15\n"
+	".L14:\n"
+	"\tmovzbl\t11(%rbx), %eax\n"
+	"\tcmpq\t%r12, %rax\n"
+	"\tjne\t.L13\n"
+	".L15:\n"
+	"\tmovl\tflag(%rip), %eax\n"
+	"\ttestl\t%eax, %eax\n"
+	"\tje\t.L16\n"
+	"\tmovq\tptr(%rip), %rdx\n"
+	".L16:\n"
+	"\tmovl\t(%rdx), %ecx\n"
+	"\ttestl\t%ecx, %ecx\n"
+	"\tje\t.L15\n"
 	"\tmovl\t8(%rsp), %eax\n"
 	"\tmovl\t-4(%rbp), %eax\n"
 	"\tleaq\tflag(%rip), %rax\n"
@@ -1031,6 +1055,9 @@ static void spin_waits_yield(void **state)
 	find(&l, 0, "je .L8");
 	find(&l, 0, "jne .L9");
 	find(&l, 0, "je .L10");
+	find(&l, 0, "jne .L12");
+	find(&l, 0, "jne .L13");
+	find(&l, 0, "je .L15");
 	assert_int_equal(count_substr(out, "call\t__sic_pause"), 5);
 	free_lines(&l);
 	free(out);
