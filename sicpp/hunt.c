@@ -60,6 +60,13 @@ static bool is_mem(const char *op)
 	return op[0] != '%' && op[0] != '$';
 }
 
+/* A segment-relative operand, "%fs:x@tpoff" or "%fs:(%rax)": thread-local memory, which
+ * is_mem does not count (no access is listed for the hunting scheduler there). */
+static bool is_seg_mem(const char *op)
+{
+	return op[0] == '%' && op[1] && op[2] == 's' && op[3] == ':';
+}
+
 /* A local of the frame: rsp-based, or below rbp (gcc -O0 keeps locals at -N(%rbp)). */
 static bool is_stack(const char *op)
 {
@@ -186,25 +193,28 @@ static enum spin_insn spin_insn(const struct stmt *s)
 		return SPIN_RETRIES;
 	if (starts(n, "nop") || starts(n, "cmp") || starts(n, "test"))
 		return SPIN_READS;
+	bool store = is_mem(dst) || is_seg_mem(dst);
 	if (starts(n, "mov"))
-		return is_mem(dst) ? SPIN_NO : SPIN_READS; /* a load, or a constant; not a store */
+		return store ? SPIN_NO : SPIN_READS; /* a load, or a constant; not a store */
 	static const char *const alu[] = {"lea", "add", "sub", "inc", "dec", "and", "or", "xor",
 					  "not", "neg", "shl", "shr", "sar", "set", NULL};
 	for (const char *const *p = alu; *p; p++)
 		if (starts(n, *p))
-			return s->nops && is_mem(dst) ? SPIN_NO : SPIN_COMPUTES;
+			return s->nops && store ? SPIN_NO : SPIN_COMPUTES;
 	return SPIN_NO;
 }
 
 /* The general registers (a mask of gpr numbers) an instruction of a spin_loop
- * candidate writes: its last operand's; both of xchg's and xadd's; cmpxchg's %rax too;
- * none of a compare's. */
+ * candidate writes: its last operand's; both of xchg's and xadd's; cmpxchg's %rax too
+ * (and cmpxchg8b's and 16b's %rdx); none of a compare's. */
 static unsigned gprs_written(const struct stmt *s)
 {
 	const char *n = s->name;
 	if (starts(n, "test") || starts(n, "nop") || (starts(n, "cmp") && !starts(n, "cmpxchg")))
 		return 0;
 	unsigned m = starts(n, "cmpxchg") ? 1u : 0u;
+	if (starts(n, "cmpxchg8b") || starts(n, "cmpxchg16b"))
+		m |= 1u << 2;
 	int first = starts(n, "xchg") || starts(n, "xadd") ? 0 : s->nops - 1;
 	for (int k = first; k >= 0 && k < s->nops; k++)
 		if (gpr(s->ops[k]) >= 0)
@@ -213,14 +223,28 @@ static unsigned gprs_written(const struct stmt *s)
 }
 
 /* The general registers the instruction's memory operands compute their address from
- * (none of lea's: it reads no memory). */
+ * (none of lea's or nop's: they read no memory). */
 static unsigned address_gprs(const struct stmt *s)
 {
 	unsigned m = 0;
-	if (starts(s->name, "lea"))
+	if (starts(s->name, "lea") || starts(s->name, "nop"))
 		return 0;
 	for (int k = 0; k < s->nops; k++)
-		if (is_mem(s->ops[k]))
+		if (is_mem(s->ops[k]) || is_seg_mem(s->ops[k]))
+			for (int r = 0; r < 16; r++)
+				if (uses_gpr(s->ops[k], r))
+					m |= 1u << r;
+	return m;
+}
+
+/* The general registers the instruction reads: every operand's, but the destination
+ * of a mov, lea or set (which only writes it) when that is a register. */
+static unsigned gprs_read(const struct stmt *s)
+{
+	bool writes_only = starts(s->name, "mov") || starts(s->name, "lea") || starts(s->name, "set");
+	unsigned m = 0;
+	for (int k = 0; k < s->nops; k++)
+		if (k != s->nops - 1 || !writes_only || is_mem(s->ops[k]) || is_seg_mem(s->ops[k]))
 			for (int r = 0; r < 16; r++)
 				if (uses_gpr(s->ops[k], r))
 					m |= 1u << r;
@@ -230,19 +254,26 @@ static unsigned address_gprs(const struct stmt *s)
 /* Is the loop from label statement d to the backward branch at i a spin-wait: only
  * loads, compares and branches (every pass the same until memory changes), or a
  * retried atomic (and what computes its operands)? Not if it pauses (the pause
- * yields already) or calls, stores, or leaves by any other backward jump; nor if it
+ * yields already) or calls, stores, or leaves by any other backward jump; nor, unless
+ * it retries an atomic (a failed compare-and-swap reloads what it compares), if it
  * walks: an address it reads through comes from a register the loop writes, and not
- * afresh before the read on every pass (`movq 16(%rbx), %rbx` in a hash chain's walk
- * is a load, but each pass reads another node: the loop ends without another thread). */
+ * afresh on every pass, from memory or constants alone, before the read (`movq
+ * 16(%rbx), %rbx` in a hash chain's walk is a load, but each pass reads another node;
+ * `movq %rdx, %rax; movzbl (%rdi,%rdx), %edx` follows an index: such loops end
+ * without another thread). */
 static bool spin_loop(struct analysis *an, int d, int i)
 {
 	const struct asm_file *f = an->f;
 	bool computes = false, retries = false;
 	int n = 0;
-	/* written: registers the body writes; fresh: those written on every pass before
-	 * anything in the body branches or is branched to; carried: registers an address
-	 * uses where they may still hold the pass before's value */
+	/* written: registers the body writes; fresh: those it has written so far on this
+	 * pass, before anything in the body branches or is jumped to, from nothing the pass
+	 * before left (a stale register); carried: registers an address uses where they
+	 * may still hold what the pass before left */
 	unsigned written = 0, fresh = 0, carried = 0;
+	for (int k = d + 1; k < i; k++)
+		if (f->st[k].kind == ST_INSN)
+			written |= gprs_written(&f->st[k]);
 	bool straight = true;
 	for (int k = d + 1; k < i; k++) {
 		const struct stmt *s = &f->st[k];
@@ -250,8 +281,11 @@ static bool spin_loop(struct analysis *an, int d, int i)
 			return false;
 		if (s->kind == ST_DIRECTIVE && !strcmp(s->name, ".size"))
 			return false;
-		if (s->kind == ST_LABEL)
-			straight = false;
+		if (s->kind == ST_LABEL) { /* a jump's target; not gcc's DWARF labels (.LVL3) */
+			const struct sym *y = sym_find(an, s->name);
+			if (!y || y->branch_ref || y->is_func)
+				straight = false;
+		}
 		if (s->kind != ST_INSN)
 			continue;
 		if (++n > SPIN_MAX_INSNS)
@@ -269,8 +303,10 @@ static bool spin_loop(struct analysis *an, int d, int i)
 		if (s->info.cls != IC_OTHER)
 			return false;
 		carried |= address_gprs(s) & ~fresh;
-		written |= gprs_written(s);
-		if (straight)
+		/* from a stale register: stale too; after a branch, fresh on some paths only */
+		if (gprs_read(s) & written & ~fresh)
+			fresh &= ~gprs_written(s);
+		else if (straight)
 			fresh |= gprs_written(s);
 		switch (spin_insn(s)) {
 		case SPIN_NO:
@@ -286,7 +322,7 @@ static bool spin_loop(struct analysis *an, int d, int i)
 			break;
 		}
 	}
-	return n > 0 && (!computes || retries) && !(carried & written);
+	return n > 0 && (!computes || retries) && (retries || !(carried & written));
 }
 
 /* Inline asm holding nothing but a pause (asm volatile("pause")): statement index of
