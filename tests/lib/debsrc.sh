@@ -7,8 +7,8 @@
 #
 # The first call adds a deb-src line beside each deb line of apt's sources (deb822
 # files get "Types: deb deb-src"; one-line files a "deb-src" copy of each "deb" line),
-# runs apt-get update once, and `apt-get source --download-only` (the newest version
-# whose files the mirror has) plus dpkg-source -x
+# runs apt-get update once, and `apt-get source --download-only` (apt's candidate, or
+# the newest version whose files the mirror has) plus dpkg-source -x
 # (the Debian patches applied) into build/debsrc/PKG/. Later calls print the cached
 # directory at once. Needs root for the sources change, like `make deps`.
 # DEBSRC_DIR overrides the cache (default $ROOT/build/debsrc, or build/debsrc).
@@ -49,6 +49,21 @@ debsrc_dir() {
 	[ -n "$d" ] && dirname "$d"
 }
 
+# The source versions of PKG apt knows, newest first (dpkg's order: epochs count).
+debsrc_versions() {
+	local v sorted=() i
+	for v in $(apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: *//p' | sort -u); do
+		i=${#sorted[@]}
+		sorted+=("$v")
+		while [ "$i" -gt 0 ] && dpkg --compare-versions "$v" gt "${sorted[$((i - 1))]}"; do
+			sorted[$i]=${sorted[$((i - 1))]}
+			i=$((i - 1))
+		done
+		sorted[$i]=$v
+	done
+	[ ${#sorted[@]} -eq 0 ] || printf '%s\n' "${sorted[@]}"
+}
+
 # debsrc_fetch PKG: print the unpacked source directory of PKG (cached).
 debsrc_fetch() {
 	local pkg=$1 top dir
@@ -61,14 +76,13 @@ debsrc_fetch() {
 	command -v dpkg-source >/dev/null || { echo "debsrc: dpkg-source missing (dpkg-dev)" >&2; return 1; }
 	debsrc_enable || return 1
 	rm -rf "$top" && mkdir -p "$top" || return 1
-	# The newest version first; when its files are missing from the mirror (a security
-	# update's source not mirrored: 404), each older version apt knows, newest first.
-	local ver vers got=""
-	vers=$(apt-cache showsrc "$pkg" 2>/dev/null | sed -n 's/^Version: *//p' | sort -u -r -V)
-	for ver in ${vers:-""}; do
+	# apt's candidate first; when its files are missing from the mirror (a security
+	# update's source not mirrored: 404), each version apt knows, newest first.
+	local ver got=""
+	for ver in "" $(debsrc_versions "$pkg"); do
 		rm -f "$top"/*.dsc "$top"/*.tar.* "$top"/*.diff.gz
 		if (cd "$top" && apt-get source -qq --download-only "$pkg${ver:+=$ver}" >>download.log 2>&1); then
-			got=yes
+			got=${ver:-candidate}
 			break
 		fi
 	done
@@ -85,6 +99,6 @@ debsrc_fetch() {
 	fi
 	dir=$(debsrc_dir "$top")
 	[ -n "$dir" ] || { echo "debsrc: $pkg unpacked nowhere" >&2; return 1; }
-	touch "$top/.done"
+	echo "$got" >"$top/.done" # the version fetched, or "candidate"
 	echo "$dir"
 }
