@@ -4,10 +4,11 @@
 #
 # The suites run side by side, CHECK_JOBS at a time (default: one per CPU): each works
 # in a directory of its own (build/test-work/SUITE), and a recorded program runs on one
-# kernel thread, so one suite keeps one CPU busy. Time slices are CPU time
+# kernel thread; the suites that run jobs of their own (invariant, the two csmith ones)
+# run one at a time then, so each suite keeps one CPU busy. Time slices are CPU time
 # (ITIMER_PROF), so a suite beside another sees the same preemptions. A suite's output
-# is shown whole when it ends, in the order they end. The list is longest first, so the
-# last to start are short ones.
+# is shown whole when it ends (as it goes, with CHECK_JOBS=1). The list is longest
+# first, so the last to start are short ones.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 suites=(tests/replay/run.sh tests/invariant/run.sh tests/io/run.sh tests/e2e/run.sh
@@ -17,16 +18,27 @@ suites=(tests/replay/run.sh tests/invariant/run.sh tests/io/run.sh tests/e2e/run
 	tests/apps/run.sh)
 jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+if [ "$jobs" -gt 1 ]; then
+	export JOBS=${JOBS:-1} CSMITH_JOBS=${CSMITH_JOBS:-1} CALLGRAPH_JOBS=${CALLGRAPH_JOBS:-1}
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# run_suite I: suite I's output, status and seconds into $out/I.{out,rc,time}.
+# run_suite I: suite I's output, status and seconds into $out/I.{out,rc,time}; its
+# output shown as it goes too when the suites run one at a time. The .rc comes last,
+# whole (a rename): it says the suite has ended.
 run_suite() {
 	local start=$SECONDS rc
-	bash "$ROOT/${suites[$1]}" </dev/null >"$out/$1.out" 2>&1
-	rc=$?
+	if [ "$jobs" -eq 1 ]; then
+		echo "=== ${suites[$1]}"
+		bash "$ROOT/${suites[$1]}" </dev/null 2>&1 | tee "$out/$1.out"
+		rc=${PIPESTATUS[0]}
+	else
+		bash "$ROOT/${suites[$1]}" </dev/null >"$out/$1.out" 2>&1
+		rc=$?
+	fi
 	echo $((SECONDS - start)) >"$out/$1.time"
-	echo "$rc" >"$out/$1.rc"
+	echo "$rc" >"$out/$1.rc.new" && mv "$out/$1.rc.new" "$out/$1.rc"
 }
 
 total_pass=0 total_fail=0 failed_suites="" times="" fail_lines=""
@@ -38,8 +50,10 @@ show_ended() {
 		[ -e "$out/$i.rc" ] && [ -z "${shown[$i]:-}" ] || continue
 		shown[$i]=1
 		suite=${suites[$i]}
-		echo "=== $suite"
-		cat "$out/$i.out"
+		if [ "$jobs" -gt 1 ]; then
+			echo "=== $suite"
+			cat "$out/$i.out"
+		fi
 		counts=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*$/\1 \2/p' "$out/$i.out" | tail -n 1)
 		# a long run's middle may be cut from what is shown of it (CI shows the head and
 		# the tail), so every failure is said again at the end
