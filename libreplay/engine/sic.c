@@ -178,6 +178,49 @@ static int cmp_pc(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sort n pcs that come in a few ascending runs (one per object and section, in the
+ * order the linker laid the tables out): merge neighbouring runs, pass after pass,
+ * O(n log runs). qsort took 3.2 M instructions at each start of zstd (12,817 entries
+ * in 4 runs), 25 times what the program itself runs for `zstd -V`. */
+static void sort_pcs(uintptr_t *a, size_t n)
+{
+	size_t runs = 1;
+	for (size_t i = 1; i < n; i++)
+		runs += a[i] < a[i - 1];
+	if (runs == 1)
+		return;
+	uintptr_t *tmp = rp_malloc(n * sizeof *tmp); /* not the program's heap */
+	if (!tmp) {
+		qsort(a, n, sizeof *a, cmp_pc);
+		return;
+	}
+	uintptr_t *src = a, *dst = tmp;
+	while (runs > 1) {
+		runs = 0;
+		for (size_t lo = 0; lo < n; runs++) {
+			size_t mid = lo + 1, hi;
+			while (mid < n && src[mid] >= src[mid - 1])
+				mid++;
+			for (hi = mid < n ? mid + 1 : n; hi < n && src[hi] >= src[hi - 1]; hi++)
+				;
+			size_t p = lo, q = mid, o = lo;
+			while (p < mid && q < hi)
+				dst[o++] = src[q] < src[p] ? src[q++] : src[p++];
+			while (p < mid)
+				dst[o++] = src[p++];
+			while (q < hi)
+				dst[o++] = src[q++];
+			lo = hi;
+		}
+		uintptr_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof *a);
+	rp_free(tmp);
+}
+
 static size_t entries(const int32_t *begin, const int32_t *end)
 {
 	return begin && end > begin ? (size_t)(end - begin) : 0;
@@ -214,7 +257,7 @@ static void publish(void)
 	for (size_t k = 0; k < nmodules; k++)
 		add_module(t, &modules[k]);
 	qsort(t->ranges, t->nranges, sizeof *t->ranges, cmp_range);
-	qsort(t->nopre, t->nnopre, sizeof *t->nopre, cmp_pc);
+	sort_pcs(t->nopre, t->nnopre);
 	__atomic_store_n(&tables, t, __ATOMIC_RELEASE);
 }
 
@@ -299,7 +342,7 @@ static uintptr_t *sorted_table(const int32_t *start, const int32_t *stop, size_t
 		rp_fatal("out of memory");
 	for (size_t i = 0; i < *n; i++)
 		v[i] = rel(&start[i]);
-	qsort(v, *n, sizeof *v, cmp_pc);
+	sort_pcs(v, *n);
 	return v;
 }
 
