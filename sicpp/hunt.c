@@ -117,9 +117,11 @@ static int gpr(const char *r)
 	return -1;
 }
 
-/* Does the operand's address use register k? */
-static bool uses_gpr(const char *op, int k)
+/* The general registers (a mask of gpr numbers) the operand names: a register, or those
+ * of a memory operand's address. */
+static unsigned operand_gprs(const char *op)
 {
+	unsigned m = 0;
 	for (const char *p = strchr(op, '%'); p; p = strchr(p + 1, '%')) {
 		char name[8];
 		size_t n = 0;
@@ -127,10 +129,16 @@ static bool uses_gpr(const char *op, int k)
 					       (p[n] >= '0' && p[n] <= '9')))
 			n++, name[n - 1] = p[n - 1];
 		name[n] = '\0';
-		if (gpr(name) == k)
-			return true;
+		if (gpr(name) >= 0)
+			m |= 1u << gpr(name);
 	}
-	return false;
+	return m;
+}
+
+/* Does the operand's address use register k? */
+static bool uses_gpr(const char *op, int k)
+{
+	return operand_gprs(op) >> k & 1;
 }
 
 /* The straight line's accesses so far, for sic_repeats: an access repeats one of them
@@ -231,9 +239,7 @@ static unsigned address_gprs(const struct stmt *s)
 		return 0;
 	for (int k = 0; k < s->nops; k++)
 		if (is_mem(s->ops[k]) || is_seg_mem(s->ops[k]))
-			for (int r = 0; r < 16; r++)
-				if (uses_gpr(s->ops[k], r))
-					m |= 1u << r;
+			m |= operand_gprs(s->ops[k]);
 	return m;
 }
 
@@ -245,9 +251,7 @@ static unsigned gprs_read(const struct stmt *s)
 	unsigned m = 0;
 	for (int k = 0; k < s->nops; k++)
 		if (k != s->nops - 1 || !writes_only || is_mem(s->ops[k]) || is_seg_mem(s->ops[k]))
-			for (int r = 0; r < 16; r++)
-				if (uses_gpr(s->ops[k], r))
-					m |= 1u << r;
+			m |= operand_gprs(s->ops[k]);
 	return m;
 }
 
@@ -304,10 +308,11 @@ static bool spin_loop(struct analysis *an, int d, int i)
 			return false;
 		carried |= address_gprs(s) & ~fresh;
 		/* from a stale register: stale too; after a branch, fresh on some paths only */
+		unsigned w = gprs_written(s);
 		if (gprs_read(s) & written & ~fresh)
-			fresh &= ~gprs_written(s);
+			fresh &= ~w;
 		else if (straight)
-			fresh |= gprs_written(s);
+			fresh |= w;
 		switch (spin_insn(s)) {
 		case SPIN_NO:
 		case SPIN_PAUSES:
