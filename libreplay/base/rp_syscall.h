@@ -8,6 +8,7 @@
 #define RP_SYSCALL_H
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -99,5 +100,17 @@ long rp_syscall(long nr, ...);
  * (and gdb by the "sigaction" in its name). 0, or -1 with errno. */
 struct sigaction;
 int rp_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+/* sigprocmask(2) made directly (the program's sigprocmask is the signals layer's, a
+ * green thread's mask): 0, or -1 with errno set. */
+static inline int rp_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	long r = rp_raw_syscall(SYS_rt_sigprocmask, how, (long)set, (long)old, _NSIG / 8, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return 0;
+}
 
 #endif

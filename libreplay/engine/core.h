@@ -104,8 +104,6 @@ void rp_replay_check_outcome(int how, const ucontext_t *uc, const struct rp_log_
 extern bool rp_log_hunted;
 /* In a child of fork: not what the log describes. */
 void rp_replay_forget(void);
-/* Where the breakpoint is armed (0: nowhere). */
-uintptr_t rp_replay_armed_pc(void);
 /* For messages: what a record says, in words (r NULL: the end of the log). */
 const char *rp_replay_describe(const struct rp_log_record *r, char *buf, size_t len);
 /* Every thread waits: if the next record says a signal from outside ended the
@@ -120,16 +118,43 @@ enum rp_stop_where { RP_STOP_NOWHERE, RP_STOP_IDLE, RP_STOP_COUNT, RP_STOP_EXACT
 /* The process dies of sig, its default action restored (the end of on_ending). */
 _Noreturn void rp_session_die_of(int sig);
 
-/* In a checkpoint the debugger restored: this process's own breakpoint, armed as
- * it was (0, or -errno). */
-int rp_replay_reopen_breakpoint(void);
-/* The hardware breakpoint (one, this kernel thread's), the replay's and the counting
- * recordings': open it if perf allows (false if not; its trap goes to rp_count_trap
- * when not replaying), is it open, arm it at pc, disarm it. */
+/* The breakpoint's trap: the replay's preemption (or a divergence); while not
+ * replaying, rp_count_trap's. */
+void rp_bp_hit(int sig, siginfo_t *si, void *uc);
+
+/* ---- breakpoint.c: the stop at one pc (one, this kernel thread's) -------------------------- */
+
+/* Open it, the replay's and the counting recordings': hardware if this machine's
+ * debug registers are seen to fire (and --breakpoints allows), else the software
+ * trap byte. True once open (--breakpoints=hardware where it does not work: one line,
+ * exit RP_EXIT_USAGE). */
 bool rp_bp_open(void);
 bool rp_bp_ready(void);
+enum rp_bp_kind rp_bp_kind(void);
+extern enum rp_bp_kind rp_bp_mode; /* the same, for gdb's extension */
+/* Why the kind taken is not the hardware one ("" if it is). */
+const char *rp_bp_why(void);
+/* Arm at pc: 0, or -1 with errno (an address that is none); rp_bp_arm dies on that. */
+int rp_bp_try_arm(uintptr_t pc);
 void rp_bp_arm(uintptr_t pc);
 void rp_bp_disarm(void);
+/* Where it is armed (0: nowhere). */
+uintptr_t rp_bp_armed_pc(void);
+struct rp_bp_trap {
+	uintptr_t pc;               /* armed here (0: nowhere) */
+	unsigned char saved;        /* software: the byte the trap byte replaced */
+	unsigned char under_debugger; /* software: a gdb breakpoint's int3 was there */
+};
+extern struct rp_bp_trap rp_bp_trap; /* for gdb's extension */
+/* In a checkpoint the debugger restored: this process's own breakpoint, armed as it
+ * was (0, or -errno). */
+int rp_bp_reopen(void);
+/* In a child of fork(): no breakpoint, the code as it was. */
+void rp_bp_forget(void);
+
+/* session.c: the fatal-signal handler (END, the crash report, the signal again), for
+ * a SIGILL that is not the trap byte's; SIGILL's action must be SIG_DFL already. */
+void rp_session_fatal(int sig, siginfo_t *si, void *uc);
 
 /* ---- count.c, outcome.c ------------------------------------------------------------------ */
 

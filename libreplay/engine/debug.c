@@ -29,7 +29,7 @@
  * A checkpoint is forked by the program's fork() with checkpointing set: a bare
  * system call, no atfork handlers (which would end the replay in the child). A
  * restored copy opens its own hardware breakpoint (rp_debug_restored, replay.c's
- * rp_replay_reopen_breakpoint): the perf event it inherited belongs to the process
+ * rp_bp_reopen): the perf event it inherited belongs to the process
  * it was forked from. */
 #include "engine/core.h"
 
@@ -181,7 +181,7 @@ __attribute__((noinline, noclone, used)) void rp_debug_checkpoint(void)
 int rp_debug_restored(void)
 {
 	rp_debug.clock_ns = cpu_ns(); /* a new process's clock starts again */
-	return rp_replay_reopen_breakpoint();
+	return rp_bp_reopen();
 }
 
 /* ---- pipes the process holds both ends of --------------------------------------- */

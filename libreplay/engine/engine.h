@@ -216,6 +216,14 @@ uint64_t rp_record_overflow(uintptr_t stub_ret);
 void rp_replay_arm(struct rp_thread *t, uint64_t *counter);
 /* A thread exits: during replay, check the log did not expect more of it. */
 void rp_replay_thread_exit(struct rp_thread *t);
+/* breakpoint.c: the program sets its SIGILL action while the replay's software trap
+ * needs the signal: kept there (true, *old the previous one as the program knows
+ * it); false when the trap does not need it (the program's action goes to the kernel). */
+struct sigaction;
+bool rp_bp_sigill_action(const struct sigaction *act, struct sigaction *old);
+/* The software trap is in use: SIGILL must never be blocked in the kernel (a fault
+ * on a blocked signal kills the process), whatever mask the program asks for. */
+bool rp_bp_traps_sigill(void);
 /* What a debugger shows of a replay (replay status, replay stop-at's checks): the
  * replay reads the log as it goes, so this is all of it there is in memory. */
 #define RP_REPLAY_VIEW_VERSION 1

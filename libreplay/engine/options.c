@@ -46,6 +46,9 @@ static void help(const char *prog)
 	       "  --timeout=TIME    stop a run still going after TIME (e.g. 10s): a hang, exit 88\n"
 	       "  --trace-schedule FILE  write every thread switch to FILE (replay-dump\n"
 	       "                    --timeline draws it); with --replay: the recording's schedule\n"
+	       "  --breakpoints=HOW how a replay (and --hunt) stops between counting points:\n"
+	       "                    hardware (a debug register), software (a trap byte in the\n"
+	       "                    code), or auto (default: hardware where it is seen to fire)\n"
 	       "  --replay-help     this text\n"
 	       "  --                end of libreplay's flags\n"
 	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--hunt=7\".\n"
@@ -114,6 +117,15 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 		rp_opts.quantum_ns = parse_duration(val, "--quantum", RP_MIN_QUANTUM_NS);
 	} else if (VALUE("--timeout")) {
 		rp_opts.timeout_ns = parse_duration(val, "--timeout", 1000000);
+	} else if (VALUE("--breakpoints")) {
+		if (!strcmp(val, "auto"))
+			rp_opts.breakpoints = RP_BP_WANT_AUTO;
+		else if (!strcmp(val, "hardware"))
+			rp_opts.breakpoints = RP_BP_WANT_HARDWARE;
+		else if (!strcmp(val, "software"))
+			rp_opts.breakpoints = RP_BP_WANT_SOFTWARE;
+		else
+			usage_exit("bad --breakpoints '%s': want auto, hardware or software", val);
 	} else if (VALUE("--hunt-depth")) {
 		char *end;
 		long d = strtol(val, &end, 10);
@@ -175,7 +187,7 @@ void rp_options_parse(int *argc, char **argv)
 		    !strncmp(argv[i], "--record", 8) || !strncmp(argv[i], "--no-record", 11) ||
 		    !strncmp(argv[i], "--quantum", 9) || !strncmp(argv[i], "--chaos", 7) ||
 		    !strncmp(argv[i], "--hunt", 6) || !strncmp(argv[i], "--timeout", 9) ||
-		    !strncmp(argv[i], "--trace-schedule", 16))) {
+		    !strncmp(argv[i], "--trace-schedule", 16) || !strncmp(argv[i], "--breakpoints", 13))) {
 			int took = one_flag(*argc, argv, i, prog);
 			if (!took)
 				usage_exit("unknown flag '%s'", argv[i]);

@@ -12,7 +12,7 @@ static void unblock(int sig)
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, sig);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	rp_sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
 /* Switch away from a signal handler; the thread resumes here, returns, and sigreturn
@@ -38,6 +38,6 @@ void rp_preempt_from_signal(ucontext_t *uc, int sig)
 	 * handlers, or in a log with a repeated position). The replay's trap that
 	 * stopped the thread here set RF in the frame, which would let the breakpoint
 	 * armed here pass once: clear it. */
-	if (rp_replay_armed_pc() && rp_replay_armed_pc() == rp_pc_of(uc))
+	if (rp_bp_armed_pc() && rp_bp_armed_pc() == rp_pc_of(uc))
 		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)0x10000;
 }

@@ -3,9 +3,9 @@
  * replay goes (memory does not grow with it): the next record is peeked, consumed,
  * and only then is the one after it read. No timer: the running thread's counter is
  * loaded so that it reaches zero exactly at the count of its next PREEMPT record
- * (rp_replay_arm); the overflow arms a hardware breakpoint (perf_event_open, delivered
- * as a real-time signal: it works under gdb, int3 does not) at the logged PC; the
- * breakpoint's trap (on_trap) reproduces the preemption. Any other outcome is a
+ * (rp_replay_arm); the overflow arms the breakpoint (breakpoint.c: a debug register,
+ * or a trap byte in the code) at the logged PC; its trap (rp_bp_hit) reproduces the
+ * preemption. Any other outcome is a
  * divergence, reported at once in one line (rp_diverge, exit RP_EXIT_DIVERGED). A
  * log cut short ends in a free run: said once, then time slices as in a recording,
  * unlogged (record.c), so that the program finishes. A deadlock or a hang the log ends
@@ -18,15 +18,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/hw_breakpoint.h>
-#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,6 +40,9 @@ static enum rp_log_status log_end_status = RP_LOG_OK;
 static char log_end_msg[RP_LOG_ERRLEN];
 static bool free_run;            /* past the end of a log cut short */
 static bool end_checked;         /* END matched: the program is leaving */
+/* Preemptions reproduced at a counting point's stub, and at the breakpoint (for
+ * LIBREPLAY_STATS=1, bench/stops.sh). */
+static uint64_t at_stub, at_trap;
 
 /* What the debugger shows (engine.h). */
 volatile struct rp_replay_view rp_replay_view;
@@ -54,11 +54,6 @@ static uint64_t ahead_recno;        /* the number of the record it read last */
 static struct rp_log_final *finals;
 static uint32_t nfinals;
 static bool finals_all; /* every thread of the recording is listed */
-
-static int bp_fd = -1;
-static uintptr_t bp_armed_pc;
-
-#define RP_BP_SIGNAL (SIGRTMIN + 7)
 
 /* A one-line divergence message, then exit: the replay cannot go on meaningfully.
  * What differs from the recording's context (context.c: the environment, the working
@@ -143,14 +138,6 @@ static bool read_next(void)
 	return have_cur;
 }
 
-void rp_bp_disarm(void)
-{
-	if (bp_armed_pc && bp_fd >= 0) {
-		ioctl(bp_fd, PERF_EVENT_IOC_DISABLE, 0);
-		bp_armed_pc = 0;
-	}
-}
-
 /* The end of a log cut short: said once, then a free run (time slices, unlogged);
  * under a debugger, a stop there first (rp_debug_log_end). */
 static void log_ended(void)
@@ -195,11 +182,6 @@ bool rp_replay_log_loaded(void)
 	return reader != NULL;
 }
 
-uintptr_t rp_replay_armed_pc(void)
-{
-	return bp_armed_pc;
-}
-
 /* For messages: what a record says, in words. */
 const char *rp_replay_describe(const struct rp_log_record *r, char *buf, size_t len)
 {
@@ -232,55 +214,12 @@ void rp_replay_forget(void)
 		__sic_home = rp_sic_start_value();
 		rp_cur->offset = now + __sic_home;
 	}
-	if (bp_fd >= 0) {
-		rp_fd_close(bp_fd);
-		bp_fd = -1;
-		bp_armed_pc = 0;
-	}
 	rp_replaying = false;
 	have_cur = false;
 	log_end_status = RP_LOG_DONE;
 }
 
 /* ---- the counter and the breakpoint --------------------------------------------------- */
-
-/* A hardware execute breakpoint at pc that signals on every hit. */
-static void bp_attr(struct perf_event_attr *a, uintptr_t pc)
-{
-	memset(a, 0, sizeof *a);
-	a->type = PERF_TYPE_BREAKPOINT;
-	a->size = sizeof *a;
-	a->bp_type = HW_BREAKPOINT_X;
-	a->bp_addr = pc;
-	a->bp_len = sizeof(long);
-	a->sample_period = 1;
-	a->exclude_kernel = 1;
-	a->exclude_hv = 1;
-	a->wakeup_events = 1;
-}
-
-/* Arm the breakpoint at pc: 0, or -1 with errno (an address the kernel refuses). One
- * system call: the new attributes say enabled (disabled = 0), and the kernel enables
- * the event with them (perf_event_modify_breakpoint, since Linux 4.17, which brought
- * the ioctl). */
-static int bp_try_arm(uintptr_t pc)
-{
-	struct perf_event_attr a;
-	if (bp_armed_pc == pc)
-		return 0; /* armed there already */
-	bp_attr(&a, pc);
-	if (ioctl(bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) != 0)
-		return -1;
-	bp_armed_pc = pc;
-	return 0;
-}
-
-void rp_bp_arm(uintptr_t pc)
-{
-	if (bp_try_arm(pc) != 0)
-		rp_fatal("cannot arm the breakpoint at %#lx: %s", (unsigned long)pc,
-			 strerror(errno));
-}
 
 /* Thread tid's count when the recording ended (END), or UINT64_MAX if not known. */
 static uint64_t final_count(int tid, bool *listed)
@@ -343,7 +282,7 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 			signal_stop(r, NULL, true, now);
 		if (count == now) {
 			/* (A PC from a damaged or forged log may be no address at all.) */
-			if (bp_try_arm(rp_exe_base + pc) != 0)
+			if (rp_bp_try_arm(rp_exe_base + pc) != 0)
 				rp_diverge("record %zu: thread %u should stop at pc %#llx, where no "
 					"breakpoint can be set (%s)", next_rec + 1, tid,
 					(unsigned long long)pc, strerror(errno));
@@ -391,6 +330,7 @@ static bool preempt_at_stub(struct rp_thread *t, uint64_t now, uintptr_t stub_re
 	if (!pc || !preempt_here(rp_replay_peek(), t, now, pc))
 		return false;
 	rp_bp_disarm();
+	at_stub++;
 	uint64_t counter = 0; /* at now */
 	pass_preempt(t, &counter);
 	t->tick_depth++;
@@ -418,8 +358,8 @@ uint64_t rp_replay_overflow(uintptr_t stub_ret)
 	return zero;
 }
 
-/* The replay breakpoint. */
-static void on_trap(int sig, siginfo_t *si, void *ucv)
+/* The breakpoint's trap (breakpoint.c): the replay's, or a recording's. */
+void rp_bp_hit(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	int saved = errno;
@@ -451,6 +391,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 			next_rec + 1, t->tid, (unsigned long)(pc - rp_exe_base), (unsigned long long)count,
 			rp_replay_describe(r, what, sizeof what));
 	}
+	at_trap++;
 	pass_preempt(t, (uint64_t *)&uc->uc_mcontext.gregs[REG_R15]);
 	rp_preempt_from_signal(uc, sig);
 	errno = saved;
@@ -520,6 +461,10 @@ static void check_finals(const struct rp_log_record *r, const ucontext_t *uc, bo
 	}
 	end_checked = true;
 	rp_replay_next();
+	if (getenv("LIBREPLAY_STATS"))
+		rp_say("%llu preemptions replayed at a counting point, %llu at the %s breakpoint",
+		       (unsigned long long)at_stub, (unsigned long long)at_trap,
+		       rp_bp_kind() == RP_BP_SOFTWARE ? "software" : "hardware");
 	/* What runs after END (exit handlers registered before the session: gcov's
 	 * writing of its counts, say) ran unrecorded: so it runs here, live. */
 	free_run = true;
@@ -623,75 +568,6 @@ void rp_replay_idle_stop(void)
 	const struct rp_log_record *r = have_cur ? &cur : NULL;
 	if (stop_at(r, &tid, &count, &pc) == RP_STOP_IDLE)
 		signal_stop(r, NULL, true, 0);
-}
-
-/* A hardware execute breakpoint on this (only) kernel thread, disabled until armed,
- * that signals RP_BP_SIGNAL when hit; -1 if perf does not allow one. */
-static int try_breakpoint(void)
-{
-	struct perf_event_attr a;
-	bp_attr(&a, (uintptr_t)&try_breakpoint);
-	a.disabled = 1;
-	int fd = rp_fd_own(rp_perf_event_open(&a));
-	if (fd >= 0 && rp_route_signal(fd, RP_BP_SIGNAL) != 0) {
-		rp_fd_close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-bool rp_bp_open(void)
-{
-	if (bp_fd < 0 && (bp_fd = try_breakpoint()) >= 0)
-		rp_install_handler(RP_BP_SIGNAL, on_trap, 0);
-	return bp_fd >= 0;
-}
-
-bool rp_bp_ready(void)
-{
-	return bp_fd >= 0;
-}
-
-/* The replay's: it cannot do without. */
-static int open_breakpoint(void)
-{
-	struct perf_event_attr a;
-	bp_attr(&a, (uintptr_t)&open_breakpoint);
-	a.disabled = 1;
-	int fd = rp_fd_own(rp_perf_event_open(&a));
-	if (fd < 0) {
-		rp_say("replay needs a hardware breakpoint (perf_event_open: %s; "
-				"see /proc/sys/kernel/perf_event_paranoid)", strerror(errno));
-		exit(RP_EXIT_USAGE);
-	}
-	if (rp_route_signal(fd, RP_BP_SIGNAL) != 0) {
-		rp_say("cannot route the replay breakpoint's signal: %s",
-			strerror(errno));
-		exit(RP_EXIT_USAGE);
-	}
-	return fd;
-}
-
-/* A checkpoint the debugger restored (a fork of the replay, docs/gdb.md): the
- * breakpoint's perf event is the process's it was forked from. This process opens
- * its own on the same descriptor, armed where the original was; -errno on failure. */
-int rp_replay_reopen_breakpoint(void)
-{
-	if (bp_fd < 0)
-		return 0;
-	struct perf_event_attr a;
-	bp_attr(&a, bp_armed_pc ? bp_armed_pc : (uintptr_t)&open_breakpoint);
-	a.disabled = !bp_armed_pc;
-	int fd = rp_perf_event_open(&a);
-	if (fd < 0)
-		return -errno;
-	int err = rp_route_signal(fd, RP_BP_SIGNAL) != 0 ? -errno : 0;
-	if (!err) {
-		long r = rp_raw_syscall(SYS_dup3, fd, bp_fd, O_CLOEXEC, 0, 0, 0);
-		err = r < 0 ? (int)r : 0;
-	}
-	rp_sys_close(fd);
-	return err;
 }
 
 /* ---- opening the log ---------------------------------------------------------------------- */
@@ -805,8 +681,7 @@ void rp_replay_start(int *argc, char ***argv)
 		rp_opts.quantum_ns = h->quantum_ns;
 	rp_log_hunted = h->flags & RP_LOG_F_HUNT;
 
-	bp_fd = open_breakpoint();
-	rp_install_handler(RP_BP_SIGNAL, on_trap, 0);
+	rp_bp_open();
 	rp_replaying = true;
 	look_ahead(1);
 }

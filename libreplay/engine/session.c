@@ -117,6 +117,11 @@ static void on_fatal(int sig, siginfo_t *si, void *ucv)
 	rp_crash_reraise(sig);
 }
 
+void rp_session_fatal(int sig, siginfo_t *si, void *ucv)
+{
+	on_fatal(sig, si, ucv);
+}
+
 /* ---- the other signals that end a process -------------------------------------------- */
 
 /* Catchable signals whose default action ends the process (signal(7)), the faults
@@ -226,6 +231,7 @@ void rp_install_handler(int sig, void (*fn)(int, siginfo_t *, void *), int flags
  * unscheduled, and leaves the log and the breakpoint to the parent. */
 static void child_after_fork(void)
 {
+	rp_bp_forget();
 	rp_record_forget();
 	rp_replay_forget();
 }
@@ -263,7 +269,8 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	fatal_onstack = alt.ss_sp && rp_raw_syscall(SYS_sigaltstack, (long)&alt, 0, 0, 0, 0, 0) == 0
 				? SA_ONSTACK : 0;
 	for (size_t k = 0; k < sizeof fatal_signals / sizeof fatal_signals[0]; k++)
-		rp_install_handler(fatal_signals[k], on_fatal, SA_RESETHAND | SA_NODEFER | fatal_onstack);
+		if (fatal_signals[k] != SIGILL || rp_bp_kind() != RP_BP_SOFTWARE) /* the trap's */
+			rp_install_handler(fatal_signals[k], on_fatal, SA_RESETHAND | SA_NODEFER | fatal_onstack);
 	/* The others that end the process, where the program left the default (not
 	 * where it ignores one: nohup's SIGHUP stays ignored). */
 	for (int sig = 1; sig < _NSIG; sig++) {

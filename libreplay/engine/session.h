@@ -10,6 +10,9 @@
 #include "green.h"
 
 enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
+/* --breakpoints: how the replay stops between counting points (engine/breakpoint.c). */
+enum rp_bp_choice { RP_BP_WANT_AUTO, RP_BP_WANT_HARDWARE, RP_BP_WANT_SOFTWARE };
+enum rp_bp_kind { RP_BP_NONE, RP_BP_HARDWARE, RP_BP_SOFTWARE };
 
 #define RP_DEFAULT_QUANTUM_NS 10000000ull /* 10 ms */
 #define RP_MIN_QUANTUM_NS 50000ull        /* 50 us */
@@ -72,6 +75,7 @@ struct rp_options {
 	int hunt_depth;      /* 0: the default */
 	uint64_t timeout_ns; /* --timeout: 0 none */
 	const char *trace_path; /* --trace-schedule: every switch, for the timeline */
+	enum rp_bp_choice breakpoints; /* --breakpoints */
 };
 extern struct rp_options rp_opts;
 

@@ -526,6 +526,9 @@ class RestoreCmd(gdb.Command):
             timetravel.before_checkpoint()
         if Stepping.fixing:
             return  # the post-hook's own resumes: it manages the requests
+        if cmd not in ("kill", "detach", "quit", "checkpoint", "restart", "run", "start",
+                       "starti", "signal"):
+            soft_trap_reconcile()
         if cmd not in ("kill", "detach", "quit", "checkpoint", "restart"):
             # (checkpoint, restart: a fork, a jump in time, maybe in the middle of a
             # continue, by timetravel.py: no resume of the story)
@@ -1046,6 +1049,7 @@ class StartStop(gdb.Breakpoint):
         self.silent = True
 
     def stop(self):
+        pass_sigill()
         if replaying():
             gate()
             write_stops()
@@ -1282,7 +1286,8 @@ def in_crash_handler():
     its inlined system call), maybe on_fatal, then the signal frame. It is
     installed while recording or replaying."""
     f = gdb.newest_frame()
-    while f is not None and (f.name() or "") in ("rp_raw_syscall", "sched_raw_syscall", "rp_crash_reraise", "on_fatal"):
+    while f is not None and (f.name() or "") in ("rp_raw_syscall", "sched_raw_syscall", "rp_crash_reraise", "on_fatal",
+                                            "rp_session_fatal", "on_sigill"):
         f = f.older()
     return f is not None and f.level() > 0 and f.type() == gdb.SIGTRAMP_FRAME and \
         str(glob("rp_opts")["mode"]) != "RP_MODE_OFF"
@@ -1323,6 +1328,67 @@ break bump if $rcount(2) > 5000."""
                 c = count_of(st, cur)
                 return gdb.Value(-1 if c is None else c).cast(gdb.lookup_type("long"))
         return gdb.Value(-1).cast(gdb.lookup_type("long"))
+
+
+def pass_sigill():
+    """The runtime stops between counting points with a trap byte (engine/breakpoint.c,
+    where the debug registers do not fire or perf refuses them): its SIGILL is the
+    program's to handle, as SIG41 is with the hardware breakpoint."""
+    try:
+        software = int(glob("rp_bp_mode")) == 2  # RP_BP_SOFTWARE
+    except (gdb.error, ReplayError):
+        return
+    gdb.execute("handle SIGILL %s" % ("nostop noprint pass" if software else "stop print pass"),
+                to_string=True)
+
+
+BP_LOCATION = re.compile(r"\s([yn])\s+(0x[0-9a-fA-F]+)\s")
+
+
+def gdb_breakpoint_at(pc):
+    """Will gdb put a breakpoint of its own (a user's, or an internal one) at pc when
+    the program resumes?"""
+    out = gdb.execute("maint info breakpoints", to_string=True)
+    for line in out.splitlines():
+        m = BP_LOCATION.search(line + " ")
+        if m and m.group(1) == "y" and int(m.group(2), 16) == pc:
+            return True
+    return False
+
+
+def soft_trap_reconcile():
+    """Before the program resumes, where the runtime stops with its trap byte
+    (engine/breakpoint.c, rp_bp_trap): gdb takes a SIGILL at one of its breakpoints
+    for that breakpoint's hit, and steps over it with its own copy of the byte, so the
+    trap byte and a gdb breakpoint cannot share a pc. Where gdb has one at the armed
+    pc, the byte goes back (under_debugger) and, when the thread stands at that pc,
+    the trap is a SIGILL queued to it; where gdb has none, the trap byte is in the
+    code. gdb's breakpoints are out of memory while it is stopped."""
+    if not live():
+        return
+    try:
+        if int(glob("rp_bp_mode")) != 2:  # RP_BP_SOFTWARE
+            return
+        trap = glob("rp_bp_trap")
+    except (gdb.error, ReplayError):
+        return
+    pc = u64(trap["pc"])
+    if not pc:
+        return
+    inf = gdb.selected_inferior()
+    if int(trap["under_debugger"]):
+        if not gdb_breakpoint_at(pc):
+            saved = bytes(inf.read_memory(pc, 1))
+            inf.write_memory(pc, b"\x06")
+            gdb.execute("set var rp_bp_trap.saved = %d" % saved[0], to_string=True)
+            gdb.execute("set var rp_bp_trap.under_debugger = 0", to_string=True)
+        elif gdb.newest_frame().pc() == pc:
+            gdb.execute("queue-signal SIGILL", to_string=True)
+    elif gdb_breakpoint_at(pc):
+        inf.write_memory(pc, bytes([int(trap["saved"]) & 0xff]))
+        gdb.execute("set var rp_bp_trap.under_debugger = 1", to_string=True)
+        if gdb.newest_frame().pc() == pc:
+            gdb.execute("queue-signal SIGILL", to_string=True)
 
 
 # ---- loading -------------------------------------------------------------------------

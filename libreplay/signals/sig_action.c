@@ -144,6 +144,8 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		errno = EINVAL;
 		return -1;
 	}
+	if (sig == SIGILL && rp_bp_sigill_action(act, old))
+		return 0; /* the replay's trap byte raises it: its handler calls the program's */
 	bool handler = act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
 	if (runtime_on() && sig > 0 && sig < _NSIG && runtime_signal(sig) && handler) {
 		rp_say("a handler for %s: the signal is the recorder's own "
@@ -168,6 +170,8 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 		mine = *act;
 		mine.sa_flags |= SA_SIGINFO;
 		mine.sa_flags &= ~SA_ONSTACK; /* the trampoline switches (sig_altstack.c) */
+		if (rp_bp_traps_sigill())
+			sigdelset(&mine.sa_mask, SIGILL); /* a trap in the handler must not kill */
 		mine.sa_sigaction = trampoline;
 		give = &mine;
 		if (!at_exit)

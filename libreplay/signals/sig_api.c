@@ -48,7 +48,7 @@ static const uint64_t unblockable = 1ull << (SIGKILL - 1) | 1ull << (SIGSTOP - 1
 __attribute__((constructor(104))) static void main_mask(void)
 {
 	sigset_t set;
-	if (sigprocmask(SIG_SETMASK, NULL, &set) == 0)
+	if (rp_sigprocmask(SIG_SETMASK, NULL, &set) == 0)
 		pt_self()->sigmask = bits_of(&set);
 }
 
@@ -72,11 +72,26 @@ int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 		self->sigmask = bits;
 	sigset_t kernel;
 	set_of(self->sigmask, &kernel);
+	if (rp_bp_traps_sigill())
+		sigdelset(&kernel, SIGILL); /* the thread's mask holds it, not the kernel's */
 	int saved = errno;
-	sigprocmask(SIG_SETMASK, &kernel, NULL);
+	rp_sigprocmask(SIG_SETMASK, &kernel, NULL);
 	errno = saved;
 	/* Unblocked signals pending for this thread are delivered before we return. */
 	pt_signals_check(self);
+	return 0;
+}
+
+/* glibc's sigprocmask is its pthread_sigmask for the calling thread; ours too, so a
+ * program that blocks signals with it blocks them for its green thread, and cannot
+ * block the runtime's own. */
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int err = pthread_sigmask(how, set, old);
+	if (err) {
+		errno = err;
+		return -1;
+	}
 	return 0;
 }
 

@@ -137,7 +137,7 @@ static void default_action(int sig)
 	sigset_t one;
 	sigemptyset(&one);
 	sigaddset(&one, sig);
-	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	rp_sigprocmask(SIG_UNBLOCK, &one, NULL);
 	rp_syscall(SYS_tgkill, (pid_t)rp_syscall(SYS_getpid), (pid_t)rp_syscall(SYS_gettid), sig);
 }
 

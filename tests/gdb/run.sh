@@ -260,12 +260,18 @@ else
 	rgdb trap.out -ex 'break work' -ex run -ex delete -ex "replay stop-at $1 $(($2 - 1))" -ex continue \
 		-ex "break *$3" -ex continue \
 		-ex "python while gdb.parse_and_eval('\$rcount($1)') < $2: gdb.execute('continue')" \
-		-ex 'print $pc' -ex "print \$rcount($1)" -ex 'replay status' -ex delete -ex continue
+		-ex 'print $pc' -ex "print \$rcount($1)" -ex 'replay status' -ex 'printf "bp mode %d\n", (int)rp_bp_mode' \
+		-ex delete -ex continue
 	expect "a breakpoint on the armed trap's pc stops there at the logged count" trap.out \
 		"^Breakpoint [0-9]+, (0x0*${3#0x} in )?(work|bump) " "^\\\$[0-9]+ = \\(void \\(\\*\\)\\(\\)\\) $3 " "^\\\$[0-9]+ = $2\$"
-	# The trap's record is consumed at that stop: one more record done than at the start.
+	# With the hardware breakpoint the trap's record is consumed at that stop (the debug
+	# register fires before gdb's int3): one more record done than at the start. With
+	# the software trap (rp_bp_mode 2) gdb's breakpoint comes first and the trap is
+	# taken when the program resumes (docs/gdb.md): none more.
 	done0=$(sed -n 's/^replaying .*: \([0-9]*\) of [0-9]* records done$/\1/p' st.out | head -n 1)
-	same_output x trap.out && grep -q "^replaying .*: $((done0 + 1)) of [0-9]* records done$" trap.out &&
+	more=1
+	grep -q '^bp mode 2$' trap.out && more=0
+	same_output x trap.out && grep -q "^replaying .*: $((done0 + more)) of [0-9]* records done$" trap.out &&
 		pass "the replay takes the trap after the user's breakpoint and ends as recorded" ||
 		fail "trap address: $(grep -v '^\[' trap.out | tail -n 4 | tr '\n' ' ')"
 fi

@@ -194,7 +194,7 @@ else
 	done
 	[ $same -eq 3 ] && pass "heisenbug: struck in recording $struck; 3 replays fail identically" ||
 		fail "heisenbug: only $same of 3 replays failed as recorded"
-	(cd "$WORK" && timeout 300 gdb -batch -nx -ex 'handle SIGPROF SIG41 nostop noprint pass' \
+	(cd "$WORK" && timeout 300 gdb -batch -nx -ex 'handle SIGPROF SIG41 SIGILL nostop noprint pass' \
 		-ex 'break transfer' -ex run -ex bt -ex 'continue 200' -ex delete -ex continue \
 		--args ./heisenbug --replay "$WORK/bug.bin" >"$WORK/bug.gdb" 2>&1)
 	if grep -q 'Breakpoint 1, .*transfer' "$WORK/bug.gdb" && grep -qF "$(cat "$WORK/bug.rec")" "$WORK/bug.gdb"; then
@@ -208,7 +208,7 @@ fi
 build layout
 (cd "$WORK" && ./layout --record "$WORK/layout.bin" >"$WORK/layout.rec" 2>&1)
 (cd "$WORK" && ./layout --replay "$WORK/layout.bin" >"$WORK/layout.rep" 2>&1)
-(cd "$WORK" && gdb -batch -nx -ex 'handle SIGPROF SIG41 nostop noprint pass' -ex run \
+(cd "$WORK" && gdb -batch -nx -ex 'handle SIGPROF SIG41 SIGILL nostop noprint pass' -ex run \
 	--args ./layout --replay "$WORK/layout.bin" 2>&1 | grep -E '^(main|thread) stack' >"$WORK/layout.gdb")
 check "address layout: replay prints the recorded addresses" cmp "$WORK/layout.rec" "$WORK/layout.rep"
 check "address layout: so does a replay under gdb" cmp "$WORK/layout.rec" "$WORK/layout.gdb"
@@ -241,7 +241,7 @@ sa sa3.plain LIBREPLAY_OPTS="--record $WORK/sa3.bin" ./startup_addrs --no-record
 check "LIBREPLAY_OPTS=--record with --no-record on the command line: no recording" \
 	bash -c "grep -q 'address randomisation on' '$WORK/sa3.plain' && [ ! -e '$WORK/sa3.bin' ]"
 sa sa4.rec ./startup_addrs --record sa4.bin --chaos=9 -- x yy
-(cd "$WORK" && gdb -batch -nx -ex 'handle SIGPROF SIG41 nostop noprint pass' \
+(cd "$WORK" && gdb -batch -nx -ex 'handle SIGPROF SIG41 SIGILL nostop noprint pass' \
 	-ex 'unset environment LINES' -ex 'unset environment COLUMNS' -ex run \
 	--args ./startup_addrs --replay sa4.bin 2>&1 | grep -vE '^(\[|Using host)' >"$WORK/sa4.gdb")
 check "start-up addresses: a replay under gdb prints the recording's" \

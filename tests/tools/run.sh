@@ -287,7 +287,7 @@ check "stack overflow: the log is complete, its END says SIGSEGV" \
 check "stack overflow: the replay dies of it too, with the same report" \
 	bash -c "test $rc2 -eq 139 && cmp -s ov.rec.report ov.rep.report"
 # Under gdb, the genuine fault stops gdb at the faulting instruction, before our handler.
-timeout 120 gdb -batch -nx -ex 'handle SIGPROF SIG41 nostop noprint pass' -ex run -ex bt \
+timeout 120 gdb -batch -nx -ex 'handle SIGPROF SIG41 SIGILL nostop noprint pass' -ex run -ex bt \
 	--args ./crash_report --replay segv.bin >gdb.out 2>&1
 check "crash under gdb: gdb stops at the fault, in fault_here, before the report" bash -c \
 	"grep -q 'Program received signal SIGSEGV' gdb.out && grep -A1 'Program received signal SIGSEGV' gdb.out | grep -q fault_here && ! grep -q 'died of' gdb.out"
