@@ -72,6 +72,7 @@ struct rp_options {
 	int hunt_depth;      /* 0: the default */
 	uint64_t timeout_ns; /* --timeout: 0 none */
 	const char *trace_path; /* --trace-schedule: every switch, for the timeline */
+	int tls_path; /* --tls: enum sched_tls_path, 0 auto */
 };
 extern struct rp_options rp_opts;
 
