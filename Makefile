@@ -179,6 +179,7 @@ check: all unit
 bench: all
 	bench/run.sh
 	bench/replay.sh
+	bench/tls_paths.sh
 	bench/apps.sh
 	bench/hunt.sh
 	bench/gdb.sh

@@ -85,6 +85,19 @@ static int program_main(int argc, char **argv, char **envp)
 			      (uint64_t)(uintptr_t)envp));
 }
 
+/* --tls: a path this machine lacks falls back to the next, said in one line. */
+static void tls_path_start(void)
+{
+	static const char *const how[] = {"auto", "LDT selectors", "wrfsbase", "arch_prctl"};
+	struct sched_tls_report r;
+	sched_set_tls_path(rp_opts.tls_path);
+	if (rp_opts.tls_path == SCHED_TLS_AUTO)
+		return; /* probed at the first pthread_create */
+	sched_tls_probe(&r);
+	if (r.why)
+		rp_say("--tls=%s: %s; using %s", sched_tls_path_name(r.asked), r.why, how[r.path]);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	argc = saved_argc ? saved_argc : argc;
@@ -96,6 +109,7 @@ int main(int argc, char **argv, char **envp)
 	h.event_ready = io_event_ready;
 	h.idle_events = io_idle;
 	sched_set_hooks(&h);
+	tls_path_start();
 	int status = sched_run_main(program_main, argc, argv, envp);
 	if (status == SCHED_RUN_ABORTED && errno == ENOMEM)
 		rp_fatal_memory("the main thread's stack (8 MiB)");

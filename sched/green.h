@@ -182,6 +182,54 @@ int sched_run_main(int (*main_fn)(int, char **, char **), int argc, char **argv,
 #define SCHED_DEFAULT_STACK_SIZE (8u << 20)
 #define SCHED_MIN_STACK_SIZE     16384u /* PTHREAD_STACK_MIN */
 
+/* ---- how a switch loads a thread's TLS (sched_tls_probe.c) ----------------------
+ * Three ways, fastest first: an LDT selector (modify_ldt), wrfsbase (FSGSBASE), the
+ * arch_prctl system call. Each is probed once per process, in a child process that
+ * a fault cannot take the program down with, at the first thread creation. */
+enum sched_tls_path {
+	SCHED_TLS_AUTO,     /* the first that works (the default) */
+	SCHED_TLS_LDT,
+	SCHED_TLS_FSGSBASE,
+	SCHED_TLS_SYSCALL,
+};
+
+/* Before sched_run_main: start the search at `path` (AUTO: at LDT). A path that does
+ * not work here falls back to the next that does, silently: ask sched_tls_probe. */
+void sched_set_tls_path(enum sched_tls_path path);
+/* The path switches use (probing first if need be): "ldt", "fsgsbase", "syscall". */
+const char *sched_tls_path(void);
+/* "auto", "ldt", "fsgsbase", "syscall" (NULL for another value). */
+const char *sched_tls_path_name(enum sched_tls_path path);
+
+enum sched_feature_state {
+	SCHED_FEATURE_WORKS,
+	SCHED_FEATURE_ABSENT,  /* not offered: FSGSBASE not in AT_HWCAP2 */
+	SCHED_FEATURE_REFUSED, /* the system call failed: err */
+	SCHED_FEATURE_FAULTS,  /* the probe died of signal sig, or saw a wrong base (sig 0) */
+};
+
+struct sched_feature {
+	enum sched_feature_state state;
+	const char *call; /* REFUSED: the system call that failed ("modify_ldt", "clone"...) */
+	int err;          /* REFUSED: its errno */
+	int sig; /* FAULTS: the signal, 0 if the probe saw a wrong base */
+};
+
+struct sched_tls_report {
+	struct sched_feature ldt;      /* modify_ldt, then a selector load into %gs */
+	struct sched_feature fsgsbase; /* AT_HWCAP2, then wrgsbase and rdgsbase */
+	struct sched_feature syscall;  /* arch_prctl(ARCH_GET_FS) */
+	enum sched_tls_path asked;     /* sched_set_tls_path's */
+	enum sched_tls_path path;      /* what switches use: never AUTO */
+	const char *why; /* path is not asked (and asked not AUTO): why, e.g. "this
+			  * machine's LDT selectors fault"; else NULL */
+	uint64_t probe_ns; /* how long the probes took (CLOCK_MONOTONIC) when they ran */
+};
+
+/* Run the probes not run yet in this process and fill *r. Outside a run or inside
+ * one (not from a hook or a signal handler). */
+void sched_tls_probe(struct sched_tls_report *r);
+
 /* ---- threads ---------------------------------------------------------------- */
 
 /* All-zero: joinable, a mapped stack of SCHED_DEFAULT_STACK_SIZE. */

@@ -31,8 +31,13 @@ struct sched_globals {
 	 * the thread it resumes leaves one): sched_preempt must not interrupt it. */
 	volatile sig_atomic_t busy;
 	bool running; /* inside sched_run_main */
-	bool fsgsbase; /* wrfsbase works (AT_HWCAP2 has HWCAP2_FSGSBASE) */
-	bool no_ldt;   /* no LDT entries for TLS: modify_ldt refused (or a test said so) */
+	/* How switches load a thread pointer (sched_tls_probe.c): chosen at the first
+	 * thread creation after sched_set_tls_path (AUTO until then), from probes made
+	 * once per process. */
+	enum sched_tls_path tls_asked;
+	enum sched_tls_path tls_path;
+	bool fsgsbase; /* wrfsbase probed and allowed: for threads without a selector */
+	bool no_ldt;   /* no more LDT entries in this process: one failed or faulted */
 	struct sched_thread *cur;
 	struct sched_thread host; /* the context that called sched_run_main: id 0 */
 	struct sched_hooks hooks; /* defaults filled in */
@@ -213,6 +218,12 @@ void sched_tls_init(void) SCHED_HIDDEN; /* checks glibc's layout, silently */
 int sched_tls_alloc(struct sched_thread *t) SCHED_HIDDEN;
 void sched_tls_free(struct sched_thread *t) SCHED_HIDDEN;
 void sched_tls_cache_drop(void) SCHED_HIDDEN;
+/* An LDT entry whose base is tp: 0 and its selector in *sel, or -errno (-ENOSPC: all
+ * 8192 in use, -ERANGE: tp above 4 GiB). sched_ldt_release: back to the free list. */
+int sched_ldt_set(void *tp, uint16_t *sel) SCHED_HIDDEN;
+void sched_ldt_release(uint16_t sel) SCHED_HIDDEN;
+/* sched_tls_probe.c: set tls_path and fsgsbase, probing what was not probed yet. */
+void sched_tls_choose(void) SCHED_HIDDEN;
 /* sched_stack.c */
 int sched_stack_alloc(struct sched_thread *t, size_t size) SCHED_HIDDEN;
 void sched_stack_free(struct sched_thread *t) SCHED_HIDDEN;

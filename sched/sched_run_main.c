@@ -2,11 +2,6 @@
 #include "sched_impl.h"
 
 #include <stdlib.h>
-#include <sys/auxv.h>
-
-#ifndef HWCAP2_FSGSBASE
-#define HWCAP2_FSGSBASE (1 << 1)
-#endif
 
 static void *main_start(void *unused)
 {
@@ -73,7 +68,6 @@ int sched_run_main(int (*main_fn)(int, char **, char **), int argc, char **argv,
 	sched_enter();
 	int host_errno = errno; /* thread 1 uses the host's TLS, errno included */
 	sched_g.host.tp = __builtin_thread_pointer();
-	sched_g.fsgsbase = __getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE;
 	sched_tls_init();
 	sched_g.running = true;
 	sched_g.main_fn = main_fn;

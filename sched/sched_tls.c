@@ -8,9 +8,10 @@
  * ~12 ns switch on our machines, loading an fs selector next to nothing. So each
  * area is mapped below 4 GiB (MAP_32BIT) and gets an LDT entry (modify_ldt) whose
  * base is its thread pointer; the switch loads that selector (sched_load_tp). Thread
- * 1's TLS is glibc's, above 4 GiB: switching to it writes the base. Without an LDT
- * (modify_ldt refused, 8192 entries in use, no memory below 4 GiB) a thread gets
- * selector 0 and the base is written for it too. The kernel keeps both the selector
+ * 1's TLS is glibc's, above 4 GiB: switching to it writes the base. When switches
+ * do not use selectors (sched_tls_probe.c found them refused or faulting, or another
+ * path was asked for) or have none to give (8192 in use, no memory below 4 GiB), a
+ * thread gets selector 0 and the base is written for it too. The kernel keeps both the selector
  * and the base of a task across its own context switches. Areas and entries are
  * reused LIFO, so the layout is the same every run.
  *
@@ -148,8 +149,9 @@ static char *area_alloc(void)
 	if (!lay.free_areas) {
 		size_t len = lay.page + lay.per_slab * lay.len;
 		int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-		char *slab = sched_g.no_ldt ? MAP_FAILED
-					    : mmap(NULL, len, PROT_READ | PROT_WRITE, flags | MAP_32BIT, -1, 0);
+		char *slab = sched_g.tls_path != SCHED_TLS_LDT || sched_g.no_ldt
+				     ? MAP_FAILED
+				     : mmap(NULL, len, PROT_READ | PROT_WRITE, flags | MAP_32BIT, -1, 0);
 		if (slab == MAP_FAILED)
 			slab = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
 		if (slab == MAP_FAILED)
@@ -184,18 +186,17 @@ void sched_tls_cache_drop(void)
 	lay.free_areas = NULL;
 }
 
-/* Point an LDT entry at tp: its selector, or 0 (no LDT, none free, tp too high). */
-static uint16_t ldt_entry(void *tp)
+int sched_ldt_set(void *tp, uint16_t *sel)
 {
-	if (sched_g.no_ldt || (uintptr_t)tp > UINT32_MAX)
-		return 0;
+	if ((uintptr_t)tp > UINT32_MAX)
+		return -ERANGE;
 	unsigned n;
 	if (lay.nldt_free > 0)
 		n = lay.ldt_free[--lay.nldt_free];
 	else if (lay.ldt_next < LDT_ENTRIES)
 		n = lay.ldt_next++;
 	else
-		return 0;
+		return -ENOSPC;
 	struct user_desc d = {
 		.entry_number = n,
 		.base_addr = (unsigned)(uintptr_t)tp,
@@ -204,35 +205,31 @@ static uint16_t ldt_entry(void *tp)
 		.limit_in_pages = 1,
 		.useable = 1,
 	};
-	if (sched_raw_syscall(SYS_modify_ldt, 0x11, (long)&d, sizeof d, 0, 0, 0) != 0) {
-		sched_g.no_ldt = true;
-		return 0;
+	long err = sched_raw_syscall(SYS_modify_ldt, 0x11, (long)&d, sizeof d, 0, 0, 0);
+	if (err) {
+		lay.ldt_free[lay.nldt_free++] = (uint16_t)n;
+		return (int)err;
 	}
-	return (uint16_t)(n << 3 | 4 | 3); /* index, LDT, user privilege */
+	*sel = (uint16_t)(n << 3 | 4 | 3); /* index, LDT, user privilege */
+	return 0;
 }
 
-static void ldt_release(uint16_t sel)
+void sched_ldt_release(uint16_t sel)
 {
 	if (sel)
 		lay.ldt_free[lay.nldt_free++] = sel >> 3;
 }
 
-/* The first selector made: does it load, and give its base? If not, never again. */
-static bool ldt_works(uint16_t sel, void *tp)
+/* A selector for tp if switches use them (the probe said they work), else 0. */
+static uint16_t ldt_entry(void *tp)
 {
-	static int checked;
-	void *seen;
-	if (checked)
-		return checked > 0;
-	struct sched_thread *cur = sched_g.cur, probe = {.tp = tp, .fs_sel = sel};
-	/* a signal handler in between sees the new thread's TLS, a copy: harmless */
-	sched_load_tp(&probe);
-	__asm__ volatile("movq %%fs:0, %0" : "=r"(seen) : : "memory");
-	sched_load_tp(cur);
-	checked = seen == tp ? 1 : -1;
-	if (checked < 0)
+	uint16_t sel = 0;
+	if (sched_g.tls_path != SCHED_TLS_LDT || sched_g.no_ldt)
+		return 0;
+	int err = sched_ldt_set(tp, &sel);
+	if (err && err != -ERANGE && err != -ENOSPC)
 		sched_g.no_ldt = true;
-	return checked > 0;
+	return err ? 0 : sel;
 }
 
 struct fill {
@@ -289,6 +286,8 @@ int sched_tls_alloc(struct sched_thread *t)
 		said = true;
 		return EAGAIN;
 	}
+	if (sched_g.tls_path == SCHED_TLS_AUTO)
+		sched_tls_choose();
 	char *area = area_alloc();
 	if (!area)
 		return EAGAIN;
@@ -325,10 +324,6 @@ int sched_tls_alloc(struct sched_thread *t)
 	dl_iterate_phdr(fill_block, &f);
 	t->tp = (void *)tp;
 	t->fs_sel = ldt_entry(t->tp);
-	if (t->fs_sel && !ldt_works(t->fs_sel, t->tp)) {
-		ldt_release(t->fs_sel);
-		t->fs_sel = 0;
-	}
 	return 0;
 }
 
@@ -341,7 +336,7 @@ void sched_tls_free(struct sched_thread *t)
 	for (size_t i = 1; i <= dtv[-1].counter; i++)
 		free(dtv[i].pointer.to_free);
 	free(dtv - 1);
-	ldt_release(t->fs_sel);
+	sched_ldt_release(t->fs_sel);
 	/* tp + TCB is within `align` (<= a page) of the area's page-aligned end */
 	uintptr_t end = ((uintptr_t)t->tp + SCHED_TCB_SIZE + lay.page - 1) & ~(uintptr_t)(lay.page - 1);
 	area_free((char *)(end - lay.len));

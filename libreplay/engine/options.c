@@ -49,6 +49,9 @@ static void help(const char *prog)
 	       "  --breakpoints=HOW how a replay (and --hunt) stops between counting points:\n"
 	       "                    hardware (a debug register), software (a trap byte in the\n"
 	       "                    code), or auto (default: hardware where it is seen to fire)\n"
+	       "  --tls=PATH        how a switch loads a thread's TLS: auto (default: the first\n"
+	       "                    that works here), ldt, fsgsbase or syscall (arch_prctl); one\n"
+	       "                    this machine lacks falls back to the next, with a warning\n"
 	       "  --replay-help     this text\n"
 	       "  --                end of libreplay's flags\n"
 	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--hunt=7\".\n"
@@ -132,6 +135,13 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 		if (*end || end == val || d < 1 || d > RP_HUNT_MAX_DEPTH)
 			usage_exit("bad --hunt-depth '%s': want 1 to 16", val);
 		rp_opts.hunt_depth = (int)d;
+	} else if (VALUE("--tls")) {
+		int p = SCHED_TLS_AUTO;
+		while (sched_tls_path_name(p) && strcmp(sched_tls_path_name(p), val))
+			p++;
+		if (!sched_tls_path_name(p))
+			usage_exit("bad --tls '%s': want auto, ldt, fsgsbase or syscall", val);
+		rp_opts.tls_path = p;
 	} else if (!strcmp(a, "--no-record")) {
 		rp_opts.mode = RP_MODE_OFF;
 	} else if (!strcmp(a, "--chaos") || !strcmp(a, "--hunt")) {
@@ -187,7 +197,8 @@ void rp_options_parse(int *argc, char **argv)
 		    !strncmp(argv[i], "--record", 8) || !strncmp(argv[i], "--no-record", 11) ||
 		    !strncmp(argv[i], "--quantum", 9) || !strncmp(argv[i], "--chaos", 7) ||
 		    !strncmp(argv[i], "--hunt", 6) || !strncmp(argv[i], "--timeout", 9) ||
-		    !strncmp(argv[i], "--trace-schedule", 16) || !strncmp(argv[i], "--breakpoints", 13))) {
+		    !strncmp(argv[i], "--trace-schedule", 16) || !strncmp(argv[i], "--breakpoints", 13) ||
+		    !strncmp(argv[i], "--tls", 5))) {
 			int took = one_flag(*argc, argv, i, prog);
 			if (!took)
 				usage_exit("unknown flag '%s'", argv[i]);

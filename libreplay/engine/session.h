@@ -76,6 +76,7 @@ struct rp_options {
 	uint64_t timeout_ns; /* --timeout: 0 none */
 	const char *trace_path; /* --trace-schedule: every switch, for the timeline */
 	enum rp_bp_choice breakpoints; /* --breakpoints */
+	int tls_path; /* --tls: enum sched_tls_path, 0 auto */
 };
 extern struct rp_options rp_opts;
 

@@ -322,7 +322,7 @@ static uintptr_t stack_guard(void)
 }
 
 static uintptr_t main_guard;
-static int tls_mode; /* 0: LDT selectors, 1: wrfsbase, 2: arch_prctl */
+static int tls_mode; /* 0: LDT selectors, 1: wrfsbase, 2: arch_prctl (sched_set_tls_path) */
 
 static void *owns_tls(void *arg)
 {
@@ -367,8 +367,6 @@ static void *locks_held_stream(void *arg)
 TEST_MAIN(tls_main)
 {
 	main_guard = stack_guard();
-	sched_g.no_ldt = tls_mode > 0;   /* as when the kernel refuses modify_ldt */
-	sched_g.fsgsbase &= tls_mode < 2; /* as on a CPU without FSGSBASE */
 	tls_init = 1000;
 	struct sched_thread *t[4];
 	for (int i = 1; i < 4; i++)
@@ -392,7 +390,11 @@ TEST_MAIN(tls_main)
 	CHECK(info.tp == t[0]->tp);
 	if (tls_mode) {
 		CHECK_EQ(t[0]->fs_sel, 0);
+		CHECK(!strcmp(sched_tls_path(), tls_mode == 1 ? "fsgsbase" : "syscall") ||
+		      (tls_mode == 1 && !strcmp(sched_tls_path(), "syscall")));
+		CHECK(tls_mode == 1 || !sched_g.fsgsbase);
 	} else {
+		CHECK(!strcmp(sched_tls_path(), "ldt"));
 		CHECK((uintptr_t)t[0]->tp < UINT32_MAX);
 		CHECK(t[0]->fs_sel != 0);
 	}
@@ -413,10 +415,35 @@ static void tls_per_thread(void **state)
 	tls_init = 5;
 	assert_int_equal(run(tls_main, NULL), 0);
 	assert_int_equal(tls_init, 1000); /* the host and thread 1 share the process's TLS */
-	for (tls_mode = 1; tls_mode <= 2; tls_mode++)
+	for (tls_mode = 1; tls_mode <= 2; tls_mode++) {
+		sched_set_tls_path(tls_mode == 1 ? SCHED_TLS_FSGSBASE : SCHED_TLS_SYSCALL);
 		assert_int_equal(run(tls_main, NULL), 0);
+	}
 	tls_mode = 0;
-	sched_g.no_ldt = false;
+	sched_set_tls_path(SCHED_TLS_AUTO);
+}
+
+/* The probes' report: this machine's LDT selectors and arch_prctl work (tls_main
+ * relies on the first); the path asked for is the one used when it works. */
+static void tls_probe_report(void **state)
+{
+	struct sched_tls_report r;
+	sched_set_tls_path(SCHED_TLS_LDT);
+	sched_tls_probe(&r);
+	assert_int_equal(r.ldt.state, SCHED_FEATURE_WORKS);
+	assert_int_equal(r.syscall.state, SCHED_FEATURE_WORKS);
+	assert_int_equal(r.asked, SCHED_TLS_LDT);
+	assert_int_equal(r.path, SCHED_TLS_LDT);
+	assert_null(r.why);
+	assert_string_equal(sched_tls_path(), "ldt");
+	sched_set_tls_path(SCHED_TLS_FSGSBASE);
+	sched_tls_probe(&r);
+	assert_int_equal(r.path, r.fsgsbase.state == SCHED_FEATURE_WORKS ? SCHED_TLS_FSGSBASE
+									: SCHED_TLS_SYSCALL);
+	assert_true((r.path == SCHED_TLS_FSGSBASE) == (r.why == NULL));
+	sched_set_tls_path(SCHED_TLS_AUTO);
+	assert_string_equal(sched_tls_path(), "ldt");
+	assert_string_equal(sched_tls_path_name(SCHED_TLS_SYSCALL), "syscall");
 }
 
 /* ---- MXCSR and the x87 control word belong to each thread too --------------------- */
@@ -923,6 +950,7 @@ int main(void)
 		cmocka_unit_test(same_calls_same_switches),
 		cmocka_unit_test(errno_per_thread),
 		cmocka_unit_test(tls_per_thread),
+		cmocka_unit_test(tls_probe_report),
 		cmocka_unit_test(fpu_control_per_thread),
 		cmocka_unit_test(guard_page_below_each_stack),
 		cmocka_unit_test(saved_sp_is_checked_at_the_switch),
