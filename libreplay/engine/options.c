@@ -46,6 +46,9 @@ static void help(const char *prog)
 	       "  --timeout=TIME    stop a run still going after TIME (e.g. 10s): a hang, exit 88\n"
 	       "  --trace-schedule FILE  write every thread switch to FILE (replay-dump\n"
 	       "                    --timeline draws it); with --replay: the recording's schedule\n"
+	       "  --any-layout      replay even where the recording's addresses cannot be had\n"
+	       "                    again (ASLR on, valgrind): only for a program whose work\n"
+	       "                    does not depend on addresses\n"
 	       "  --replay-help     this text\n"
 	       "  --                end of libreplay's flags\n"
 	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--hunt=7\".\n"
@@ -120,6 +123,8 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 		if (*end || end == val || d < 1 || d > RP_HUNT_MAX_DEPTH)
 			usage_exit("bad --hunt-depth '%s': want 1 to 16", val);
 		rp_opts.hunt_depth = (int)d;
+	} else if (!strcmp(a, "--any-layout")) {
+		rp_opts.any_layout = true;
 	} else if (!strcmp(a, "--no-record")) {
 		rp_opts.mode = RP_MODE_OFF;
 	} else if (!strcmp(a, "--chaos") || !strcmp(a, "--hunt")) {
@@ -175,7 +180,7 @@ void rp_options_parse(int *argc, char **argv)
 		    !strncmp(argv[i], "--record", 8) || !strncmp(argv[i], "--no-record", 11) ||
 		    !strncmp(argv[i], "--quantum", 9) || !strncmp(argv[i], "--chaos", 7) ||
 		    !strncmp(argv[i], "--hunt", 6) || !strncmp(argv[i], "--timeout", 9) ||
-		    !strncmp(argv[i], "--trace-schedule", 16))) {
+		    !strncmp(argv[i], "--trace-schedule", 16) || !strcmp(argv[i], "--any-layout"))) {
 			int took = one_flag(*argc, argv, i, prog);
 			if (!took)
 				usage_exit("unknown flag '%s'", argv[i]);

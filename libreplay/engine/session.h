@@ -60,6 +60,9 @@ enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
  * preemptible instruction), and whether every thread was waiting (u8); END follows.
  * The replay stops there and dies of the same signal. */
 #define RP_INPUT_SIGNAL_STOP 32
+/* The recording's address layout (layout.c: flags, an errno, five addresses), after
+ * CONTEXT; the replay compares this run's with it before the program runs, and skips it. */
+#define RP_INPUT_LAYOUT 33
 
 struct rp_options {
 	enum rp_mode mode;
@@ -72,6 +75,7 @@ struct rp_options {
 	int hunt_depth;      /* 0: the default */
 	uint64_t timeout_ns; /* --timeout: 0 none */
 	const char *trace_path; /* --trace-schedule: every switch, for the timeline */
+	bool any_layout;        /* --any-layout: replay at other addresses than the recording's */
 };
 extern struct rp_options rp_opts;
 
