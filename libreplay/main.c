@@ -1,7 +1,8 @@
 /* main.c: the program's real main(). sicpp renamed the program's own to __sic_main.
  *
  * Before any constructor of the program: take our flags off argv and, to record or
- * replay, make the address layout repeatable (re-exec without ASLR). Then the
+ * replay, make the address layout repeatable (re-exec without ASLR; where that fails a
+ * replay refuses, engine/layout.c). Then the
  * program's main runs as green thread 1 on a stack of ours, under the session.
  *
  * The top of libreplay's layers (libreplay/README.md): it starts the session and hands
@@ -61,10 +62,19 @@ static void early(int argc, char **argv, char **envp)
 		       "at (record under valgrind, replay without it)");
 		exit(RP_EXIT_USAGE);
 	}
-	int p = personality(0xffffffff);
+	int p = personality(0xffffffff), err = p == -1 ? errno : 0;
 	if (mine && rp_opts.mode != RP_MODE_OFF && p != -1 && !(p & ADDR_NO_RANDOMIZE) &&
-	    !under_valgrind() && personality(p | ADDR_NO_RANDOMIZE) != -1)
-		execv("/proc/self/exe", argv); /* on failure, run on with the layout we have */
+	    !under_valgrind()) {
+		/* On failure, run on with the layout we have: the log says which (layout.c). */
+		if (personality(p | ADDR_NO_RANDOMIZE) == -1) {
+			err = errno;
+		} else {
+			execv("/proc/self/exe", argv);
+			personality(p); /* this image's addresses are still random */
+		}
+	}
+	if (rp_opts.mode != RP_MODE_OFF)
+		rp_layout_start(err, under_valgrind());
 	if (mine) {
 		memcpy(argv, mine, ((size_t)n + 1) * sizeof *mine);
 		rp_free(mine);

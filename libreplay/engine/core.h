@@ -197,4 +197,13 @@ void rp_context_check(const void *recorded, size_t len);
 /* What differs ("" if nothing), for divergence messages. */
 const char *rp_context_differences(void);
 
+/* ---- layout.c ------------------------------------------------------------------------------ */
+
+/* Recording: note the address layout (a LAYOUT input). */
+void rp_layout_record(void);
+/* Replaying: compare this run's with it; refuse (exit 2) where they differ, unless
+ * --any-layout (then a warning, and rp_layout_differences names it). */
+void rp_layout_check(const void *recorded, size_t len);
+const char *rp_layout_differences(void);
+
 #endif

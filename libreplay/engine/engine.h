@@ -99,6 +99,12 @@ extern void (*rp_resumed_hook)(uint64_t *counter);
 void rp_startup_place(int *argc, char ***argv, char ***envp);
 bool rp_startup_auxv(unsigned long type, unsigned long *val);
 
+/* layout.c: main.c's word on the address layout, before any constructor: err, the
+ * errno of the personality() that could not turn ASLR off (0: none failed), and
+ * whether the run is under valgrind (no re-exec). A replay reads its log now, and
+ * refuses if the recording's addresses differ from this run's. */
+void rp_layout_start(int err, bool under_valgrind);
+
 /* sic_rt.S */
 extern uint64_t __sic_home;
 extern uint64_t *__sic_side_base, *__sic_side_top, *__sic_side_end;

@@ -52,6 +52,9 @@ static void help(const char *prog)
 	       "  --tls=PATH        how a switch loads a thread's TLS: auto (default: the first\n"
 	       "                    that works here), ldt, fsgsbase or syscall (arch_prctl); one\n"
 	       "                    this machine lacks falls back to the next, with a warning\n"
+	       "  --any-layout      replay even where the recording's addresses cannot be had\n"
+	       "                    again (ASLR on, valgrind): only for a program whose work\n"
+	       "                    does not depend on addresses\n"
 	       "  --replay-help     this text\n"
 	       "  --                end of libreplay's flags\n"
 	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--hunt=7\".\n"
@@ -142,6 +145,8 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 		if (!sched_tls_path_name(p))
 			usage_exit("bad --tls '%s': want auto, ldt, fsgsbase or syscall", val);
 		rp_opts.tls_path = p;
+	} else if (!strcmp(a, "--any-layout")) {
+		rp_opts.any_layout = true;
 	} else if (!strcmp(a, "--no-record")) {
 		rp_opts.mode = RP_MODE_OFF;
 	} else if (!strcmp(a, "--chaos") || !strcmp(a, "--hunt")) {
@@ -198,7 +203,7 @@ void rp_options_parse(int *argc, char **argv)
 		    !strncmp(argv[i], "--quantum", 9) || !strncmp(argv[i], "--chaos", 7) ||
 		    !strncmp(argv[i], "--hunt", 6) || !strncmp(argv[i], "--timeout", 9) ||
 		    !strncmp(argv[i], "--trace-schedule", 16) || !strncmp(argv[i], "--breakpoints", 13) ||
-		    !strncmp(argv[i], "--tls", 5))) {
+		    !strncmp(argv[i], "--tls", 5) || !strcmp(argv[i], "--any-layout"))) {
 			int took = one_flag(*argc, argv, i, prog);
 			if (!took)
 				usage_exit("unknown flag '%s'", argv[i]);

@@ -396,6 +396,7 @@ void rp_record_start(int argc, char **argv)
 							     : RP_LOG_FLUSH_INTERVAL_NS);
 	rp_log_set_error_hook(rp_writer, log_failed);
 	rp_context_record();
+	rp_layout_record();
 	rp_input_log_early();
 	log_timestamp(rp_mono_ns());
 }

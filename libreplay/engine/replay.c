@@ -74,8 +74,9 @@ _Noreturn void rp_diverge(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	const char *cause = rp_context_differences();
-	rp_say("replay diverged: %s%s%s", msg, *cause ? "; " : "", cause);
+	const char *cause = rp_context_differences(), *addrs = rp_layout_differences();
+	rp_say("replay diverged: %s%s%s%s%s", msg, *cause ? "; " : "", cause,
+	       *addrs ? "; the addresses differ from the recording's: " : "", addrs);
 	_exit(RP_EXIT_DIVERGED);
 }
 
@@ -125,9 +126,12 @@ static bool read_next(void)
 			break;
 		}
 		if (cur.kind == RP_LOG_INPUT && (cur.input_kind == RP_INPUT_TIMESTAMP ||
-						 cur.input_kind == RP_INPUT_CONTEXT)) {
+						 cur.input_kind == RP_INPUT_CONTEXT ||
+						 cur.input_kind == RP_INPUT_LAYOUT)) {
 			if (cur.input_kind == RP_INPUT_CONTEXT)
 				rp_context_check(cur.data, cur.len);
+			if (cur.input_kind == RP_INPUT_LAYOUT)
+				rp_layout_check(cur.data, cur.len);
 			rp_replay_view.done = ++next_rec;
 			continue;
 		}

@@ -63,6 +63,9 @@ enum rp_bp_kind { RP_BP_NONE, RP_BP_HARDWARE, RP_BP_SOFTWARE };
  * preemptible instruction), and whether every thread was waiting (u8); END follows.
  * The replay stops there and dies of the same signal. */
 #define RP_INPUT_SIGNAL_STOP 32
+/* The recording's address layout (layout.c: flags, an errno, five addresses), after
+ * CONTEXT; the replay compares this run's with it before the program runs, and skips it. */
+#define RP_INPUT_LAYOUT 33
 
 struct rp_options {
 	enum rp_mode mode;
@@ -77,6 +80,7 @@ struct rp_options {
 	const char *trace_path; /* --trace-schedule: every switch, for the timeline */
 	enum rp_bp_choice breakpoints; /* --breakpoints */
 	int tls_path; /* --tls: enum sched_tls_path, 0 auto */
+	bool any_layout;        /* --any-layout: replay at other addresses than the recording's */
 };
 extern struct rp_options rp_opts;
 

@@ -61,6 +61,18 @@ void rp_dump_input(unsigned kind, const uint8_t *d, size_t len, char *out, size_
 		snprintf(out, outlen, kind == RP_INPUT_IO_READY ? "io ready: question %lld" :
 			 "io block: try %lld", (long long)a);
 		return;
+	case RP_INPUT_LAYOUT: /* u32 flags, i32 errno, u64 exe, heap, libc, stack end, vdso */
+		if (len < 48)
+			break;
+		memcpy(w, d, 8);
+		uint64_t at[5];
+		memcpy(at, d + 8, sizeof at);
+		snprintf(out, outlen, "layout: ASLR %s%s%s, exe %#llx heap %#llx libc %#llx stack end "
+			 "%#llx vdso %#llx", w[0] & 1 ? "on" : "off", w[0] & 2 ? ", valgrind" : "",
+			 w[1] ? ", personality failed" : "", (unsigned long long)at[0],
+			 (unsigned long long)at[1], (unsigned long long)at[2],
+			 (unsigned long long)at[3], (unsigned long long)at[4]);
+		return;
 	case RP_INPUT_IO_COUNT: /* u64 try, i64 count or -errno */
 		if (len != 16)
 			break;
