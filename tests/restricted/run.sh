@@ -131,7 +131,7 @@ layout_replay "personality refused (perf allowed)"
 # ==== (c) no LDT selectors ===========================================================
 # Refused (EPERM), or accepted and faulting when loaded (a KVM guest's kernel).
 for f in --no-ldt --fake-ldt; do
-	RUN=("$RESTRICT" $f)
+	RUN=("$RESTRICT" "$f")
 	for p in tls racy condsleep; do replay_all "restrict $f" $p "--quantum 100us" "--hunt=1" "--hunt=2"; done
 done
 
@@ -139,7 +139,7 @@ done
 # nobody, when the suite runs as root (CI does), in a directory of its own with copies
 # of what it runs (the build tree need not be readable to it); else the suite's user.
 if [ "$(id -u)" -eq 0 ]; then
-	DIR=$(mktemp -d /tmp/restricted.XXXXXX) && trap "rm -rf '$DIR'" EXIT
+	DIR=$(mktemp -d /tmp/restricted.XXXXXX) && trap "rm -rf '$DIR'" EXIT  # (now: DIR changes below)
 	AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$DIR")
 	who=nobody
 else
@@ -186,7 +186,7 @@ else fail "as $who: gdb on a replay: $(grep -v '^\[' "$DIR/gdb.out" | tail -n 4 
 RUN=() DIR=$WORK
 replays racy --quantum 100us
 session=(-ex 'break racy.c:14' -ex run)
-for i in 1 2 3; do session+=(-ex 'continue 3000' -ex 'print total' -ex 'print $rcount(2) + $rcount(3) + $rcount(4)'); done
+for _ in 1 2 3; do session+=(-ex 'continue 3000' -ex 'print total' -ex 'print $rcount(2) + $rcount(3) + $rcount(4)'); done
 session+=(-ex 'info rthreads' -ex delete -ex continue)
 # stops OUT: what a session saw (its stops and values; the rthreads' table)
 stops() { grep -E '^(Breakpoint 1,|\$[0-9]+ = |[* ] +[0-9]+ +(running|runnable|blocked))' "$1"; }
@@ -195,7 +195,8 @@ for how in hardware LIBREPLAY_OPTS=--breakpoints=software LIBREPLAY_TEST_DEAD_DE
 	env ${how/hardware/} timeout 300 "$RGDB" ./racy "$log" -batch -nx "${session[@]}" >"$out" 2>&1
 	if ! grep -qxF "$(cat "$log.rec")" "$out" || ! grep -q 'exited normally' "$out" ||
 		grep -q 'replay diverged\|died of' "$out"; then
-		fail "gdb, $how: the replay did not end as recorded: $(grep -v '^\[' "$out" | tail -n 3 | tr '\n' ' ')"
+		fail "gdb, $how: the replay did not end as recorded: $(grep -m 1 '^libreplay:' "$out" ||
+			grep -v '^\[' "$out" | tail -n 3 | tr '\n' ' ')"
 	elif [ "$(stops "$out" | grep -c '^\$')" -ne 6 ] || ! stops "$out" | grep -Eq '^\* +[234] +running'; then
 		fail "gdb, $how: $(stops "$out" | grep -c '^\$') values printed (want 6), info rthreads: $(grep -c running "$out") running"
 	elif [ "$how" != hardware ] && ! cmp -s <(stops gdb-hardware.out) <(stops "$out"); then
