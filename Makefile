@@ -170,10 +170,19 @@ $(BUILD)/tests/%: tests/unit/%.c $(UNIT_LINK) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched $(filter-out %.h,$^) -lcmocka -o $@
 
+# Helpers the shell suites run: restrict (tests/lib/restrict.c) runs a command as a
+# restricted machine would (tests/restricted). In all, so that a suite run alone has it.
+TEST_HELPERS := $(BUILD)/tests/restrict
+all: $(TEST_HELPERS)
+
+$(BUILD)/tests/restrict: tests/lib/restrict.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $< -o $@
+
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
-check: all unit
+check: all unit $(TEST_HELPERS)
 	tests/run-all.sh
 
 bench: all
