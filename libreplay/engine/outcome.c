@@ -6,8 +6,10 @@
  * No stdio for the report: a hang's may come from a signal handler (the program's
  * stdout is flushed before the exit all the same, as exit would). */
 #include "engine/core.h"
+#include "base/rp_alloc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -65,16 +67,67 @@ size_t rp_outcome_graph(struct rp_log_wait *w, size_t max)
 }
 
 /* Is the graph the replay reached the one the recording logged? */
+struct addr_pair {
+	uint64_t x, y;
+};
+
+static int by_x(const void *p, const void *q)
+{
+	const struct addr_pair *a = p, *b = q;
+	return a->x < b->x ? -1 : a->x > b->x ? 1 : a->y < b->y ? -1 : a->y > b->y;
+}
+
+/* Each address of one list stands for one of the other, and the other way round. */
+static bool one_to_one(struct addr_pair *p, size_t n)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		qsort(p, n, sizeof *p, by_x);
+		for (size_t i = 1; i < n; i++)
+			if (p[i].x == p[i - 1].x && p[i].y != p[i - 1].y)
+				return false;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t t = p[i].x;
+			p[i].x = p[i].y;
+			p[i].y = t;
+		}
+	}
+	return true;
+}
+
+/* The objects the threads wait on and hold are compared by address; a replay at
+ * other addresses than its recording's (--any-layout) has its own, so there the same
+ * objects must stand in the same places: one address of the recording for one of the
+ * replay. */
+static bool same_objects(const struct rp_log_wait *a, const struct rp_log_wait *b, size_t n)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		m += 1 + (a[i].nheld < RP_LOG_HELD_MAX ? a[i].nheld : RP_LOG_HELD_MAX);
+	struct addr_pair *p = rp_malloc(m * sizeof *p);
+	if (!p)
+		rp_fatal_memory("the deadlock's comparison");
+	m = 0;
+	for (size_t i = 0; i < n; i++) {
+		p[m++] = (struct addr_pair){a[i].obj, b[i].obj};
+		for (uint32_t k = 0; k < a[i].nheld && k < RP_LOG_HELD_MAX; k++)
+			p[m++] = (struct addr_pair){a[i].held[k], b[i].held[k]};
+	}
+	bool same = one_to_one(p, m);
+	rp_free(p);
+	return same;
+}
+
 bool rp_outcome_same(const struct rp_log_wait *a, size_t na, const struct rp_log_wait *b, size_t nb)
 {
+	bool moved = *rp_layout_differences() != '\0';
 	if (na != nb)
 		return false;
 	for (size_t i = 0; i < na; i++)
 		if (a[i].tid != b[i].tid || a[i].state != b[i].state || a[i].kind != b[i].kind ||
-		    a[i].obj != b[i].obj || a[i].owner != b[i].owner || a[i].nheld != b[i].nheld ||
-		    memcmp(a[i].held, b[i].held, sizeof a[i].held))
+		    a[i].owner != b[i].owner || a[i].nheld != b[i].nheld ||
+		    (!moved && (a[i].obj != b[i].obj || memcmp(a[i].held, b[i].held, sizeof a[i].held))))
 			return false;
-	return true;
+	return !moved || same_objects(a, b, na);
 }
 
 /* "blocked on mutex lock_b, held by thread 2; holds mutex lock_a" */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Restricted machines (docs: /work/shared/design.md, "Machines differ"; issue 30):
+# Restricted machines (the design notes, "Machines differ"; issue 30):
 # real programs recorded and replayed (a) with the software stop, forced or because
 # the debug registers never fire, (b) under a Docker-like seccomp filter, (c) where
 # LDT selectors are refused or accepted and fault, (d) as an ordinary user, gdb too,
@@ -62,9 +62,10 @@ G="$ROOT/tests/gdb/progs" B="$ROOT/tests/hunt/bugs"
 } >build.out 2>&1 || { fail "build: $(head -c 300 build.out)"; summary; exit 1; }
 
 # replays PROG FLAGS...: in $DIR, under RUN (a command prefix: env, restrict, setpriv;
-# may be empty), record ./PROG with FLAGS (slices), then replay the log. Sets why to
-# what went wrong, or to nothing; log, rc and rrc to the log and the two exit statuses.
-RUN=() DIR=$WORK n=0
+# may be empty), record ./PROG with FLAGS (slices), then replay the log (with
+# REPLAY_FLAGS). Sets why to what went wrong, or to nothing; log, rc and rrc to the log
+# and the two exit statuses.
+RUN=() DIR=$WORK n=0 REPLAY_FLAGS=()
 replays() {
 	local prog=$1
 	log="$DIR/$1.$((n += 1)).bin"
@@ -72,7 +73,7 @@ replays() {
 	# (quiet on stderr: bash's "Segmentation fault" line)
 	{ (cd "$DIR" && timeout 60 "${RUN[@]}" "./$prog" --record "$log" "$@" >"$log.rec" 2>"$log.rec.err"); } 2>/dev/null
 	rc=$?
-	{ (cd "$DIR" && timeout 60 "${RUN[@]}" "./$prog" --replay "$log" >"$log.rep" 2>"$log.rep.err"); } 2>/dev/null
+	{ (cd "$DIR" && timeout 60 "${RUN[@]}" "./$prog" --replay "$log" "${REPLAY_FLAGS[@]}" >"$log.rep" 2>"$log.rep.err"); } 2>/dev/null
 	rrc=$?
 	why=""
 	if ! "$DUMP" --summary "$log" "$DIR/$prog" 2>&1 | grep -q 'the log is complete'; then
@@ -110,10 +111,13 @@ for how in LIBREPLAY_OPTS=--breakpoints=software LIBREPLAY_TEST_DEAD_DEBUG_REGS=
 done
 
 # ==== (b) Docker's default seccomp profile ===========================================
-# No perf_event_open, and no ADDR_NO_RANDOMIZE: the layout is not fixed.
-RUN=("$RESTRICT" --no-perf --docker-personality)
+# No perf_event_open, and no ADDR_NO_RANDOMIZE: the layout is not fixed, so a replay
+# refuses on one line (below) unless told the program does not depend on addresses
+# (--any-layout, as these do not).
+RUN=("$RESTRICT" --no-perf --docker-personality) REPLAY_FLAGS=(--any-layout)
 for p in racy condsleep rounds; do replay_all "Docker-like filter" $p "--quantum 100us" "--hunt=1" "--chaos=7"; done
 replay_all "Docker-like filter" lost_wakeup "${HUNTS[@]}"
+REPLAY_FLAGS=()
 # layout_replay NAME: layout's addresses come from a layout the runtime could not fix:
 # its replay prints the recorded ones, or refuses on one line and exits non-zero.
 layout_replay() {
