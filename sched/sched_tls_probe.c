@@ -47,6 +47,21 @@ static void child_setup(void)
 	sched_raw_syscall(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0, 0); /* no core file */
 }
 
+/* The SIGCHLD pending now, if the probe's child sent it: gone. One of another child
+ * (a SIGCHLD already pending, which the probe's then joined) is sent again. */
+static void take_back_sigchld(long pid)
+{
+	uint64_t chld = 1ull << (SIGCHLD - 1);
+	struct timespec zero = {0, 0};
+	siginfo_t si;
+	if (sched_raw_syscall(SYS_rt_sigtimedwait, (long)&chld, (long)&si, (long)&zero, 8, 0, 0) != SIGCHLD ||
+	    si.si_pid == (pid_t)pid)
+		return;
+	long self = sched_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	long tid = sched_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	sched_raw_syscall(SYS_rt_tgsigqueueinfo, self, tid, SIGCHLD, (long)&si, 0, 0);
+}
+
 /* Run test(arg) in a child process: WORKS if it returned true, FAULTS if it returned
  * false or a signal ended it. */
 static struct sched_feature in_child(bool (*test)(void *), void *arg)
@@ -63,6 +78,11 @@ static struct sched_feature in_child(bool (*test)(void *), void *arg)
 			probe.handler = SIG_DFL;
 		swapped = sched_raw_syscall(SYS_rt_sigaction, SIGCHLD, (long)&probe, 0, 8, 0, 0) == 0;
 	}
+	/* The child's SIGCHLD is the probe's, not the program's: a handler of the
+	 * program's would run for a child it never made (and a recording would log it as
+	 * a signal from outside). Blocked meanwhile, and taken back below. */
+	uint64_t chld = 1ull << (SIGCHLD - 1), mask;
+	sched_raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, (long)&chld, (long)&mask, 8, 0, 0);
 	struct sched_feature f = {.state = SCHED_FEATURE_WORKS};
 	long pid = sched_raw_syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
 	if (pid == 0) {
@@ -75,6 +95,9 @@ static struct sched_feature in_child(bool (*test)(void *), void *arg)
 		do
 			got = sched_raw_syscall(SYS_wait4, pid, (long)&status, 0, 0, 0, 0);
 		while (got == -EINTR);
+	if (pid > 0 && !(mask & chld))
+		take_back_sigchld(pid);
+	sched_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, 8, 0, 0);
 	if (swapped)
 		sched_raw_syscall(SYS_rt_sigaction, SIGCHLD, (long)&old, 0, 8, 0, 0);
 	if (pid < 0)

@@ -387,6 +387,13 @@ one_line_error "SIGUSR1 from outside: the replay refuses" "received signal 10 fr
 grep -q "signal 14 (SIGALRM) from a timer" "$WORK/alrm.err" && grep -q "got signal 14" "$WORK/alrm.out" &&
 	pass "alarm(): SIGALRM is noted at delivery" || fail "alarm(): $(head -c 300 "$WORK/alrm.err")"
 one_line_error "alarm(): the replay refuses" "received signal 14 from outside" ./outside_signal --replay "$WORK/alrm.bin"
+# The TLS probes' children (sched/sched_tls_probe.c) send the program no SIGCHLD.
+build chld_probe
+(cd "$WORK" && ./chld_probe --record "$WORK/chld.bin" >"$WORK/chld.rec" 2>"$WORK/chld.err"); rc=$?
+(cd "$WORK" && ./chld_probe --replay "$WORK/chld.bin" >"$WORK/chld.rep" 2>&1)
+if [ $rc -eq 0 ] && grep -qx "SIGCHLD handled 0 times" "$WORK/chld.rec" && cmp -s "$WORK/chld.rec" "$WORK/chld.rep" &&
+	! [ -s "$WORK/chld.err" ]; then pass "a program's SIGCHLD handler never sees the TLS probes' children"
+else fail "TLS probes' SIGCHLD: exit $rc, $(cat "$WORK/chld.rec" "$WORK/chld.err" | head -c 300)"; fi
 # Only self-sent signals (raise, kill(getpid()): the replay maps the recorded pid to
 # its own): no note, and the replay prints the same.
 (cd "$WORK" && ./outside_signal --record "$WORK/self.bin" self >"$WORK/self.rec" 2>"$WORK/self.err")
