@@ -151,7 +151,7 @@ else
 	mkdir -p "$DIR"
 fi
 mkdir -p "$DIR/bin" "$DIR/share/libreplay/gdb"
-cp probe racy condsleep lost_wakeup "$DIR/" &&
+cp probe racy condsleep lost_wakeup "$RESTRICT" "$DIR/" &&
 	cp "$RGDB" "$ROOT/build/bin/replay-hunt" "$DIR/bin/" &&
 	cp "$ROOT"/build/share/libreplay/gdb/*.py "$DIR/share/libreplay/gdb/" || fail "copies for $who"
 [ "$(id -u)" -ne 0 ] || chown -R nobody:nogroup "$DIR"
@@ -160,6 +160,11 @@ cp probe racy condsleep lost_wakeup "$DIR/" &&
 perf=$(cd "$DIR" && "${AS[@]}" ./probe perf 2>&1)
 RUN=("${AS[@]}")
 for p in racy condsleep; do replay_all "as $who ($perf)" $p "--quantum 100us" "--hunt=1" "--hunt=2"; done
+# ... and where the kernel refuses it to ordinary users (Debian's and Ubuntu's): the
+# software stop, chosen by the runtime.
+RUN=("${AS[@]}" ./restrict --no-perf)
+for p in racy condsleep; do replay_all "as $who, perf_event_open refused" $p "--quantum 100us" "--hunt=1" "--hunt=2"; done
+RUN=("${AS[@]}")
 (cd "$DIR" && timeout 120 "${AS[@]}" bin/replay-hunt --runs 12 --stop --keep keep -- ./lost_wakeup \
 	>hunt.out 2>&1)
 first=$(sed -n 's/^first failing run: \([0-9]*\).*deadlock.*/\1/p' "$DIR/hunt.out")
@@ -173,15 +178,18 @@ else
 		pass "as $who: replay-hunt finds lost_wakeup's deadlock (run $first), and it replays (exit 87)"
 	else fail "as $who: lost_wakeup's run $first replayed with exit $rc: $(head -c 200 "$DIR/hunt.err")"; fi
 fi
-# gdb on a replay, as that user: a breakpoint, info rthreads, the recorded end.
+# gdb on a replay, as that user (and with perf_event_open refused to it): a breakpoint,
+# info rthreads, the recorded end.
 replays racy --quantum 100us
-(cd "$DIR" && timeout 300 "${AS[@]}" bin/replay-gdb ./racy "$log" -batch -nx -ex 'break bump' -ex run \
-	-ex 'info rthreads' -ex delete -ex continue >gdb.out 2>&1)
-if grep -qxF "$(cat "$log.rec")" "$DIR/gdb.out" && grep -q 'exited normally' "$DIR/gdb.out" &&
-	grep -q '^Breakpoint 1, bump' "$DIR/gdb.out" && grep -Eq '^  Id +State +Count +Where' "$DIR/gdb.out" &&
-	! grep -q 'replay diverged\|died of' "$DIR/gdb.out"; then
-	pass "as $who: gdb on a replay stops at a breakpoint, lists the green threads, ends as recorded"
-else fail "as $who: gdb on a replay: $(grep -v '^\[' "$DIR/gdb.out" | tail -n 4 | tr '\n' ' ')"; fi
+for how in "" --no-perf; do
+	(cd "$DIR" && timeout 300 "${AS[@]}" ${how:+./restrict $how} bin/replay-gdb ./racy "$log" -batch -nx \
+		-ex 'break bump' -ex run -ex 'info rthreads' -ex delete -ex continue >gdb.out 2>&1)
+	if grep -qxF "$(cat "$log.rec")" "$DIR/gdb.out" && grep -q 'exited normally' "$DIR/gdb.out" &&
+		grep -q '^Breakpoint 1, bump' "$DIR/gdb.out" && grep -Eq '^  Id +State +Count +Where' "$DIR/gdb.out" &&
+		! grep -q 'replay diverged\|died of' "$DIR/gdb.out"; then
+		pass "as $who${how:+, perf_event_open refused}: gdb on a replay stops at a breakpoint, lists the green threads, ends as recorded"
+	else fail "as $who${how:+ $how}: gdb on a replay: $(grep -v '^\[' "$DIR/gdb.out" | tail -n 4 | tr '\n' ' ')"; fi
+done
 
 # ==== (e) gdb with the software stop ==================================================
 # The same session on one recording with the hardware breakpoint (the reference) and
