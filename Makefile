@@ -189,6 +189,7 @@ bench: all
 	bench/run.sh
 	bench/replay.sh
 	bench/tls_paths.sh
+	bench/stops.sh
 	bench/apps.sh
 	bench/hunt.sh
 	bench/gdb.sh
