@@ -171,7 +171,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(UNIT_LINK) $(wildcard tests/unit/*.h)
 	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched $(filter-out %.h,$^) -lcmocka -o $@
 
 # Helpers the shell suites run: restrict (tests/lib/restrict.c) runs a command as a
-# restricted machine would (tests/restricted). In all, so that a suite run alone has it.
+# restricted machine would (tests/restricted, tests/layout, tests/e2e/tls_paths.sh). In
+# all, so that a suite run alone has it.
 TEST_HELPERS := $(BUILD)/tests/restrict
 all: $(TEST_HELPERS)
 

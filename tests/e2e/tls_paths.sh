@@ -2,12 +2,15 @@
 # Each thread its own TLS whichever way switches load it (--tls=auto, ldt, fsgsbase,
 # syscall), also where LDT selectors do not work: under a seccomp filter that makes
 # modify_ldt return 0 without doing anything (loading the selector then faults, as
-# on the KVM guest of design.md's "Machines differ") or fail with EPERM. A path this
-# machine lacks falls back to the next with one line on stderr, never a crash.
+# on the KVM guest of design.md's "Machines differ") or fail with EPERM (restrict
+# --fake-ldt, --no-ldt: tests/lib/restrict.c). A path this machine lacks falls back
+# to the next with one line on stderr, never a crash.
 . "$(dirname "$0")/../lib/common.sh"
 T="$ROOT/tests/e2e/tls"
-gcc -O2 -o "$WORK/ldt_filter" "$T/ldt_filter.c" && "$SICC" -O2 -o "$WORK/own_tls" "$T/own_tls.c" ||
-	{ fail "build"; summary; exit; }
+need_restrict
+"$SICC" -O2 -o "$WORK/own_tls" "$T/own_tls.c" || { fail "build"; summary; exit; }
+# the filters by name: modify_ldt returns 0 and does nothing, or fails with EPERM
+declare -A LDT=([fake]=--fake-ldt [eperm]=--no-ldt)
 # the kernel enabled FSGSBASE (AT_HWCAP2 bit 1)?
 hwcap2=$(LD_SHOW_AUXV=1 /bin/true | sed -n 's/^AT_HWCAP2: *//p')
 if (( ${hwcap2:-0} & 2 )); then base=fsgsbase base_how=wrfsbase; else base=syscall base_how=arch_prctl; fi
@@ -23,7 +26,7 @@ main: id 100, others' ids through pointers yes"
 # PATH is the path it must use, WARNING its one line on stderr (none if empty).
 try() {
 	local filter=$1 tls=$2 path=$3 warn=${4:-} run=() out err rc
-	[ "$filter" = none ] || run=("$WORK/ldt_filter" "$filter")
+	[ "$filter" = none ] || run=("$RESTRICT" "${LDT[$filter]}")
 	out=$("${run[@]}" "$WORK/own_tls" --no-record --tls="$tls" 2>"$WORK/err"); rc=$?
 	err=$(cat "$WORK/err")
 	if [ $rc -ne 0 ] || [ "$out" != "$lines"$'\n'"path: $path" ] || [ "$err" != "$warn" ]; then
@@ -51,8 +54,8 @@ for filter in fake eperm; do
 done
 
 # recorded under the lying filter, replayed under it and without it
-"$WORK/ldt_filter" fake "$WORK/own_tls" --record "$WORK/fake.log" >"$WORK/rec.out" 2>&1
-"$WORK/ldt_filter" fake "$WORK/own_tls" --replay "$WORK/fake.log" >"$WORK/rep.out" 2>&1; rc=$?
+"$RESTRICT" --fake-ldt "$WORK/own_tls" --record "$WORK/fake.log" >"$WORK/rec.out" 2>&1
+"$RESTRICT" --fake-ldt "$WORK/own_tls" --replay "$WORK/fake.log" >"$WORK/rep.out" 2>&1; rc=$?
 if [ $rc -eq 0 ] && cmp -s "$WORK/rec.out" "$WORK/rep.out" && grep -q "^path: $base$" "$WORK/rec.out"; then
 	pass "fake: recorded and replayed"
 else

@@ -6,6 +6,8 @@ SICC="$ROOT/build/bin/sicc"
 SICXX="$ROOT/build/bin/sic++"
 SICPP="$ROOT/build/bin/sicpp"
 LIBREPLAY="$ROOT/build/lib/libreplay.a"
+# tests/lib/restrict.c: runs a command as a restricted machine would (make builds it).
+RESTRICT="$ROOT/build/tests/restrict"
 WORK="$ROOT/build/test-work/$(basename "$(dirname "$0")")-$(basename "$0" .sh)"
 # Programs built with sicc record by default: keep their logs out of the tree.
 export LIBREPLAY_OPTS="${LIBREPLAY_OPTS:---record $WORK/log.bin}"
@@ -37,6 +39,11 @@ check() {
 	name=$1; shift
 	if "$@" >"$WORK/last.out" 2>&1; then pass "$name"; else
 		fail "$name: $(tail -n 3 "$WORK/last.out" | tr '\n' ' ')"; fi
+}
+
+# need_restrict: the suite runs commands under $RESTRICT; without it, one FAIL and the end.
+need_restrict() {
+	[ -x "$RESTRICT" ] || { fail "no $RESTRICT: make builds it"; summary; exit 1; }
 }
 
 summary() {

@@ -9,11 +9,10 @@
 # filters: probe.c checks it first.
 . "$(dirname "$0")/../lib/common.sh"
 unset LIBREPLAY_OPTS
-RESTRICT="$ROOT/build/tests/restrict"
 DUMP="$ROOT/build/bin/replay-dump"
 RGDB="$ROOT/build/bin/replay-gdb"
 cd "$WORK" || exit 1
-[ -x "$RESTRICT" ] || { fail "no $RESTRICT: make builds it"; summary; exit 1; }
+need_restrict
 
 # ==== the launcher ===================================================================
 gcc -std=gnu11 -O2 -D_GNU_SOURCE -o probe "$ROOT/tests/restricted/probe.c" || fail "probe: build"
