@@ -37,7 +37,7 @@ LIBEXEC := $(BUILD)/libexec/libreplay
 GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py $(BUILD)/share/libreplay/gdb/timetravel.py
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a \
          $(LIB)/libreplay-log.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
-         $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-gdb $(GDBEXT)
+         $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-doctor $(BIN)/replay-gdb $(GDBEXT)
 # The log's reader and writer alone (libreplay/log/ and the allocator it uses), for tools.
 LOG_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/log/*.c) libreplay/base/rp_alloc.c libreplay/base/rp_fd.c libreplay/base/rp_say.c)
 # replay-dump (libreplay/tools/): reads logs with libreplay/log/, symbolizes with libbfd.
@@ -68,6 +68,13 @@ $(BUILD)/obj/libreplay/tools/hunt/%.o: libreplay/tools/hunt/%.c libreplay/tools/
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BIN)/replay-hunt: $(HUNT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -o $@
+
+# replay-doctor (libreplay/tools/doctor/): runs the runtime's own probes, so it links
+# the runtime's objects but main.o (which would record it), as the unit tests do.
+DOCTOR_OBJ := $(BUILD)/obj/libreplay/tools/doctor/replay-doctor.o
+$(BIN)/replay-doctor: $(DOCTOR_OBJ) $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o,$(RT_OBJ))
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@
 
@@ -216,7 +223,8 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/libreplay
-	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(BIN)/replay-hunt $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(BIN)/replay-hunt \
+	  $(BIN)/replay-doctor $(DESTDIR)$(PREFIX)/bin/
 	ln -sf sicc $(DESTDIR)$(PREFIX)/bin/sic++
 	ln -sf ../../bin/sicc $(DESTDIR)$(PREFIX)/libexec/libreplay/as
 	install -m 644 $(LIB)/libreplay.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \

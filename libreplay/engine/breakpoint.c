@@ -321,6 +321,15 @@ const char *rp_bp_why(void)
 	return why;
 }
 
+const char *rp_bp_how(void)
+{
+	if (rp_bp_mode == RP_BP_HARDWARE)
+		return "debug register";
+	if (rp_bp_mode == RP_BP_SOFTWARE)
+		return mem_fd >= 0 ? "/proc/self/mem" : "mprotect";
+	return "none";
+}
+
 int rp_bp_try_arm(uintptr_t pc)
 {
 	if (armed_pc == pc)

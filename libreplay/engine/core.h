@@ -134,6 +134,9 @@ enum rp_bp_kind rp_bp_kind(void);
 extern enum rp_bp_kind rp_bp_mode; /* the same, for gdb's extension */
 /* Why the kind taken is not the hardware one ("" if it is). */
 const char *rp_bp_why(void);
+/* How it stops: "debug register", "/proc/self/mem" or "mprotect" (the trap byte's
+ * writes), "none" before rp_bp_open (replay-doctor says it). */
+const char *rp_bp_how(void);
 /* Arm at pc: 0, or -1 with errno (an address that is none); rp_bp_arm dies on that. */
 int rp_bp_try_arm(uintptr_t pc);
 void rp_bp_arm(uintptr_t pc);
