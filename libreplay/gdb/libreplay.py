@@ -25,12 +25,14 @@
 # The extension's files, all in one directory (share/libreplay/gdb/ once built):
 #   libreplay.py   this one, the entry point: the runtime's state, the hook before every
 #                  resume, loading the others
-#   stops.py       green threads, stepping, replay status and stop-at, count conditions,
-#                  the outcome's and the log end's stops, the software breakpoint's trap
+#   rthreads.py    green threads: info rthreads, rthread, the frame filter, $rcount
+#   stops.py       stepping over a preemption, replay status and stop-at, count
+#                  conditions, the outcome's and the log end's stops, the software
+#                  breakpoint's trap
 #   timetravel.py  going back in time: checkpoints, replay when/goto, reverse-*
 # Each of the others is a module of its own, loaded from beside this file and handed
-# this module (`lr`, see load); the names stops.py defines are this module's too, so
-# each file reaches what another defines as lr.NAME.
+# this module (`lr`, see load); the names rthreads.py and stops.py define are this
+# module's too, so each file reaches what another defines as lr.NAME.
 
 import importlib.util
 import os
@@ -296,7 +298,7 @@ def setup_signals():
 
 
 # The families of commands, beside this file: their names become this module's.
-FAMILIES = ("stops",)
+FAMILIES = ("rthreads", "stops")
 # Going back in time (timetravel.py, beside this file): its own module, handed this one.
 timetravel = None
 
