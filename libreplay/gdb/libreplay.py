@@ -26,12 +26,12 @@
 #   libreplay.py   this one, the entry point: the runtime's state, the hook before every
 #                  resume, loading the others
 #   rthreads.py    green threads: info rthreads, rthread, the frame filter, $rcount
-#   stops.py       stepping over a preemption, replay status and stop-at, count
-#                  conditions, the outcome's and the log end's stops, the software
-#                  breakpoint's trap
+#   stepping.py    next and step over a preemption
+#   stops.py       replay status and stop-at, count conditions, the outcome's and the
+#                  log end's stops, the software breakpoint's trap
 #   timetravel.py  going back in time: checkpoints, replay when/goto, reverse-*
 # Each of the others is a module of its own, loaded from beside this file and handed
-# this module (`lr`, see load); the names rthreads.py and stops.py define are this
+# this module (`lr`, see load); the names the families (FAMILIES) define are this
 # module's too, so each file reaches what another defines as lr.NAME.
 
 import importlib.util
@@ -298,7 +298,7 @@ def setup_signals():
 
 
 # The families of commands, beside this file: their names become this module's.
-FAMILIES = ("rthreads", "stops")
+FAMILIES = ("rthreads", "stepping", "stops")
 # Going back in time (timetravel.py, beside this file): its own module, handed this one.
 timetravel = None
 
