@@ -29,10 +29,12 @@
 #   stepping.py    next and step over a preemption
 #   stops.py       replay status and stop-at, count conditions, the outcome's and the
 #                  log end's stops, the software breakpoint's trap
-#   timetravel.py  going back in time: checkpoints, replay when/goto, reverse-*
+#   timetravel.py  going back in time: time, checkpoints, replay when/goto/checkpoints
+#   reverse.py     reverse-continue, reverse-stepi, -finish, -next, -step
 # Each of the others is a module of its own, loaded from beside this file and handed
 # this module (`lr`, see load); the names the families (FAMILIES) define are this
-# module's too, so each file reaches what another defines as lr.NAME.
+# module's too, so each file reaches what another defines as lr.NAME. reverse.py's
+# are timetravel.py's (and it reaches timetravel.py's as tt.NAME).
 
 import importlib.util
 import os
@@ -314,10 +316,10 @@ def load(name):
 
 
 def adopt(mod, into):
-    """Make the names mod defines into's too (not its modules, nor `lr`)."""
+    """Make the names mod defines into's too (not its modules, nor `lr` and `tt`)."""
     names = vars(into)
     for name, value in vars(mod).items():
-        if name.startswith("_") or name == "lr" or isinstance(value, types.ModuleType):
+        if name.startswith("_") or name in ("lr", "tt") or isinstance(value, types.ModuleType):
             continue
         if names.get(name, value) is not value:
             raise ImportError("libreplay: %s defines %s again" % (mod.__file__, name))
@@ -330,8 +332,12 @@ def load_families():
 
 
 def load_timetravel():
+    """timetravel.py, and reverse.py handed it (`tt`), their names timetravel.py's."""
     global timetravel
     timetravel = load("timetravel")
+    reverse = load("reverse")
+    reverse.tt = timetravel
+    adopt(reverse, timetravel)
     timetravel.register(sys.modules[__name__])
 
 
