@@ -150,7 +150,7 @@ class Store:
     restores = 0       # checkpoints restored (warn_went_back)
     fpu = None         # can gdb write the program's extended registers? (fpu_refusal)
     last_stop = []     # the breakpoints of the last stop (reverse.py's record_stop)
-    raw_stop = False   # replay stop-at stops in the runtime (libreplay.py's StopBreakpoint)
+    raw_stop = False   # replay stop-at stops in the runtime (stops.py's StopBreakpoint)
 
 
 def gdb_checkpoint():
