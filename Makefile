@@ -34,7 +34,8 @@ UNIT_LINK     := $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o,$(RT_OBJ))
 BIN   := $(BUILD)/bin
 LIB   := $(BUILD)/lib
 LIBEXEC := $(BUILD)/libexec/libreplay
-GDBEXT := $(BUILD)/share/libreplay/gdb/libreplay.py $(BUILD)/share/libreplay/gdb/timetravel.py
+# The gdb extension: libreplay.py and the modules it loads from beside it (docs/gdb.md).
+GDBEXT := $(patsubst libreplay/gdb/%,$(BUILD)/share/libreplay/gdb/%,$(wildcard libreplay/gdb/*.py))
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a \
          $(LIB)/libreplay-log.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
          $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-doctor $(BIN)/replay-gdb $(GDBEXT)

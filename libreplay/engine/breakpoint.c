@@ -50,7 +50,7 @@ static int mem_fd = -1; /* software: /proc/self/mem, or -1 (mprotect) */
  * byte cannot be there. Then no byte is written (under_debugger): gdb's extension
  * makes the trap a SIGILL it queues when the thread stops at the pc, and moves the
  * trap byte in or out of the code as gdb's breakpoints there come and go
- * (libreplay.py, soft_trap_reconcile). Global, for it. */
+ * (libreplay/gdb/stops.py, soft_trap_reconcile). Global, for it. */
 struct rp_bp_trap rp_bp_trap;
 #define armed_pc rp_bp_trap.pc
 #define saved_byte rp_bp_trap.saved

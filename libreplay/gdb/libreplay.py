@@ -21,22 +21,34 @@
 # Looking at another green thread loads its saved stack pointer and resume address
 # into the one kernel thread's registers; the real ones are put back before anything
 # resumes the program (hooks on every command that resumes it) and on `rthread`.
+#
+# The extension's files, all in one directory (share/libreplay/gdb/ once built):
+#   libreplay.py   this one, the entry point: the runtime's state, the hook before every
+#                  resume, loading the others
+#   rthreads.py    green threads: info rthreads, rthread, the frame filter, $rcount
+#   stepping.py    next and step over a preemption
+#   stops.py       replay status and stop-at, count conditions, the outcome's and the
+#                  log end's stops, the software breakpoint's trap
+#   timetravel.py  going back in time: time, checkpoints, replay when/goto/checkpoints
+#   reverse.py     reverse-continue, reverse-stepi, -finish, -next, -step
+# Each of the others is a module of its own, loaded from beside this file and handed
+# this module (`lr`, see load); the names the families (FAMILIES) define are this
+# module's too, so each file reaches what another defines as lr.NAME. reverse.py's
+# are timetravel.py's (and it reaches timetravel.py's as tt.NAME).
 
+import importlib.util
+import os
 import re
 import sys
+import types
 
 import gdb
 
 SIGNALS = ("SIGPROF", "SIG41", "SIG40")
-OUTCOMES = {2: ("deadlock", 87), 3: ("hang", 88)}  # RP_LOG_DEADLOCK, RP_LOG_HANG (log.h)
 # A caller in instrumented code passes this in %r15 (sic_rt.S, RP_SIC_TOKEN).
 SIC_TOKEN = (-0x61A53F22) & (2**64 - 1)
 REG_R15 = 7  # index in ucontext's gregs (<sys/ucontext.h>)
 STATES = ["runnable", "running", "blocked", "exited", "abandoned"]
-# Commands that resume the program: each gets a hook that puts the registers back.
-RESUMING = ["run", "start", "starti", "continue", "next", "step", "stepi", "nexti",
-            "finish", "until", "advance", "jump", "signal", "kill", "detach", "quit",
-            "checkpoint", "restart"]
 
 
 class ReplayError(gdb.GdbError):
@@ -201,100 +213,31 @@ def where(frame):
     return name
 
 
-# ---- looking at another green thread ------------------------------------------------
-
-class View:
-    """The green thread whose registers the kernel thread shows, and the real ones."""
-    tid = None   # None: the real registers
-    saved = None  # (rsp, rip) of the real thread
-    hooks_added = False
-
-
-def set_regs(rsp, rip):
-    gdb.execute("select-frame 0", to_string=True)  # registers are writable there only
-    gdb.execute("set $rsp = %d" % rsp, to_string=True)
-    gdb.execute("set $pc = %d" % rip, to_string=True)
-
-
-def restore():
-    if View.tid is None:
-        return
-    rsp, rip = View.saved
-    View.tid, View.saved = None, None
-    if live():
-        set_regs(rsp, rip)
-        gdb.execute("select-frame 0", to_string=True)
+def far_stub_return(frame):
+    """Where a counting point's stub ([leaq;] call __sic_overflow_far or _near;
+    .long back - .) goes back to the program: the runtime returns there. None for
+    another stub."""
+    for insn in frame.architecture().disassemble(frame.pc(), count=2):
+        if insn["asm"].startswith("call"):
+            at = insn["addr"] + insn["length"]
+            after = bytes(gdb.selected_inferior().read_memory(at, 8))
+            if after == LEAQ_128:  # a stub that returns to itself
+                return None
+            return at + int.from_bytes(after[:4], "little", signed=True)
+    return None
 
 
-def find_green(tid):
-    for st in green_threads():
-        if int(st["id"]) == tid:
-            return st
-    raise ReplayError("No green thread %d." % tid)
-
-
-def switch_to(tid):
-    """Show green thread tid; returns its innermost user frame (or frame 0)."""
-    need_live()
-    restore()
-    st = find_green(tid)
-    if int(st["ext"]) == current_ext() or STATES[int(st["state"])] == "running":
-        return user_frame() or gdb.newest_frame()
-    state = STATES[int(st["state"])]
-    if state not in ("runnable", "blocked"):
-        raise ReplayError("Green thread %d has %s: it has no stack to show." % (tid, state))
-    add_hooks()
-    frame0 = gdb.newest_frame()
-    View.saved = (u64(frame0.read_register("rsp")), u64(frame0.read_register("rip")))
-    View.tid = tid
-    resume = u64(gdb.parse_and_eval("(unsigned long)&sched_switch_resume"))
-    set_regs(u64(st["sp"]), resume)
-    return user_frame() or gdb.newest_frame()
-
-
-def add_hooks():
-    """A hook on each resuming command puts the real registers back first."""
-    if View.hooks_added:
-        return
-    View.hooks_added = True
-    for cmd in RESUMING:
-        try:
-            mine = gdb.execute("show user hook-" + cmd, to_string=True)
-        except gdb.error:
-            mine = ""  # not defined
-        if mine.strip() and "libreplay-restore" not in mine:
-            gdb.write("libreplay: hook-%s is yours: type `rthread` before `%s` when "
-                      "looking at a green thread\n" % (cmd, cmd))
-            continue
-        gdb.execute("define hook-%s\nlibreplay-restore %s\nend" % (cmd, cmd), to_string=True)
-
-
-# ---- stepping over a preemption ----------------------------------------------------
-# A signal that arrives while gdb steps a thread (the replay's breakpoint, the
-# recording's time slice) preempts it. Left to itself, gdb either steps into our
-# handler (an inlined function's lines are single-stepped: the step ends on the
-# handler's first line) or lets the program run with a breakpoint at the interrupted
-# pc, to catch the thread's return: every other green thread runs the same code, and
-# each of its passes there is a stop that gdb checks and resumes (86 s for one `next`
-# in tests/gdb's racy.c). So while a `next` or `step` is under way the extension sets
-# rp_debug.step_tid and the runtime stops in rp_debug_preempting before preempting
-# that thread (debug.c); the command ends there, and its post-hook asks for a stop
-# when the thread runs again (rp_debug.resume_tid, rp_debug_resumed), continues with
-# no breakpoint in the program, runs the thread to where it goes back into the
-# program (a breakpoint there, but only this thread runs now: a replay has no time
-# slices), out of a function the `next` was stepping over if it was preempted in one,
-# and steps again, so that `next` and `step` end in the program as they would
-# without us.
-STEPPING = ["next", "step"]
-PREEMPT_HANDLERS = ("on_trap", "on_tick")
-
-
-def in_preempt_handler():
-    f = gdb.newest_frame()
-    if (f.name() or "") not in PREEMPT_HANDLERS:
-        return False
-    older = f.older()
-    return older is not None and older.type() == gdb.SIGTRAMP_FRAME
+def stub_return(frame):
+    """Where a counter stub goes back to the program: a counting point's stub, or a
+    stub that jumps back (leaq; call; leaq; [xchg;] jmp back)."""
+    back = far_stub_return(frame)
+    if back is not None:
+        return back
+    for insn in frame.architecture().disassemble(frame.pc(), count=6):
+        m = re.match(r"jmp\s+(0x[0-9a-f]+)", insn["asm"])
+        if m:
+            return int(m.group(1), 16)
+    return None
 
 
 def set_debug(field, value):
@@ -307,210 +250,13 @@ def set_debug(field, value):
     return True
 
 
-class SilentStop(gdb.Breakpoint):
-    """A silent, internal breakpoint in one of debug.c's stop functions."""
+def parse_int(s, usage):
+    try:
+        return int(gdb.parse_and_eval(s))
+    except (gdb.error, ValueError):
+        raise ReplayError("Usage: " + usage)
 
-    def __init__(self, fn):
-        super().__init__(fn, internal=True)
-        self.silent = True
-
-    def stop(self):
-        return True
-
-
-class Stepping:
-    cmd = None     # "next" or "step" while one is under way (set by its pre-hook)
-    origin = None  # frame_key of the frame it steps in
-    fixing = False # libreplay-step-fixup is running (its own resumes keep the requests)
-    stops = {}     # rp_debug_preempting, rp_debug_resumed: their SilentStop
-
-
-def frame_key(f):
-    """What identifies a frame across a resume: its function and its caller's sp."""
-    older = f.older()
-    return (f.name(), u64(older.read_register("rsp")) if older is not None else 0)
-
-
-def begin_step(cmd):
-    """The pre-hook of next/step (and the post-hook before it steps again): the
-    running thread is the one stepped."""
-    Stepping.cmd = cmd
-    Stepping.origin = frame_key(gdb.selected_frame()) if live() else None
-    if live():
-        arm_step_stops(int(glob("rp_cur")["tid"]))
-
-
-def arm_step_stops(tid):
-    """Ask the runtime to stop in rp_debug_preempting if green thread tid is preempted,
-    and have the breakpoints there (debug.c). False with an older runtime."""
-    if not set_debug("step_tid", tid):
-        return False
-    for fn in ("rp_debug_preempting", "rp_debug_resumed"):
-        bp = Stepping.stops.get(fn)
-        if bp is None or not bp.is_valid():
-            Stepping.stops[fn] = SilentStop(fn)
-    return True
-
-
-NOISE = ("Single stepping until exit", "which has no line number information", "Run till exit")
-
-
-def quiet(out):
-    gdb.write("".join(line + "\n" for line in out.splitlines() if not line.startswith(NOISE)))
-
-
-class StepFixup(gdb.Command):
-    """Used by the hookpost- of next and step: if the step ended in the runtime's
-preemption handler, or in a counter stub, go on until it ends in the program."""
-
-    def __init__(self):
-        super().__init__("libreplay-step-fixup", gdb.COMMAND_RUNNING)
-
-    def invoke(self, arg, from_tty):
-        cmd = arg.strip() or "next"
-        Stepping.cmd = None
-        Stepping.fixing = True
-        try:
-            self.fix(cmd)
-        finally:
-            Stepping.fixing = False
-            Stepping.cmd = None
-            clear_requests()
-        ungate()
-        announce()
-
-    def fix(self, cmd):
-        if live():
-            set_debug("step_tid", 0)
-        for _ in range(16):
-            if not live():
-                return
-            name = gdb.newest_frame().name() or ""
-            if name == "rp_debug_preempting" or in_preempt_handler():
-                if not self.rejoin(int(glob("rp_cur")["tid"])):
-                    return
-                if cmd == "next" and not self.back_to_origin(int(glob("rp_cur")["tid"])):
-                    return
-            elif not is_stub(gdb.newest_frame()):
-                return
-            elif far_stub_return(gdb.newest_frame()) is not None:
-                # A counting point's stub: the runtime returns to the program, not
-                # to the stub (gdb would step into it). Go there first; at the start
-                # of a line the step ends, as it would have coming back from a stub.
-                back = far_stub_return(gdb.newest_frame())
-                if not run_to(back, int(glob("rp_cur")["tid"])):
-                    return
-                if gdb.find_pc_line(back).pc == back:
-                    return
-            # On from the signal frame or the stub, as the user's command would have.
-            # gdb runs no hook-next for a next inside hookpost-next: ask for the
-            # runtime's stops here.
-            begin_step(cmd)
-            quiet(gdb.execute(cmd, to_string=True))
-            Stepping.cmd = None
-            set_debug("step_tid", 0)
-
-    @staticmethod
-    def back_to_origin(tid):
-        """If thread tid was preempted in a function the `next` was stepping over
-        (deeper than where it started), run to that call's return first."""
-        f = gdb.newest_frame()
-        while f is not None:
-            if Stepping.origin is not None and frame_key(f) == Stepping.origin:
-                break
-            f = f.older()
-        if f is None or f.level() == 0:
-            return True  # not found, or there already: step on from here
-        return run_to(f.pc(), tid)
-
-    @staticmethod
-    def rejoin(tid):
-        """Thread tid is being preempted: let the others run until it runs again, then
-        run it out of the handler to the program. False if something else stopped
-        the program first (said), or it ended."""
-        if set_debug("resume_tid", tid):
-            out = gdb.execute("continue", to_string=True)
-            back = live() and (gdb.newest_frame().name() or "") == "rp_debug_resumed"
-        else:  # an older runtime: finish, stopping on every other thread's return
-            out = gdb.execute("finish", to_string=True)
-            back = live() and gdb.newest_frame().type() == gdb.SIGTRAMP_FRAME
-        if not live():  # it ended while others ran: say how
-            quiet(out)
-            return False
-        if not back or int(glob("rp_cur")["tid"]) != tid:
-            set_debug("resume_tid", 0)
-            gdb.write("libreplay: stopped while green thread %d was preempted:\n" % tid)
-            gdb.execute("frame")
-            return False
-        f = gdb.newest_frame()
-        while f is not None and f.type() != gdb.SIGTRAMP_FRAME:
-            f = f.older()
-        if f is None:
-            # Preempted in a counting point's overflow (no signal frame): the runtime
-            # returns to the program where the counting point goes on.
-            f = user_frame()
-            return f is None or run_to(f.pc(), tid)
-        if f.older() is None:
-            return True
-        return run_to(f.older().pc(), tid)
-
-
-class ThreadPc(gdb.Breakpoint):
-    """Temporary and silent, at pc, for green thread tid only: where it goes on in the
-    program (gdb deletes it once stop() says yes)."""
-
-    def __init__(self, pc, tid):
-        super().__init__("*0x%x" % pc, internal=True, temporary=True)
-        self.silent = True
-        self.tid = tid
-
-    def stop(self):
-        return int(glob("rp_cur")["tid"]) == self.tid
-
-
-def run_to(pc, tid):
-    """Continue until thread tid is at pc, silently. False if it stopped elsewhere
-    (said). No time slice ends on the way in a replay, but a logged preemption may be
-    there: at pc itself when a stub's counter ran out just before it (the logged
-    preemption is where the stub resumes). Then the runtime stops in
-    rp_debug_preempting, and the others run to where tid runs again with no
-    breakpoint of ours in their way (at a hot pc each of their passes would be a
-    stop: half a minute of them in a loop)."""
-    while True:
-        bp = ThreadPc(pc, tid)
-        armed = arm_step_stops(tid)
-        out = gdb.execute("continue", to_string=True)
-        if bp.is_valid():
-            bp.delete()
-        if armed and live():
-            set_debug("step_tid", 0)
-        if not live():
-            quiet(out)
-            return False
-        if not armed or (gdb.newest_frame().name() or "") != "rp_debug_preempting":
-            break
-        if not StepFixup.rejoin(tid):
-            return False
-        if gdb.newest_frame().pc() == pc:
-            return True
-    if gdb.newest_frame().pc() != pc or int(glob("rp_cur")["tid"]) != tid:
-        gdb.write("libreplay: stopped before green thread %d went back to the program:\n" % tid)
-        gdb.execute("frame")
-        return False
-    return True
-
-
-def add_step_hooks():
-    for cmd in STEPPING:
-        try:
-            mine = gdb.execute("show user hookpost-" + cmd, to_string=True)
-        except gdb.error:
-            mine = ""
-        if mine.strip() and "libreplay-step-fixup" not in mine:
-            continue  # the user's own: leave it
-        gdb.execute("define hookpost-%s\nlibreplay-step-fixup %s\nend" % (cmd, cmd),
-                    to_string=True)
-
+# ---- before the program resumes ------------------------------------------------------
 
 class RestoreCmd(gdb.Command):
     """Put the running thread's registers back (after rthread N). Used by hooks."""
@@ -546,851 +292,6 @@ class RestoreCmd(gdb.Command):
             clear_requests()  # a next that failed left them: not for a continue
 
 
-def clear_requests():
-    """No step under way: the runtime's step stops are off."""
-    if live():
-        set_debug("step_tid", 0)
-        set_debug("resume_tid", 0)
-
-
-# ---- the runtime's frames, hidden from bt ------------------------------------------
-# A green thread switched out shows the scheduler's frames above the program's (the
-# switch, and for a preemption the signal handler and its frame), and every thread
-# has the runtime's start-up frames below them. The frame filter leaves both out:
-# the leading ones when the innermost frame is the switch (a thread rthread shows),
-# the trailing ones below the program's outermost frame. Runtime frames in between
-# (a callback the runtime makes into the program) stay. `bt -no-filters` shows all.
-
-RUNTIME_SOURCES = ("libreplay/", "sched/")
-
-
-def runtime_frame(f):
-    """Is f the runtime's own code (libreplay.a, compiled from libreplay/ and sched/)?"""
-    if f.type() == gdb.SIGTRAMP_FRAME:
-        return True
-    try:
-        fn = f.function()
-    except RuntimeError:
-        return False
-    return fn is not None and fn.symtab is not None and \
-        fn.symtab.filename.startswith(RUNTIME_SOURCES)
-
-
-class RuntimeFrames:
-    """The frame filter: the program's frames of a green thread's stack."""
-
-    def __init__(self):
-        self.name = "libreplay-runtime-frames"
-        self.priority = 100
-        self.enabled = True
-
-    def filter(self, frames):
-        frames = list(frames)
-        kinds = [runtime_frame(d.inferior_frame()) for d in frames]
-        if all(kinds):
-            return iter(frames)  # nothing of the program's (a thread not started)
-        first, last = 0, len(frames) - 1
-        if (frames[0].inferior_frame().name() or "") == "sched_switch":
-            while kinds[first]:
-                first += 1
-        while kinds[last]:
-            last -= 1
-        return iter(frames[first:last + 1])
-
-
-# ---- the story between two stops -------------------------------------------------
-# At each resume the extension notes the runtime's switch and preemption counts
-# (rp_debug, debug.c) and the running thread; at the next stop, if other green
-# threads ran meanwhile, one line says which and how many preemptions passed.
-
-class Story:
-    switches = None  # at the last resume (None: nothing to tell)
-    preemptions = 0
-    tid = 0
-
-
-def note_resume():
-    Story.switches = None
-    if not live():
-        return
-    try:
-        dbg = glob("rp_debug")
-        Story.switches, Story.preemptions = u64(dbg["switches"]), u64(dbg["preemptions"])
-        Story.tid = int(glob("rp_cur")["tid"])
-    except (gdb.error, ReplayError):
-        Story.switches = None  # an older runtime
-
-
-def plural(n, word):
-    return "%d %s%s" % (n, word, "" if n == 1 else "s")
-
-
-def announce():
-    """After a stop: which other green threads ran since the resume, if any."""
-    s0, Story.switches = Story.switches, None
-    if s0 is None or not live():
-        return
-    dbg = glob("rp_debug")
-    if u64(dbg["switches"]) == s0:
-        return
-    rthread = gdb.lookup_type("struct rp_thread").pointer()
-    ran = sorted(int(st["id"]) for st in green_threads() if int(st["ext"]) != 0 and
-                 int(st["id"]) != Story.tid and
-                 u64(st["ext"].cast(rthread)["ran_at"]) > s0)
-    if not ran:
-        return
-    now = int(glob("rp_cur")["tid"])
-    gdb.write("[green thread%s %s ran; %s passed%s]\n" % (
-        "" if len(ran) == 1 else "s", ", ".join(str(t) for t in ran),
-        plural(u64(dbg["preemptions"]) - Story.preemptions, "preemption"),
-        "; now in thread %d" % now if now != Story.tid else ""))
-
-
-# ---- commands ---------------------------------------------------------------------
-
-class InfoRthreads(gdb.Command):
-    """List the green threads: id, state, SIC count, where it is.
-The running one is marked with *, the one rthread shows with >."""
-
-    def __init__(self):
-        super().__init__("info rthreads", gdb.COMMAND_STATUS)
-
-    def invoke(self, arg, from_tty):
-        need_live()
-        viewing = View.tid
-        restore()
-        cur = current_ext()
-        rows = []
-        try:
-            for st in green_threads():
-                tid, state = int(st["id"]), STATES[int(st["state"])]
-                is_cur = int(st["ext"]) == cur
-                if is_cur and state != "blocked":
-                    state = "running"  # (the current one blocked: a deadlock's end)
-                if state == "blocked":
-                    kind = str(st["wait_kind"]).replace("SCHED_WAIT_", "").lower()
-                    state = "blocked (%s)" % kind
-                count = count_of(st, cur)
-                waits = waits_for(st)
-                if is_cur:
-                    at = where(user_frame())
-                elif state.startswith(("runnable", "blocked")):
-                    f = switch_to(tid)
-                    at = where(f) if instrumented(f.pc()) else "(not started)"
-                    restore()
-                else:
-                    at = ""
-                rows.append((tid, state, count, at, waits, is_cur))
-        finally:
-            restore()
-            if viewing is not None:
-                switch_to(viewing)
-        gdb.write("  %-4s %-20s %-12s %s\n" % ("Id", "State", "Count", "Where"))
-        for tid, state, count, at, waits, is_cur in rows:
-            mark = ">" if tid == viewing else ("*" if is_cur else " ")
-            gdb.write("%s %-4d %-20s %-12s %s\n" % (mark, tid, state,
-                                                  "-" if count is None else count, at))
-            if waits:
-                gdb.write("         %s\n" % waits)
-
-
-def symbol_of(addr):
-    """A data address by its symbol ("lock_a", "locks + 24"), else in hex."""
-    out = gdb.execute("info symbol 0x%x" % addr, to_string=True).strip()
-    if out.startswith("No symbol"):
-        return "0x%x" % addr
-    return out.split(" in section")[0]
-
-
-def waits_for(st):
-    """What a blocked green thread waits on and who holds it, and the mutexes it holds:
-    "waits for mutex lock_b held by thread 2; holds mutex lock_a" (sched's fields)."""
-    parts = []
-    if STATES[int(st["state"])] == "blocked":
-        kind = str(st["wait_kind"]).replace("SCHED_WAIT_", "").lower()
-        obj = u64(st["wait_obj"])
-        if kind == "join":
-            parts.append("waits for thread %d to exit" %
-                         int(st["wait_obj"].cast(st.type)["id"]))
-        elif kind == "sleep":
-            parts.append("sleeps")
-        elif obj:
-            what = "waits for %s %s" % (kind, symbol_of(obj))
-            if kind == "mutex":
-                m = st["wait_obj"].cast(gdb.lookup_type("struct sched_mutex").pointer())
-                if int(m["count"]):
-                    what += " held by thread %d" % int(m["owner"])
-            parts.append(what)
-    held = [symbol_of(u64(st["held"][i])) for i in range(min(int(st["nheld"]), 8))]
-    if held:
-        more = int(st["nheld"]) - len(held)
-        parts.append("holds mutex " + ", ".join(held) + (" and %d more" % more if more > 0 else ""))
-    return "; ".join(parts)
-
-
-class OutcomeStop(gdb.Breakpoint):
-    """In rp_debug_outcome: the run ends in a deadlock or a hang. Stop there, with the
-    program's frame of the thread that was running selected."""
-
-    def __init__(self):
-        super().__init__("rp_debug_outcome", internal=True)
-        self.silent = True
-
-    def stop(self):
-        how = int(gdb.parse_and_eval("how"))
-        name, status = OUTCOMES.get(how, ("end", 0))
-        gdb.write("libreplay: %s: the run ends here (exit status %d on continue); "
-                  "info rthreads shows each green thread, rthread N looks at one\n" %
-                  (name, status))
-        return True
-
-
-def ensure_outcome_bp(event=None):
-    """Once the program's symbols are there (now, or with its objfile)."""
-    if getattr(gdb, "libreplay_outcome_bp", None) is not None:
-        return
-    try:
-        if gdb.lookup_global_symbol("rp_debug_outcome") is None:
-            return
-        gdb.libreplay_outcome_bp = OutcomeStop()
-    except gdb.error:
-        pass
-
-
-class Rthread(gdb.Command):
-    """Look at a green thread: rthread N; back to the running one: rthread.
-bt, frame, up, info locals then work on N's stack. The real registers come back
-before the program resumes (continue, step, ...)."""
-
-    def __init__(self):
-        super().__init__("rthread", gdb.COMMAND_STACK, prefix=True)
-
-    def invoke(self, arg, from_tty):
-        arg = arg.strip()
-        if not arg:
-            restore()
-            if live():
-                gdb.write("[back to the running thread]\n")
-                show(user_frame() or gdb.newest_frame())
-            return
-        tid = parse_int(arg, "rthread N")
-        f = switch_to(tid)
-        gdb.write("[looking at green thread %d]\n" % tid)
-        show(f)
-
-
-class RthreadApply(gdb.Command):
-    """rthread apply N|all COMMAND: run COMMAND on green thread N (or each), then return."""
-
-    def __init__(self):
-        super().__init__("rthread apply", gdb.COMMAND_STACK)
-
-    def invoke(self, arg, from_tty):
-        m = re.match(r"\s*(all|\d+)\s+(.+)", arg)
-        if not m:
-            raise ReplayError("Usage: rthread apply N|all COMMAND")
-        need_live()
-        viewing = View.tid
-        tids = [int(st["id"]) for st in green_threads()
-                if STATES[int(st["state"])] in ("runnable", "blocked", "running")] \
-            if m.group(1) == "all" else [int(m.group(1))]
-        try:
-            for tid in tids:
-                gdb.write("\nGreen thread %d:\n" % tid)
-                f = switch_to(tid)
-                f.select()
-                gdb.execute(m.group(2), from_tty)
-                restore()
-        finally:
-            restore()
-            if viewing is not None:
-                switch_to(viewing)
-
-
-def show(frame):
-    frame.select()
-    gdb.execute("frame", to_string=False)
-
-
-def parse_int(s, usage):
-    try:
-        return int(gdb.parse_and_eval(s))
-    except (gdb.error, ValueError):
-        raise ReplayError("Usage: " + usage)
-
-
-class Replay(gdb.Command):
-    """libreplay: replay status, replay stop-at THREAD COUNT."""
-
-    def __init__(self):
-        super().__init__("replay", gdb.COMMAND_RUNNING, prefix=True)
-
-
-def pc_desc(pc):
-    blk = gdb.block_for_pc(pc)
-    while blk is not None and blk.function is None:
-        blk = blk.superblock
-    sal = gdb.find_pc_line(pc)
-    s = "0x%x" % pc
-    if blk is not None:
-        s += " in %s" % blk.function.name
-    if sal.symtab:
-        s += " at %s:%d" % (sal.symtab.filename, sal.line)
-    return s
-
-
-class ReplayStatus(gdb.Command):
-    """Where the replay is: record n of N, the next preemption, a pending stop-at."""
-
-    def __init__(self):
-        super().__init__("replay status", gdb.COMMAND_STATUS)
-
-    def invoke(self, arg, from_tty):
-        need_live()
-        opts = glob("rp_opts")
-        if not bool(glob("rp_replaying")):
-            mode = str(opts["mode"]).replace("RP_MODE_", "").lower()
-            gdb.write("not replaying (mode: %s)\n" % mode)
-            return
-        # The replay reads the log as it goes: what there is of it in memory is
-        # rp_replay_view (engine/replay.c).
-        v = glob("rp_replay_view")
-        n, nxt = u64(v["total"]), u64(v["done"])
-        base = u64(glob("rp_exe_base"))
-        path = opts["log_path"].string()
-        gdb.write("replaying %s: %d of %d records done\n" % (path, nxt, n))
-        if int(v["ended"]):
-            gdb.write("the log has ended: the program runs on with time slices, unrecorded\n")
-        elif u64(v["next_preempt_recno"]):
-            gdb.write("next preemption: record %d of %d: thread %d at count %d, pc %s\n" %
-                      (u64(v["next_preempt_recno"]), n, int(v["next_preempt_tid"]),
-                       u64(v["next_preempt_count"]), pc_desc(base + u64(v["next_preempt_pc"]))))
-        elif int(v["lookahead"]):
-            gdb.write("no preemption left in the log\n")
-        else:
-            gdb.write("next preemption: not known (the replay was not started under gdb)\n")
-        for number, (tid, count) in sorted(StopAt.user.items()):
-            gdb.write("stop %d: green thread %d at count %d\n" % (number, tid, count))
-        for bp in gdb.breakpoints():
-            if count_terms(bp):
-                gdb.write("breakpoint %d: its condition (%s) is decided by thread counts\n" %
-                          (bp.number, bp.condition))
-
-
-class StopAt:
-    bp = None     # the breakpoint in rp_debug_stopped
-    back = None   # the temporary one where the counter stub returns to the program
-    tid = count = None  # the stop being shown
-    user = {}     # replay stop-at's requests: number -> (tid, count)
-    number = 0    # the last number given
-    gates = set() # numbers of user breakpoints the extension disabled (gating)
-    start = None  # StartStop
-    log_end = None  # LogEndStop
-
-
-# ---- the runtime's stop requests (rp_debug.stops, debug.c) ----------------------------
-
-def stop_slots():
-    """What rp_debug.stops should hold: replay stop-at's requests, and the counts where
-    a gated breakpoint's condition turns true or false."""
-    want = set(StopAt.user.values())
-    for bp in gdb.breakpoints():
-        for tid, lo, hi in count_terms(bp) or ():
-            now = rcount(tid)
-            for c in (lo, hi):
-                if c is not None and c > max(now, 0):
-                    want.add((tid, c))
-    return sorted(want)
-
-
-def write_stops():
-    """Put the requests into rp_debug.stops; the running thread's live counter is
-    loaded again if one of its own comes before the counter runs out."""
-    want = stop_slots()
-    dbg = glob("rp_debug")
-    size = int(dbg["stops"].type.range()[1]) + 1
-    if len(want) > size:
-        raise ReplayError("libreplay: more than %d stops and count conditions at once" % size)
-    old = int(dbg["nstops"])
-    for i, (tid, count) in enumerate(want):
-        if (int(dbg["stops"][i]["tid"]), u64(dbg["stops"][i]["count"])) != (tid, count):
-            gdb.execute("set var rp_debug.stops[%d].count = %d" % (i, count), to_string=True)
-            gdb.execute("set var rp_debug.stops[%d].tid = %d" % (i, tid), to_string=True)
-    for i in range(len(want), old):
-        gdb.execute("set var rp_debug.stops[%d].tid = 0" % i, to_string=True)
-    if old != len(want):
-        gdb.execute("set var rp_debug.nstops = %d" % len(want), to_string=True)
-    if want:
-        ensure_stop_bp()
-    cur = int(glob("rp_cur")["tid"])
-    for tid, count in want:
-        if tid == cur and count > rcount(tid):
-            reload_running(count)
-
-
-def replaying():
-    return live() and bool(glob("rp_replaying"))
-
-
-# ---- count conditions, decided by the runtime ----------------------------------------
-# A breakpoint whose condition is `$rcount(T) > N` (or >=, <, <=, ==, and such terms
-# joined by && with anything else) can only be true while thread T's count is in a
-# window, and counts only grow: so while the count is outside the window the extension
-# disables the breakpoint (gdb then never stops there, whatever passes), asks the
-# runtime to stop where the count enters or leaves it, and enables or disables the
-# breakpoint there. gdb still evaluates the condition at the stops that remain. At
-# every stop the user sees the breakpoints as they set them.
-
-COUNT_TERM = re.compile(r"^\(*\s*\$rcount\s*\(\s*(\d+)\s*\)\s*(<=|>=|==|<|>)\s*(\d+)\s*\)*$")
-COUNT_TERM_REV = re.compile(r"^\(*\s*(\d+)\s*(<=|>=|==|<|>)\s*\$rcount\s*\(\s*(\d+)\s*\)\s*\)*$")
-FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "=="}
-
-
-def count_terms(bp):
-    """[(tid, lo, hi)]: bp can fire only while lo <= $rcount(tid) < hi (None: no
-    bound), for each `$rcount(T) OP N` joined by && in its condition; None if there
-    is none, or the condition is not a plain conjunction."""
-    cond = bp.condition if bp.is_valid() and bp.number > 0 else None
-    if not cond or "||" in cond or "$rcount" not in cond:
-        return None
-    terms = []
-    for part in cond.split("&&"):
-        m = COUNT_TERM.match(part.strip())
-        if m:
-            tid, op, n = int(m.group(1)), m.group(2), int(m.group(3))
-        else:
-            m = COUNT_TERM_REV.match(part.strip())
-            if not m:
-                continue
-            tid, op, n = int(m.group(3)), FLIP[m.group(2)], int(m.group(1))
-        lo, hi = {">": (n + 1, None), ">=": (n, None), "<": (None, n),
-                  "<=": (None, n + 1), "==": (n, n + 1)}[op]
-        terms.append((tid, lo, hi))
-    return terms or None
-
-
-def rcount(tid):
-    """Green thread tid's count now; -1 if it does not exist (yet)."""
-    cur = current_ext()
-    for st in green_threads():
-        if int(st["id"]) == tid:
-            c = count_of(st, cur)
-            return -1 if c is None else c
-    return -1
-
-
-def gate():
-    """Enable or disable each breakpoint with count terms for the counts now."""
-    for bp in gdb.breakpoints():
-        terms = count_terms(bp)
-        if terms is None or not (bp.enabled or bp.number in StopAt.gates):
-            continue
-        inside = all((lo is None or rcount(t) >= lo) and (hi is None or rcount(t) < hi)
-                     for t, lo, hi in terms)
-        if inside and bp.number in StopAt.gates:
-            StopAt.gates.discard(bp.number)
-            bp.enabled = True
-        elif not inside and bp.enabled:
-            StopAt.gates.add(bp.number)
-            bp.enabled = False
-
-
-def ungate():
-    """At a stop: the breakpoints as the user set them."""
-    for bp in gdb.breakpoints():
-        if bp.number in StopAt.gates:
-            bp.enabled = True
-    StopAt.gates.clear()
-
-
-def before_resume():
-    """The pre-hook of every resume: gate the count conditions, write the requests.
-    Before the program runs, that is done where its main thread starts."""
-    if not live():
-        if StopAt.start is None or not StopAt.start.is_valid():
-            try:
-                StopAt.start = StartStop()
-            except (gdb.error, RuntimeError):
-                StopAt.start = None  # no program loaded yet
-        log_end_stop()
-        return
-    if replaying():
-        gate()
-        write_stops()
-
-
-class LogEndStop(gdb.Breakpoint):
-    """In rp_debug_log_end: the replay of a log cut short reached its end. Stop there
-    once, so the last recorded state can be looked at; continue runs the program on
-    with time slices, unrecorded."""
-
-    def __init__(self):
-        super().__init__("rp_debug_log_end", internal=True)
-        self.silent = True
-
-    def stop(self):
-        return True
-
-
-def log_end_stop():
-    if StopAt.log_end is None or not StopAt.log_end.is_valid():
-        try:
-            StopAt.log_end = LogEndStop()
-        except (gdb.error, RuntimeError):
-            StopAt.log_end = None  # no program loaded yet, or an older runtime
-
-
-class StartStop(gdb.Breakpoint):
-    """Internal, silent, where the main thread starts (main.c's program_main): the
-    first place the count conditions can be gated."""
-
-    def __init__(self):
-        super().__init__("program_main", internal=True)
-        self.silent = True
-
-    def stop(self):
-        pass_sigill()
-        if replaying():
-            gate()
-            write_stops()
-        return False
-
-
-class ReplayStopAt(gdb.Command):
-    """replay stop-at THREAD COUNT: stop when green thread THREAD reaches SIC count
-COUNT (a breakpoint by time). The stop is shown at that instruction of the program.
-Several can be set; `replay stop-at` lists them, `replay stop-at delete [N...]`
-deletes them (all without N)."""
-
-    USAGE = "replay stop-at THREAD COUNT | replay stop-at | replay stop-at delete [N...]"
-
-    def __init__(self):
-        super().__init__("replay stop-at", gdb.COMMAND_BREAKPOINTS)
-
-    def invoke(self, arg, from_tty):
-        a = gdb.string_to_argv(arg)
-        if not a:
-            return list_stops()
-        if a[0] == "delete":
-            return delete_stops([parse_int(x, self.USAGE) for x in a[1:]])
-        if len(a) != 2:
-            raise ReplayError("Usage: " + self.USAGE)
-        tid, count = parse_int(a[0], self.USAGE), parse_int(a[1], self.USAGE)
-        if tid < 1 or count < 1:
-            raise ReplayError("replay stop-at: THREAD and COUNT are positive")
-        need_live()
-        if not bool(glob("rp_replaying")):
-            raise ReplayError("replay stop-at: the program is not replaying a log")
-        restore()
-        check_against_log(tid, count)
-        cur = current_ext()
-        now = None
-        for st in green_threads():
-            if int(st["id"]) == tid:
-                now = count_of(st, cur)
-                if now is not None and now >= count:
-                    raise ReplayError("Green thread %d is at count %d already." % (tid, now))
-                if STATES[int(st["state"])] in ("exited", "abandoned"):
-                    raise ReplayError("Green thread %d has exited." % tid)
-        StopAt.number += 1
-        StopAt.user[StopAt.number] = (tid, count)
-        try:
-            write_stops()
-        except ReplayError:
-            del StopAt.user[StopAt.number]
-            raise
-        gdb.write("stop %d: will stop when green thread %d reaches count %d%s\n" %
-                  (StopAt.number, tid, count, "" if now is None else " (it is at %d)" % now))
-
-
-def final_counts():
-    """{tid: count} from the log's END record, or None if the log has none."""
-    v = glob("rp_replay_view")
-    if not int(v["has_end"]):
-        return None
-    return {int(v["finals"][k]["tid"]): u64(v["finals"][k]["count"])
-            for k in range(int(v["nfinals"]))}
-
-
-def check_against_log(tid, count):
-    finals = final_counts()
-    if finals is None:
-        return  # a log cut short: it cannot say
-    if tid not in finals:
-        raise ReplayError("replay stop-at: the recording has no green thread %d (it has %s)" %
-                          (tid, ", ".join(str(t) for t in sorted(finals))))
-    if count > finals[tid]:
-        raise ReplayError("replay stop-at: green thread %d ends at count %d in the recording: "
-                          "it never reaches %d" % (tid, finals[tid], count))
-
-
-def list_stops():
-    if not StopAt.user:
-        gdb.write("No stops requested.\n")
-        return
-    for n, (tid, count) in sorted(StopAt.user.items()):
-        gdb.write("stop %d: green thread %d at count %d\n" % (n, tid, count))
-
-
-def delete_stops(numbers):
-    for n in numbers:
-        if n not in StopAt.user:
-            raise ReplayError("replay stop-at: no stop %d" % n)
-    for n in numbers or list(StopAt.user):
-        del StopAt.user[n]
-    if replaying():
-        write_stops()
-
-
-def reload_running(count):
-    """The running thread's counter was loaded before the request: if the stop comes
-    first, load it again so that it reaches zero there (the runtime clips the next
-    loads itself)."""
-    f = gdb.newest_frame()
-    cur = glob("rp_cur")
-    offset = u64(cur["offset"])
-    if counter_in_r15(f) and u64(f.read_register("r15")) != SIC_TOKEN:
-        counter = u64(f.read_register("r15"))
-        where = "$r15"
-    else:
-        uf = user_frame()
-        if uf is not None and (is_stub(uf) or (uf.level() > 0 and
-                               u64(uf.read_register("r15")) != SIC_TOKEN)):
-            return  # inside the overflow path: the runtime reloads it from rp_debug
-        counter = u64(glob("__sic_home"))
-        where = "__sic_home"
-    now = u64(offset - counter)
-    if count - now < counter:
-        gdb.execute("set var %s = %d" % (where, count - now), to_string=True)
-        gdb.execute("set var rp_cur->offset = %d" % count, to_string=True)
-
-
-def ensure_stop_bp():
-    if StopAt.bp is None or not StopAt.bp.is_valid():
-        StopAt.bp = StopBreakpoint()
-
-
-class StopBreakpoint(gdb.Breakpoint):
-    """In rp_debug_stopped: the counter reached the requested count inside the counter's
-    overflow path. Stop where the program resumes instead: the stub's jump back."""
-
-    def __init__(self):
-        super().__init__("rp_debug_stopped", internal=True)
-        self.silent = True
-
-    def stop(self):
-        dbg = glob("rp_debug")
-        hit = (int(dbg["hit_tid"]), u64(dbg["hit_count"]))
-        mine = [n for n, req in StopAt.user.items() if req == hit]
-        for n in mine:
-            del StopAt.user[n]
-        gate()  # a count condition may have turned true or false here
-        write_stops()
-        if not mine and not (timetravel is not None and timetravel.time_reached()):
-            return False  # only a count condition's: go on
-        if timetravel is not None and timetravel.Store.raw_stop:
-            return True  # going back (timetravel.py): here, before the program goes on
-        f = gdb.newest_frame()
-        while f is not None and not is_stub(f) and f.name() not in RESUME_ROUTINES:
-            f = f.older()
-        if f is not None and not is_stub(f):
-            f = f.older()  # the program, where the counting point's stub resumes
-            target = f and f.pc()
-        else:
-            target = f and stub_return(f)
-        StopAt.tid, StopAt.count = hit
-        if target is None:
-            return True  # shown here by on_stop
-        ReturnBreakpoint(target, StopAt.tid)
-        return False
-
-
-def far_stub_return(frame):
-    """Where a counting point's stub ([leaq;] call __sic_overflow_far or _near;
-    .long back - .) goes back to the program: the runtime returns there. None for
-    another stub."""
-    for insn in frame.architecture().disassemble(frame.pc(), count=2):
-        if insn["asm"].startswith("call"):
-            at = insn["addr"] + insn["length"]
-            after = bytes(gdb.selected_inferior().read_memory(at, 8))
-            if after == LEAQ_128:  # a stub that returns to itself
-                return None
-            return at + int.from_bytes(after[:4], "little", signed=True)
-    return None
-
-
-def stub_return(frame):
-    """Where a counter stub goes back to the program: a counting point's stub, or a
-    stub that jumps back (leaq; call; leaq; [xchg;] jmp back)."""
-    back = far_stub_return(frame)
-    if back is not None:
-        return back
-    for insn in frame.architecture().disassemble(frame.pc(), count=6):
-        m = re.match(r"jmp\s+(0x[0-9a-f]+)", insn["asm"])
-        if m:
-            return int(m.group(1), 16)
-    return None
-
-
-class ReturnBreakpoint(ThreadPc):
-    """Where thread tid goes back into the program at the requested count."""
-
-    def __init__(self, pc, tid):
-        super().__init__(pc, tid)
-        StopAt.back = self
-
-    def stop(self):
-        if not super().stop():
-            return False
-        StopAt.back = None
-        return True
-
-
-def on_stop(event):
-    if Stepping.cmd is None and not Stepping.fixing:
-        ungate()
-        announce()  # (a next or step says it when its post-hook is done)
-    if type(event) is gdb.StopEvent and live():
-        f = gdb.newest_frame()
-        if is_stub(f) and Stepping.cmd is None:
-            # stepi/until... reached a counting point whose counter ran out (a logged
-            # preemption is near): gdb stops here, where no line is. (After next and
-            # step, libreplay-step-fixup goes on.)
-            gdb.write("libreplay: in the instruction counter's stub of %s; next or step "
-                      "goes on\n" % where(f))
-        return
-    if isinstance(event, gdb.SignalEvent) and live() and in_crash_handler():
-        gdb.write("libreplay: the crash handler has finished the log and raised %s again; "
-                  "continue ends the program\n" % event.stop_signal)
-        return
-    bps = getattr(event, "breakpoints", None) or []
-    if StopAt.log_end is not None and StopAt.log_end in bps:
-        v = glob("rp_replay_view")
-        gdb.write("libreplay: the log ends here, after record %d (the recording was cut short); "
-                  "continue runs the program on with time slices, unrecorded\n" % u64(v["done"]))
-        f = user_frame() or gdb.newest_frame()
-        f.select()
-        gdb.execute("frame")
-        return
-    if any(b is StopAt.back or isinstance(b, ReturnBreakpoint) for b in bps) or \
-            (StopAt.bp is not None and StopAt.bp in bps):
-        gdb.write("replay: green thread %d reached count %d\n" % (StopAt.tid, StopAt.count))
-        f = user_frame() or gdb.newest_frame()
-        f.select()
-        gdb.execute("frame")
-
-
-def in_crash_handler():
-    """Is this stop the runtime's crash handler (on_fatal in engine/session.c) raising the
-    signal again? Its last act is rp_crash_reraise, so the stack reads: that (and
-    its inlined system call), maybe on_fatal, then the signal frame. It is
-    installed while recording or replaying."""
-    f = gdb.newest_frame()
-    while f is not None and (f.name() or "") in ("rp_raw_syscall", "sched_raw_syscall", "rp_crash_reraise", "on_fatal",
-                                            "rp_session_fatal", "on_sigill"):
-        f = f.older()
-    return f is not None and f.level() > 0 and f.type() == gdb.SIGTRAMP_FRAME and \
-        str(glob("rp_opts")["mode"]) != "RP_MODE_OFF"
-
-
-def on_exit(event):
-    View.tid, View.saved = None, None
-    StopAt.user.clear()  # the next run starts with none
-    ungate()
-    if StopAt.back is not None and StopAt.back.is_valid():
-        StopAt.back.delete()  # not for the next run
-    StopAt.back = None
-
-
-def on_cont(event):
-    if View.tid is not None:
-        # A resume the hooks did not see (MI, a Python script's own resume):
-        # the registers were the green thread's. Say so loudly.
-        gdb.write("libreplay: warning: the program resumed while showing green thread "
-                  "%d; its state is now wrong\n" % View.tid, gdb.STDERR)
-        View.tid, View.saved = None, None
-
-
-class Rcount(gdb.Function):
-    """$rcount(N): green thread N's SIC count (-1: no such thread), e.g.
-break bump if $rcount(2) > 5000."""
-
-    def __init__(self):
-        super().__init__("rcount")
-
-    calls = 0  # how often gdb asked (tests/gdb counts them)
-
-    def invoke(self, tid):
-        Rcount.calls += 1
-        cur = current_ext()
-        for st in green_threads():
-            if int(st["id"]) == int(tid):
-                c = count_of(st, cur)
-                return gdb.Value(-1 if c is None else c).cast(gdb.lookup_type("long"))
-        return gdb.Value(-1).cast(gdb.lookup_type("long"))
-
-
-def pass_sigill():
-    """The runtime stops between counting points with a trap byte (engine/breakpoint.c,
-    where the debug registers do not fire or perf refuses them): its SIGILL is the
-    program's to handle, as SIG41 is with the hardware breakpoint."""
-    try:
-        software = int(glob("rp_bp_mode")) == 2  # RP_BP_SOFTWARE
-    except (gdb.error, ReplayError):
-        return
-    gdb.execute("handle SIGILL %s" % ("nostop noprint pass" if software else "stop print pass"),
-                to_string=True)
-
-
-BP_LOCATION = re.compile(r"\s([yn])\s+(0x[0-9a-fA-F]+)\s")
-
-
-def gdb_breakpoint_at(pc):
-    """Will gdb put a breakpoint of its own (a user's, or an internal one) at pc when
-    the program resumes?"""
-    out = gdb.execute("maint info breakpoints", to_string=True)
-    for line in out.splitlines():
-        m = BP_LOCATION.search(line + " ")
-        if m and m.group(1) == "y" and int(m.group(2), 16) == pc:
-            return True
-    return False
-
-
-def soft_trap_reconcile():
-    """Before the program resumes, where the runtime stops with its trap byte
-    (engine/breakpoint.c, rp_bp_trap): gdb takes a SIGILL at one of its breakpoints
-    for that breakpoint's hit, and steps over it with its own copy of the byte, so the
-    trap byte and a gdb breakpoint cannot share a pc. Where gdb has one at the armed
-    pc, the byte goes back (under_debugger) and, when the thread stands at that pc,
-    the trap is a SIGILL queued to it; where gdb has none, the trap byte is in the
-    code. gdb's breakpoints are out of memory while it is stopped."""
-    if not live():
-        return
-    try:
-        if int(glob("rp_bp_mode")) != 2:  # RP_BP_SOFTWARE
-            return
-        trap = glob("rp_bp_trap")
-    except (gdb.error, ReplayError):
-        return
-    pc = u64(trap["pc"])
-    if not pc:
-        return
-    inf = gdb.selected_inferior()
-    if int(trap["under_debugger"]):
-        if not gdb_breakpoint_at(pc):
-            saved = bytes(inf.read_memory(pc, 1))
-            inf.write_memory(pc, b"\x06")
-            gdb.execute("set var rp_bp_trap.saved = %d" % saved[0], to_string=True)
-            gdb.execute("set var rp_bp_trap.under_debugger = 0", to_string=True)
-        elif gdb.newest_frame().pc() == pc:
-            gdb.execute("queue-signal SIGILL", to_string=True)
-    elif gdb_breakpoint_at(pc):
-        inf.write_memory(pc, bytes([int(trap["saved"]) & 0xff]))
-        gdb.execute("set var rp_bp_trap.under_debugger = 1", to_string=True)
-        if gdb.newest_frame().pc() == pc:
-            gdb.execute("queue-signal SIGILL", to_string=True)
-
-
 # ---- loading -------------------------------------------------------------------------
 
 def setup_signals():
@@ -1398,18 +299,45 @@ def setup_signals():
         gdb.execute("handle %s nostop noprint pass" % sig, to_string=True)
 
 
+# The families of commands, beside this file: their names become this module's.
+FAMILIES = ("rthreads", "stepping", "stops")
 # Going back in time (timetravel.py, beside this file): its own module, handed this one.
 timetravel = None
 
 
+def load(name):
+    """NAME.py, beside this file, as a module of its own, handed this one as its `lr`."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location("libreplay_" + name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.lr = sys.modules[__name__]
+    return mod
+
+
+def adopt(mod, into):
+    """Make the names mod defines into's too (not its modules, nor `lr` and `tt`)."""
+    names = vars(into)
+    for name, value in vars(mod).items():
+        if name.startswith("_") or name in ("lr", "tt") or isinstance(value, types.ModuleType):
+            continue
+        if names.get(name, value) is not value:
+            raise ImportError("libreplay: %s defines %s again" % (mod.__file__, name))
+        names[name] = value
+
+
+def load_families():
+    for name in FAMILIES:
+        adopt(load(name), sys.modules[__name__])
+
+
 def load_timetravel():
+    """timetravel.py, and reverse.py handed it (`tt`), their names timetravel.py's."""
     global timetravel
-    import importlib.util
-    import os
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "timetravel.py")
-    spec = importlib.util.spec_from_file_location("libreplay_timetravel", path)
-    timetravel = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(timetravel)
+    timetravel = load("timetravel")
+    reverse = load("reverse")
+    reverse.tt = timetravel
+    adopt(reverse, timetravel)
     timetravel.register(sys.modules[__name__])
 
 
@@ -1418,6 +346,7 @@ def register():
     if getattr(gdb, "libreplay_loaded", False):
         return
     gdb.libreplay_loaded = True
+    load_families()
     setup_signals()
     RestoreCmd()
     StepFixup()

@@ -5,8 +5,11 @@ P="$WORK/prefix"
 check "make install" make -s -C "$ROOT" install PREFIX="$P"
 for f in bin/sicc bin/sic++ bin/sicpp bin/replay-dump bin/replay-hunt bin/replay-gdb libexec/libreplay/as \
 	lib/libreplay.a lib/libreplay.ld lib/libreplay.dynlist include/libreplay.h \
-	lib/pkgconfig/libreplay.pc share/libreplay/gdb/libreplay.py share/libreplay/gdb/gdbinit.py; do
+	lib/pkgconfig/libreplay.pc share/libreplay/gdb/gdbinit.py; do
 	check "installed $f" test -e "$P/$f"
+done
+for f in "$ROOT"/libreplay/gdb/*.py; do  # the gdb extension: libreplay.py and its modules
+	check "installed share/libreplay/gdb/${f##*/}" test -e "$P/share/libreplay/gdb/${f##*/}"
 done
 check "a user PREFIX leaves gdb's gdbinit.d alone and says what to do" bash -c \
 	"make -s -C '$ROOT' install PREFIX='$P' | grep -q 'source $P/share/libreplay/gdb/gdbinit.py'"

@@ -1,0 +1,754 @@
+# reverse.py: reverse execution in a replay under gdb (docs/gdb.md, "Going back in
+# time"): reverse-continue (from the stops runs forward made, or by replaying
+# segments from checkpoints), reverse-stepi, reverse-finish, reverse-next and
+# reverse-step. Loaded by libreplay.py beside timetravel.py, whose checkpoints and
+# goto it uses (`tt`), and handed libreplay.py's module (`lr`); the names defined here
+# are timetravel.py's too.
+
+import gdb
+
+lr = None  # libreplay.py, set by its load()
+tt = None  # timetravel.py, set by libreplay.py's load_timetravel()
+
+# ---- what forward runs saw: history of stops --------------------------------------
+
+STOP_TYPES = (gdb.BP_BREAKPOINT, gdb.BP_HARDWARE_BREAKPOINT)
+WATCH_CLASSES = {gdb.BP_WATCHPOINT: gdb.WP_WRITE, gdb.BP_HARDWARE_WATCHPOINT: gdb.WP_WRITE,
+                 gdb.BP_READ_WATCHPOINT: gdb.WP_READ, gdb.BP_ACCESS_WATCHPOINT: gdb.WP_ACCESS}
+
+
+def stopping_breakpoints():
+    """The user's enabled breakpoints and watchpoints (not dprintf, not catchpoints):
+    what decides where a run forward stops."""
+    return [b for b in tt.user_breakpoints() if b.enabled and
+            (b.type in STOP_TYPES or b.type in WATCH_CLASSES)]
+
+
+def signature():
+    """The user's breakpoints as they decide stops: same signature, same stops."""
+    return tuple(sorted((b.number, b.type, b.location or b.expression or "",
+                         b.condition or "", b.thread or 0) for b in stopping_breakpoints()))
+
+
+class Hit:
+    """A stop at a user's breakpoints (numbers); values: each watchpoint's value
+    there, after the write."""
+
+    def __init__(self, pos, numbers, values):
+        self.pos, self.numbers, self.values = pos, numbers, values
+
+
+class History:
+    """Stretches of time run forward with a signature, and the stops they ended in."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.spans = []   # (t0, t1, sig, hit or None, run, end position, start position)
+        self.start = None  # the position the program last went on from
+        self.run = 0
+
+    def resume_at(self, pos):
+        self.start = pos
+        self.run += 1
+
+    def add(self, start, end, sig, hit=None):
+        """A stretch from start to end that went by with sig: no stop in it but hit,
+        at its end."""
+        if end.time >= start.time:
+            self.run += 1
+            self.spans.append((start.time, end.time, sig, hit, self.run, end, start))
+
+    def on_stop(self, event):
+        if not tt.replaying() or self.start is None:
+            return
+        numbers = [b.number for b in getattr(event, "breakpoints", []) or []
+                   if b.is_valid() and b.number > 0 and b.visible]
+        try:
+            pos = tt.position()
+        except (gdb.error, lr.ReplayError):
+            return
+        hit = None
+        if numbers:
+            hit = Hit(pos, numbers, watch_values([b for b in gdb.breakpoints()
+                                                   if b.number in numbers], numbers))
+        if pos.time >= self.start.time:
+            self.spans.append((self.start.time, pos.time, signature(), hit, self.run, pos,
+                               self.start))
+        self.start = pos
+
+    def covered(self, sig):
+        """[start time, end time, start position] of the stretches runs with sig went
+        over, merged."""
+        iv = sorted(((a, b, st) for a, b, s, _, _, _, st in self.spans if s == sig),
+                    key=lambda x: (x[0], x[1]))
+        merged = []
+        for a, b, st in iv:
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b, st])
+        return merged
+
+    def last_hit(self, sig, before):
+        """The latest stop before `before`. Time does not move between two counting
+        points, even across a switch to another thread: a stop at the same time is
+        before if the same run reached `before` after it. A watchpoint's stop at
+        `before` itself is before it: the write came first."""
+        best, best_key = None, None
+        arrivals = {}
+        for k, span in enumerate(self.spans):
+            if span[5].same_place(before):
+                arrivals[span[4]] = k
+        for k, (a, b, s, hit, run, end, _) in enumerate(self.spans):
+            if s != sig or hit is None:
+                continue
+            if hit.pos.same_place(before):
+                if not hit.values:
+                    continue
+                key = (hit.pos.time, 2, k)
+            elif hit.pos.time < before.time:
+                key = (hit.pos.time, 0, k)
+            elif hit.pos.time == before.time and arrivals.get(run, -1) > k:
+                key = (hit.pos.time, 1, k)
+            else:
+                continue
+            if best_key is None or key > best_key:
+                best, best_key = hit, key
+        return best
+
+
+def watch_values(bps, numbers):
+    """{number: value now} of the watchpoints among bps, as the user's numbers."""
+    values = {}
+    for b, n in zip(bps, numbers):
+        if b.type in WATCH_CLASSES and b.expression:
+            try:
+                values[n] = str(gdb.parse_and_eval(b.expression))
+            except gdb.error:
+                pass
+    return values
+
+
+def gap_top(merged, lo, here):
+    """The latest moment at or before here that runs with the same breakpoints have
+    not gone back over, down to time lo: here, or where such a run went on from;
+    None if they went over all of (lo, here]."""
+    t, pos = here.time, here
+    for a, b, start in reversed(merged):
+        if b < t:
+            break
+        if a < t <= b:
+            t, pos = a, start
+    return pos if t > lo else None
+
+
+# ---- reverse-continue ----------------------------------------------------------------
+# Where gdb would have stopped last before now, with the breakpoints of now. If runs
+# forward with the same breakpoints went over the time back to a stop they made,
+# that stop (History). Else a search, segment by segment backwards: a segment runs
+# from a checkpoint to the moment where the one above it begins (the first: to
+# now). For each, newest first: restore its checkpoint and replay it with internal
+# copies of the user's breakpoints (clones: no commands run, the user's hit counts
+# stay) that count their hits with gdb's ignore counts, so gdb resumes at each hit
+# without a stop of ours; up to the counting point of the segment's end, then to
+# the end itself stopping at each hit. The first segment with a hit has the last
+# one: restore its checkpoint again and stop at each clone's last hit (its ignore
+# count one less than its hits); the last of those stops is where gdb would stop.
+# So going back costs the segments between now and that stop, one replay each, and
+# one more of the last.
+
+class Stats:
+    """What the last reverse-continue did (tests read it)."""
+    segments = 0   # segments replayed with the clones
+    known = False  # the stop was known from runs forward
+
+
+def record_stop(event):
+    tt.Store.last_stop = list(getattr(event, "breakpoints", []) or [])
+
+
+class Clones:
+    """Internal copies of the user's stopping breakpoints and watchpoints, disabled
+    until a segment is replayed: no commands, no hit counts of the user's."""
+
+    def __init__(self, users):
+        self.users = users
+        self.clones = []
+
+    def __enter__(self):
+        for b in self.users:
+            if b.type in WATCH_CLASSES:
+                c = gdb.Breakpoint(b.expression, gdb.BP_WATCHPOINT, WATCH_CLASSES[b.type],
+                                   internal=True)
+            else:
+                c = gdb.Breakpoint(b.location, internal=True)
+            c.silent = True
+            c.enabled = False
+            if b.condition:
+                c.condition = b.condition
+            if b.thread:
+                c.thread = b.thread
+            self.clones.append(c)
+        return self
+
+    def __exit__(self, *exc):
+        for c in self.clones:
+            if c.is_valid():
+                c.delete()
+        return False
+
+    def number(self, c):
+        return self.users[self.clones.index(c)].number
+
+    def arm(self, counts=None, limit=None):
+        """Enabled, counting from zero without a stop (up to limit hits each); or with
+        counts, those that hit, each to stop at its last hit."""
+        self.limit = limit or (1 << 30)
+        for c in self.clones:
+            c.enabled = False
+            c.hit_count = 0
+            n = None if counts is None else counts.get(c, 0)
+            c.ignore_count = self.limit if n is None else max(n - 1, 0)
+            c.enabled = n is None or n > 0  # (enabling reads a watchpoint's value)
+
+    def disarm(self):
+        for c in self.clones:
+            c.enabled = False
+
+    def stopped(self, bps, counts=None):
+        """The clones that stopped here (gdb lists those that went by too): past
+        their limit, or at the last of their counts."""
+        return [c for c in self.clones if c in bps and c.enabled and
+                c.hit_count >= (self.limit + 1 if counts is None else counts.get(c, 0))]
+
+
+def reverse_continue():
+    tt.need_replay("reverse-continue")
+    tt.check_refusal()
+    here = tt.position()
+    sig = signature()
+    hist = tt.Store.history
+    Stats.segments, Stats.known = 0, False
+    best = hist.last_hit(sig, here)
+    lo = best.pos.time if best else tt.Store.ckpts[0].time
+    end = gap_top(hist.covered(sig), lo, here) if sig else None
+    if end is not None:
+        with Clones(stopping_breakpoints()) as clones, tt.Quiet():
+            while end is not None:
+                ck = latest_before(end)
+                if ck is None:
+                    break
+                if search_segment(ck, end, clones, sig):
+                    return
+                hist.add(ck.pos, end, sig)
+                end = gap_top(hist.covered(sig), lo, ck.pos)
+    Stats.known = True
+    if best is not None:
+        land(best)
+    else:
+        beginning()
+
+
+def latest_before(pos):
+    """The latest checkpoint before the moment pos."""
+    cks = [c for c in tt.Store.ckpts if c.time < pos.time]
+    return max(cks, key=lambda c: c.time) if cks else None
+
+
+DENSE_HITS = 4096  # hits in one segment past which its last is looked for near its end
+WINDOW = 4096      # counts: the first stretch before the end looked at then
+
+
+def search_segment(ck, end, clones, sig):
+    """Replay from checkpoint ck to the moment end with the clones; if they hit, land
+    at the last hit (True). A segment with many hits (a watchpoint on a variable
+    written in a loop) is looked at in stretches before its end, from WINDOW counts
+    on, four times longer each time: the last hit is most often near."""
+    Stats.segments += 1
+    tt.Store.pinned.append(ck)
+    try:
+        found = scan_from(lambda: tt.restore_checkpoint(ck), end, clones, DENSE_HITS)
+        window = WINDOW
+        while found is DENSE:
+            t = end.time - window
+            if t <= ck.time:
+                found = scan_from(lambda: tt.restore_checkpoint(ck), end, clones)
+                break
+            else:
+                found = scan_from(lambda: tt.goto(t=t), end, clones)
+                found = DENSE if found is None else found
+            window *= 4
+    finally:
+        tt.Store.pinned.remove(ck)
+    if found is None:
+        return False
+    hit = Hit(tt.position(), *found)
+    tt.Store.history.add(hit.pos, end, sig)
+    tt.Store.history.add(hit.pos, hit.pos, sig, hit)
+    show_hit(hit)
+    return True
+
+
+DENSE = "dense"
+
+
+def scan_from(start, end, clones, limit=None):
+    """start() brings the replay to the start of a stretch; replay it to end with the
+    clones counting. If they hit, stop at the last hit and return its (numbers,
+    values); None if they did not; DENSE if one hit more than limit times."""
+    start()
+    clones.arm(limit=limit)
+    excluded = run_counting(end, clones)
+    clones.disarm()
+    if excluded is None:
+        return DENSE
+    counts = {c: c.hit_count - excluded.get(c, 0) for c in clones.clones}
+    if not any(counts.values()):
+        return None
+    start()
+    return stop_at_last(clones, counts)
+
+
+def run_counting(end, clones):
+    """From the live moment, run to the moment end with the clones armed (gdb counts
+    their hits and goes on): the runtime stops at end's counting point (in
+    rp_debug_stopped, before the program goes on), then a breakpoint of the thread's
+    at end's pc. Returns, per clone, the hits counted that are not before end (a
+    breakpoint's at end itself: that moment is end's own; a watchpoint's there came
+    from the write before it); None if a clone stopped (its ignore count ran out)."""
+    now = tt.position()
+    if now.counts.get(end.tid, 0) < end.count:
+        tt.Store.raw_stop = True
+        try:
+            gdb.execute("replay stop-at %d %d" % (end.tid, end.count), to_string=True)
+            mine = lr.StopAt.number
+            tt.Store.last_stop = []
+            if not tt.cont():
+                raise tt.TimeError("The program ended while going back.")
+        finally:
+            tt.Store.raw_stop = False
+        if clones.stopped(tt.Store.last_stop):
+            gdb.execute("replay stop-at delete %d" % mine, to_string=True)
+            return None
+        dbg = lr.glob("rp_debug")
+        if (int(dbg["hit_tid"]), lr.u64(dbg["hit_count"])) != (end.tid, end.count) or \
+                gdb.newest_frame().name() != "rp_debug_stopped":
+            raise tt.TimeError("libreplay: going back, the replay did not stop at green "
+                            "thread %d count %d" % (end.tid, end.count))
+    bp = lr.ThreadPc(end.pc, end.tid)
+    try:
+        for _ in range(100000):
+            tt.Store.last_stop = []
+            if not tt.cont():
+                raise tt.TimeError("The program ended while going back.")
+            if clones.stopped(tt.Store.last_stop):
+                return None
+            p = tt.position()
+            if p.same_place(end):
+                return {c: 1 for c in clones.clones if hit_here(c, end)}
+            if p.counts.get(end.tid, 0) > end.count:
+                raise tt.TimeError("libreplay: going back, green thread %d passed count %d "
+                                "without reaching 0x%x" % (end.tid, end.count, end.pc))
+            if not bp.is_valid():
+                bp = lr.ThreadPc(end.pc, end.tid)
+    finally:
+        if bp.is_valid():
+            bp.delete()
+    raise tt.TimeError("libreplay: too many stops while going back (more than 100000)")
+
+
+def hit_here(c, end):
+    """Did breakpoint clone c count a hit at this moment, end, where the program is
+    stopped before end.pc runs?"""
+    if c.type in WATCH_CLASSES or not any(loc.address == end.pc for loc in c.locations
+                                          if loc.enabled):
+        return False
+    if c.thread and c.thread != gdb.selected_thread().num:
+        return False
+    if not c.condition:
+        return True
+    try:
+        return bool(gdb.parse_and_eval(c.condition))
+    except gdb.error:
+        return True  # gdb stops where a condition cannot be evaluated
+
+
+def stop_at_last(clones, counts):
+    """From the segment's checkpoint: stop at each clone's last hit; the last of those
+    stops is the segment's last hit. Returns its (numbers, values)."""
+    clones.arm(counts)
+    pending = [c for c in clones.clones if counts.get(c, 0) > 0]
+    numbers, values = [], {}
+    try:
+        while pending:
+            tt.Store.last_stop = []
+            if not tt.cont():
+                raise tt.TimeError("The program ended while going back.")
+            mine = [c for c in clones.stopped(tt.Store.last_stop, counts) if c in pending]
+            if not mine:
+                continue
+            numbers = [clones.number(c) for c in mine]
+            values = watch_values(mine, numbers)
+            for c in mine:
+                pending.remove(c)
+                c.enabled = False
+    finally:
+        clones.disarm()
+    return numbers, values
+
+
+def beginning():
+    """The start of history: the program's main, about to run in green thread 1."""
+    with tt.Quiet():
+        tt.restore_checkpoint(tt.Store.ckpts[0])
+    tt.resync_watchpoints()
+    tt.Store.history.resume_at(tt.position())
+    gdb.write("\nNo more reverse-execution history.\n")
+    tt.show_frame()
+
+
+def land(hit):
+    """Go to a stop known from a run forward and show it."""
+    p = hit.pos
+    with tt.Quiet():
+        tt.goto(p.tid, p.count, pc=p.pc)
+    show_hit(hit)
+
+
+def show_hit(hit):
+    """Show a stop found going back as gdb shows a reverse stop: a watchpoint's
+    before the write, with the value after it as the old one."""
+    if hit.values:
+        with tt.Quiet():
+            reverse_stepi_quiet()
+    tt.resync_watchpoints()
+    for b in gdb.breakpoints():
+        if b.number in hit.numbers:
+            if b.number in hit.values:
+                try:
+                    was = str(gdb.parse_and_eval(b.expression))
+                except gdb.error:
+                    was = "<unreadable>"
+                gdb.write("\n%s %d: %s\n\nOld value = %s\nNew value = %s\n" % (
+                    "Hardware watchpoint" if b.type == gdb.BP_HARDWARE_WATCHPOINT else "Watchpoint",
+                    b.number, b.expression, hit.values[b.number], was))
+            else:
+                gdb.write("\nBreakpoint %d, " % b.number)
+            break
+    tt.Store.history.resume_at(tt.position())
+    tt.show_frame()
+
+
+# ---- reverse-stepi, reverse-finish, reverse-next, reverse-step --------------------------
+
+def program_pc():
+    f = gdb.newest_frame()
+    return f.pc() if lr.instrumented(f.pc()) and not lr.is_stub(f) else None
+
+
+def back_to_program(tid):
+    """After a stepi that left the program (a call into libc, a counter stub, the
+    replay's signal handler): run thread tid back to where it re-enters the program."""
+    uf = lr.user_frame()
+    if uf is None:
+        raise tt.TimeError("green thread %d left the program" % tid)
+    pc = lr.stub_return(uf) if lr.is_stub(uf) else uf.pc()
+    bp = lr.ThreadPc(pc, tid)
+    try:
+        if not tt.cont():
+            raise tt.TimeError("The program ended on the way.")
+    finally:
+        if bp.is_valid():
+            bp.delete()
+
+
+def trail_to(here, start_count):
+    """The program instructions green thread here.tid runs from count start_count up
+    to here (exclusive), as positions."""
+    tid = here.tid
+    tt.goto(tid, start_count)
+    trail = []
+    for _ in range(200000):
+        pc = program_pc()
+        if tt.running_tid() != tid or pc is None:
+            back_to_program(tid)
+            continue
+        count = lr.count_of(lr.find_green(tid), lr.current_ext())
+        if (count, pc) == (here.count, here.pc):
+            return trail
+        if count > here.count:
+            return None  # here comes before this count's first stop: start earlier
+        trail.append(tt.Position(0, tid, count, pc, {}))
+        gdb.execute("stepi", to_string=True)
+        if not lr.live():
+            raise tt.TimeError("The program ended on the way.")
+    raise tt.TimeError("libreplay: too many instructions between two counting points")
+
+
+def previous_instruction(here):
+    """The position of the program instruction green thread here.tid ran before here."""
+    with tt.Quiet():
+        start = here.count
+        for _ in range(3):
+            if start < 1:
+                break
+            trail = trail_to(here, start)
+            if trail:
+                return trail[-1]
+            start -= 1  # here is the first instruction counted at start, or before it
+    return None
+
+
+def reverse_stepi_quiet():
+    here = tt.position()
+    prev = previous_instruction(here)
+    if prev is None:
+        raise tt.TimeError("No earlier instruction of green thread %d." % here.tid)
+    with tt.Quiet():
+        tt.goto(prev.tid, prev.count, pc=prev.pc)
+
+
+class LineHits(gdb.Breakpoint):
+    """Internal, silent: records (count, pc, frame CFA) when thread tid runs pc."""
+
+    def __init__(self, pc, tid, log):
+        super().__init__("*0x%x" % pc, internal=True)
+        self.silent = True
+        self.tid, self.log = tid, log
+
+    def stop(self):
+        if tt.running_tid() != self.tid:
+            return False
+        f = real_frame(gdb.newest_frame())
+        older = f.older()
+        cfa = lr.u64(older.read_register("rsp")) if older is not None else 0
+        if f.pc() == self.location_pc:
+            cfa = lr.u64(f.read_register("rsp")) + 8  # at the entry: only the return address
+        count = lr.count_of(lr.find_green(self.tid), lr.current_ext())
+        self.log.append((count, f.pc(), cfa))
+        return False
+
+
+def real_frame(frame):
+    """The frame of the function that holds frame's code: a function gcc inlined
+    has a frame in gdb, but no call, no entry and no stack frame of its own."""
+    while frame.type() == gdb.INLINE_FRAME and frame.older() is not None:
+        frame = frame.older()
+    return frame
+
+
+def function_lines(frame):
+    """(entry pc, {pc: line}) of the function of frame: its line table's starts
+    (those of the functions inlined into it too)."""
+    blk = gdb.block_for_pc(frame.pc())
+    while blk is not None and blk.function is None:
+        blk = blk.superblock
+    while blk is not None and blk.superblock is not None and blk.superblock.function is not None:
+        blk = blk.superblock  # out of inlined blocks
+    if blk is None:
+        raise tt.TimeError("No line information here.")
+    symtab = frame.find_sal().symtab
+    lines = {}
+    if symtab is not None:
+        for entry in symtab.linetable():
+            if blk.start <= entry.pc < blk.end and entry.line:
+                lines.setdefault(entry.pc, entry.line)
+    return blk.start, lines
+
+
+def frame_cfa(frame):
+    frame = real_frame(frame)
+    older = frame.older()
+    return lr.u64(older.read_register("rsp")) if older is not None else 0
+
+
+def line_events(here, frame, window, entry_only=False):
+    """Replay the last `window` counts of here.tid up to here with breakpoints on the
+    line starts and the entry of frame's function: [(count, pc, cfa)] in order."""
+    entry, lines = function_lines(frame)
+    if entry_only:
+        lines = {}
+    log = []
+    bps = []
+    with tt.Quiet():
+        start = max(here.count - window, 0)
+        if start >= 1:
+            tt.goto(here.tid, start)
+        else:
+            ck = tt.best_checkpoint(here.tid, 1)
+            tt.restore_checkpoint(ck or tt.Store.ckpts[0])
+        for pc in set(lines) | {entry}:
+            b = LineHits(pc, here.tid, log)
+            b.location_pc = entry
+            bps.append(b)
+        try:
+            tt.goto(here.tid, here.count, pc=here.pc)
+        finally:
+            for b in bps:
+                if b.is_valid():
+                    b.delete()
+    # here itself may be a line start: not before here
+    while log and (log[-1][0], log[-1][1]) == (here.count, here.pc):
+        log.pop()
+    return entry, lines, log, start
+
+
+def frame_events(events, entry, cfa):
+    """The events of the invocation whose frame has cfa: after its last entry."""
+    mine = [e for e in events if e[2] == cfa]
+    last_entry = max((i for i, e in enumerate(mine) if e[1] == entry), default=None)
+    return (mine[last_entry:] if last_entry is not None else mine), last_entry is not None
+
+
+def reverse_next_target(here, frame, step_out=True):
+    """The start of the line run before here in frame (gdb's reverse-next): (count, pc)
+    of thread here.tid, or None at the frame's first line."""
+    cfa = frame_cfa(frame)
+    if here.pc == function_lines(frame)[0]:
+        return None  # at the entry: the frame begins here
+    window = 64
+    while True:
+        entry, lines, events, start = line_events(here, frame, window)
+        mine, entered = frame_events(events, entry, cfa)
+        starts = [e for e in mine if e[1] in lines]
+        if starts:
+            line = lines[starts[-1][1]]
+            k = len(starts) - 1
+            while k > 0 and lines[starts[k - 1][1]] == line:
+                k -= 1
+            if k > 0 or entered or start == 0:
+                return starts[k]
+        elif entered or start == 0:
+            return None
+        window *= 16
+
+
+def land_quietly(tid, count, pc):
+    with tt.Quiet():
+        tt.goto(tid, count, pc=pc)
+    tt.Store.history.resume_at(tt.position())
+
+
+def do_reverse_finish():
+    here = tt.position()
+    frame = gdb.selected_frame()
+    if frame.older() is None:
+        raise tt.TimeError('"finish" not meaningful in the outermost frame.')
+    cfa = frame_cfa(frame)
+    if here.pc == function_lines(frame)[0]:
+        reverse_stepi_quiet()  # at the entry: the call is the instruction before
+        return
+    window = 64
+    while True:
+        entry, lines, events, start = line_events(here, frame, window, entry_only=True)
+        mine, entered = frame_events(events, entry, cfa)
+        if entered:
+            land_quietly(here.tid, mine[0][0], mine[0][1])
+            reverse_stepi_quiet()  # onto the call
+            return
+        if start == 0:
+            raise tt.TimeError("The start of this call is before the replay's history.")
+        window *= 64
+
+
+def do_reverse_next(step_into):
+    here = tt.position()
+    frame = lr.user_frame() or gdb.newest_frame()
+    target = reverse_next_target(here, frame)
+    if target is None:
+        # The frame's first line: back to the call, then to the start of its line.
+        do_reverse_finish()
+        caller = tt.position()
+        target = reverse_next_target(caller, lr.user_frame() or gdb.newest_frame())
+        here = caller
+        if target is None:
+            return
+    if step_into:
+        target = last_step_before(here, target)
+    land_quietly(here.tid, target[0], target[1])
+
+
+def last_step_before(here, target):
+    """reverse-step: from the start of the previous line, gdb's own `step` forward
+    until here; the last stop before here (inside a function that line called, if
+    it called one with line information)."""
+    stops = [target]
+    with tt.Quiet():
+        tt.goto(here.tid, target[0], pc=target[1])
+        # A step passes over here when here is inside a line: stop there too.
+        bp = LineHits(here.pc, here.tid, [])
+        bp.location_pc = 0
+        bp.stop = lambda: tt.running_tid() == here.tid
+        try:
+            step_until(here, stops)
+        finally:
+            if bp.is_valid():
+                bp.delete()
+    return stops[-1]
+
+
+def step_until(here, stops):
+    """gdb's `step` until here (or past it), each stop before it into stops."""
+    for _ in range(10000):
+        gdb.execute("step", to_string=True)
+        if not lr.live():
+            return
+        p = tt.position()
+        if p.tid != here.tid:
+            continue
+        if p.count > here.count or (p.count, p.pc) == (here.count, here.pc):
+            return
+        stops.append((p.count, p.pc))
+
+
+def reverse_command(name, fn):
+    class Reverse(gdb.Command):
+        def __init__(self):
+            super().__init__(name, gdb.COMMAND_RUNNING)
+
+        def invoke(self, arg, from_tty):
+            tt.need_replay(name)
+            tt.check_refusal()
+            if arg.strip():
+                raise tt.TimeError("%s: no arguments (a count is not supported yet)" % name)
+            lr.restore()
+            restores = tt.Store.restores
+            try:
+                fn()
+            finally:
+                tt.warn_went_back(restores)
+    Reverse.__doc__ = REVERSE_DOCS[name]
+    return Reverse()
+
+
+def do_reverse_stepi():
+    reverse_stepi_quiet()
+    tt.Store.history.resume_at(tt.position())
+    tt.show_frame()
+
+
+REVERSE_DOCS = {
+    "reverse-continue": "Go back to the last stop before now that the breakpoints and "
+                        "watchpoints of now would make (libreplay: checkpoints and replay).",
+    "reverse-stepi": "Go back one instruction of the running green thread.",
+    "reverse-finish": "Go back to the call of the selected frame's function.",
+    "reverse-next": "Go back to the start of the line run before this one in this frame.",
+    "reverse-step": "Go back to the start of the last line run, into a function it called.",
+}
+
+
+def rn():
+    do_reverse_next(False)
+    tt.show_frame()
+
+
+def rs():
+    do_reverse_next(True)
+    tt.show_frame()
+
+
+def rf():
+    do_reverse_finish()
+    tt.show_frame()
