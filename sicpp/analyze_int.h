@@ -1,7 +1,7 @@
 /* analyze_int.h: what the analysis's files share: analyze.c (sections, symbols, the
  * input's checks, the driver), analyze_calls.c (returns, direct entries, entry checks,
- * the direct-call graph and leaves). Private to them; the rest of sicpp uses
- * analyze.h. */
+ * the direct-call graph and leaves), analyze_indirect.c (where indirect jumps go).
+ * Private to them; the rest of sicpp uses analyze.h. */
 #ifndef SICPP_ANALYZE_INT_H
 #define SICPP_ANALYZE_INT_H
 
@@ -17,6 +17,8 @@ const struct sym *owner(struct analysis *an, const struct sym *fn);
 const struct sym *owner_at(struct analysis *an, int i);
 /* A call of a TLS access sequence, which the linker rewrites: nothing goes around it. */
 bool tls_call(const struct stmt *s, const char *target);
+/* A label (not a function) of an executable section. */
+bool is_code_label(struct analysis *an, const struct sym *y);
 
 /* ---- analyze_calls.c --------------------------------------------------------------- */
 
@@ -47,5 +49,16 @@ void mark_leaves(struct analysis *an);
 bool in_leaf(struct analysis *an, int i);
 /* Must the call at statement i count (token: it passes the token)? */
 bool call_counts(struct analysis *an, int i, bool token);
+
+/* ---- analyze_indirect.c ------------------------------------------------------------ */
+
+/* Where an indirect jump goes: it stays in its function (a switch, a computed goto),
+ * surely leaves it (a tail call through a pointer), or either, as far as we can see. */
+enum ijump { IJ_STAYS, IJ_LEAVES, IJ_EITHER };
+
+enum ijump indirect_jump_kind(struct analysis *an, int i);
+/* The labels the indirect jump at statement i may reach that lie behind it (or in
+ * another section) become counting targets. */
+void mark_indirect_targets(struct analysis *an, int i);
 
 #endif
