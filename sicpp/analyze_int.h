@@ -1,7 +1,8 @@
 /* analyze_int.h: what the analysis's files share: analyze.c (sections, symbols, the
  * input's checks, the driver), analyze_calls.c (returns, direct entries, entry checks,
- * the direct-call graph and leaves), analyze_indirect.c (where indirect jumps go).
- * Private to them; the rest of sicpp uses analyze.h. */
+ * the direct-call graph and leaves), analyze_indirect.c (where indirect jumps go),
+ * analyze_loops.c (the counts at jump targets, and the pruning). Private to them; the
+ * rest of sicpp uses analyze.h. */
 #ifndef SICPP_ANALYZE_INT_H
 #define SICPP_ANALYZE_INT_H
 
@@ -60,5 +61,12 @@ enum ijump indirect_jump_kind(struct analysis *an, int i);
 /* The labels the indirect jump at statement i may reach that lie behind it (or in
  * another section) become counting targets. */
 void mark_indirect_targets(struct analysis *an, int i);
+
+/* ---- analyze_loops.c --------------------------------------------------------------- */
+
+/* The counting points at the targets of jumps (sym.count_target, and the labels inline
+ * assembly names), then the pruning; loop heads left without one that write memory
+ * get sym.back_window. */
+void plan_target_counts(struct analysis *an);
 
 #endif
