@@ -1,8 +1,8 @@
 /* analyze_int.h: what the analysis's files share: analyze.c (sections, symbols, the
  * input's checks, the driver), analyze_calls.c (returns, direct entries, entry checks,
  * the direct-call graph and leaves), analyze_indirect.c (where indirect jumps go),
- * analyze_loops.c (the counts at jump targets, and the pruning). Private to them; the
- * rest of sicpp uses analyze.h. */
+ * analyze_loops.c (the counts at jump targets, and the pruning), analyze_flags.c (flag
+ * liveness). Private to them; the rest of sicpp uses analyze.h. */
 #ifndef SICPP_ANALYZE_INT_H
 #define SICPP_ANALYZE_INT_H
 
@@ -68,5 +68,10 @@ void mark_indirect_targets(struct analysis *an, int i);
  * assembly names), then the pruning; loop heads left without one that write memory
  * get sym.back_window. */
 void plan_target_counts(struct analysis *an);
+
+/* ---- analyze_flags.c --------------------------------------------------------------- */
+
+/* A counting point at statement i itself, in the form the flags there allow. */
+void plan_site_count(struct analysis *an, int i);
 
 #endif
