@@ -13,6 +13,12 @@
  *  - a call or tail jump to a function named in it goes to the callee's direct entry
  *    after that check, the count in r15, unless the callee could be the wrong one or
  *    the code has debug info (direct_callee).
+ *
+ * analyze.c reads the input (sections, symbols, references, functions, tail jumps) and
+ * drives the plan; the rules' parts are in analyze_flags.c (flag liveness),
+ * analyze_calls.c (returns, direct entries, entry checks, the call graph and leaves),
+ * analyze_indirect.c (where indirect jumps go), analyze_loops.c (the counts at jump
+ * targets, and the pruning) and hunt.c (spin-waits, the table of memory accesses).
  */
 #include "analyze_int.h"
 
