@@ -16,8 +16,9 @@ DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb
               libcsmith-dev pkg-config python3 procps zlib1g-dev chromium dpkg-dev tcl valgrind \
               xz-utils libc6-dbg
 
-SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/cfi.c sicpp/rewrite.c \
-                 sicpp/hunt.c
+SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/analyze_flags.c \
+                 sicpp/analyze_calls.c sicpp/analyze_indirect.c sicpp/analyze_loops.c \
+                 sicpp/cfi.c sicpp/rewrite.c sicpp/hunt.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # The runtime's layers (libreplay/README.md): each folder one concern.
 RT_DIRS       := base log engine inputs pthread signals io

@@ -4,7 +4,9 @@
  * The pipeline is parse -> classify -> analyze -> rewrite:
  *   parse.c     splits gcc's x86-64 AT&T assembly into statements (struct stmt)
  *   classify.c  the table that says what each mnemonic does to control flow and flags
- *   analyze.c   sections, labels, functions, branch directions, flag liveness
+ *   analyze.c   sections, labels, functions, branch directions, and the plan of what
+ *               to insert where, with analyze_flags.c (flag liveness), analyze_calls.c,
+ *               analyze_indirect.c and analyze_loops.c
  *   cfi.c       tracks the .cfi state so out-of-line stubs unwind correctly
  *   rewrite.c   emits the instrumented assembly and the runtime's tables
  *

@@ -439,7 +439,7 @@ void plan_hunt(struct analysis *an)
 		const struct sym *y = t ? sym_find(an, t) : NULL;
 		bool backward = y && y->def >= 0 && !y->is_func && y->def < i && an->sect[y->def] == an->sect[i];
 		if (y && y->back_window && is_code(an, i) && (backward || an->sect[y->def] != an->sect[i])) {
-			/* back to a loop head with no count that writes memory (analyze.c) */
+			/* back to a loop head with no count that writes memory (analyze_loops.c) */
 			if (!an->plan[i].memop)
 				an->n_memops++;
 			an->plan[i].memop |= MEMOP_REPEAT;

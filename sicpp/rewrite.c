@@ -159,7 +159,7 @@ static void emit_entry_check(struct rw *w, const struct sym *fn, bool count)
 	fprintf(w->out, "\tjne\t.Lsic_fe_%d\n", id);
 	nopreempt(w);
 	emit_home_load(w);
-	if (count) /* a leaf's: its returns do not count (analyze.c, plan_entry_check) */
+	if (count) /* a leaf's: its returns do not count (analyze_calls.c, plan_entry_check) */
 		emit_count(w, CNT_FAST);
 	fprintf(w->out, ".Lsic_fb_%d:\n", id);
 	add_stub(w, STUB_FOREIGN, id);
@@ -175,7 +175,7 @@ static void emit_entry_check(struct rw *w, const struct sym *fn, bool count)
 	}
 }
 
-/* A call or tail jump to the callee's direct entry (analyze.c's direct_callee). */
+/* A call or tail jump to the callee's direct entry (analyze_calls.c's direct_callee). */
 static void emit_direct_transfer(struct rw *w, const struct stmt *s)
 {
 	char buf[256], name[256];

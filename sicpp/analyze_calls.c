@@ -1,0 +1,372 @@
+/*
+ * analyze_calls.c: calls and returns in the plan (docs/sic.md, "Where it counts", and
+ * "Foreign code and the counter" for the token and direct entries):
+ *
+ *  - which functions' returns publish the count and which pass the token back, and
+ *    which calls then need no reload;
+ *  - direct entries: which functions of the file get one, which calls and tail jumps
+ *    go to their callee's (direct_callee), the C library functions called most;
+ *  - entry checks;
+ *  - the direct-call graph: its strongly connected components, the leaf functions,
+ *    and which calls must count.
+ */
+#include "analyze_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- returns --------------------------------------------------------------- */
+
+/* Functions foreign code may call: exported, or their address escapes. */
+static bool foreign_callable(const struct sym *fn)
+{
+	return fn->is_func && fn->def >= 0 && (fn->global || fn->addr_taken);
+}
+
+/* Functions whose returns publish the count and pass the token: every caller of
+ * theirs reloads the count after the call. */
+bool returns_publish(const struct sym *fn)
+{
+	return foreign_callable(fn) || fn->has_tail || fn->tail_target;
+}
+
+/* A return that publishes the count leaves it in r15 too, where its caller reloads it
+ * (or, calling a function of this file that returns so, needs not: returns_count).
+ * But a leaf's, or that of a function whose address this file takes, passes the token
+ * back: a foreign caller that calls one in a loop without touching r15 (a callback)
+ * then takes its fast entry every time, where it would take the slow one, ~30
+ * instructions more, from the second call on (docs/sic.md); and so does a return
+ * outside any function. */
+bool returns_token(const struct sym *fn)
+{
+	return !fn || fn->leaf || fn->addr_taken;
+}
+
+/* Does a direct call to fn, defined here, come back with the count in r15, so that
+ * the caller need not reload it? When every way out of fn is a return of its own that
+ * keeps it there: no tail jump, whose callee may return in fn's place with the token. */
+bool returns_count(struct analysis *an, const struct sym *fn)
+{
+	fn = owner(an, fn);
+	return fn->is_func && fn->def >= 0 && !returns_token(fn) && !fn->has_tail;
+}
+
+/* A direct call to a function that keeps the count in r15 all the way back. */
+bool local_call(const struct sym *fn)
+{
+	return fn && fn->is_func && fn->def >= 0 && !returns_publish(fn);
+}
+
+/* ---- direct entries -------------------------------------------------------- */
+
+/* A name gas and the linker take as it is, with a suffix added. */
+static bool plain_name(const char *n)
+{
+	if (!*n || (n[0] == '.' && n[1] == 'L') || isdigit((unsigned char)n[0]))
+		return false;
+	for (const char *p = n; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '$')
+			return false;
+	return true;
+}
+
+void direct_name(const struct sym *y, char *buf, size_t len)
+{
+	snprintf(buf, len, y->global || y->def < 0 ? "%s" SIC_DIRECT_SUFFIX : ".Lsic_direct.%s", y->name);
+}
+
+/* Does fn, defined here, get a direct entry after its entry check (docs/sic.md,
+ * "Direct entries")? Not when a definition elsewhere may win (weak), nor when it may be
+ * interposed (global in a shared object's code), nor main (renamed), nor an alias. */
+bool gets_direct_entry(struct analysis *an, const struct sym *fn)
+{
+	return fn->is_func && fn->def >= 0 && returns_publish(fn) && owner(an, fn) == fn &&
+	       an->sect[fn->def] >= 0 && an->sect_exec[an->sect[fn->def]] && !an->f->st[fn->def].foreign &&
+	       !fn->weak && !fn->aliased && !(an->pic && fn->global) && strcmp(fn->name, "main") &&
+	       strlen(fn->name) < 200 && plain_name(fn->name);
+}
+
+/* C library functions a program calls most, which are never instrumented: a call to
+ * one passes the token itself (two instructions) rather than through the shim (three).
+ * A program that defines one of its own still gets it right: its entry check takes the
+ * token. Those marked pure call nothing of the program's (no callback, no thread
+ * switch) and return: no cycle of the program passes a call to one, so the call needs
+ * no count, and a function whose only calls go to them is still a leaf (mark_leaves);
+ * a program's own definition of one counts on its entry check's fast path, where such
+ * calls come. Not the allocator's: a program's own malloc may take a lock. */
+static const struct libc_fn {
+	const char *name;
+	bool pure;
+} libc_fns[] = {
+	{"memcpy", true}, {"memmove", true}, {"memset", true}, {"memcmp", true},
+	{"memchr", true}, {"strlen", true}, {"strnlen", true}, {"strcmp", true},
+	{"strncmp", true}, {"strchr", true}, {"strrchr", true}, {"strcpy", true},
+	{"strncpy", true}, {"strcat", true}, {"strspn", true}, {"strcspn", true},
+	{"strstr", true}, {"malloc", false}, {"calloc", false}, {"realloc", false},
+	{"free", false}, {"__ctype_b_loc", true}, {"__ctype_tolower_loc", true},
+	{"__ctype_toupper_loc", true}, {"__errno_location", true},
+};
+
+static const struct libc_fn *libc_fn(const char *n)
+{
+	for (size_t k = 0; k < sizeof libc_fns / sizeof libc_fns[0]; k++)
+		if (!strcmp(n, libc_fns[k].name))
+			return &libc_fns[k];
+	return NULL;
+}
+
+static bool libc_hot(const char *n)
+{
+	return libc_fn(n) != NULL;
+}
+
+bool libc_pure(const char *n)
+{
+	const struct libc_fn *c = libc_fn(n);
+	return c && c->pure;
+}
+
+/* Does the call or jump s, to t, name t itself (or its PLT entry), not t+8 or
+ * t@GOTPCREL? */
+static bool names_target(const struct stmt *s, const char *t)
+{
+	const char *rest = s->ops[0] + strlen(t);
+	return !strcmp(rest, "") || !strcmp(rest, "@PLT");
+}
+
+/* Is the call at statement i one to a libc_pure function, not defined in this file? */
+bool pure_call(struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	char buf[256];
+	const char *t = branch_target(s, buf, sizeof buf);
+	if (!t || !libc_pure(t) || !names_target(s, t))
+		return false;
+	const struct sym *y = sym_find(an, t);
+	return !y || y->def < 0;
+}
+
+/* May the call or tail jump at statement i go to its callee's direct entry, with the
+ * count in r15? A callee of this file if it has one; a callee of another file in a
+ * position-dependent or PIE object (a shared object's calls to global functions may be
+ * interposed: they keep the token), through the weak shim this file then carries. */
+struct sym *direct_callee(struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	char buf[256];
+	const char *t = branch_target(s, buf, sizeof buf);
+	if (an->debug_info || !t || tls_call(s, t) || strlen(t) >= 200 || !plain_name(t) || !strcmp(t, "main"))
+		return NULL;
+	/* The hunting scheduler finds the program's call to a synchronization function
+	 * (libreplay's pthread_* and sem_*) by the token protocol's bytes before the call
+	 * (libreplay/engine/count.c, call_site): a preemption there comes before the call. */
+	if (!strncmp(t, "pthread_", 8) || !strncmp(t, "sem_", 4))
+		return NULL;
+	if (libc_hot(t) || !names_target(s, t))
+		return NULL;
+	struct sym *y = sym_find(an, t);
+	if (!y)
+		return NULL;
+	if (y->def >= 0)
+		return y->direct ? y : NULL;
+	if (y->weak || y->aliased || an->pic)
+		return NULL;
+	return y;
+}
+
+/* The entry check goes right after the function's label, its .cfi_startproc and its
+ * endbr64, and before any label a jump could reach: a loop back to the first
+ * instruction must not run the check again. */
+void plan_entry_check(struct analysis *an, int label, bool leaf)
+{
+	struct asm_file *f = an->f;
+	int pos = label;
+	for (int k = label + 1; k < f->n; k++) {
+		struct stmt *s = &f->st[k];
+		if (s->foreign)
+			break; /* inline asm first: the check goes before it */
+		if (s->kind == ST_DIRECTIVE) {
+			if (!strcmp(s->name, ".cfi_startproc"))
+				pos = k;
+			continue;
+		}
+		if (s->kind == ST_LABEL) {
+			struct sym *y = sym_find(an, s->name);
+			if (y && (y->branch_ref || y->addr_taken))
+				break;
+			continue;
+		}
+		if (s->kind == ST_INSN) {
+			if (!strcmp(s->name, "endbr64")) {
+				pos = k;
+				an->plan[k].nopreempt = true;
+			}
+			break;
+		}
+	}
+	an->plan[pos].entry_check = true;
+	an->n_entry++;
+	/* A leaf's returns do not count: a foreign caller that left the token in r15
+	 * (qsort calling a comparator in a loop) counts here. Callers of ours counted at
+	 * the call and come to the direct entry, after this count; the slow path counts
+	 * in __sic_foreign_entry and comes back after it too. */
+	an->plan[pos].entry_count = leaf;
+	an->n_leaf_entries += leaf;
+}
+
+/* ---- the direct-call graph ------------------------------------------------ */
+
+/* The function a direct call at statement i surely enters, if it is one of this
+ * file's: defined here, not weak (a strong definition elsewhere would win), and in a
+ * shared object's code not global (another module's may interpose). */
+static struct sym *local_callee(struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	char buf[256];
+	const char *t = branch_target(s, buf, sizeof buf);
+	if (!t || tls_call(s, t))
+		return NULL;
+	struct sym *y = sym_find(an, t);
+	if (!y || !y->is_func || y->def < 0 || y->weak || (an->pic && y->global) ||
+	    an->sect[y->def] < 0 || !an->sect_exec[an->sect[y->def]] || an->f->st[y->def].foreign)
+		return NULL;
+	return y;
+}
+
+/* Tarjan's strongly connected components of the graph whose nodes are this file's
+ * functions and whose edges are their direct calls to local_callee()s, iteratively
+ * (a chain of calls may be thousands deep). Sets sym.scc; -1 for other symbols. */
+void call_graph_sccs(struct analysis *an)
+{
+	struct asm_file *f = an->f;
+	int n = an->nsyms, ne = 0;
+	int *from = xcalloc(f->n, sizeof *from), *to = xcalloc(f->n, sizeof *to);
+	for (int i = 0; i < f->n; i++) {
+		if (!is_code(an, i) || f->st[i].info.cls != IC_CALL)
+			continue;
+		const struct sym *c = owner_at(an, i);
+		struct sym *y = local_callee(an, i);
+		if (c && y) {
+			from[ne] = (int)(c - an->syms);
+			to[ne++] = (int)(owner(an, y) - an->syms);
+		}
+	}
+	/* Adjacency in compressed rows. */
+	int *first = xcalloc(n + 1, sizeof *first), *adj = xcalloc(ne, sizeof *adj);
+	for (int e = 0; e < ne; e++)
+		first[from[e] + 1]++;
+	for (int k = 0; k < n; k++)
+		first[k + 1] += first[k];
+	int *fill = xcalloc(n, sizeof *fill);
+	for (int e = 0; e < ne; e++)
+		adj[first[from[e]] + fill[from[e]]++] = to[e];
+	int *index = xcalloc(n, sizeof *index), *low = xcalloc(n, sizeof *low);
+	int *stack = xcalloc(n, sizeof *stack), *work = xcalloc(n, sizeof *work);
+	int *edge = xcalloc(n, sizeof *edge);
+	bool *on = xcalloc(n, sizeof *on);
+	int next = 1, sp = 0, nscc = 0;
+	for (int k = 0; k < n; k++)
+		an->syms[k].scc = -1;
+	for (int root = 0; root < n; root++) {
+		if (index[root] || !an->syms[root].is_func || an->syms[root].def < 0)
+			continue;
+		int wp = 0;
+		work[wp++] = root;
+		index[root] = low[root] = next++;
+		stack[sp++] = root;
+		on[root] = true;
+		edge[root] = first[root];
+		while (wp) {
+			int v = work[wp - 1];
+			if (edge[v] < first[v + 1]) {
+				int w = adj[edge[v]++];
+				if (!index[w]) {
+					index[w] = low[w] = next++;
+					stack[sp++] = w;
+					on[w] = true;
+					edge[w] = first[w];
+					work[wp++] = w;
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			wp--;
+			if (wp && low[v] < low[work[wp - 1]])
+				low[work[wp - 1]] = low[v];
+			if (low[v] == index[v]) {
+				int w;
+				do {
+					w = stack[--sp];
+					on[w] = false;
+					an->syms[w].scc = nscc;
+				} while (w != v);
+				nscc++;
+			}
+		}
+	}
+	free(from), free(to), free(first), free(adj), free(fill), free(index), free(low);
+	free(stack), free(work), free(edge), free(on);
+}
+
+/* Leaf functions: no call (a TLS access's included), no tail jump nor indirect jump
+ * that may leave, no inline asm, no landing pad, in any of their parts (foo.cold is
+ * foo's). Such a function is part of no recursion and nothing runs on top of it, so
+ * its returns need no count when every way into it counts: calls count at the call,
+ * tail jumps at the jump, foreign callers at the entry check (docs/sic.md). */
+void mark_leaves(struct analysis *an)
+{
+	struct asm_file *f = an->f;
+	bool *not_leaf = xcalloc(an->nsyms ? an->nsyms : 1, sizeof *not_leaf);
+	for (int i = 0; i < f->n; i++) {
+		const struct stmt *s = &f->st[i];
+		if (an->fn[i] < 0)
+			continue;
+		bool out = s->foreign || (s->kind == ST_INSN && s->info.cls == IC_CALL && !pure_call(an, i));
+		if (s->kind == ST_LABEL && !s->foreign) {
+			const struct sym *y = sym_find(an, s->name);
+			out |= y && (y->landing_pad || y->asm_ref);
+		}
+		if (out)
+			not_leaf[owner(an, &an->syms[an->fn[i]]) - an->syms] = true;
+	}
+	for (int k = 0; k < an->nsyms; k++) {
+		struct sym *y = &an->syms[k];
+		y->leaf = y->is_func && y->def >= 0 && !not_leaf[k] && !y->has_tail && owner(an, y) == y &&
+			  an->sect[y->def] >= 0 && an->sect_exec[an->sect[y->def]] && !f->st[y->def].foreign;
+		an->n_leaves += y->leaf;
+	}
+	free(not_leaf);
+}
+
+/* Is statement i's function a leaf? */
+bool in_leaf(struct analysis *an, int i)
+{
+	const struct sym *fn = owner_at(an, i);
+	return fn && fn->leaf;
+}
+
+/* Must a call at statement i count? Not when it enters a function of this file that
+ * cannot come back to its caller through direct calls alone (another component of
+ * the call graph) and is no leaf: every cycle of the program passes a backward jump,
+ * a return of a function that is no leaf, an entry of a leaf, an indirect or foreign
+ * call or a tail jump (all counted), or goes down a chain of direct calls back to a
+ * function already on it, which is a cycle of the call graph, inside one component,
+ * whose calls count (docs/sic.md, "Where it counts"). A leaf's return does not count:
+ * every call to one does, at the call, or on the leaf's entry check's fast path when
+ * the call passes the token (code compiled with -g), which it surely enters. */
+bool call_counts(struct analysis *an, int i, bool token)
+{
+	const struct sym *c = owner_at(an, i);
+	const struct sym *callee = local_callee(an, i);
+	if (!c || !callee)
+		return true;
+	const struct sym *y = owner(an, callee);
+	if (c->scc < 0 || c->scc == y->scc)
+		return true;
+	if (!y->leaf || (token && callee == y && returns_publish(y)))
+		return false;
+	an->n_leaf_calls++;
+	return true;
+}
