@@ -210,9 +210,11 @@ bench: all
 	bench/reverse.sh
 	bench/durability.sh
 
-# Longer campaigns (issue 12): kills, a full disk, forged logs, pairs under load.
+# Longer campaigns (issue 12): kills, a full disk, forged logs, pairs under load; the
+# software stop's pairs at fine slices and under --hunt (issue 30).
 stress: all
 	tests/durability/stress.sh
+	tests/durability/software_stop.sh
 
 csmith: all
 	tests/csmith/run.sh $(N)
