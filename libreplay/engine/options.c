@@ -4,6 +4,7 @@
  *
  * LIBREPLAY_OPTS holds the same flags for when the command line is not ours to
  * change. Help: --replay-help. */
+#include "base/rp_alloc.h"
 #include "engine/engine.h"
 #include "engine/hunt.h"
 #include "engine/session.h"
@@ -178,7 +179,12 @@ void rp_options_parse(int *argc, char **argv)
 	/* The environment first, so the command line wins. */
 	const char *env = getenv("LIBREPLAY_OPTS");
 	if (env && *env) {
-		char *copy = strdup(env);
+		/* in the runtime's memory: the program's heap is the same whether the flags
+		 * come from here or from the command line (a replay given them one way of a
+		 * recording made the other had its heap moved, and a deadlock's objects) */
+		char *copy = rp_strdup(env);
+		if (!copy)
+			rp_fatal_memory("LIBREPLAY_OPTS");
 		char *words[64];
 		int n = 0;
 		for (char *w = strtok(copy, " \t"); w && n < 63; w = strtok(NULL, " \t"))

@@ -211,6 +211,12 @@ build layout
 (cd "$WORK" && gdb -batch -nx -ex 'handle SIGPROF SIG41 SIGILL nostop noprint pass' -ex run \
 	--args ./layout --replay "$WORK/layout.bin" 2>&1 | grep -E '^(main|thread) stack' >"$WORK/layout.gdb")
 check "address layout: replay prints the recorded addresses" cmp "$WORK/layout.rec" "$WORK/layout.rep"
+# The flags from LIBREPLAY_OPTS in one run and from the command line in the other: the
+# program's heap is the same (the runtime copies LIBREPLAY_OPTS into its own memory).
+(cd "$WORK" && LIBREPLAY_OPTS="--record $WORK/layout-env.bin --quantum 1ms" ./layout >"$WORK/layout-env.rec" 2>&1)
+(cd "$WORK" && ./layout --replay "$WORK/layout-env.bin" >"$WORK/layout-env.rep" 2>&1)
+check "address layout: flags in LIBREPLAY_OPTS when recording, on the command line when replaying: the same heap" \
+	cmp "$WORK/layout-env.rec" "$WORK/layout-env.rep"
 check "address layout: so does a replay under gdb" cmp "$WORK/layout.rec" "$WORK/layout.gdb"
 
 # Start-up addresses (argv and its strings, environ, auxv, getauxval's pointers,
