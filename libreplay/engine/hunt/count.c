@@ -22,7 +22,7 @@
  * and the counts, the same seed and inputs give the same schedule, logged or not.
  */
 #include "engine/core.h"
-#include "engine/hunt.h"
+#include "engine/hunt/hunt.h"
 
 #include <string.h>
 
