@@ -26,7 +26,6 @@
 
 #include <string.h>
 
-bool rp_counting;
 bool rp_sync_watch;
 static bool pct; /* --hunt: priorities, steps at synchronization calls */
 static int created_by; /* the thread whose call created a thread last, till its call ends */
