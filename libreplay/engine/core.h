@@ -156,8 +156,11 @@ int rp_bp_reopen(void);
 void rp_bp_forget(void);
 
 /* session.c: the fatal-signal handler (END, the crash report, the signal again), for
- * a SIGILL that is not the trap byte's; SIGILL's action must be SIG_DFL already. */
+ * a SIGILL that is not the trap byte's; SIGILL's action must be SIG_DFL already.
+ * breakpoint.c reaches it through rp_session_fatal_hook (core.c), which
+ * rp_session_start sets first: the session room is above the schedule's. */
 void rp_session_fatal(int sig, siginfo_t *si, void *uc);
+extern void (*rp_session_fatal_hook)(int sig, siginfo_t *si, void *uc);
 
 /* ---- count.c, outcome.c ------------------------------------------------------------------ */
 

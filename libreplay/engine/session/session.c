@@ -149,6 +149,7 @@ static void child_after_fork(void)
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 {
 	rp_core_start();
+	rp_session_fatal_hook = rp_session_fatal; /* breakpoint.c's SIGILL not the trap's */
 	rp_threads_init(h);
 	rp_decide_hooks(h);
 	if (rp_opts.mode == RP_MODE_OFF) {
