@@ -5,7 +5,6 @@
  * LIBREPLAY_OPTS holds the same flags for when the command line is not ours to
  * change. Help: --replay-help. */
 #include "engine/engine.h"
-#include "engine/hunt/hunt.h"
 #include "engine/session.h"
 
 #include <errno.h>
