@@ -20,8 +20,11 @@ SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/analyze_fl
                  sicpp/analyze_calls.c sicpp/analyze_indirect.c sicpp/analyze_loops.c \
                  sicpp/cfi.c sicpp/rewrite.c sicpp/hunt.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
-# The runtime's layers (libreplay/README.md): each folder one concern.
-RT_DIRS       := base log engine inputs pthread signals io
+# The runtime's layers (libreplay/README.md): each folder one concern. The engine's
+# files are in its rooms (libreplay/engine/README.md), bottom to top; its headers
+# shared by every room are in libreplay/engine/ itself.
+ENGINE_ROOMS  := core counter schedule ending hunt session
+RT_DIRS       := base log engine $(ENGINE_ROOMS:%=engine/%) inputs pthread signals io
 RT_SRC        := $(wildcard $(RT_DIRS:%=libreplay/%/*.c)) libreplay/main.c
 RT_ASM        := $(wildcard $(RT_DIRS:%=libreplay/%/*.S))
 RT_HDR        := $(wildcard libreplay/*.h $(RT_DIRS:%=libreplay/%/*.h))
@@ -81,7 +84,7 @@ $(BIN)/replay-doctor: $(DOCTOR_OBJ) $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %
 	$(CC) $(ALL_CFLAGS) $^ -o $@
 
 # The overflow's quick path runs with the program's vector registers live (sic_rt.S).
-$(BUILD)/obj/libreplay/engine/sic_quick.o: ALL_CFLAGS += -mgeneral-regs-only
+$(BUILD)/obj/libreplay/engine/counter/sic_quick.o: ALL_CFLAGS += -mgeneral-regs-only
 
 $(BUILD)/obj/%.o: %.S sicpp/rewrite.h
 	@mkdir -p $(dir $@)

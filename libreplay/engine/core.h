@@ -17,7 +17,10 @@
 
 struct perf_event_attr;
 
-/* ---- session.c ----------------------------------------------------------------------- */
+/* ---- core/core.c: what every room shares ------------------------------------------------ */
+
+/* The session starts (rp_session_start, first): the load address, the clock. */
+void rp_core_start(void);
 
 /* The executable's load address: PREEMPT records hold PCs relative to it. */
 extern uintptr_t rp_exe_base;
@@ -115,7 +118,7 @@ _Noreturn void rp_replay_refuse_async(const struct rp_log_record *r);
 /* Where a SIGNAL_STOP input says the recording's thread stood (session.h). */
 enum rp_stop_where { RP_STOP_NOWHERE, RP_STOP_IDLE, RP_STOP_COUNT, RP_STOP_EXACT };
 #define RP_SIGNAL_STOP_LEN 21 /* i32 signal, u8 where, u64 count, u64 pc */
-/* The process dies of sig, its default action restored (the end of on_ending). */
+/* The process dies of sig, its default action restored (the end of on_ending; core.c). */
 _Noreturn void rp_session_die_of(int sig);
 
 /* The breakpoint's trap: the replay's preemption (or a divergence); while not
@@ -156,8 +159,11 @@ int rp_bp_reopen(void);
 void rp_bp_forget(void);
 
 /* session.c: the fatal-signal handler (END, the crash report, the signal again), for
- * a SIGILL that is not the trap byte's; SIGILL's action must be SIG_DFL already. */
+ * a SIGILL that is not the trap byte's; SIGILL's action must be SIG_DFL already.
+ * breakpoint.c reaches it through rp_session_fatal_hook (core.c), which
+ * rp_session_start sets first: the session room is above the schedule's. */
 void rp_session_fatal(int sig, siginfo_t *si, void *uc);
+extern void (*rp_session_fatal_hook)(int sig, siginfo_t *si, void *uc);
 
 /* ---- count.c, outcome.c ------------------------------------------------------------------ */
 

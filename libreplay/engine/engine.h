@@ -153,7 +153,7 @@ bool rp_sic_pc_instrumented(uintptr_t pc);
 bool rp_sic_pc_preemptible(uintptr_t pc);
 extern uint64_t rp_sic_xsave_size;
 
-/* replay.c */
+/* replay.c sets it (core.c) */
 extern bool rp_replaying;
 
 /* count.c: preemptions by instruction count (--hunt, --chaos) rather than by a timer,

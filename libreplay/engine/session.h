@@ -17,6 +17,7 @@ enum rp_bp_kind { RP_BP_NONE, RP_BP_HARDWARE, RP_BP_SOFTWARE };
 #define RP_DEFAULT_QUANTUM_NS 10000000ull /* 10 ms */
 #define RP_MIN_QUANTUM_NS 50000ull        /* 50 us */
 #define RP_DEFAULT_LOG "log.bin"
+#define RP_HUNT_MAX_DEPTH 16 /* --hunt-depth at most (hunt.c) */
 
 /* Exit statuses of our own (the program's are passed through). */
 #define RP_EXIT_USAGE 2     /* bad flags, unreadable or foreign log */

@@ -8,6 +8,28 @@ LAYERS="sched base log engine inputs pthread signals io main tools"
 # defines; libc's names count too, since libreplay defines read, open, clock_gettime...)
 # and #include lines. Prints one line per use that points up or sideways, then PASS or
 # FAIL and "N passed, M failed" like the other suites.
+# The engine's rooms (libreplay/engine/README.md) follow the same rule inside engine/,
+# bottom to top (its headers in engine/ itself are shared by every room):
+ROOMS="core counter schedule ending hunt session"
+# The calls from a room to a higher one's symbols that remain (object symbol), each
+# named in libreplay/engine/README.md with why it stays; any other fails.
+ROOM_ARROWS="
+counter/sic.o rp_replay_overflow
+counter/sic.o rp_record_overflow
+counter/sic.o rp_count_overflow
+counter/sic.o rp_hang_overflow
+counter/thread.o rp_replay_arm
+counter/thread.o rp_replay_thread_exit
+counter/thread.o rp_count_arm
+counter/thread.o rp_count_switched
+counter/thread.o rp_count_thread_created
+counter/thread.o rp_debug_switched
+schedule/replay.o rp_outcome
+schedule/replay.o rp_outcome_same
+schedule/replay.o rp_count_trap
+schedule/replay.o rp_count_replay_priorities
+schedule/decide.o rp_outcome
+schedule/decide.o rp_idle_hang_check"
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OBJ=$ROOT/build/obj
@@ -112,5 +134,60 @@ bad=$(cd "$ROOT" && for f in $(git ls-files 'sched/*.[chS]' 'libreplay/*.[chS]')
 	done
 done)
 verdict "$bad" "every #include names its own layer or one below" "includes"
+
+# 3. The engine's rooms: the same two checks inside libreplay/engine/, by room.
+room_of() {
+	case $1 in
+	*/libreplay/engine/*/*) local p=${1#*/libreplay/engine/}; echo "${p%%/*}" ;;
+	*/libreplay/engine/*) echo shared ;; # its headers: what every room may include
+	*) echo none ;;
+	esac
+}
+# Uses of a higher room's symbols, but the arrows ROOM_ARROWS names.
+upward_rooms() {
+	local nl=$'\n'
+	LAYERS="shared $ROOMS" upward_uses "$1" | while read -r o _ sym _; do
+		sym=${sym%,}
+		case "$ROOM_ARROWS$nl" in *"$nl${o#libreplay/engine/} $sym$nl"*) continue ;; esac
+		echo "$o uses $sym, defined in a higher room"
+	done
+}
+printf '%s\n' "counter U rp_hunt_step libreplay/engine/counter/x.o" \
+	"hunt D rp_hunt_step libreplay/engine/hunt/y.o" \
+	"counter U rp_count_arm libreplay/engine/counter/thread.o" \
+	"hunt D rp_count_arm libreplay/engine/hunt/count.o" >"$syms"
+if [ "$(upward_rooms "$syms")" = "libreplay/engine/counter/x.o uses rp_hunt_step, defined in a higher room" ]; then
+	echo "PASS layers: the rooms' check catches a call that points up (negative control)"
+	pass=$((pass + 1))
+else
+	echo "FAIL layers: the rooms' check misses a call that points up (negative control)"
+	fail=$((fail + 1))
+fi
+for o in $(find "$OBJ/libreplay/engine" -name '*.o' | sort); do
+	src=${o#$OBJ/}; src=${src%.o}
+	[ -f "$ROOT/$src.c" ] || [ -f "$ROOT/$src.S" ] || continue
+	r=$(room_of "$o")
+	nm "$o" | awk -v l="$r" -v o="${o#$OBJ/}" '
+		$1 == "U" { print l, "U", $2, o; next }
+		NF == 3 && $2 ~ /^[TDBRVWCGS]$/ { print l, "D", $3, o }'
+done >"$syms"
+verdict "$(upward_rooms "$syms")" \
+	"every engine room calls only itself and the rooms below ($(echo "$ROOM_ARROWS" | grep -c .) arrows up named)" "calls"
+bad=$(cd "$ROOT" && for f in $(git ls-files 'libreplay/engine/*/*.[chS]'); do
+	r=$(room_of "/$f")
+	grep -n '^#include "' "$f" | while IFS=: read -r line inc; do
+		h=${inc#*\"}; h=${h%%\"*}
+		case $h in
+		engine/*) hr=$(room_of "/libreplay/$h") ;;
+		*/*) continue ;; # another layer's: checked above
+		*) [ -f "$(dirname "$f")/$h" ] && hr=$r || continue ;;
+		esac
+		[ "$hr" = shared ] && continue
+		ROOMS="$ROOMS" awk -v a="$r" -v b="$hr" 'BEGIN { n = split(ENVIRON["ROOMS"], x, " ")
+			for (i = 1; i <= n; i++) k[x[i]] = i; exit !(k[b] > k[a]) }' &&
+			echo "$f:$line includes $h ($hr/ is above $r/)"
+	done
+done)
+verdict "$bad" "every engine room includes only its own headers, the shared ones and those below" "includes"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -3,16 +3,12 @@
  * the program's main runs as green thread 1 (recording, replaying, or neither), and
  * ended by exit or by a fatal signal, whose handler writes the log's END (or checks
  * the recording's), prints the crash report and dies of the same signal. The
- * helpers the engine's files share are here too (core.h).
+ * helpers every room shares are in core/core.c.
  */
 #include "engine/core.h"
 #include "base/rp_alloc.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <link.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -20,59 +16,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-uintptr_t rp_exe_base;
-bool rp_session_started;
-volatile sig_atomic_t rp_dying;
-
-/* Before any constructor of the program, which may close stderr (xz does, at exit)
- * and open a file that gets descriptor 2: the runtime's messages go to a copy. */
-__attribute__((constructor(101))) static void keep_stderr(void)
-{
-	rp_fd_keep_stderr();
-}
-
-int rp_perf_event_open(struct perf_event_attr *a)
-{
-	long fd = rp_raw_syscall(SYS_perf_event_open, (long)a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
-	if (fd < 0) {
-		errno = (int)-fd;
-		return -1;
-	}
-	return (int)fd;
-}
-
-/* The C library's clock_gettime (the vDSO's: ~20 ns, against ~100 for the system
- * call), found past the inputs layer's wrapper; the system call until the session
- * starts. The log's writer reads the clock at every record. */
-static int (*libc_clock_gettime)(clockid_t, struct timespec *);
-
-uint64_t rp_clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-	if (libc_clock_gettime ? libc_clock_gettime(clk, &ts) != 0
-			       : rp_raw_syscall(SYS_clock_gettime, clk, (long)&ts, 0, 0, 0, 0) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t rp_mono_ns(void)
-{
-	return rp_clock_ns(CLOCK_MONOTONIC);
-}
-
-int rp_route_signal(int fd, int sig)
-{
-	struct f_owner_ex owner = {F_OWNER_TID, (pid_t)rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0)};
-	return fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, sig) != 0 ||
-	       fcntl(fd, F_SETOWN_EX, &owner) != 0 ? -1 : 0;
-}
-
-static int first_object(struct dl_phdr_info *info, size_t size, void *data)
-{
-	*(uintptr_t *)data = info->dlpi_addr;
-	return 1;
-}
 
 /* ---- the end ---------------------------------------------------------------------------- */
 
@@ -97,16 +40,6 @@ static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SI
 #define RP_CRASH_STACK_SIZE (256u << 10) /* the crash report's libunwind needs some */
 
 static int fatal_onstack; /* SA_ONSTACK once the crash stack is set up */
-
-/* Die of sig, now that SA_RESETHAND has given it its default action back: the exit
- * status is the same signal. Not raise(), which is the pthread layer's (sig_api.c);
- * gdb's extension knows this function by name. */
-__attribute__((noinline)) void rp_crash_reraise(int sig)
-{
-	long pid = rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
-	long tid = rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
-	rp_raw_syscall(SYS_tgkill, pid, tid, sig, 0, 0, 0);
-}
 
 static void on_fatal(int sig, siginfo_t *si, void *ucv)
 {
@@ -145,20 +78,6 @@ static bool self_sent(const siginfo_t *si)
 {
 	return (si->si_code == SI_USER || si->si_code == SI_TKILL || si->si_code == SI_QUEUE) &&
 	       si->si_pid == (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
-}
-
-_Noreturn void rp_session_die_of(int sig)
-{
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	rp_sigaction(sig, &dfl, NULL);
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	rp_raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&set, 0, _NSIG / 8, 0, 0);
-	rp_crash_reraise(sig);
-	_exit(128 + sig); /* (blocked some other way: not reached) */
 }
 
 /* A signal from outside deferred out of a writer call: the writer raises it again,
@@ -217,16 +136,6 @@ bool rp_session_is_default_action(const struct sigaction *sa)
 
 /* ---- starting a session ----------------------------------------------------------------- */
 
-void rp_install_handler(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = fn;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | flags;
-	sigemptyset(&sa.sa_mask);
-	rp_sigaction(sig, &sa, NULL);
-}
-
 /* A child of fork() is not what the log describes: it runs on unrecorded and
  * unscheduled, and leaves the log and the breakpoint to the parent. */
 static void child_after_fork(void)
@@ -239,9 +148,8 @@ static void child_after_fork(void)
 /* Called from main() before the program's main runs as green thread 1. */
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 {
-	dl_iterate_phdr(first_object, &rp_exe_base);
-	libc_clock_gettime = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
-	rp_session_started = true;
+	rp_core_start();
+	rp_session_fatal_hook = rp_session_fatal; /* breakpoint.c's SIGILL not the trap's */
 	rp_threads_init(h);
 	rp_decide_hooks(h);
 	if (rp_opts.mode == RP_MODE_OFF) {

@@ -4,7 +4,7 @@
  * on, counting point by counting point, for where to decide (engine/record.c's seek).
  * Compiled with -mgeneral-regs-only, and calls nothing that is not: anything else
  * returns 0 and takes the full path (rp_sic_overflow_c). */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * stack it is on, else the address alone. The executable's symbol table (.symtab,
  * which dladdr does not read) comes from /proc/self/exe, mapped on first use; nothing
  * here allocates or uses stdio, so a report from a signal handler may call it. */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -11,7 +11,7 @@
  * or without a log. The mechanics (loading counters, the breakpoint, the records)
  * are count.c's; the replay asks nothing here: the log holds every decision.
  */
-#include "engine/hunt.h"
+#include "engine/hunt/hunt.h"
 
 #include <string.h>
 

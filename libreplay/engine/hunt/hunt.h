@@ -5,7 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RP_HUNT_MAX_DEPTH 16
+#include "engine/session.h" /* RP_HUNT_MAX_DEPTH */
+
 #define RP_HUNT_SLICE_MIN_LOG2 6 /* slices of at least 2^6 counts */
 #define RP_HUNT_SITE_LEVELS 5 /* a call site preempts with probability 2^-2 .. 2^-5 */
 #define RP_HUNT_SITE_VISITS_LOG2 10 /* ... and at one visit up to the 2^10th */

@@ -17,7 +17,6 @@
 
 #define RP_HANG_SIGNAL (SIGRTMIN + 6)
 
-volatile sig_atomic_t rp_hang_due; /* the time is up: stop where the replay can */
 uintptr_t rp_hang_pc;              /* the breakpoint that stops the hang there */
 static int hang_timer_made;
 static timer_t hang_timer;

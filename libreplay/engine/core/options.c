@@ -6,7 +6,6 @@
  * change. Help: --replay-help. */
 #include "base/rp_alloc.h"
 #include "engine/engine.h"
-#include "engine/hunt.h"
 #include "engine/session.h"
 
 #include <errno.h>

@@ -5,8 +5,6 @@
 
 #include <signal.h>
 
-void (*rp_resumed_hook)(uint64_t *counter);
-
 static void unblock(int sig)
 {
 	sigset_t set;

@@ -27,7 +27,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-bool rp_replaying;
 bool rp_log_hunted;
 
 /* The log, read as the replay goes. The reader lends a record's data until its next

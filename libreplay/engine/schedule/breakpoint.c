@@ -269,7 +269,7 @@ static void on_sigill(int sig, siginfo_t *si, void *ucv)
 		memset(&dfl, 0, sizeof dfl);
 		dfl.sa_handler = SIG_DFL;
 		rp_sigaction(SIGILL, &dfl, NULL);
-		rp_session_fatal(sig, si, uc);
+		rp_session_fatal_hook(sig, si, uc);
 	}
 }
 

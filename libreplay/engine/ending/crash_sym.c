@@ -11,7 +11,7 @@
  *
  * It runs in the crash handler: system calls only (openat, fstat, mmap), no malloc,
  * and every offset read from a file is checked against the file's size. */
-#include "engine/crash_sym.h"
+#include "engine/ending/crash_sym.h"
 #include "base/rp_syscall.h"
 
 #include <elf.h>

@@ -23,7 +23,7 @@
  * The process is dying, but the handler still avoids malloc and stdio: it formats
  * into a static buffer and writes with write(2). */
 #include "engine/engine.h"
-#include "engine/crash_sym.h"
+#include "engine/ending/crash_sym.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -22,11 +22,10 @@
  * and the counts, the same seed and inputs give the same schedule, logged or not.
  */
 #include "engine/core.h"
-#include "engine/hunt.h"
+#include "engine/hunt/hunt.h"
 
 #include <string.h>
 
-bool rp_counting;
 bool rp_sync_watch;
 static bool pct; /* --hunt: priorities, steps at synchronization calls */
 static int created_by; /* the thread whose call created a thread last, till its call ends */
