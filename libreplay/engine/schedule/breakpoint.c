@@ -52,8 +52,6 @@ static int mem_fd = -1; /* software: /proc/self/mem, or -1 (mprotect) */
  * trap byte in or out of the code as gdb's breakpoints there come and go
  * (libreplay/gdb/stops.py, soft_trap_reconcile). Global, for it. */
 struct rp_bp_trap rp_bp_trap;
-#define armed_pc rp_bp_trap.pc
-#define saved_byte rp_bp_trap.saved
 static char why[160];            /* why this kind and not the other */
 /* The program's own action for SIGILL, while the software trap needs the signal. */
 static struct sigaction program_sigill = {.sa_handler = SIG_DFL};
@@ -65,11 +63,7 @@ __attribute__((noinline, used)) static int bp_target(int x)
 	return x + 1;
 }
 
-static bool dead_debug_regs(void)
-{
-	const char *s = getenv("LIBREPLAY_TEST_DEAD_DEBUG_REGS");
-	return s && *s && strcmp(s, "0");
-}
+static bool dead_regs; /* LIBREPLAY_TEST_DEAD_DEBUG_REGS, read at rp_bp_open */
 
 /* ---- hardware ----------------------------------------------------------------------- */
 
@@ -86,7 +80,7 @@ static void hw_attr(struct perf_event_attr *a, uintptr_t pc)
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 	a->wakeup_events = 1;
-	if (dead_debug_regs()) {
+	if (dead_regs) {
 		a->exclude_kernel = 0;
 		a->exclude_user = 1;
 	}
@@ -201,11 +195,11 @@ static int sw_arm(uintptr_t pc)
 	rp_bp_trap.under_debugger = b == 0xcc && rp_replay_view.lookahead;
 	if (rp_bp_trap.under_debugger)
 		return 0;
-	if (b == TRAP_BYTE && recall(pc, &saved_byte))
+	if (b == TRAP_BYTE && recall(pc, &rp_bp_trap.saved))
 		return 0; /* a stray copy, already a trap */
 	if (code_write(pc, TRAP_BYTE) != 0)
 		return -1;
-	saved_byte = b;
+	rp_bp_trap.saved = b;
 	seen[seen_slot(pc)].pc = pc;
 	seen[seen_slot(pc)].orig = b;
 	return 0;
@@ -217,11 +211,11 @@ static void sw_disarm(void)
 {
 	unsigned char b;
 	rp_bp_trap.under_debugger = 0;
-	if (code_read(armed_pc, &b) != 0 || b != TRAP_BYTE)
+	if (code_read(rp_bp_trap.pc, &b) != 0 || b != TRAP_BYTE)
 		return;
-	if (code_write(armed_pc, saved_byte) != 0)
+	if (code_write(rp_bp_trap.pc, rp_bp_trap.saved) != 0)
 		rp_fatal("cannot take the replay's trap out of the code at %#lx: %s",
-			 (unsigned long)armed_pc, strerror(errno));
+			 (unsigned long)rp_bp_trap.pc, strerror(errno));
 }
 
 /* /proc/self/mem of this process, or -1 (then mprotect). */
@@ -246,9 +240,9 @@ static void on_sigill(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	uintptr_t pc = rp_pc_of(uc);
 	unsigned char b, orig;
-	if (rp_bp_mode == RP_BP_SOFTWARE && armed_pc && pc == armed_pc) {
+	if (rp_bp_mode == RP_BP_SOFTWARE && rp_bp_trap.pc && pc == rp_bp_trap.pc) {
 		sw_disarm();
-		armed_pc = 0;
+		rp_bp_trap.pc = 0;
 		rp_bp_hit(sig, si, uc);
 		return;
 	}
@@ -279,6 +273,8 @@ bool rp_bp_open(void)
 {
 	if (rp_bp_mode != RP_BP_NONE)
 		return true;
+	const char *dead = getenv("LIBREPLAY_TEST_DEAD_DEBUG_REGS");
+	dead_regs = dead && *dead && strcmp(dead, "0");
 	enum rp_bp_choice want = rp_opts.breakpoints;
 	if (want != RP_BP_WANT_SOFTWARE) {
 		int fd = hw_open();
@@ -332,7 +328,7 @@ const char *rp_bp_how(void)
 
 int rp_bp_try_arm(uintptr_t pc)
 {
-	if (armed_pc == pc)
+	if (rp_bp_trap.pc == pc)
 		return 0; /* armed there already */
 	if (rp_bp_mode == RP_BP_HARDWARE) {
 		if (hw_arm(pc) != 0)
@@ -345,7 +341,7 @@ int rp_bp_try_arm(uintptr_t pc)
 		errno = ENODEV;
 		return -1;
 	}
-	armed_pc = pc;
+	rp_bp_trap.pc = pc;
 	return 0;
 }
 
@@ -357,18 +353,18 @@ void rp_bp_arm(uintptr_t pc)
 
 void rp_bp_disarm(void)
 {
-	if (!armed_pc)
+	if (!rp_bp_trap.pc)
 		return;
 	if (rp_bp_mode == RP_BP_HARDWARE)
 		ioctl(bp_fd, PERF_EVENT_IOC_DISABLE, 0);
 	else if (rp_bp_mode == RP_BP_SOFTWARE)
 		sw_disarm();
-	armed_pc = 0;
+	rp_bp_trap.pc = 0;
 }
 
 uintptr_t rp_bp_armed_pc(void)
 {
-	return armed_pc;
+	return rp_bp_trap.pc;
 }
 
 bool rp_bp_traps_sigill(void)
@@ -397,8 +393,8 @@ int rp_bp_reopen(void)
 	int fd, target;
 	if (rp_bp_mode == RP_BP_HARDWARE) {
 		struct perf_event_attr a;
-		hw_attr(&a, armed_pc ? armed_pc : (uintptr_t)&bp_target);
-		a.disabled = !armed_pc;
+		hw_attr(&a, rp_bp_trap.pc ? rp_bp_trap.pc : (uintptr_t)&bp_target);
+		a.disabled = !rp_bp_trap.pc;
 		fd = rp_perf_event_open(&a);
 		if (fd < 0)
 			return -errno;
