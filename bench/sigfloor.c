@@ -6,7 +6,7 @@
  *                                SCALE percent of 150M iterations)
  *   sigfloor tick PERIOD_US SCALE   the same loop under the recording's time slice:
  *                                a perf task-clock event with that period raising
- *                                SIGPROF (set up as libreplay/engine/replay.c does), caught by
+ *                                SIGPROF (set up as libreplay/engine/schedule/replay.c does), caught by
  *                                an empty handler. (tick - spin) / signals = the price
  *                                of one timer signal.
  *   sigfloor trap N              N hits of a hardware execute breakpoint (perf,

@@ -2,7 +2,7 @@
  *
  * Before any constructor of the program: take our flags off argv and, to record or
  * replay, make the address layout repeatable (re-exec without ASLR; where that fails a
- * replay refuses, engine/layout.c). Then the
+ * replay refuses, engine/schedule/layout.c). Then the
  * program's main runs as green thread 1 on a stack of ours, under the session.
  *
  * The top of libreplay's layers (libreplay/README.md): it starts the session and hands

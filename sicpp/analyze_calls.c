@@ -160,7 +160,7 @@ struct sym *direct_callee(struct analysis *an, int i)
 		return NULL;
 	/* The hunting scheduler finds the program's call to a synchronization function
 	 * (libreplay's pthread_* and sem_*) by the token protocol's bytes before the call
-	 * (libreplay/engine/count.c, call_site): a preemption there comes before the call. */
+	 * (libreplay/engine/hunt/count.c, call_site): a preemption there comes before the call. */
 	if (!strncmp(t, "pthread_", 8) || !strncmp(t, "sem_", 4))
 		return NULL;
 	if (libc_hot(t) || !names_target(s, t))

@@ -24,7 +24,7 @@ bool rp_fd_owned(int fd);
 /* The runtime's descriptors, ascending, at most max of them: how many. */
 unsigned long rp_fd_list(int *out, unsigned long max);
 /* Keep a copy of stderr for the runtime's messages (once, before the program's
- * constructors: engine/sic.c). */
+ * constructors: engine/counter/sic.c). */
 void rp_fd_keep_stderr(void);
 /* Where the runtime's messages go: the kept stderr, else 2. */
 int rp_fd_stderr(void);

@@ -1,7 +1,7 @@
 /* rp_restorer.S: the signal return of the runtime's handlers (rp_sigaction,
  * rp_syscall.c): the bytes of "movq $15, %rax; syscall" (rt_sigreturn), which gdb and
  * libunwind recognise as a signal trampoline. No CFI: they unwind it as one. It must
- * be in the executable (engine/record.c's deferral leaves code there alone). */
+ * be in the executable (engine/schedule/record.c's deferral leaves code there alone). */
 	.text
 	.globl	rp_sigaction_restorer
 	.type	rp_sigaction_restorer, @function

@@ -95,7 +95,7 @@ long rp_syscall(long nr, ...);
  * executable) instead of glibc's __restore_rt in libc. Between a handler's end and
  * the sigreturn a thread's count is in the signal frame, not in __sic_home, and a
  * time slice ending there must not take it for foreign code whose count is
- * published (engine/record.c, preempt_at_next_count): code in the executable it leaves
+ * published (engine/schedule/record.c, preempt_at_next_count): code in the executable it leaves
  * alone. gdb and libunwind know the restorer as a signal trampoline by its bytes
  * (and gdb by the "sigaction" in its name). 0, or -1 with errno. */
 struct sigaction;

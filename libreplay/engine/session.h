@@ -10,7 +10,7 @@
 #include "green.h"
 
 enum rp_mode { RP_MODE_RECORD, RP_MODE_REPLAY, RP_MODE_OFF };
-/* --breakpoints: how the replay stops between counting points (engine/breakpoint.c). */
+/* --breakpoints: how the replay stops between counting points (engine/schedule/breakpoint.c). */
 enum rp_bp_choice { RP_BP_WANT_AUTO, RP_BP_WANT_HARDWARE, RP_BP_WANT_SOFTWARE };
 enum rp_bp_kind { RP_BP_NONE, RP_BP_HARDWARE, RP_BP_SOFTWARE };
 

@@ -12,9 +12,9 @@
 # `bt -no-filters` shows them), and a stop after other green threads ran says which.
 #
 # It reads the runtime's state through the DWARF of libreplay.a (compiled with -g, so
-# in every program linked with it) and writes only rp_debug (libreplay/engine/debug.c). It
+# in every program linked with it) and writes only rp_debug (libreplay/engine/schedule/debug.c). It
 # makes our signals silent: SIGPROF (the recording's time slice), SIG41 (SIGRTMIN+7,
-# the hardware breakpoint, RP_BP_SIGNAL in engine/replay.c) and SIG40 (SIGRTMIN+6,
+# the hardware breakpoint, RP_BP_SIGNAL in engine/schedule/replay.c) and SIG40 (SIGRTMIN+6,
 # the recording's --timeout). A run that ends in a deadlock or a hang stops in
 # rp_debug_outcome first, every green thread where it stopped.
 #
@@ -121,7 +121,7 @@ def instrumented(pc):
     return False
 
 
-# The counter's overflow routines (engine/sic_rt.S). A counting point's stub calls
+# The counter's overflow routines (engine/counter/sic_rt.S). A counting point's stub calls
 # __sic_overflow_far (or _near), whose CFI unwinds straight to the counting point
 # (the frame older than it is the program's, at the PC the stub resumes); the
 # flag-preserving form's stub calls __sic_overflow, and its frame is the stub's.

@@ -78,7 +78,7 @@ class ReplayStatus(gdb.Command):
             gdb.write("not replaying (mode: %s)\n" % mode)
             return
         # The replay reads the log as it goes: what there is of it in memory is
-        # rp_replay_view (engine/replay.c).
+        # rp_replay_view (engine/schedule/replay.c).
         v = lr.glob("rp_replay_view")
         n, nxt = lr.u64(v["total"]), lr.u64(v["done"])
         base = lr.u64(lr.glob("rp_exe_base"))
@@ -493,7 +493,7 @@ def on_stop(event):
 
 
 def in_crash_handler():
-    """Is this stop the runtime's crash handler (on_fatal in engine/session.c) raising the
+    """Is this stop the runtime's crash handler (on_fatal in engine/session/session.c) raising the
     signal again? Its last act is rp_crash_reraise, so the stack reads: that (and
     its inlined system call), maybe on_fatal, then the signal frame. It is
     installed while recording or replaying."""
@@ -515,7 +515,7 @@ def on_exit(event):
 
 
 def pass_sigill():
-    """The runtime stops between counting points with a trap byte (engine/breakpoint.c,
+    """The runtime stops between counting points with a trap byte (engine/schedule/breakpoint.c,
     where the debug registers do not fire or perf refuses them): its SIGILL is the
     program's to handle, as SIG41 is with the hardware breakpoint."""
     try:
@@ -542,7 +542,7 @@ def gdb_breakpoint_at(pc):
 
 def soft_trap_reconcile():
     """Before the program resumes, where the runtime stops with its trap byte
-    (engine/breakpoint.c, rp_bp_trap): gdb takes a SIGILL at one of its breakpoints
+    (engine/schedule/breakpoint.c, rp_bp_trap): gdb takes a SIGILL at one of its breakpoints
     for that breakpoint's hit, and steps over it with its own copy of the byte, so the
     trap byte and a gdb breakpoint cannot share a pc. Where gdb has one at the armed
     pc, the byte goes back (under_debugger) and, when the thread stands at that pc,

@@ -1,7 +1,7 @@
 /* in_auxv.c: getauxval. The entries that are pointers (AT_RANDOM, AT_PLATFORM,
  * AT_BASE_PLATFORM, AT_EXECFN) point into the kernel's copy at the top of the
  * process stack, which moves with the command line; in a session they point into
- * the runtime's copy (engine/startup.c), at the same address in a recording and its
+ * the runtime's copy (engine/session/startup.c), at the same address in a recording and its
  * replay. The other entries are the same either way. AT_RANDOM's 16 bytes are the
  * kernel's of each run: not recorded. */
 #include "inputs/inputs.h"

@@ -42,7 +42,7 @@
  * so that a park cannot run the copies of the parent's other threads. */
 static bool forked;
 /* The process the program started as: a checkpoint gdb restores is a fork of it
- * (engine/debug.c) that runs on with the sockets it made. */
+ * (engine/schedule/debug.c) that runs on with the sockets it made. */
 static pid_t first_pid;
 
 static void child(void)

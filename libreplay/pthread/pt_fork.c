@@ -2,7 +2,7 @@
  * the child only the thread that forked; here every green thread lives in the one
  * kernel thread's memory, so the child would hold copies of all of them and run
  * them whenever the forking one blocks. With one live thread fork works as usual
- * (the child runs on unrecorded, engine/session.c). The refusal is an error the program can
+ * (the child runs on unrecorded, engine/session/session.c). The refusal is an error the program can
  * handle (fork may fail), and it happens alike when recording and replaying, so the
  * recording still replays. posix_spawn, system and popen (glibc starts the child
  * with clone(CLONE_VM|CLONE_VFORK) and execs at once, running none of the program's

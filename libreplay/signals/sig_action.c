@@ -7,7 +7,7 @@
  * log record names, so a handler that ran for one cannot run at the same point in
  * the replay. Recording, the program's handlers for such signals run behind a
  * trampoline that, when one arrives, says so on stderr and logs an ASYNC_SIGNAL
- * input; a replay of that log refuses to start (engine/replay.c) instead of diverging.
+ * input; a replay of that log refuses to start (engine/schedule/replay.c) instead of diverging.
  * SIGPROF and SIGRTMIN+7 are the runtime's (time slice, replay breakpoint): a
  * program's handler for them, or setitimer(ITIMER_PROF), fails with EINVAL and a note.
  * A handler may be preempted like any instrumented code, so the kernel must not

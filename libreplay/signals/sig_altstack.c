@@ -8,7 +8,7 @@
  * A handler on it may be preempted like any code: its frames stay on that thread's
  * stack. Faults (SIGSEGV of a stack overflow) are the kernel's to deliver: outside a
  * session the kernel gets the program's stack too; in one it keeps the runtime's,
- * where a fault handler with SA_ONSTACK runs (engine/session.c). */
+ * where a fault handler with SA_ONSTACK runs (engine/session/session.c). */
 #include "signals/signals.h"
 
 #include <errno.h>

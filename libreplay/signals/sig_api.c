@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The runtime's own signals (engine/record.c, engine/replay.c): the preemption tick and the
+/* The runtime's own signals (engine/schedule/record.c, engine/schedule/replay.c): the preemption tick and the
  * replay's breakpoint. Blocking them would stop recording or replay. */
 static void keep_runtime_signals(sigset_t *set)
 {

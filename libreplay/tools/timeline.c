@@ -1,4 +1,4 @@
-/* timeline.c: a schedule trace (libreplay/engine/trace.c) as one self-contained SVG, or as
+/* timeline.c: a schedule trace (libreplay/engine/counter/trace.c) as one self-contained SVG, or as
  * an HTML page holding it with pan and zoom (an OUT ending in .html). One lane per
  * thread, a bar while it runs, and a mark where it stopped running: red on top for a
  * preemption, below in a colour per wait kind for a blocking switch, grey for a

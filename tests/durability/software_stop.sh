@@ -1,7 +1,7 @@
 #!/bin/bash
 # make stress: the software stop's campaign (issue 30). A replay stops at a logged pc
 # between counting points with a breakpoint; where the debug registers never fire it
-# must take the software trap (libreplay/engine/breakpoint.c). For each program, PAIRS
+# must take the software trap (libreplay/engine/schedule/breakpoint.c). For each program, PAIRS
 # record/replay pairs under CPU load (one busy loop), rotating the recording's mode
 # over --quantum 50us, 100us, 200us, 500us, 1ms, --hunt=SEED and --chaos=SEED (seeds
 # vary with the pair), and the stop's kind over:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The recording's addresses (libreplay/engine/layout.c): a program whose output depends
+# The recording's addresses (libreplay/engine/schedule/layout.c): a program whose output depends
 # on addresses (progs/ptr_table.c: four threads fill a table keyed by heap pointers)
 # replays to its recording's output, or the replay refuses on one line (exit 2) where
 # it cannot have the recording's addresses: never another output with exit 0.

@@ -1,7 +1,7 @@
 /* sic_quick.c: the counter's overflow when nothing but the counter changes (sic_rt.S
  * calls it first, without saving the vector registers, which cost ~300 ns of the
  * ~350 ns an overflow took): the stress mode's reload, and a hunting thread looking
- * on, counting point by counting point, for where to decide (engine/record.c's seek).
+ * on, counting point by counting point, for where to decide (engine/schedule/record.c's seek).
  * Compiled with -mgeneral-regs-only, and calls nothing that is not: anything else
  * returns 0 and takes the full path (rp_sic_overflow_c). */
 #include "engine/engine.h"
