@@ -74,10 +74,11 @@ for how in "--quantum 100us" "--quantum 50us" "--hunt=1" "--hunt=2"; do
 	if [ -n "$hw" ]; then
 		h=$(cut -d' ' -f1 "$W/$tag.hardware.t" | median)
 		awk -v t="$how" -v n="$stops" -v h="$h" -v s="$sw" 'BEGIN {
-			printf "%-16s %8d %9.3fs %9.3fs %8.2f %10.1fus\n", t, n, h, s, s / h, n ? (s - h) / n * 1e6 : 0 }'
+			printf "%-16s %8d %9.3fs %9.3fs %8.2f ", t, n, h, s, s / h
+			if (n >= 100) printf "%10.1fus\n", (s - h) / n * 1e6; else printf "%12s\n", "-" }'
 	else
 		printf '%-16s %8d %10s %9.3fs\n' "$how" "$stops" - "$sw"
 	fi
 done
-echo "(medians of $RUNS rounds; per stop: the software replay's extra time over the hardware one's, per stop at the breakpoint)"
+echo "(medians of $RUNS rounds; per stop: the software replay's extra time over the hardware one's, per stop at the breakpoint; - under 100 stops)"
 exit $status
