@@ -158,6 +158,35 @@ int rp_bp_reopen(void);
 /* In a child of fork(): no breakpoint, the code as it was. */
 void rp_bp_forget(void);
 
+/* What a lower room asks of a higher one (engine/README.md, "Rooms"): the session
+ * room (rp_session_start, before it starts anything) fills it with the higher rooms'
+ * functions, so no room calls a room above it by name (tests/layers/run.sh). */
+struct rp_log_wait;
+struct rp_room_hooks {
+	/* counter/sic.c: a counter ran out, in the stub that returns to stub_ret: the
+	 * room that drives this run's preemptions (schedule/, ending/, hunt/) */
+	uint64_t (*replay_overflow)(uintptr_t stub_ret);
+	uint64_t (*hang_overflow)(uintptr_t stub_ret);
+	uint64_t (*count_overflow)(uintptr_t stub_ret);
+	uint64_t (*record_overflow)(uintptr_t stub_ret);
+	/* counter/thread.c: a thread made, ended, switched to (its counter loaded again) */
+	void (*count_thread_created)(struct sched_thread *st, struct rp_thread *t);
+	void (*replay_thread_exit)(struct rp_thread *t);
+	void (*count_switched)(struct rp_thread *prev, struct rp_thread *next);
+	void (*replay_arm)(struct rp_thread *t, uint64_t *counter);
+	void (*count_arm)(struct rp_thread *t, uint64_t *counter);
+	void (*debug_switched)(struct rp_thread *next, bool preempted);
+	/* schedule/: the run ends in a deadlock or a hang (ending/); a recording's trap
+	 * and a hunted log's priorities (hunt/) */
+	void (*outcome)(int how, ucontext_t *uc, uint64_t count, uintptr_t pc); /* no return */
+	bool (*outcome_same)(const struct rp_log_wait *a, size_t na, const struct rp_log_wait *b,
+			     size_t nb);
+	void (*idle_hang_check)(void);
+	void (*count_trap)(ucontext_t *uc, int sig);
+	void (*count_replay_priorities)(struct rp_thread *t);
+};
+extern struct rp_room_hooks rp_up;
+
 /* session.c: the fatal-signal handler (END, the crash report, the signal again), for
  * a SIGILL that is not the trap byte's; SIGILL's action must be SIG_DFL already.
  * breakpoint.c reaches it through rp_session_fatal_hook (core.c), which

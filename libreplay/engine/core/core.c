@@ -25,6 +25,7 @@ bool rp_counting;
 volatile sig_atomic_t rp_hang_due; /* the time is up: stop where the replay can */
 void (*rp_resumed_hook)(uint64_t *counter);
 void (*rp_session_fatal_hook)(int sig, siginfo_t *si, void *uc);
+struct rp_room_hooks rp_up;
 
 /* Before any constructor of the program, which may close stderr (xz does, at exit)
  * and open a file that gets descriptor 2: the runtime's messages go to a copy. */

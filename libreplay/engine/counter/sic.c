@@ -1,5 +1,5 @@
 /* sic.c: the counter's state, its overflow, and the tables sicpp emits. */
-#include "engine/engine.h"
+#include "engine/core.h"
 #include "base/rp_alloc.h"
 
 #include <cpuid.h>
@@ -81,13 +81,13 @@ uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 {
 	/* (A replay's thread is preempt_soon only in the free run after its log.) */
 	if (rp_replaying && !rp_cur->preempt_soon)
-		return rp_replay_overflow(stub_ret);
+		return rp_up.replay_overflow(stub_ret);
 	if (rp_hang_due)
-		return rp_hang_overflow(stub_ret);
+		return rp_up.hang_overflow(stub_ret);
 	if (rp_counting)
-		return rp_count_overflow(stub_ret);
+		return rp_up.count_overflow(stub_ret);
 	if (rp_cur->preempt_soon || (sic_stress_preempt && rp_cur->tid != 0))
-		return rp_record_overflow(stub_ret);
+		return rp_up.record_overflow(stub_ret);
 	if (!sic_reload)
 		rp_fatal("the instruction counter ran out (2^62 counts)");
 	rp_cur->offset += sic_reload;

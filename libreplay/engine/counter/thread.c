@@ -1,6 +1,6 @@
 /* thread.c: green threads as the counter sees them. Each has its own count, its own
  * __sic_home and its own side stack; on_switch swaps them (docs/sic.md). */
-#include "engine/engine.h"
+#include "engine/core.h"
 #include "base/rp_alloc.h"
 #include "engine/session.h"
 
@@ -44,7 +44,7 @@ static void on_thread_create(struct sched_thread *st)
 		rp_main_thread.side_base = __sic_side_base;
 		rp_main_thread.side_top = __sic_side_top;
 		rp_main_thread.side_end = __sic_side_end;
-		rp_count_thread_created(st, &rp_main_thread);
+		rp_up.count_thread_created(st, &rp_main_thread);
 		/* A replay read its priority there and loaded the counter again, in
 		 * __sic_home (rp_cur is main already): keep the copy it starts from the
 		 * same (else its count is off by 2^62 from a debugger's first tick). */
@@ -66,7 +66,7 @@ static void on_thread_create(struct sched_thread *st)
 	t->offset = t->home = rp_sic_start_value();
 	t->side_base = t->side_top = side;
 	t->side_end = side + RP_SIDE_WORDS * RP_SIDE_ENTRIES_THREAD;
-	rp_count_thread_created(st, t);
+	rp_up.count_thread_created(st, t);
 }
 
 static void on_thread_exit(struct sched_thread *st)
@@ -86,7 +86,7 @@ static void on_thread_exit(struct sched_thread *st)
 		nfinals = n;
 	}
 	finals[t->tid] = count;
-	rp_replay_thread_exit(t);
+	rp_up.replay_thread_exit(t);
 }
 
 /* The logical clock: every count the program's threads executed, summed (the same in a
@@ -121,18 +121,18 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 		next->resume_pc = next->uc->uc_mcontext.gregs[REG_RIP];
 	}
 	if (rp_counting && !rp_replaying && prev != next)
-		rp_count_switched(prev, next);
+		rp_up.count_switched(prev, next);
 	if ((rp_replaying || rp_counting) && next != &host_thread) {
 		if (rp_replaying)
-			rp_replay_arm(next, rp_thread_counter(next));
+			rp_up.replay_arm(next, rp_thread_counter(next));
 		else
-			rp_count_arm(next, rp_thread_counter(next));
+			rp_up.count_arm(next, rp_thread_counter(next));
 		/* Preempted between publishing its count and a call, it will read home:
 		 * keep it equal to the counter just loaded in its signal frame. */
 		next->home = *rp_thread_counter(next);
 	}
 	if (prev_st != next_st) /* on_resume: not a switch */
-		rp_debug_switched(next, preempted);
+		rp_up.debug_switched(next, preempted);
 	if (rp_trace_on && prev_st != next_st)
 		rp_trace_switch(prev_st, next_st, prev->offset - *rp_thread_counter(prev),
 				next->offset - *rp_thread_counter(next), preempted);

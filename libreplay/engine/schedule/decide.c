@@ -84,7 +84,7 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 
 static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 {
-	rp_idle_hang_check();
+	rp_up.idle_hang_check();
 	if (!rp_replay_run_free()) {
 		rp_replay_idle_check(0); /* the log says when the deadline passed */
 		return;
@@ -93,7 +93,7 @@ static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 	/* The system call itself: clock_nanosleep is the pthread layer's, for threads. */
 	rp_idle_begin();
 	while (rp_raw_syscall(SYS_clock_nanosleep, clk, TIMER_ABSTIME, (long)&ts, 0, 0, 0) == -EINTR)
-		rp_idle_hang_check();
+		rp_up.idle_hang_check();
 	rp_idle_end();
 }
 
@@ -199,13 +199,13 @@ static bool answers_a_wait(const struct rp_log_record *r, uint8_t kind, uint64_t
 
 void rp_replay_idle_check(uint8_t kind)
 {
-	rp_idle_hang_check();
+	rp_up.idle_hang_check();
 	const struct rp_log_record *r = rp_replay_run_free() ? NULL : rp_replay_peek();
 	uint64_t pos = 0;
 	char what[160], states[400];
 	if (!r)
 		return;
-	rp_idle_hang_check(); /* a hang the log ends with, every thread waiting */
+	rp_up.idle_hang_check(); /* a hang the log ends with, every thread waiting */
 	rp_replay_idle_stop(); /* a signal from outside ended the recording here */
 	/* Deadlines on both clocks: the next round asks the clock which comes first. A
 	 * clock read that rounds after rounds leave next is one no round takes (a forged
@@ -248,7 +248,8 @@ static void hook_deadlock(void)
 		rp_diverge("record %zu: every thread is blocked (%s), but the recording went on: %s",
 			rp_replay_recno(), thread_states(states, sizeof states),
 			rp_replay_describe(r, what, sizeof what));
-	rp_outcome(RP_LOG_DEADLOCK, NULL, 0, 0);
+	rp_up.outcome(RP_LOG_DEADLOCK, NULL, 0, 0);
+	__builtin_unreachable();
 }
 
 void rp_decide_hooks(struct sched_hooks *h)

@@ -316,7 +316,7 @@ static bool preempt_here(const struct rp_log_record *r, const struct rp_thread *
 static void pass_preempt(struct rp_thread *t, uint64_t *counter)
 {
 	rp_replay_next();
-	rp_count_replay_priorities(t);
+	rp_up.count_replay_priorities(t);
 	rp_replay_arm(t, counter);
 	__sic_home = *counter;
 }
@@ -367,7 +367,7 @@ void rp_bp_hit(int sig, siginfo_t *si, void *ucv)
 	ucontext_t *uc = ucv;
 	int saved = errno;
 	if (!rp_replaying) { /* a recording's (count.c, outcome.c) */
-		rp_count_trap(uc, sig);
+		rp_up.count_trap(uc, sig);
 		errno = saved;
 		return;
 	}
@@ -378,8 +378,10 @@ void rp_bp_hit(int sig, siginfo_t *si, void *ucv)
 	rp_bp_disarm();
 	if (r && r->kind == RP_LOG_END && r->how == RP_LOG_HANG &&
 	    r->outcome.stop_tid == (uint32_t)t->tid && r->outcome.stop_count == count &&
-	    rp_exe_base + r->outcome.stop_pc == pc)
-		rp_outcome(RP_LOG_HANG, uc, count, pc);
+	    rp_exe_base + r->outcome.stop_pc == pc) {
+		rp_up.outcome(RP_LOG_HANG, uc, count, pc);
+		__builtin_unreachable();
+	}
 	uint32_t stop_tid;
 	uint64_t stop_count, stop_pc;
 	if (is_stop(r) && stop_at(r, &stop_tid, &stop_count, &stop_pc) == RP_STOP_EXACT &&
@@ -510,7 +512,7 @@ void rp_replay_check_outcome(int how, const ucontext_t *uc, const struct rp_log_
 		rp_diverge("the %s stopped thread %u at count %llu, the recording thread %u at count %llu",
 			end_name(how), o->stop_tid, (unsigned long long)o->stop_count, x->stop_tid,
 			(unsigned long long)x->stop_count);
-	if (!rp_outcome_same(o->waits, o->nwaits, x->waits, x->nwaits))
+	if (!rp_up.outcome_same(o->waits, o->nwaits, x->waits, x->nwaits))
 		rp_diverge("the %s left the threads in other states than the recording's", end_name(how));
 	check_finals(r, uc, true, false, 0);
 }

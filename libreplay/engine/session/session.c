@@ -146,8 +146,32 @@ static void child_after_fork(void)
 }
 
 /* Called from main() before the program's main runs as green thread 1. */
+/* The rooms below reach the ones above through rp_up (core.h): filled before anything
+ * runs that could use it (the thread hooks, the flags that send an overflow up). */
+static void rooms_join(void)
+{
+	rp_up = (struct rp_room_hooks){
+		.replay_overflow = rp_replay_overflow,
+		.hang_overflow = rp_hang_overflow,
+		.count_overflow = rp_count_overflow,
+		.record_overflow = rp_record_overflow,
+		.count_thread_created = rp_count_thread_created,
+		.replay_thread_exit = rp_replay_thread_exit,
+		.count_switched = rp_count_switched,
+		.replay_arm = rp_replay_arm,
+		.count_arm = rp_count_arm,
+		.debug_switched = rp_debug_switched,
+		.outcome = rp_outcome,
+		.outcome_same = rp_outcome_same,
+		.idle_hang_check = rp_idle_hang_check,
+		.count_trap = rp_count_trap,
+		.count_replay_priorities = rp_count_replay_priorities,
+	};
+}
+
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 {
+	rooms_join();
 	rp_core_start();
 	rp_session_fatal_hook = rp_session_fatal; /* breakpoint.c's SIGILL not the trap's */
 	rp_threads_init(h);
