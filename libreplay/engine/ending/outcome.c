@@ -66,7 +66,6 @@ size_t rp_outcome_graph(struct rp_log_wait *w, size_t max)
 	return n;
 }
 
-/* Is the graph the replay reached the one the recording logged? */
 struct addr_pair {
 	uint64_t x, y;
 };
@@ -117,6 +116,7 @@ static bool same_objects(const struct rp_log_wait *a, const struct rp_log_wait *
 	return same;
 }
 
+/* Is the graph the replay reached the one the recording logged? */
 bool rp_outcome_same(const struct rp_log_wait *a, size_t na, const struct rp_log_wait *b, size_t nb)
 {
 	bool moved = *rp_layout_differences() != '\0';

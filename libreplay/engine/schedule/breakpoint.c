@@ -200,8 +200,9 @@ static int sw_arm(uintptr_t pc)
 	if (code_write(pc, TRAP_BYTE) != 0)
 		return -1;
 	rp_bp_trap.saved = b;
-	seen[seen_slot(pc)].pc = pc;
-	seen[seen_slot(pc)].orig = b;
+	unsigned i = seen_slot(pc);
+	seen[i].pc = pc;
+	seen[i].orig = b;
 	return 0;
 }
 
@@ -419,14 +420,18 @@ int rp_bp_reopen(void)
 
 /* A child of fork(): it runs on unrecorded, without the breakpoint. Its copy of the
  * code loses the trap byte (through its own /proc/self/mem: the inherited one writes
- * the parent's). */
+ * the parent's). The perf event is the parent's: closing this descriptor leaves it
+ * armed for the parent, where disabling it would take the parent's next trap away. */
 void rp_bp_forget(void)
 {
-	if (rp_bp_mode == RP_BP_SOFTWARE && rp_bp_reopen() != 0 && mem_fd >= 0) {
-		rp_fd_close(mem_fd);
-		mem_fd = -1; /* mprotect, then */
+	if (rp_bp_mode == RP_BP_SOFTWARE) {
+		if (rp_bp_reopen() != 0 && mem_fd >= 0) {
+			rp_fd_close(mem_fd);
+			mem_fd = -1; /* mprotect, then */
+		}
+		rp_bp_disarm();
 	}
-	rp_bp_disarm();
+	rp_bp_trap.pc = 0;
 	if (bp_fd >= 0)
 		rp_fd_close(bp_fd);
 	if (mem_fd >= 0)
