@@ -12,9 +12,15 @@ CC         := gcc
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Wno-unused-parameter
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE
+# What the runtime links besides the C library: nothing. zstd, which compresses the
+# log's INPUT bytes (docs/log-format.md), is a copy of Debian's libzstd.a inside the
+# runtime with every name prefixed rp_zstd_ (ZSTD_PRIVATE below): a program may hold
+# zstd's functions itself, and the runtime must never call the program's.
+ZSTD_PRIVATE = $(BUILD)/zstd/librpzstd.a
+RT_LIBS    = $(ZSTD_PRIVATE)
 DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb csmith \
               libcsmith-dev pkg-config python3 procps zlib1g-dev chromium dpkg-dev tcl valgrind \
-              xz-utils libc6-dbg
+              xz-utils libc6-dbg libzstd-dev
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/analyze_flags.c \
                  sicpp/analyze_calls.c sicpp/analyze_indirect.c sicpp/analyze_loops.c \
@@ -42,7 +48,8 @@ LIBEXEC := $(BUILD)/libexec/libreplay
 GDBEXT := $(patsubst libreplay/gdb/%,$(BUILD)/share/libreplay/gdb/%,$(wildcard libreplay/gdb/*.py))
 TOOLS := $(BIN)/sicpp $(BIN)/sicc $(BIN)/sic++ $(LIBEXEC)/as $(LIB)/libreplay.a \
          $(LIB)/libreplay-log.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \
-         $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-doctor $(BIN)/replay-gdb $(GDBEXT)
+         $(BUILD)/include/libreplay.h $(BIN)/replay-dump $(BIN)/replay-hunt $(BIN)/replay-doctor $(BIN)/replay-pack \
+         $(BIN)/replay-gdb $(GDBEXT)
 # The log's reader and writer alone (libreplay/log/ and the allocator it uses), for tools.
 LOG_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/log/*.c) libreplay/base/rp_alloc.c libreplay/base/rp_fd.c libreplay/base/rp_say.c)
 # replay-dump (libreplay/tools/): reads logs with libreplay/log/, symbolizes with libbfd.
@@ -64,7 +71,7 @@ $(BUILD)/obj/libreplay/tools/%.o: libreplay/tools/%.c $(wildcard libreplay/tools
 
 $(BIN)/replay-dump: $(DUMP_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $^ -lbfd -lm -o $@
+	$(CC) $(ALL_CFLAGS) $^ -lbfd -lm $(RT_LIBS) -o $@
 
 # replay-hunt (libreplay/tools/hunt/): runs a program many times; needs nothing of ours.
 HUNT_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/hunt/*.c))
@@ -76,12 +83,23 @@ $(BIN)/replay-hunt: $(HUNT_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@
 
+# replay-pack (libreplay/tools/pack/): a directory that replays a log elsewhere; reads
+# logs with libreplay/log/.
+PACK_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/pack/*.c))
+$(BUILD)/obj/libreplay/tools/pack/%.o: libreplay/tools/pack/%.c libreplay/tools/pack/pack.h $(RT_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ilibreplay -Isched -c $< -o $@
+
+$(BIN)/replay-pack: $(PACK_OBJ) $(LIB)/libreplay-log.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $^ -o $@ $(RT_LIBS)
+
 # replay-doctor (libreplay/tools/doctor/): runs the runtime's own probes, so it links
 # the runtime's objects but main.o (which would record it), as the unit tests do.
 DOCTOR_OBJ := $(BUILD)/obj/libreplay/tools/doctor/replay-doctor.o
-$(BIN)/replay-doctor: $(DOCTOR_OBJ) $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o,$(RT_OBJ))
+$(BIN)/replay-doctor: $(DOCTOR_OBJ) $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %/main.o,$(RT_OBJ)) | $(ZSTD_PRIVATE)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $^ -o $@
+	$(CC) $(ALL_CFLAGS) $^ $(RT_LIBS) -o $@
 
 # The overflow's quick path runs with the program's vector registers live (sic_rt.S).
 $(BUILD)/obj/libreplay/engine/counter/sic_quick.o: ALL_CFLAGS += -mgeneral-regs-only
@@ -114,14 +132,27 @@ $(LIBEXEC)/as: $(BIN)/sicc
 	@mkdir -p $(dir $@)
 	ln -sf ../../bin/sicc $@
 
+# The runtime's zstd: Debian's libzstd.a (libzstd-dev), each object's names (defined,
+# and the references between them) renamed rp_zstd_NAME, as an archive: ld takes the
+# members the log's calls need (log_store.c).
+$(ZSTD_PRIVATE):
+	@a=$$(ls /usr/lib/x86_64-linux-gnu/libzstd.a /usr/lib64/libzstd.a /usr/lib/libzstd.a 2>/dev/null | head -n 1); \
+	[ -n "$$a" ] || { echo "no libzstd.a: make deps (Debian's libzstd-dev)"; exit 1; }; \
+	rm -rf $(BUILD)/zstd && mkdir -p $(BUILD)/zstd/o && (cd $(BUILD)/zstd/o && ar x "$$a") && \
+	nm -g --defined-only $(BUILD)/zstd/o/*.o | awk 'NF == 3 { print $$3 " rp_zstd_" $$3 }' | \
+	  sort -u >$(BUILD)/zstd/rename.map && \
+	for o in $(BUILD)/zstd/o/*.o; do objcopy --redefine-syms=$(BUILD)/zstd/rename.map $$o || exit 1; done
+	ar rcs $@ $(BUILD)/zstd/o/*.o
+
 # The runtime is one object in libreplay.a, whose C library names (libreplay.libc) are
 # weak, as libc.a's are: a program's own definition of one (a global `send`, its own
 # read()) wins and links, and the runtime's own calls still reach its function. ld -r
 # binds the calls between the runtime's files; objcopy then makes each such name local
 # (those calls keep it) and adds it back, weak, at the same address (docs/io.md).
 RT_ONE := $(BUILD)/obj/libreplay-rt.o
-$(BUILD)/obj/libreplay-strong.o: $(RT_OBJ) $(SCHED_OBJ)
-	ld -r -o $@ $^
+$(BUILD)/obj/libreplay-strong.o: $(RT_OBJ) $(SCHED_OBJ) $(ZSTD_PRIVATE)
+	ld -r -o $@ $(RT_OBJ) $(SCHED_OBJ) $(ZSTD_PRIVATE)
+
 
 $(RT_ONE): $(BUILD)/obj/libreplay-strong.o $(LIB)/libreplay.libc
 	objdump -t $< | awk 'NR == FNR { libc[$$1]; next } \
@@ -134,9 +165,9 @@ $(LIB)/libreplay.a: $(RT_ONE)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIB)/libreplay-log.a: $(LOG_OBJ)
+$(LIB)/libreplay-log.a: $(LOG_OBJ) $(ZSTD_PRIVATE)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(LOG_OBJ) $(BUILD)/zstd/o/*.o
 
 # The C library functions libreplay replaces (pthread_*, the blocking calls, the
 # recorded inputs...): sicc links them all in (libreplay.ld: EXTERN) and exports them
@@ -178,9 +209,9 @@ $(BUILD)/share/libreplay/gdb/%.py: libreplay/gdb/%.py
 # ---- tests ---------------------------------------------------------------
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-$(BUILD)/tests/%: tests/unit/%.c $(UNIT_LINK) $(wildcard tests/unit/*.h)
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_LINK) $(wildcard tests/unit/*.h) | $(ZSTD_PRIVATE)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched $(filter-out %.h,$^) -lcmocka -o $@
+	$(CC) $(ALL_CFLAGS) -Isicpp -Ilibreplay -Isched $(filter-out %.h,$^) -lcmocka $(RT_LIBS) -o $@
 
 # Helpers the shell suites run: restrict (tests/lib/restrict.c) runs a command as a
 # restricted machine would (tests/restricted, tests/layout, tests/e2e/tls_paths.sh). In
@@ -210,8 +241,11 @@ bench: all
 	bench/codesize.sh
 	bench/table1.sh
 	bench/logsize.sh
+	bench/world.sh
+	bench/logstore.sh
 	bench/reverse.sh
 	bench/durability.sh
+	bench/intercept.sh
 
 # Longer campaigns (issue 12): kills, a full disk, forged logs, pairs under load; the
 # software stop's pairs at fine slices and under --hunt (issue 30).
@@ -231,7 +265,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/libreplay
 	install -m 755 $(BIN)/sicpp $(BIN)/sicc $(BIN)/replay-dump $(BIN)/replay-hunt \
-	  $(BIN)/replay-doctor $(DESTDIR)$(PREFIX)/bin/
+	  $(BIN)/replay-doctor $(BIN)/replay-pack $(DESTDIR)$(PREFIX)/bin/
 	ln -sf sicc $(DESTDIR)$(PREFIX)/bin/sic++
 	ln -sf ../../bin/sicc $(DESTDIR)$(PREFIX)/libexec/libreplay/as
 	install -m 644 $(LIB)/libreplay.a $(LIB)/libreplay.ld $(LIB)/libreplay.dynlist \

@@ -73,12 +73,14 @@ static void early(int argc, char **argv, char **envp)
 			personality(p); /* this image's addresses are still random */
 		}
 	}
+	rp_objects_pack_start();
 	if (rp_opts.mode != RP_MODE_OFF)
 		rp_layout_start(err, under_valgrind());
 	if (mine) {
 		memcpy(argv, mine, ((size_t)n + 1) * sizeof *mine);
 		rp_free(mine);
 	}
+	in_world_start(); /* the descriptors it started with are the world's */
 	io_stdio_start();
 	saved_argc = n;
 	saved_argv = argv;
@@ -120,6 +122,7 @@ int main(int argc, char **argv, char **envp)
 	h.idle_events = io_idle;
 	sched_set_hooks(&h);
 	tls_path_start();
+	rp_audit_start(); /* --syscall-audit: from here on */
 	int status = sched_run_main(program_main, argc, argv, envp);
 	if (status == SCHED_RUN_ABORTED && errno == ENOMEM)
 		rp_fatal_memory("the main thread's stack (8 MiB)");

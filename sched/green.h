@@ -144,6 +144,11 @@ struct sched_hooks {
 	 * deadlines and events are asked again. A spurious return only costs a round of
 	 * questions. Default: idle until the deadline, or 1 ms without one. */
 	void (*idle_events)(uint64_t deadline_ns, clockid_t clk);
+	/* Every thread is blocked and none has a deadline or an event, but something
+	 * from outside the scheduler may still end a wait (a signal, for a thread in
+	 * sigsuspend): wait for it. True: it came (the scheduler looks again); false:
+	 * nothing will, a deadlock. NULL (the default): always a deadlock. */
+	bool (*idle_outside)(void);
 
 	/* Notifications; NULL (the default) means nothing to do. */
 	/* Before every switch, on prev's stack. prev or next may be the host (id 0). */
@@ -291,6 +296,12 @@ int sched_interrupt(struct sched_thread *t, int status);
 bool sched_preempt_useful(void);
 /* Is any thread but the current one runnable, whatever its priority? */
 bool sched_others_runnable(void);
+/* In the child of fork(), from the forking thread: every other thread of the run is
+ * left behind, never to run again (POSIX: the child has one thread); their memory
+ * stays, and mutexes they held stay held. Threads the child creates run as usual. */
+void sched_forked(void);
+/* Has sched_forked been called in this process? */
+bool sched_in_forked_child(void);
 /* Is the scheduler's own code running (a sched_* call or a hook, possibly half way
  * through a switch)? Then sched_preempt refuses. (Async-signal-safe.) */
 bool sched_busy(void);

@@ -51,6 +51,7 @@ struct sched_globals {
 	int next_id;
 	int live; /* created and not exited */
 	bool priorities; /* some thread has a priority (sched_set_priority): rq_pick looks */
+	bool forked; /* a child of fork(): the other threads were left behind (sched_forked.c) */
 
 	int (*main_fn)(int, char **, char **);
 	int argc;

@@ -38,7 +38,8 @@ static struct sched_thread *earliest(void)
 }
 
 /* Nothing can run: let time pass until the earliest deadline or, when threads wait
- * for events, until one may have happened. False: nothing to wait for. */
+ * for events, until one may have happened, or else until what idle_outside waits
+ * for came. False: nothing to wait for. */
 static bool idle(void)
 {
 	struct sched_thread *t = earliest();
@@ -47,7 +48,9 @@ static bool idle(void)
 		sched_g.hooks.idle_events(t ? t->deadline_ns : UINT64_MAX, clk);
 	else if (t)
 		sched_g.hooks.idle(t->deadline_ns, clk);
-	return t || sched_g.events.head;
+	else
+		return sched_g.hooks.idle_outside && sched_g.hooks.idle_outside();
+	return true;
 }
 
 /* A switched-out thread's saved stack pointer is 16-byte aligned: sched_switch saves

@@ -57,7 +57,7 @@ int sched_stack_alloc(struct sched_thread *t, size_t size)
 	if (len == cached_len() && sched_g.ncached > 0) {
 		base = sched_g.stack_cache[--sched_g.ncached];
 	} else {
-		base = mmap(NULL, len, stack_prot(),
+		base = sched_sys_mmap(NULL, len, stack_prot(),
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 		if (base == MAP_FAILED)
 			return EAGAIN;

@@ -5,6 +5,7 @@
 #ifndef SCHED_SYS_H
 #define SCHED_SYS_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
@@ -43,6 +44,18 @@ extern unsigned long __getauxval(unsigned long type);
 static inline size_t sched_page_size(void)
 {
 	return (size_t)__getauxval(AT_PAGESZ);
+}
+
+/* mmap(2) made directly (libreplay wraps the program's mmap: a mapping of a file
+ * may be an input): the address, or MAP_FAILED ((void *)-1) with errno set. */
+static inline void *sched_sys_mmap(void *addr, unsigned long len, int prot, int flags, int fd, long off)
+{
+	long r = sched_raw_syscall(9 /* SYS_mmap */, (long)addr, (long)len, prot, flags, fd, off);
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return (void *)-1;
+	}
+	return (void *)r;
 }
 
 #endif

@@ -151,9 +151,9 @@ static char *area_alloc(void)
 		int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 		char *slab = sched_g.tls_path != SCHED_TLS_LDT || sched_g.no_ldt
 				     ? MAP_FAILED
-				     : mmap(NULL, len, PROT_READ | PROT_WRITE, flags | MAP_32BIT, -1, 0);
+				     : sched_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, flags | MAP_32BIT, -1, 0);
 		if (slab == MAP_FAILED)
-			slab = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+			slab = sched_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
 		if (slab == MAP_FAILED)
 			return NULL;
 		*(void **)slab = lay.slabs;

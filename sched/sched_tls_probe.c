@@ -133,7 +133,7 @@ static bool ldt_loads(void *arg)
 static struct sched_feature probe_ldt(void)
 {
 	size_t page = sched_page_size();
-	void **base = mmap(NULL, page, PROT_READ | PROT_WRITE,
+	void **base = sched_sys_mmap(NULL, page, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 	if (base == MAP_FAILED)
 		return refused("mmap", -ENOMEM);

@@ -11,12 +11,13 @@
 # first, so the last to start are short ones.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-suites=(tests/replay/run.sh tests/invariant/run.sh tests/io/run.sh tests/e2e/run.sh
+suites=(tests/replay/run.sh tests/invariant/run.sh tests/io/run.sh tests/e2e/run.sh tests/world/run.sh
 	tests/apps/debian.sh tests/gdb/reverse.sh tests/docs/run.sh tests/csmith/run.sh
 	tests/durability/run.sh tests/gdb/run.sh tests/pthread/run.sh tests/tools/run.sh
 	tests/csmith/callgraph.sh tests/hunt/run.sh tests/restricted/run.sh tests/layers/run.sh
 	tests/schedule/run.sh tests/apps/run.sh tests/demo/run.sh tests/layout/run.sh
-	tests/doctor/run.sh)
+	tests/doctor/run.sh tests/hermetic/run.sh tests/pack/run.sh
+	tests/audit/run.sh)
 jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 if [ "$jobs" -gt 1 ]; then

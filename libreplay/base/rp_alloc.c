@@ -6,6 +6,7 @@
  * address space than the session uses (a 4 GiB reservation once failed under
  * `ulimit -v`). The session allocates little, mostly at start-up. */
 #include "base/rp_alloc.h"
+#include "sched_sys.h"
 #include "base/rp_say.h"
 
 #include <stdint.h>
@@ -33,10 +34,10 @@ static int chunk_add(size_t n)
 	size_t len = CHUNK_SIZE;
 	if (n + sizeof(struct block) > len)
 		len = (n + sizeof(struct block) + CHUNK_SIZE - 1) & ~(CHUNK_SIZE - 1);
-	void *p = mmap(want, len, PROT_READ | PROT_WRITE,
+	void *p = sched_sys_mmap(want, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
 	if (p == MAP_FAILED) /* taken: anywhere will do, the layout is still the same twice */
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		p = sched_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 			 -1, 0);
 	if (p == MAP_FAILED)
 		return -1;

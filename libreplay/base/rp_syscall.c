@@ -5,6 +5,10 @@
 #include <stdarg.h>
 #include <string.h>
 
+volatile char rp_audit_selector;
+bool rp_audit_lapsed;
+bool rp_audit_on;
+
 long rp_syscall(long nr, ...)
 {
 	va_list ap;

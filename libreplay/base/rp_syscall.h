@@ -8,6 +8,7 @@
 #define RP_SYSCALL_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -111,6 +112,37 @@ static inline int rp_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 		return -1;
 	}
 	return 0;
+}
+
+/* --syscall-audit (engine/ending/audit.c): the Syscall User Dispatch selector. While
+ * it says RP_AUDIT_BLOCK, every system call made outside the executable's code (glibc's
+ * own, a shared library's) traps to the audit; the runtime's own calls, made here, are
+ * inside it and never do. The runtime sets RP_AUDIT_ALLOW around its calls of C library
+ * functions that make system calls (rp_audit_hold), or they would be named as the
+ * program's. 0 when the audit is off: then nothing reads it but the kernel, never. */
+#define RP_AUDIT_ALLOW 0
+#define RP_AUDIT_BLOCK 1
+extern volatile char rp_audit_selector;
+/* The audit is on: SIGSYS is never blocked (the signals layer keeps it out of the
+ * kernel's mask; a blocked SIGSYS the kernel forces kills the process). */
+extern bool rp_audit_on;
+/* The audit let a clone sharing the memory run natively (audit.c), leaving the selector
+ * at ALLOW: it says BLOCK again at the next time slice (engine/schedule/record.c) or
+ * after the next hold. */
+extern bool rp_audit_lapsed;
+
+/* ALLOW until rp_audit_release(what it returns). */
+static inline char rp_audit_hold(void)
+{
+	char s = rp_audit_lapsed ? RP_AUDIT_BLOCK : rp_audit_selector;
+	rp_audit_lapsed = false;
+	rp_audit_selector = RP_AUDIT_ALLOW;
+	return s;
+}
+
+static inline void rp_audit_release(char s)
+{
+	rp_audit_selector = s;
 }
 
 #endif

@@ -97,6 +97,9 @@ void rp_replay_rearm_running(void);
  * recorded input may do it before main). */
 void rp_replay_load_log(void);
 bool rp_replay_log_loaded(void);
+/* The log was cut short (a crash, SIGKILL) and has no record left: a replay runs free
+ * from here (replay.md), before main too. */
+bool rp_replay_log_cut_here(void);
 /* The recorded arguments in place of the command line's; the breakpoint; the trap. */
 void rp_replay_start(int *argc, char ***argv);
 /* The program ends as the recording did, or the replay has diverged. */
@@ -169,6 +172,7 @@ struct rp_room_hooks {
 	uint64_t (*hang_overflow)(uintptr_t stub_ret);
 	uint64_t (*count_overflow)(uintptr_t stub_ret);
 	uint64_t (*record_overflow)(uintptr_t stub_ret);
+	uint64_t (*async_overflow)(uintptr_t stub_ret); /* a signal from outside is due */
 	/* counter/thread.c: a thread made, ended, switched to (its counter loaded again) */
 	void (*count_thread_created)(struct sched_thread *st, struct rp_thread *t);
 	void (*replay_thread_exit)(struct rp_thread *t);
@@ -220,11 +224,27 @@ void rp_decide_hooks(struct sched_hooks *h);
 
 /* Recording: log the inputs constructors recorded before the session. */
 void rp_input_log_early(void);
-/* Recording ends: the ASYNC_SIGNAL logged (if any) again, so that the log's last block
- * has it and a replay refuses the log at start. */
-void rp_async_signal_repeat(void);
 /* For messages: which call an INPUT kind records. */
 const char *rp_input_name(uint8_t kind);
+
+/* ---- async.c: signals from outside ------------------------------------------------------ */
+
+/* Recording with a signal from outside due: the running thread's counter ran out at a
+ * counting point (the stub returns to stub_ret); deliver there if a replay can stop
+ * there, log it, and return the counter it goes on with. */
+uint64_t rp_async_overflow(uintptr_t stub_ret);
+/* The time slice's tick interrupted the running thread at uc (record.c): if a signal
+ * from outside is due, its next counting point delivers it, also from foreign code. */
+void rp_async_tick(ucontext_t *uc);
+/* sched's idle_outside hook (decide.c installs it). */
+bool rp_async_idle_outside(void);
+/* decide.c: the scheduler's questions asked so far (the next one's position). */
+uint64_t rp_questions_asked(void);
+/* replay.c: every thread blocked, some waiting for a signal: true if the next record
+ * delivers one here (it is delivered), false if not (a deadlock, or a divergence). */
+bool rp_replay_async_idle(void);
+/* Is r a SIGNAL_AT delivered while every thread waited? Then its question position. */
+bool rp_replay_signal_idle_pos(const struct rp_log_record *r, uint64_t *pos);
 
 /* ---- context.c ----------------------------------------------------------------------------- */
 
@@ -234,6 +254,18 @@ void rp_context_record(void);
 void rp_context_check(const void *recorded, size_t len);
 /* What differs ("" if nothing), for divergence messages. */
 const char *rp_context_differences(void);
+
+/* ---- objects.c ----------------------------------------------------------------------------- */
+
+/* Recording: note the executable, loader and libraries loaded (an OBJECTS input): at
+ * the start, and again once the session has loaded its own (session.c). */
+void rp_objects_record(void);
+/* Replaying: compare this run's with it; refuse (exit 2) where a loader or library
+ * differs by build-id or is missing or new, unless --any-libraries (a warning). */
+void rp_objects_check(const void *recorded, size_t len);
+/* The session has loaded its own objects (rp_crash_init's libunwind): a note taken
+ * then is checked now, or when read; a pack's descriptors are closed. */
+void rp_objects_started(void);
 
 /* ---- layout.c ------------------------------------------------------------------------------ */
 

@@ -61,6 +61,10 @@ struct rp_thread {
 	unsigned seek_left;       /* ... counting points it may still look at */
 	/* Its clock reads' number, the next one's (inputs/in_clock.c: a logged value's key). */
 	uint64_t clock_reads;
+	/* Its counter was made to run out at its next counting point for a signal from
+	 * outside (schedule/async.c): that overflow is async.c's, even if another thread
+	 * took the signal meanwhile. */
+	bool async_soon;
 	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
 	void *arg;
 };
@@ -90,6 +94,20 @@ extern bool rp_preempt_at_count;
  * count from *counter on), and leave the counter after them there. Set by the signals
  * layer when it queues its first signal; NULL before: nothing to deliver. */
 extern void (*rp_resumed_hook)(uint64_t *counter);
+/* Signals from outside the process (schedule/async.c, docs/inputs.md): one arrived
+ * (rp_async_arrived) and waits for the point where it is delivered and logged. Read by
+ * the counter's overflow and the switch, which make that point come soon. */
+extern volatile sig_atomic_t rp_async_due;
+/* Queue the signal si from outside for a thread of the program (the signals layer's
+ * choice, the same in a replay), at a point the log names: running, true if the
+ * running thread is at a counting point and may run handlers now (rp_resumed_hook
+ * runs them after), false while every thread waits. Set by the signals layer when the
+ * program installs a handler. */
+extern void (*rp_async_hook)(const siginfo_t *si, bool running);
+/* counter/thread.c: a signal from outside is due (recording): the running thread's
+ * counter (*counter, in __sic_home or a signal frame) runs out at its next counting
+ * point, its count unchanged (a thread switched in or resumed from a preemption). */
+void rp_async_counter_soon(uint64_t *counter);
 
 /* startup.c: a session's program sees argv, its strings, the environment and the
  * auxiliary vector at the same addresses in a recording and its replay: copied into
@@ -104,6 +122,10 @@ bool rp_startup_auxv(unsigned long type, unsigned long *val);
  * whether the run is under valgrind (no re-exec). A replay reads its log now, and
  * refuses if the recording's addresses differ from this run's. */
 void rp_layout_start(int err, bool under_valgrind);
+/* Run from a pack (replay-pack's launcher): give LD_LIBRARY_PATH back its value
+ * before the pack's (objects.c); after the re-exec, before anything of the program
+ * runs. (The pack's descriptors are closed once the session has started.) */
+void rp_objects_pack_start(void);
 
 /* sic_rt.S */
 extern uint64_t __sic_home;
@@ -206,6 +228,9 @@ _Noreturn void rp_outcome(int how, ucontext_t *uc, uint64_t count, uintptr_t pc)
 size_t rp_outcome_graph(struct rp_log_wait *w, size_t max);
 bool rp_outcome_same(const struct rp_log_wait *a, size_t na, const struct rp_log_wait *b, size_t nb);
 void rp_outcome_report(int how, const char *why, struct sched_thread *here, ucontext_t *uc);
+/* audit.c: --syscall-audit, while recording: name the system calls made outside the
+ * executable's code (glibc's own) that escape the recording, from here on. */
+void rp_audit_start(void);
 /* objname.c: a name for an address the reports mention ("lock_a", "locks+0x18"). */
 const char *rp_objname(const void *p, char *buf, size_t len);
 /* pc is in a stub of sicpp's ("fn.sic_stub.N"): "fn.sic_stub" in buf, else NULL. */
@@ -257,6 +282,8 @@ void rp_trace_flush(void); /* async-signal-safe */
 /* The last line (why: "end", or the crash's signal name; uc: the crash's context, or
  * NULL), then flush and stop; async-signal-safe. */
 void rp_trace_end(const char *why, const ucontext_t *uc);
+/* In a child of fork(): the parent's trace is neither written again nor added to. */
+void rp_trace_forget(void);
 
 /* crash.c: the crash report (load libunwind first, at session start). rp_crash ends
  * the schedule trace and prints the report; async-signal-safe. */
@@ -325,6 +352,10 @@ void rp_debug_forked(void);
 /* Told each pipe moved so, by its old and new inode (the io layer knows the pipes
  * the program made by inode: io_rw.c); NULL: nobody asked. */
 extern void (*rp_debug_pipe_moved)(unsigned long from, unsigned long to);
+/* Is fd a descriptor whose reads come from the log (the inputs layer's world:
+ * in_world.c)? Then a checkpoint need not copy it, and going back past a read of it
+ * reads the same bytes again. NULL: none is. */
+extern bool (*rp_debug_fd_logged)(int fd);
 /* thread.c: the sum of the counts of every thread but tid (exited ones included). */
 uint64_t rp_thread_counts_but(int tid);
 /* A switch to next (a preemption of the thread before it, or not): what the debugger

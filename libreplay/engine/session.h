@@ -4,8 +4,10 @@
 #ifndef RP_REPLAY_H
 #define RP_REPLAY_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <ucontext.h>
 
 #include "green.h"
 
@@ -53,6 +55,20 @@ enum rp_bp_kind { RP_BP_NONE, RP_BP_HARDWARE, RP_BP_SOFTWARE };
 			      * tries (u64, pt_thread.io_seq) */
 #define RP_INPUT_IO_COUNT 22 /* tid's try on a TCP-like socket transferred less than asked
 			      * (or failed): which try (u64), its result (i64: count or -errno) */
+/* 36..39: processes (docs/inputs.md, "Processes"); the replay makes no child. */
+#define RP_INPUT_CHILD 36 /* fork, vfork, _Fork, posix_spawn(p), system, kill or sigqueue of
+			   * another process, pidfd_open: which call (i32: 1 fork or vfork,
+			   * 2 _Fork, 3 posix_spawn, 4 posix_spawnp, 5 system, 6 kill,
+			   * 7 sigqueue, 8 pidfd_open), its value (i32: the pid, 0, -1, system's
+			   * status, or the descriptor), its error (i32:
+			   * errno when the value is -1, posix_spawn's result), 0 (i32) */
+#define RP_INPUT_WAIT 37  /* wait, waitpid, wait3, wait4: result (i64: pid, 0, or -errno),
+			   * status (i32), 0 (i32), then the struct rusage if the call asked for
+			   * one (wait3, wait4) */
+#define RP_INPUT_WAITID 38 /* waitid: result (i64: 0 or -errno), then what the kernel fills
+			    * (i32 each): si_signo, si_errno, si_code, si_pid, si_uid, si_status */
+#define RP_INPUT_WAIT_POLL 39 /* a wait for one child's exit with no pidfd to park on (it
+			       * polls instead): its first try (u64, pt_thread.io_seq) */
 /* The runtime's monotonic clock, ns (u64), about every second of a recording, for
  * tools (replay-dump's preemptions per second); replay skips these records. */
 #define RP_INPUT_TIMESTAMP 30
@@ -67,6 +83,38 @@ enum rp_bp_kind { RP_BP_NONE, RP_BP_HARDWARE, RP_BP_SOFTWARE };
 /* The recording's address layout (layout.c: flags, an errno, five addresses), after
  * CONTEXT; the replay compares this run's with it before the program runs, and skips it. */
 #define RP_INPUT_LAYOUT 33
+/* The objects the recording ran with (objects.c: the executable, the dynamic loader,
+ * each shared library: role, load address, build-id, path, one a line of text), after
+ * CONTEXT and before LAYOUT; the replay compares this run's with it, and skips it. */
+#define RP_INPUT_OBJECTS 40
+/* A pack's executable (replay-pack) names its dynamic loader so: the descriptor its
+ * launcher opened on the pack's loader, which the kernel opens at exec; the loader's
+ * copy names its cache and its system directories (fds 7 and 8) so. The runtime
+ * closes the three before the program runs (objects.c). */
+#define RP_PACK_CACHE_FD 7
+#define RP_PACK_SYSTEM_FD 8
+#define RP_PACK_INTERP_FD 9
+#define RP_PACK_CACHE "/proc/self/fd/7"
+#define RP_PACK_SYSTEM "/proc/self/fd/8"
+#define RP_PACK_INTERP "/proc/self/fd/9"
+/* A system call on the world (a file, a socket, a path, a pipe or terminal from
+ * outside: inputs/in_world.c): the call and its descriptor (i32 each), its raw result
+ * (i64: >= 0, or -errno) and how many bytes it gave (u64), which follow as BYTES
+ * records (pieces of at most RP_LOG_INPUT_MAX). The replay gives the same without
+ * making the call. */
+#define RP_INPUT_WORLD 41
+/* A signal from outside the process, delivered here (schedule/async.c): where (u8: 1
+ * every thread waiting, 3 at a counting point of the running thread), then the count
+ * (u64; waiting: the scheduler's question position) and the pc from the load base
+ * (u64; 0 when waiting), then the kernel's siginfo_t as the handler got it (128
+ * bytes). The replay delivers it there, with that siginfo. */
+#define RP_INPUT_SIGNAL_AT 34
+#define RP_SIGNAL_AT_LEN (1 + 8 + 8 + 128)
+/* A timer's answer (signals/sig_timer.c): the call (i32: 1 alarm, 2 getitimer, 3
+ * setitimer's old value, 4 timer_gettime, 6 timer_getoverrun; 5, timer_settime's old
+ * value, is not written), its result (i32), errno (i32), 4 bytes of padding, then the
+ * struct itimerval or itimerspec it wrote (32 bytes, zeros if none). */
+#define RP_INPUT_TIMER 35
 
 struct rp_options {
 	enum rp_mode mode;
@@ -82,6 +130,8 @@ struct rp_options {
 	enum rp_bp_choice breakpoints; /* --breakpoints */
 	int tls_path; /* --tls: enum sched_tls_path, 0 auto */
 	bool any_layout;        /* --any-layout: replay at other addresses than the recording's */
+	bool any_libraries;     /* --any-libraries: replay with other shared libraries */
+	bool syscall_audit;     /* --syscall-audit: name the calls the recording misses (audit.c) */
 };
 extern struct rp_options rp_opts;
 
@@ -90,6 +140,9 @@ extern struct rp_options rp_opts;
 void rp_options_parse(int *argc, char **argv);
 /* session.c */
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h);
+/* In the child of fork(), first thing (the pthread layer's fork): the child runs on
+ * unrecorded, without time slice, breakpoint or trace, and never writes the log. */
+void rp_session_forked(void);
 /* The runtime's handler that stands in for SIG_DFL while recording or replaying, for
  * a signal whose default action ends the process (the signals layer installs it when
  * the program asks for SIG_DFL, and shows SIG_DFL for it): true and *sa filled, or
@@ -98,8 +151,13 @@ struct sigaction;
 bool rp_session_default_action(int sig, struct sigaction *sa);
 bool rp_session_is_default_action(const struct sigaction *sa);
 /* Every thread waits and the scheduler idles (a sleep or a poll in the idle hooks):
- * set around that wait, by them; the log is written before it (record.c). */
-void rp_idle_begin(void);
+ * set around that wait, by them; the log is written before it (record.c). A signal
+ * from outside that is due is delivered at rp_idle_begin instead, which then returns
+ * false: the caller does not wait, a thread may run. Else the program's signals are
+ * held until the wait, which must take rp_idle_mask() as its signal mask (ppoll), so
+ * that one arriving from here on ends it; rp_idle_end delivers it. */
+bool rp_idle_begin(void);
+const sigset_t *rp_idle_mask(void);
 void rp_idle_end(void);
 /* input_log.c: a value a recorded call returned. Replaying: fills buf from the log and returns
  * true (a different call is a divergence). Otherwise false; then, recording,
@@ -119,14 +177,24 @@ bool rp_input_replay_try(uint8_t kind, uint64_t seq, const char *what, void *buf
 bool rp_input_replay_keyed(uint8_t kind, const void *key, size_t keylen, void *buf, size_t len);
 /* Recording with a log, or replaying one (not past its end). */
 bool rp_inputs_logged(void);
-/* Recording: a signal from outside the process reached a program's handler (the
- * signals layer's trampoline, sig_action.c). No record could say where to deliver it
- * in a replay, so an ASYNC_SIGNAL input marks the log as one the replay refuses. The
- * log is written only where the runtime is surely not writing it: at once when the
- * handler interrupted the program's own code (in_program), else at the next recorded
- * input (rp_async_signal_flush, which the inputs' wrappers call) or at exit. */
-void rp_async_signal(int sig, int code, int pid, bool in_program);
-void rp_async_signal_flush(void);
+/* The same, and before the session too (constructors: rp_input_record keeps their
+ * values, rp_input_replay reads the log early): a call on the world is logged or
+ * taken from the log now. False once the program is dying or the log has ended. */
+bool rp_inputs_kept(void);
+/* Recording: a signal from outside the process (SIGINT from a terminal, SIGUSR1 from
+ * another process, SIGALRM from alarm) reached the trampoline of a program's handler,
+ * si as the kernel gave it, uc where it interrupted (schedule/async.c). It is held and
+ * delivered at the next point the log can name: the running thread's next counting
+ * point that a replay can stop at, or, while every thread waits, the idle wait it
+ * ends; each is logged there as a SIGNAL_AT input. Async-signal-safe. */
+void rp_async_arrived(const siginfo_t *si, ucontext_t *uc);
+/* Are signals from outside held and logged (recording with a log, scheduling)? Else
+ * (a fork child, unrecorded) the trampoline runs the handler at once, as before. */
+bool rp_async_defers(void);
+/* Threads waiting in sigsuspend or pause (the signals layer counts them; the kernel's
+ * mask is theirs meanwhile): while one does, every thread blocked is not a deadlock:
+ * a signal from outside may end the wait (async.c). */
+extern int rp_signal_waiters;
 /* Replaying, and not past the end of a log cut short: the log decides. */
 bool rp_replay_decides(void);
 /* A time-dependent question about thread t at a scheduling point (has the event it

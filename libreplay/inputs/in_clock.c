@@ -160,7 +160,9 @@ static int64_t real_ns(clockid_t clk)
 	struct timespec ts;
 	if (!real_clock_gettime)
 		find_real();
+	char held = rp_audit_hold(); /* recorded: not an escape (audit.c) */
 	real_clock_gettime(clk, &ts);
+	rp_audit_release(held);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -190,7 +192,9 @@ int clock_gettime(clockid_t clk, struct timespec *ts)
 		if (!real_clock_gettime)
 			find_real();
 		v.clk = (int32_t)clk;
+		char held = rp_audit_hold(); /* recorded: not an escape (audit.c) */
 		v.rc = real_clock_gettime(clk, &v.ts);
+		rp_audit_release(held);
 		v.err = errno;
 		rp_input_record(RP_INPUT_CLOCK_GETTIME, &v, sizeof v);
 	}
@@ -213,7 +217,9 @@ int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 	if (!rp_input_replay(RP_INPUT_GETTIMEOFDAY, &v, sizeof v)) {
 		if (!real_gettimeofday)
 			find_real();
+		char held = rp_audit_hold(); /* recorded: not an escape (audit.c) */
 		real_gettimeofday(&v, tz);
+		rp_audit_release(held);
 		rp_input_record(RP_INPUT_GETTIMEOFDAY, &v, sizeof v);
 	}
 	*tv = v;
@@ -232,7 +238,9 @@ time_t time(time_t *out)
 	if (!rp_input_replay(RP_INPUT_TIME, &v, sizeof v)) {
 		if (!real_time)
 			find_real();
+		char held = rp_audit_hold(); /* recorded: not an escape (audit.c) */
 		v = real_time(NULL);
+		rp_audit_release(held);
 		rp_input_record(RP_INPUT_TIME, &v, sizeof v);
 	}
 	if (out)

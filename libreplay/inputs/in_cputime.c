@@ -35,11 +35,12 @@ clock_t times(struct tms *buf)
 {
 	struct times_value v;
 	memset(&v, 0, sizeof v);
-	rp_async_signal_flush();
 	if (!rp_input_replay(RP_INPUT_TIMES, &v, sizeof v)) {
 		if (!real_times)
 			find_real();
+		char held = rp_audit_hold(); /* recorded: not an escape (audit.c) */
 		v.ret = real_times(&v.tms);
+		rp_audit_release(held);
 		v.err = errno;
 		rp_input_record(RP_INPUT_TIMES, &v, sizeof v);
 	}
@@ -53,11 +54,12 @@ clock_t times(struct tms *buf)
 clock_t clock(void)
 {
 	int64_t v;
-	rp_async_signal_flush();
 	if (!rp_input_replay(RP_INPUT_CLOCK, &v, sizeof v)) {
 		if (!real_clock)
 			find_real();
+		char held = rp_audit_hold(); /* recorded: not an escape (audit.c) */
 		v = real_clock();
+		rp_audit_release(held);
 		rp_input_record(RP_INPUT_CLOCK, &v, sizeof v);
 	}
 	return (clock_t)v;
@@ -72,7 +74,6 @@ int getrusage(int who, struct rusage *ru)
 {
 	struct rusage_value v;
 	memset(&v, 0, sizeof v);
-	rp_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_GETRUSAGE, &v, sizeof v)) {
 		if (v.who != who)
 			rp_diverge("thread %d: getrusage(%d), the recording asked for %d",
@@ -81,7 +82,9 @@ int getrusage(int who, struct rusage *ru)
 		if (!real_getrusage)
 			find_real();
 		v.who = who;
+		char held = rp_audit_hold(); /* recorded: not an escape (audit.c) */
 		v.rc = real_getrusage(who, &v.ru);
+		rp_audit_release(held);
 		v.err = errno;
 		rp_input_record(RP_INPUT_GETRUSAGE, &v, sizeof v);
 	}
@@ -101,7 +104,6 @@ int timespec_get(struct timespec *ts, int base)
 {
 	struct timespec_value v;
 	memset(&v, 0, sizeof v);
-	rp_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_TIMESPEC_GET, &v, sizeof v)) {
 		if (v.base != base)
 			rp_diverge("thread %d: timespec_get of base %d, the recording read %d",
@@ -110,7 +112,9 @@ int timespec_get(struct timespec *ts, int base)
 		if (!real_timespec_get)
 			find_real();
 		v.base = base;
+		char held = rp_audit_hold(); /* recorded: not an escape (audit.c) */
 		v.ret = real_timespec_get(&v.ts, base);
+		rp_audit_release(held);
 		rp_input_record(RP_INPUT_TIMESPEC_GET, &v, sizeof v);
 	}
 	if (v.ret != 0)

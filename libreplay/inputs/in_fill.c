@@ -29,7 +29,6 @@ static const char *call_name(int call)
 ssize_t in_fill(enum in_chunk_call call, ssize_t (*get)(void *ctx, void *buf, size_t n),
 		      void *ctx, void *buf, size_t n, bool whole)
 {
-	rp_async_signal_flush();
 	size_t done = 0;
 	for (;;) {
 		size_t want = n - done < RP_LOG_INPUT_MAX ? n - done : RP_LOG_INPUT_MAX;

@@ -3,8 +3,8 @@
  * them (srand(time(NULL) ^ getpid())): recorded, and the replay returns them. The
  * replay's real ids differ, so kill, sigqueue and tgkill (sig_api.c) map a recorded id back to the real
  * one (kill(getpid(), SIGUSR1) reaches the replaying process itself). The user and
- * group ids are not recorded: a replay runs as the recording's user, the way the
- * files it reads are assumed unchanged (docs/inputs.md). */
+ * group ids are recorded too: a recording made as root replays as an ordinary user
+ * (the files it read come from the log: docs/inputs.md, "The world"). */
 #include "engine/engine.h"
 #include "inputs/inputs.h"
 
@@ -14,9 +14,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { ID_PID, ID_PPID, ID_TID, NIDS };
-static const long id_sys[NIDS] = {SYS_getpid, SYS_getppid, SYS_gettid};
-static const char *const id_name[NIDS] = {"getpid", "getppid", "gettid"};
+enum { ID_PID, ID_PPID, ID_TID, ID_UID, ID_EUID, ID_GID, ID_EGID, NIDS };
+static const long id_sys[NIDS] = {SYS_getpid, SYS_getppid, SYS_gettid, SYS_getuid, SYS_geteuid,
+				  SYS_getgid, SYS_getegid};
+static const char *const id_name[NIDS] = {"getpid", "getppid", "gettid", "getuid", "geteuid",
+					  "getgid", "getegid"};
 /* Replaying: the value each call last gave, and the real one then. */
 static pid_t replayed[NIDS], real_at_replay[NIDS];
 
@@ -27,7 +29,6 @@ struct id_value {
 static pid_t id(int which)
 {
 	struct id_value v = {0, 0};
-	rp_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_ID, &v, sizeof v)) {
 		if (v.which != which)
 			rp_diverge("thread %d: %s, the recording called %s", rp_cur->tid,
@@ -58,6 +59,26 @@ pid_t gettid(void)
 	return id(ID_TID);
 }
 
+uid_t getuid(void)
+{
+	return (uid_t)id(ID_UID);
+}
+
+uid_t geteuid(void)
+{
+	return (uid_t)id(ID_EUID);
+}
+
+gid_t getgid(void)
+{
+	return (gid_t)id(ID_GID);
+}
+
+gid_t getegid(void)
+{
+	return (gid_t)id(ID_EGID);
+}
+
 /* A pid the replay handed out is the real one it stood for (only while replaying:
  * a forked child and a recording see real ids). kill and sigqueue (sig_api.c) use
  * it too. */
@@ -65,7 +86,7 @@ pid_t in_real_id(pid_t p)
 {
 	if (!rp_replaying || p <= 0)
 		return p;
-	for (int k = 0; k < NIDS; k++)
+	for (int k = ID_PID; k <= ID_TID; k++)
 		if (replayed[k] && p == replayed[k])
 			return real_at_replay[k];
 	return p;

@@ -48,7 +48,8 @@ int in_fd_opened(int fd)
 {
 	struct stat st;
 	int saved = errno;
-	set_tracked(fd, fd >= 0 && fstat(fd, &st) == 0 && is_random_dev(&st));
+	set_tracked(fd, fd >= 0 && rp_raw_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 &&
+			       is_random_dev(&st));
 	errno = saved;
 	return fd;
 }
@@ -56,11 +57,13 @@ int in_fd_opened(int fd)
 void in_fd_copied(int from, int to)
 {
 	set_tracked(to, tracked(from));
+	in_world_copied(from, to);
 }
 
 void in_fd_closed(int fd)
 {
 	set_tracked(fd, false);
+	in_world_set(fd, IN_W_NONE, false);
 }
 
 static ssize_t sys_read(void *fd, void *buf, size_t n)
@@ -88,7 +91,7 @@ int openat(int dirfd, const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	return in_fd_opened((int)rp_syscall(SYS_openat, dirfd, path, flags, mode));
+	return in_open(dirfd, path, flags, mode);
 }
 
 int open(const char *path, int flags, ...)
@@ -97,8 +100,14 @@ int open(const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	return in_fd_opened((int)rp_syscall(SYS_openat, AT_FDCWD, path, flags, mode));
+	return in_open(AT_FDCWD, path, flags, mode);
 }
+
+int creat(const char *path, mode_t mode)
+{
+	return in_open(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+int creat64(const char *path, mode_t mode) __attribute__((alias("creat")));
 
 /* x86-64: O_LARGEFILE is implied, the 64 variants are the same calls. */
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
@@ -145,6 +154,27 @@ int dup3(int fd, int fd2, int flags)
 		in_fd_copied(fd, r);
 	return r;
 }
+
+/* fcntl: a copy (F_DUPFD) is what its original was, random device or world. */
+int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	long arg = va_arg(ap, long);
+	va_end(ap);
+	if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && rp_fd_owned(fd))
+		return not_open();
+	long r = rp_raw_syscall(SYS_fcntl, fd, cmd, arg, 0, 0, 0);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		in_fd_copied(fd, (int)r);
+	return (int)r;
+}
+int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
+int __fcntl(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
 int dup2(int fd, int fd2)
 {

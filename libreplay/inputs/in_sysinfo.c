@@ -36,7 +36,6 @@ static long recorded_sysconf(int name)
 {
 	struct sysconf_value v;
 	memset(&v, 0, sizeof v);
-	rp_async_signal_flush();
 	if (rp_input_replay(RP_INPUT_SYSCONF, &v, sizeof v)) {
 		if (v.name != name)
 			rp_diverge("thread %d: sysconf(%d), the recording asked for %d",
@@ -46,7 +45,9 @@ static long recorded_sysconf(int name)
 			find_real();
 		v.name = name;
 		errno = 0;
+		char held = rp_audit_hold(); /* recorded: not an escape (audit.c) */
 		v.value = real_sysconf(name);
+		rp_audit_release(held);
 		v.err = errno;
 		rp_input_record(RP_INPUT_SYSCONF, &v, sizeof v);
 	}
@@ -66,7 +67,7 @@ long sysconf(int name)
 	}
 	if (!real_sysconf)
 		find_real();
-	return real_sysconf(name);
+	return real_sysconf(name); /* not recorded: what it calls, the audit names */
 }
 
 int get_nprocs(void)
@@ -100,7 +101,6 @@ int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *mask)
 {
 	struct affinity_value v;
 	memset(&v, 0, sizeof v);
-	rp_async_signal_flush();
 	if (!rp_input_replay(RP_INPUT_AFFINITY, &v, sizeof v)) {
 		if (!real_sched_getaffinity)
 			find_real();
@@ -127,11 +127,12 @@ int uname(struct utsname *u)
 {
 	struct uname_value v;
 	memset(&v, 0, sizeof v);
-	rp_async_signal_flush();
 	if (!rp_input_replay(RP_INPUT_UNAME, &v, sizeof v)) {
 		if (!real_uname)
 			find_real();
+		char held = rp_audit_hold(); /* recorded: not an escape (audit.c) */
 		v.rc = real_uname(&v.u);
+		rp_audit_release(held);
 		v.err = errno;
 		rp_input_record(RP_INPUT_UNAME, &v, sizeof v);
 	}

@@ -68,8 +68,19 @@ struct io_span {
 #define IO_RESTART  2 /* a call on a "slow" device, which SA_RESTART restarts */
 #define IO_COUNTED  4 /* a transfer on TCP (io_fd_chunked), a pipe from outside, a FIFO, a terminal */
 #define IO_PEEK     8 /* ... that leaves the bytes where they are (MSG_PEEK) */
+/* A try on the world (inputs/in_world.c): its result is logged, and replayed without
+ * making it, with IO_WORLD_CALL naming the call and fds[0] the descriptor; with
+ * IO_WORLD_READ the first bytes of span it returned (a read) or with IO_WORLD_ALL all
+ * of span (poll's array) are its output, logged with it. */
+#define IO_WORLD      16
+#define IO_WORLD_READ 32
+#define IO_WORLD_ALL  64
+#define IO_WORLD_CALL(call) ((call) << 8)
 long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
 		int flags, int nbfd, long (*try)(void *), void *arg, struct io_span *span) PT_HIDDEN;
+/* Bytes [from, to) of iov[0..cnt) as an iovec of their own, in out: its length. */
+unsigned long io_span_cut(const struct iovec *iov, unsigned long cnt, size_t from, size_t to,
+			  struct iovec *out) PT_HIDDEN;
 /* io_rw.c: read and write on a pipe to or from another process, whose pace is its own
  * (popen's child): as read and write, and how much each try moves is an input, as on
  * TCP (IO_COUNTED), so a replay reads the bytes in the recording's pieces. */

@@ -86,8 +86,10 @@ static void made_set(int epfd)
 int epoll_create1(int flags)
 {
 	long r = rp_raw_syscall(SYS_epoll_create1, flags, 0, 0, 0, 0, 0);
-	if (r >= 0)
+	if (r >= 0) {
 		made_set((int)r);
+		in_fd_closed((int)r); /* the program's own, whatever the number was before */
+	}
 	return (int)io_ret(r);
 }
 
@@ -197,21 +199,63 @@ static long try_epoll(void *arg)
 	return n == 0 ? -EAGAIN : n;
 }
 
+/* Does the set watch a descriptor of the world (inputs/in_world.c)? Then the events
+ * it returns are inputs: logged, and replayed without asking the kernel. */
+static bool world_set(int epfd)
+{
+	for (size_t k = 0; k < nwatches; k++)
+		if (watches[k].epfd == epfd && in_world_fd(watches[k].fd))
+			return true;
+	return false;
+}
+
+/* The n events a call on a set of the world returned, logged or taken from the log. */
+static long world_events(int epfd, struct epoll_event *events, long n)
+{
+	if (n <= 0)
+		return n;
+	struct iovec out = {events, (size_t)n * sizeof *events};
+	long r;
+	if (!in_world_replayed(IN_WC_EPOLL, epfd, &out, 1, &r))
+		in_world_record(IN_WC_EPOLL, epfd, n, &out, 1, IN_OUT_WHOLE);
+	return n;
+}
+
+struct ep_now {
+	struct ep *a;
+	int timeout;
+	const sigset_t *sigmask;
+};
+
+static long epoll_now(void *arg)
+{
+	const struct ep_now *c = arg;
+	return c->a->epfd >= 0 && io_green() ? epoll_sorted(c->a, c->timeout, c->sigmask)
+		: rp_raw_syscall(SYS_epoll_pwait, c->a->epfd, (long)c->a->events, c->a->max,
+				 c->timeout, (long)c->sigmask, 8);
+}
+
 int epoll_pwait(int epfd, struct epoll_event *events, int max, int timeout,
 		const sigset_t *sigmask)
 {
-	if (!io_green())
-		return (int)io_ret(rp_raw_syscall(SYS_epoll_pwait, epfd, (long)events, max,
-						     timeout, (long)sigmask, 8));
 	struct ep a = {epfd, events, max};
-	if (timeout == 0)
-		return (int)io_ret(epoll_sorted(&a, 0, sigmask));
+	bool world = world_set(epfd);
+	if (!io_green() || timeout == 0) {
+		struct ep_now c = {&a, timeout, sigmask};
+		if (!world)
+			return (int)io_ret(epoll_now(&c));
+		long r = in_world_call(IN_WC_EPOLL, epfd, epoll_now, &c, NULL, 0, IN_OUT_NONE);
+		return (int)io_ret(world_events(epfd, events, r));
+	}
 	pt_testcancel(pt_self());
 	struct timespec dl;
 	if (timeout > 0)
 		pt_deadline_in(timeout / 1000, (long)(timeout % 1000) * 1000000, &dl);
 	struct pollfd p = {epfd, POLLIN, 0};
-	long r = io_call(&p, 1, timeout > 0 ? &dl : NULL, 0, -1, try_epoll, &a, NULL);
+	long r = io_call(&p, 1, timeout > 0 ? &dl : NULL, world ? IO_WORLD | IO_WORLD_CALL(IN_WC_EPOLL) : 0,
+			 -1, try_epoll, &a, NULL);
+	if (world)
+		r = world_events(epfd, events, r);
 	return r == -ETIMEDOUT ? 0 : (int)io_ret(r);
 }
 

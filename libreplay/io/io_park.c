@@ -38,27 +38,20 @@
 
 #include "engine/session.h"
 
-/* A child of fork() runs unscheduled (docs/replay.md): its calls go to the kernel,
- * so that a park cannot run the copies of the parent's other threads. */
-static bool forked;
 /* The process the program started as: a checkpoint gdb restores is a fork of it
  * (engine/schedule/debug.c) that runs on with the sockets it made. */
 static pid_t first_pid;
 
-static void child(void)
-{
-	forked = true;
-}
-
-__attribute__((constructor)) static void watch_fork(void)
+__attribute__((constructor)) static void note_pid(void)
 {
 	first_pid = (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
-	pthread_atfork(NULL, NULL, child);
 }
 
+/* A child of fork() runs unrecorded and without time slice (pt_fork.c): its calls go
+ * to the kernel, as an uninstrumented program's would. */
 bool io_green(void)
 {
-	return !forked && sched_thread_id(sched_current()) != 0 && !pt_in_scheduler();
+	return !pt_forked && sched_thread_id(sched_current()) != 0 && !pt_in_scheduler();
 }
 
 long io_ret(long r)
@@ -200,8 +193,7 @@ static size_t span_bytes(const struct iovec *iov, unsigned long cnt)
 	return n;
 }
 
-/* Bytes [from, to) of iov[0..cnt) as an iovec of their own, in out: its length. */
-static unsigned long span_cut(const struct iovec *iov, unsigned long cnt, size_t from, size_t to,
+unsigned long io_span_cut(const struct iovec *iov, unsigned long cnt, size_t from, size_t to,
 			      struct iovec *out)
 {
 	unsigned long n = 0;
@@ -252,7 +244,7 @@ static long counted_replay(uint64_t seq, struct pollfd *fds, unsigned long nfds,
 	size_t done = 0;
 	long r = 0;
 	while (done < (size_t)want) {
-		span->cnt = span_cut(iov, cnt, peek ? 0 : done, (size_t)want, part);
+		span->cnt = io_span_cut(iov, cnt, peek ? 0 : done, (size_t)want, part);
 		span->iov = part;
 		r = try(arg);
 		span->iov = iov;
@@ -275,10 +267,41 @@ static long counted_replay(uint64_t seq, struct pollfd *fds, unsigned long nfds,
 	return done ? (long)done : r;
 }
 
+/* ---- tries on the world (IO_WORLD) ----------------------------------------------------- */
+
+static unsigned long world_out(int flags, const struct io_span *span, const struct iovec **out)
+{
+	if (!span || !(flags & (IO_WORLD_READ | IO_WORLD_ALL))) {
+		*out = NULL;
+		return 0;
+	}
+	*out = span->iov;
+	return span->cnt;
+}
+
+static bool world_replayed(int flags, const struct pollfd *fds, unsigned long nfds,
+			   const struct io_span *span, long *r)
+{
+	const struct iovec *out;
+	unsigned long nout = world_out(flags, span, &out);
+	return in_world_replayed((enum in_world_call)(flags >> 8), nfds ? fds[0].fd : -1, out, nout, r);
+}
+
+static void world_record(int flags, const struct pollfd *fds, unsigned long nfds,
+			 const struct io_span *span, long r)
+{
+	const struct iovec *out;
+	unsigned long nout = world_out(flags, span, &out);
+	in_world_record((enum in_world_call)(flags >> 8), nfds ? fds[0].fd : -1, r, out, nout,
+			flags & IO_WORLD_ALL ? IN_OUT_WHOLE : flags & IO_WORLD_READ ? IN_OUT_RESULT
+						: IN_OUT_NONE);
+}
+
 long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *deadline,
 		int flags, int nbfd, long (*try)(void *), void *arg, struct io_span *span)
 {
-	bool counted = (flags & IO_COUNTED) && span;
+	bool world = flags & (IO_WORLD | IO_WORLD_READ | IO_WORLD_ALL);
+	bool counted = (flags & IO_COUNTED) && span && !world;
 	bool dontwait = flags & IO_DONTWAIT;
 	struct pt_thread *self = pt_self();
 	/* A socket's own timeout starts at the first park: the replay parks at the same
@@ -289,7 +312,17 @@ long io_call(struct pollfd *fds, unsigned long nfds, const struct timespec *dead
 		uint64_t seq = ++self->io_seq;
 		bool block = rp_input_replay_try(RP_INPUT_IO_BLOCK, seq, "parked in a blocking call",
 						 NULL, 0);
-		if (!block) {
+		if (!block && world) {
+			long r;
+			if (world_replayed(flags, fds, nfds, span, &r))
+				return r;
+			r = try(arg);
+			if (r != -EAGAIN || dontwait || (nbfd >= 0 && io_fd_nonblocking(nbfd))) {
+				world_record(flags, fds, nfds, span, r);
+				return r;
+			}
+			rp_input_record(RP_INPUT_IO_BLOCK, &seq, sizeof seq);
+		} else if (!block) {
 			if (counted && rp_replay_decides())
 				return counted_replay(seq, fds, nfds, flags & IO_PEEK, try, arg, span);
 			long r = try(arg);

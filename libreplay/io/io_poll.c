@@ -40,14 +40,42 @@ static void time_left(const struct timespec *dl, struct timespec *left)
 	left->tv_nsec = ns % 1000000000;
 }
 
+/* Does the set hold a descriptor of the world (inputs/in_world.c)? Then what poll
+ * answers is an input: logged, and replayed without asking the stand-ins. */
+static bool world_set(const struct pollfd *fds, unsigned long nfds)
+{
+	for (unsigned long k = 0; k < nfds; k++)
+		if (fds[k].fd >= 0 && in_world_fd(fds[k].fd))
+			return true;
+	return false;
+}
+
+struct pl_now {
+	struct pollfd *fds;
+	unsigned long nfds;
+	struct timespec *t;
+};
+
+static long poll_now(void *arg)
+{
+	const struct pl_now *a = arg;
+	return rp_raw_syscall(SYS_ppoll, (long)a->fds, (long)a->nfds, (long)a->t, 0, 8, 0);
+}
+
 int io_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
 	    struct timespec *left)
 {
 	bool now = rel && rel->tv_sec == 0 && rel->tv_nsec == 0;
+	bool world = world_set(fds, nfds);
+	struct iovec all = {fds, nfds * sizeof *fds};
+	struct io_span span = {&all, 1};
 	if (!io_green() || now) {
 		/* The kernel sets the time left in a timeout it may change. */
 		struct timespec t = rel ? *rel : (struct timespec){0, 0};
-		long r = rp_raw_syscall(SYS_ppoll, (long)fds, (long)nfds, rel ? (long)&t : 0, 0, 8, 0);
+		struct pl_now a = {fds, nfds, rel ? &t : NULL};
+		long r = world ? in_world_call(IN_WC_POLL, nfds ? fds[0].fd : -1, poll_now, &a, &all, 1,
+					       IN_OUT_WHOLE)
+			       : poll_now(&a);
 		if (left && rel)
 			*left = t;
 		return (int)io_ret(r);
@@ -61,7 +89,8 @@ int io_poll(struct pollfd *fds, unsigned long nfds, const struct timespec *rel,
 	if (rel)
 		pt_deadline_in(rel->tv_sec, rel->tv_nsec, &dl);
 	struct pl a = {fds, nfds};
-	long r = io_call(fds, nfds, rel ? &dl : NULL, 0, -1, try_poll, &a, NULL);
+	long r = io_call(fds, nfds, rel ? &dl : NULL, world ? IO_WORLD_ALL | IO_WORLD_CALL(IN_WC_POLL) : 0,
+			 -1, try_poll, &a, world ? &span : NULL);
 	if (r == -ETIMEDOUT) {
 		for (unsigned long k = 0; k < nfds; k++)
 			fds[k].revents = 0;

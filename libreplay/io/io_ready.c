@@ -70,7 +70,8 @@ void io_idle(uint64_t deadline_ns, clockid_t clk)
 		tsp = &ts;
 	}
 	/* A signal (or a deadline on the other clock) only means asking again sooner. */
-	rp_idle_begin();
-	rp_raw_syscall(SYS_ppoll, (long)idle_fds, (long)n, (long)tsp, 0, 8, 0);
+	if (!rp_idle_begin())
+		return; /* a signal from outside was delivered: a thread may run */
+	rp_raw_syscall(SYS_ppoll, (long)idle_fds, (long)n, (long)tsp, (long)rp_idle_mask(), 8, 0);
 	rp_idle_end();
 }

@@ -113,8 +113,13 @@ static bool made_here(unsigned long ino)
 int pipe2(int fds[2], int flags)
 {
 	long r = rp_raw_syscall(SYS_pipe2, (long)fds, flags, 0, 0, 0, 0);
-	if (r == 0)
+	if (r == 0) {
 		pipe_made(fds[0]);
+		/* new descriptors are the program's own (a number the C library closed
+		 * behind the wrappers, as pclose does, may still be marked the world's) */
+		in_fd_closed(fds[0]);
+		in_fd_closed(fds[1]);
+	}
 	return (int)io_ret(r);
 }
 
@@ -139,19 +144,50 @@ static int counted(enum io_fd_kind kind, int fd, unsigned long ino, bool outside
 	return kind == IO_FD_SOCKET && io_fd_chunked(fd) ? IO_COUNTED : 0;
 }
 
+/* The io layer's kind of a descriptor of the world: the kind it had when recorded
+ * (in the replay it is a stand-in), so that both runs wait alike. */
+static enum io_fd_kind world_io_kind(enum in_world_kind wk)
+{
+	static const enum io_fd_kind kinds[] = {[IN_W_FILE] = IO_FD_OTHER, [IN_W_STREAM] = IO_FD_STREAM,
+						[IN_W_SOCKET] = IO_FD_SOCKET, [IN_W_CHAR] = IO_FD_CHAR};
+	return kinds[wk];
+}
+
+struct plain {
+	int fd;
+	const struct iovec *iov;
+	int cnt;
+	bool writing;
+};
+
+static long plain_rw(void *arg)
+{
+	const struct plain *p = arg;
+	return rp_raw_syscall(p->writing ? SYS_writev : SYS_readv, p->fd, (long)p->iov, p->cnt, 0, 0, 0);
+}
+
 static ssize_t rw_readv(int fd, const struct iovec *iov, int iovcnt, bool outside)
 {
 	struct rw a = {fd, {(struct iovec *)iov, iovcnt > 0 ? (unsigned long)iovcnt : 0}, IO_FD_OTHER};
 	unsigned long ino = 0;
-	if (io_green()) {
+	enum in_world_kind wk = in_world_fd(fd) ? in_world_kind(fd) : IN_W_NONE;
+	bool green = io_green();
+	if (green) {
 		pt_testcancel(pt_self());
-		a.kind = io_fd_kind_ino(fd, &ino);
+		a.kind = wk ? world_io_kind(wk) : io_fd_kind_ino(fd, &ino);
+	}
+	if (wk && (a.kind == IO_FD_OTHER || iovcnt <= 0 || iovcnt > IOV_MAX)) {
+		/* A file of the world, or a call outside a green thread: its result is the
+		 * input, made whole (it may block the process, as before main). */
+		struct plain p = {fd, iov, iovcnt, false};
+		return io_ret(in_world_call(IN_WC_READ, fd, plain_rw, &p, iov,
+					    iovcnt > 0 ? (unsigned long)iovcnt : 0, IN_OUT_RESULT));
 	}
 	if (a.kind == IO_FD_OTHER || iovcnt <= 0 || iovcnt > IOV_MAX)
 		return io_ret(rp_raw_syscall(SYS_readv, fd, (long)iov, iovcnt, 0, 0, 0));
 	struct pollfd p = {fd, POLLIN, 0};
-	return io_ret(io_call(&p, 1, NULL, IO_RESTART | counted(a.kind, fd, ino, outside), fd, try_read,
-			      &a, &a.span));
+	int how = wk ? IO_WORLD_READ | IO_WORLD_CALL(IN_WC_READ) : counted(a.kind, fd, ino, outside);
+	return io_ret(io_call(&p, 1, NULL, IO_RESTART | how, fd, try_read, &a, &a.span));
 }
 
 ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
@@ -204,13 +240,18 @@ static ssize_t rw_writev(int fd, const struct iovec *iov, int iovcnt, bool outsi
 {
 	enum io_fd_kind kind = IO_FD_OTHER;
 	unsigned long ino = 0;
+	enum in_world_kind wk = in_world_fd(fd) ? in_world_kind(fd) : IN_W_NONE;
 	if (io_green()) {
 		pt_testcancel(pt_self());
-		kind = io_fd_kind_ino(fd, &ino);
+		kind = wk ? world_io_kind(wk) : io_fd_kind_ino(fd, &ino);
 	}
 	/* A terminal drains by itself: its writes may wait a little in the kernel. */
-	if ((kind != IO_FD_STREAM && kind != IO_FD_SOCKET) || iovcnt <= 0 || iovcnt > IOV_MAX)
-		return io_ret(rp_raw_syscall(SYS_writev, fd, (long)iov, iovcnt, 0, 0, 0));
+	if ((kind != IO_FD_STREAM && kind != IO_FD_SOCKET) || iovcnt <= 0 || iovcnt > IOV_MAX) {
+		struct plain p = {fd, iov, iovcnt, true};
+		if (wk) /* not made again in the replay, but on the standard outputs */
+			return io_ret(in_world_write(IN_WC_WRITE, fd, plain_rw, &p));
+		return io_ret(plain_rw(&p));
+	}
 	struct iovec left[iovcnt];
 	size_t total = 0, done = 0;
 	for (int k = 0; k < iovcnt; k++) {
@@ -219,7 +260,8 @@ static ssize_t rw_writev(int fd, const struct iovec *iov, int iovcnt, bool outsi
 	}
 	struct rw a = {fd, {left, (unsigned long)iovcnt}, kind};
 	struct pollfd p = {fd, POLLOUT, 0};
-	int count = counted(kind, fd, ino, outside);
+	int count = wk ? IO_WORLD | IO_WORLD_CALL(IN_WC_WRITE) : counted(kind, fd, ino, outside);
+	bool echo = wk && in_world_echo(fd) && rp_replay_decides();
 	for (;;) {
 		/* Interrupted after some progress, the kernel returns the count so far,
 		 * with or without SA_RESTART. */
@@ -227,6 +269,12 @@ static ssize_t rw_writev(int fd, const struct iovec *iov, int iovcnt, bool outsi
 				 &a.span);
 		if (r < 0)
 			return done ? (ssize_t)done : io_ret(r);
+		if (echo && r > 0) {
+			/* A replayed write to the standard output: shown, whatever it does. */
+			struct iovec part[a.span.cnt ? a.span.cnt : 1];
+			struct plain e = {fd, part, (int)io_span_cut(a.span.iov, a.span.cnt, 0, (size_t)r, part), true};
+			plain_rw(&e);
+		}
 		done += (size_t)r;
 		/* Done, or a descriptor opened non-blocking: one write's worth. */
 		if (done >= total || io_fd_nonblocking(fd))

@@ -50,10 +50,171 @@ static bool is_stream(int fd)
 		       0 && type == SOCK_STREAM;
 }
 
+/* ---- sockets of the world ---------------------------------------------------------------- */
+
+/* A socket the program makes is the world's (inputs/in_world.c): what it receives,
+ * whom it reaches and what it is told are inputs; in the replay it is a real socket
+ * that is never connected, bound or sent on. A socketpair stays the program's own. */
+
+struct msg_plain {
+	int fd;
+	struct msghdr *m;
+	int flags;
+	bool sending;
+};
+
+static long plain_msg(void *arg)
+{
+	const struct msg_plain *c = arg;
+	return rp_raw_syscall(c->sending ? SYS_sendmsg : SYS_recvmsg, c->fd, (long)c->m, c->flags, 0, 0, 0);
+}
+
+/* What a receive on the world tells besides its bytes: the sender's address, the
+ * flags, the ancillary data (its descriptors would be numbers of the recording's). */
+static void msg_meta(struct msghdr *m, int fd)
+{
+	struct {
+		uint32_t namelen, flags, controllen, pad;
+	} meta = {m->msg_namelen, (uint32_t)m->msg_flags, (uint32_t)m->msg_controllen, 0};
+	struct iovec out[3] = {{&meta, sizeof meta}, {m->msg_name, m->msg_name ? m->msg_namelen : 0},
+			       {m->msg_control, m->msg_control ? m->msg_controllen : 0}};
+	long r;
+	if (in_world_replayed(IN_WC_RECV, fd, out, 3, &r)) {
+		m->msg_namelen = meta.namelen;
+		m->msg_flags = (int)meta.flags;
+		m->msg_controllen = meta.controllen;
+		return;
+	}
+	if (m->msg_control && m->msg_controllen) {
+		static bool told;
+		struct cmsghdr *cm = CMSG_FIRSTHDR(m);
+		if (cm && cm->cmsg_type == SCM_RIGHTS && !told) {
+			told = true;
+			rp_say("recvmsg on descriptor %d received descriptors (SCM_RIGHTS) from outside: "
+			       "the replay gives their numbers, not the files", fd);
+		}
+	}
+	in_world_record(IN_WC_RECV, fd, 0, out, 3, IN_OUT_WHOLE);
+}
+
+struct sock_call {
+	int fd;
+	long a, b, c, d;
+	long nr;
+};
+
+static long plain_sock(void *arg)
+{
+	const struct sock_call *c = arg;
+	return rp_raw_syscall(c->nr, c->fd, c->a, c->b, c->c, c->d, 0);
+}
+
+int socket(int domain, int type, int protocol)
+{
+	struct sock_call c = {domain, type, protocol, 0, 0, SYS_socket};
+	if (!in_world_on())
+		return (int)io_ret(plain_sock(&c));
+	long r;
+	if (in_world_replayed(IN_WC_SOCKET, -1, NULL, 0, &r)) {
+		if (r < 0)
+			return (int)io_ret(r);
+		/* A socket of its own, never connected: where the replay cannot make
+		 * one of that domain (a container without IPv6), a stand-in. */
+		long fd = plain_sock(&c);
+		int nb = type & SOCK_NONBLOCK ? O_NONBLOCK : 0, ce = type & SOCK_CLOEXEC ? O_CLOEXEC : 0;
+		if (fd != r) {
+			if (fd >= 0)
+				rp_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+			return in_world_standin((int)r, IN_W_SOCKET, nb | ce | O_RDWR);
+		}
+		in_world_set((int)fd, IN_W_SOCKET, false);
+		return (int)fd;
+	}
+	r = plain_sock(&c);
+	in_world_record(IN_WC_SOCKET, -1, r, NULL, 0, IN_OUT_NONE);
+	if (r >= 0)
+		in_world_set((int)r, IN_W_SOCKET, false);
+	return (int)io_ret(r);
+}
+
+static int sock_effect(enum in_world_call call, long nr, int fd, long a, long b)
+{
+	struct sock_call c = {fd, a, b, 0, 0, nr};
+	if (!in_world_fd(fd))
+		return (int)io_ret(plain_sock(&c));
+	return (int)io_ret(in_world_write(call, fd, plain_sock, &c));
+}
+
+int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	return sock_effect(IN_WC_BIND, SYS_bind, fd, (long)addr, len);
+}
+
+int listen(int fd, int backlog)
+{
+	return sock_effect(IN_WC_LISTEN, SYS_listen, fd, backlog, 0);
+}
+
+int shutdown(int fd, int how)
+{
+	return sock_effect(IN_WC_SHUTDOWN, SYS_shutdown, fd, how, 0);
+}
+
+/* A call that fills an address or an option and its length. */
+static int sock_ask(enum in_world_call call, long nr, int fd, long a, long b, void *buf,
+		    socklen_t *len)
+{
+	struct sock_call c = {fd, a, b, (long)buf, (long)len, nr};
+	if (nr != SYS_getsockopt)
+		c.a = (long)buf, c.b = (long)len;
+	if (!in_world_fd(fd))
+		return (int)io_ret(plain_sock(&c));
+	struct iovec out[2] = {{len, len ? sizeof *len : 0}, {buf, buf && len ? *len : 0}};
+	return (int)io_ret(in_world_call(call, fd, plain_sock, &c, out, 2, IN_OUT_WHOLE));
+}
+
+int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	return sock_ask(IN_WC_SOCKNAME, SYS_getsockname, fd, 0, 0, addr, len);
+}
+
+int getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	return sock_ask(IN_WC_PEERNAME, SYS_getpeername, fd, 0, 0, addr, len);
+}
+
+int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	return sock_ask(IN_WC_SOCKOPT, SYS_getsockopt, fd, level, name, val, len);
+}
+
+/* setsockopt is made in both runs (a timeout set on the stand-in is how the replay
+ * waits alike); the program gets the recorded result. */
+int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	struct sock_call c = {fd, level, name, (long)val, len, SYS_setsockopt};
+	long real = plain_sock(&c), r;
+	if (!in_world_fd(fd))
+		return (int)io_ret(real);
+	if (!in_world_replayed(IN_WC_SOCKOPT, fd, NULL, 0, &r))
+		in_world_record(IN_WC_SOCKOPT, fd, r = real, NULL, 0, IN_OUT_NONE);
+	return (int)io_ret(r);
+}
+
 /* One recvmsg or sendmsg as a blocking call makes it. */
 static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 {
 	long nr = sending ? SYS_sendmsg : SYS_recvmsg;
+	bool world = in_world_fd(fd);
+	if (!io_green() && world) {
+		struct msg_plain c = {fd, (struct msghdr *)m, flags, sending};
+		long r = sending ? in_world_write(IN_WC_SEND, fd, plain_msg, &c)
+				 : in_world_call(IN_WC_RECV, fd, plain_msg, &c, m->msg_iov, m->msg_iovlen,
+						 IN_OUT_RESULT);
+		if (!sending && r >= 0)
+			msg_meta((struct msghdr *)m, fd);
+		return io_ret(r);
+	}
 	if (!io_green())
 		return io_ret(rp_raw_syscall(nr, fd, (long)m, flags, 0, 0, 0));
 	pt_testcancel(pt_self());
@@ -70,7 +231,9 @@ static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 	struct pollfd p = {fd, sending ? POLLOUT : POLLIN, 0};
 	bool all = sending || (flags & MSG_WAITALL);
 	/* A TCP-like socket: how much each try moves is logged (io_park.c). */
-	int count = rp_inputs_logged() && io_fd_chunked(fd) ?
+	int count = world ? (sending ? IO_WORLD | IO_WORLD_CALL(IN_WC_SEND)
+				     : IO_WORLD_READ | IO_WORLD_CALL(IN_WC_RECV)) :
+		rp_inputs_logged() && io_fd_chunked(fd) ?
 		IO_COUNTED | (flags & MSG_PEEK ? IO_PEEK : 0) : 0;
 	for (;;) {
 		/* After some progress an interrupted call returns the count so far. */
@@ -82,6 +245,8 @@ static ssize_t msg_call(int fd, const struct msghdr *m, int flags, bool sending)
 		done += (size_t)r;
 		if (!sending) {
 			struct msghdr *um = (struct msghdr *)m; /* what the kernel sets */
+			if (world)
+				msg_meta(&mm, fd);
 			um->msg_flags = mm.msg_flags;
 			um->msg_namelen = mm.msg_namelen;
 			um->msg_controllen = mm.msg_controllen;
@@ -174,14 +339,37 @@ static long try_accept(void *arg)
 	return rp_raw_syscall(SYS_accept4, a->fd, (long)a->addr, (long)a->len, a->flags, 0, 0);
 }
 
+static long plain_accept(void *arg)
+{
+	const struct acc *a = arg;
+	return rp_raw_syscall(SYS_accept4, a->fd, (long)a->addr, (long)a->len, a->flags, 0, 0);
+}
+
 int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	struct acc a = {fd, addr, len, flags};
-	if (!io_green())
-		return (int)io_ret(rp_raw_syscall(SYS_accept4, fd, (long)addr, (long)len, flags, 0, 0));
-	pt_testcancel(pt_self());
-	struct pollfd p = {fd, POLLIN, 0};
-	return (int)io_ret(io_call(&p, 1, NULL, IO_RESTART, fd, try_accept, &a, NULL));
+	bool world = in_world_fd(fd);
+	long r;
+	/* On the world: the connection and the peer's address are inputs. */
+	struct iovec out[2] = {{len, len ? sizeof *len : 0}, {addr, addr && len ? *len : 0}};
+	struct io_span span = {out, 2};
+	if (!io_green()) {
+		r = world ? in_world_call(IN_WC_ACCEPT, fd, plain_accept, &a, out, 2, IN_OUT_WHOLE)
+			  : plain_accept(&a);
+	} else {
+		pt_testcancel(pt_self());
+		struct pollfd p = {fd, POLLIN, 0};
+		r = io_call(&p, 1, NULL, IO_RESTART | (world ? IO_WORLD_ALL | IO_WORLD_CALL(IN_WC_ACCEPT) : 0),
+			    fd, try_accept, &a, world ? &span : NULL);
+	}
+	if (world && r >= 0) {
+		if (rp_replay_decides())
+			in_world_standin((int)r, IN_W_SOCKET, O_RDWR | (flags & SOCK_NONBLOCK ? O_NONBLOCK : 0) |
+					 (flags & SOCK_CLOEXEC ? O_CLOEXEC : 0));
+		else
+			in_world_set((int)r, IN_W_SOCKET, false);
+	}
+	return (int)io_ret(r);
 }
 
 int accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -212,8 +400,60 @@ static long try_connected(void *arg)
 	return r ? r : -err;
 }
 
+struct conn_first {
+	int fd;
+	const struct sockaddr *addr;
+	socklen_t len;
+	long fl;
+};
+
+/* connect's one system call, made non-blocking (the flags put back at once). */
+static long connect_first(void *arg)
+{
+	const struct conn_first *c = arg;
+	if (c->fl < 0 || (c->fl & O_NONBLOCK))
+		return rp_raw_syscall(SYS_connect, c->fd, (long)c->addr, c->len, 0, 0, 0);
+	long r;
+	do {
+		rp_raw_syscall(SYS_fcntl, c->fd, F_SETFL, c->fl | O_NONBLOCK, 0, 0, 0);
+		r = rp_raw_syscall(SYS_connect, c->fd, (long)c->addr, c->len, 0, 0, 0);
+		rp_raw_syscall(SYS_fcntl, c->fd, F_SETFL, c->fl, 0, 0, 0);
+		if (r == -EAGAIN) { /* a Unix listener's backlog is full: a little later */
+			struct timespec ms = {0, 1000000};
+			rp_raw_syscall(SYS_nanosleep, (long)&ms, 0, 0, 0, 0, 0);
+		}
+	} while (r == -EAGAIN);
+	return r;
+}
+
+static long blocking_connect(void *arg)
+{
+	const struct conn_first *c = arg;
+	return rp_raw_syscall(SYS_connect, c->fd, (long)c->addr, c->len, 0, 0, 0);
+}
+
+/* connect on a socket of the world: the connection's result is an input, and the
+ * replay connects nowhere. The wait for a connection in progress is one try, as below. */
+static int world_connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	long fl = rp_raw_syscall(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
+	struct conn_first f = {fd, addr, len, fl};
+	if (!io_green())
+		return (int)io_ret(in_world_call(IN_WC_CONNECT, fd, blocking_connect, &f, NULL, 0, IN_OUT_NONE));
+	pt_testcancel(pt_self());
+	long r = in_world_call(IN_WC_CONNECT, fd, connect_first, &f, NULL, 0, IN_OUT_NONE);
+	if ((r != 0 && r != -EINPROGRESS) || fl < 0 || (fl & O_NONBLOCK))
+		return (int)io_ret(r);
+	struct conn c = {fd, r == 0};
+	struct pollfd p = {fd, POLLOUT, 0};
+	return (int)io_ret(io_call(&p, 1, NULL, IO_RESTART | IO_WORLD | IO_WORLD_CALL(IN_WC_CONNECT), -1,
+				   try_connected, &c, NULL));
+}
+
 int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
+	if (in_world_fd(fd))
+		return world_connect(fd, addr, len);
 	if (!io_green())
 		return (int)io_ret(rp_raw_syscall(SYS_connect, fd, (long)addr, len, 0, 0, 0));
 	pt_testcancel(pt_self());

@@ -33,6 +33,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -45,6 +47,7 @@ struct pt_stream {
 	bool closed;	       /* a failed freopen closed its descriptor: EOF, EBADF */
 	FILE *proc;	       /* popen's own stream; else NULL */
 	bool pclosing;	       /* pclose is closing it: pclose waits for the child */
+	bool replayed;	       /* popen's in a replay: no child, its reads come from the log */
 	pthread_mutex_t lock;  /* recursive: flockfile, then fgets */
 	unsigned holds;	       /* how many times lock is held */
 	struct pt_stream *next;
@@ -66,6 +69,7 @@ REAL(fclose);
 REAL(freopen);
 REAL(popen);
 REAL(pclose);
+REAL(tmpfile);
 REAL(fgetc);
 REAL(getc);
 REAL(fgets);
@@ -98,6 +102,7 @@ static void find_real(void)
 	real_freopen = find("freopen");
 	real_popen = find("popen");
 	real_pclose = find("pclose");
+	real_tmpfile = find("tmpfile");
 	real_fgetc = find("fgetc");
 	real_getc = find("getc");
 	real_fgets = find("fgets");
@@ -169,6 +174,8 @@ static int cookie_close(void *c)
 {
 	struct pt_stream *s = c;
 	int r = s->closed ? 0 : !s->proc ? close(s->fd) : s->pclosing ? 0 : real_pclose(s->proc);
+	if (s->proc && !s->closed)
+		in_fd_closed(s->fd); /* glibc's pclose closes it behind the wrappers */
 	unlink_stream(s);
 	free(s);
 	return r;
@@ -216,12 +223,13 @@ static FILE *cookie_stream(int fd, const char *mode, FILE *proc)
 		free(s);
 		return NULL;
 	}
-	set_parks(s, io_fd_kind(fd) != IO_FD_OTHER);
+	set_parks(s, in_world_fd(fd) ? in_world_kind(fd) != IN_W_FILE : io_fd_kind(fd) != IO_FD_OTHER);
 	s->file->_fileno = fd;
 	/* glibc's own lock has one owner here, the one kernel thread (see the top): it
 	 * keeps nothing apart, and costs an atomic operation per getc. */
 	__fsetlocking(s->file, FSETLOCKING_BYCALLER);
-	if (isatty(fd))
+	struct termios tio; /* isatty, the runtime's call (--syscall-audit names glibc's) */
+	if (rp_syscall(SYS_ioctl, fd, TCGETS, &tio) == 0)
 		setvbuf(s->file, NULL, _IOLBF, 0);
 	s->next = streams;
 	streams = s;
@@ -267,7 +275,25 @@ FILE *fopen(const char *path, const char *mode)
 	struct stat st;
 	int saved = errno;
 	find_real();
-	bool dev = stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+	if (in_world_on()) {
+		/* Recording or replaying: the file is the world's, its reads inputs and its
+		 * writes effects: the stream reads and writes through our calls. */
+		int fd = open(path, mode_flags(mode), 0666);
+		if (fd < 0)
+			return NULL;
+		FILE *f = cookie_stream(fd, mode, NULL);
+		if (!f) {
+			saved = errno;
+			close(fd);
+			errno = saved;
+		} else if (mode[0] == 'a') {
+			fseeko(f, 0, SEEK_END); /* where glibc's own stream starts */
+		}
+		return f;
+	}
+	/* the runtime's own look (--syscall-audit names the C library's calls) */
+	bool dev = rp_syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0 &&
+		   (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
 	errno = saved;
 	if (!dev || strchr(mode, 'x'))
 		return real_fopen(path, mode);
@@ -285,25 +311,81 @@ FILE *fopen(const char *path, const char *mode)
 
 FILE *fopen64(const char *path, const char *mode) __attribute__((alias("fopen")));
 
+/* Recording or replaying, the unnamed file is the world's (in_tmpfile_fd: the replay
+ * creates none), and its stream reads and writes through our calls, as fopen's. */
+FILE *tmpfile(void)
+{
+	find_real();
+	if (!in_world_on())
+		return real_tmpfile();
+	int fd = in_tmpfile_fd();
+	if (fd < 0)
+		return NULL;
+	FILE *f = cookie_stream(fd, "w+", NULL);
+	if (!f) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	return f;
+}
+
+FILE *tmpfile64(void) __attribute__((alias("tmpfile")));
+
 FILE *fdopen(int fd, const char *mode)
 {
 	find_real();
 	/* Anything a read or write may block on; a random device is a character device
 	 * too (its reads are recorded inputs: in_random_dev.c). */
-	if (io_fd_kind(fd) == IO_FD_OTHER)
+	if (io_fd_kind(fd) == IO_FD_OTHER && !in_world_fd(fd))
 		return real_fdopen(fd, mode);
 	return mode_fits(fd, mode) ? cookie_stream(fd, mode, NULL) : NULL;
+}
+
+/* popen while recording or replaying: its child is the world (inputs/in_world.c). The
+ * recording runs it and logs the descriptor, the pipe's bytes (the world's from the
+ * fork on) and pclose's status; the replay makes no child (a command is an effect on
+ * the world): a pipe of its own at the recorded number stands in, its reads come from
+ * the log, and pclose returns the recorded status. */
+static FILE *world_popen(const char *command, const char *mode, const char *m)
+{
+	long fd;
+	if (in_world_replayed(IN_WC_POPEN, -1, NULL, 0, &fd)) {
+		if (fd < 0) {
+			errno = (int)-fd;
+			return NULL;
+		}
+		pt_forks++;
+		in_world_forked();
+		in_world_standin((int)fd, IN_W_STREAM, (m[0] == 'w' ? O_WRONLY : O_RDONLY) |
+				 (strchr(mode, 'e') ? O_CLOEXEC : 0));
+		FILE *f = cookie_stream((int)fd, m, NULL);
+		struct pt_stream *s = f ? stream_of(f) : NULL;
+		if (s)
+			s->replayed = true;
+		return f;
+	}
+	FILE *p = real_popen(command, mode);
+	in_world_record(IN_WC_POPEN, -1, p ? fileno(p) : -errno, NULL, 0, IN_OUT_NONE);
+	if (!p)
+		return NULL;
+	pt_forks++;
+	in_world_forked();
+	FILE *f = cookie_stream(fileno(p), m, p);
+	return f ? f : p;
 }
 
 FILE *popen(const char *command, const char *mode)
 {
 	find_real();
+	/* The child has its end; ours goes through a cookie, glibc keeps p for pclose. */
+	char m[3] = {mode[0] == 'w' ? 'w' : 'r', strchr(mode, 'e') ? 'e' : 0, 0};
+	if (in_world_on())
+		return world_popen(command, mode, m);
 	FILE *p = real_popen(command, mode);
 	if (!p)
 		return NULL;
 	pt_forks++; /* the child may hold other pipes' ends too */
-	/* The child has its end; ours goes through a cookie, glibc keeps p for pclose. */
-	char m[3] = {mode[0] == 'w' ? 'w' : 'r', strchr(mode, 'e') ? 'e' : 0, 0};
 	FILE *f = cookie_stream(fileno(p), m, p);
 	return f ? f : p;
 }
@@ -312,12 +394,30 @@ int pclose(FILE *f)
 {
 	find_real();
 	struct pt_stream *s = stream_of(f);
-	if (!s || !s->proc)
+	if (!s || (!s->proc && !s->replayed))
 		return real_pclose(f);
-	FILE *p = s->proc;
-	s->pclosing = true;
-	real_fclose(f); /* flushes what was written; leaves the descriptor to p */
-	return real_pclose(p);
+	int fd = s->fd;
+	long status;
+	if (s->replayed) {
+		real_fclose(f); /* closes the stand-in */
+		if (!in_world_replayed(IN_WC_PCLOSE, fd, NULL, 0, &status))
+			status = -ECHILD;
+	} else {
+		FILE *p = s->proc;
+		s->pclosing = true;
+		real_fclose(f); /* flushes what was written; leaves the descriptor to p */
+		status = real_pclose(p);
+		if (status == -1)
+			status = -errno;
+		in_fd_closed(fd); /* glibc's pclose closed it behind the wrappers */
+		if (in_world_on())
+			in_world_record(IN_WC_PCLOSE, fd, status, NULL, 0, IN_OUT_NONE);
+	}
+	if (status < 0) {
+		errno = (int)-status;
+		return -1;
+	}
+	return (int)status;
 }
 
 /* glibc's freopen breaks on a cookie stream (it makes it a file stream in place, which
@@ -579,13 +679,45 @@ int ftrylockfile(FILE *f)
  * read from it, hands stdin back to the C library's own stream, whose reads block
  * every green thread again (docs/io.md); on the other cookie streams the wide calls
  * fail as on a byte-oriented stream (fwide says so), with a note. */
+/* stdin handed back to the C library while it is a file of the world: glibc's reads
+ * are its own, which no wrapper sees, so what is left of the file is read now,
+ * through the world (logged; the replay's from the log), into memory that becomes
+ * descriptor 0 in both runs. */
+static void stdin_to_memory(void)
+{
+	struct stat st;
+	off_t at = lseek(0, 0, SEEK_CUR);
+	if (at < 0 || fstat(0, &st) != 0)
+		return;
+	size_t n = st.st_size > at ? (size_t)(st.st_size - at) : 0;
+	char *buf = n ? malloc(n) : NULL;
+	ssize_t got = buf ? pread(0, buf, n, at) : 0;
+	long m = rp_raw_syscall(SYS_memfd_create, (long)"stdin", 0, 0, 0, 0, 0);
+	if (m >= 0) {
+		for (ssize_t done = 0; done < got;) {
+			long w = rp_raw_syscall(SYS_write, m, (long)(buf + done), got - done, 0, 0, 0);
+			if (w <= 0)
+				break;
+			done += w;
+		}
+		rp_raw_syscall(SYS_lseek, m, 0, SEEK_SET, 0, 0, 0);
+		rp_raw_syscall(SYS_dup3, m, 0, 0, 0, 0, 0);
+		rp_raw_syscall(SYS_close, m, 0, 0, 0, 0, 0);
+		in_world_set(0, IN_W_NONE, false);
+	}
+	free(buf);
+}
+
 static FILE *wide(FILE *f)
 {
 	find_real();
 	if (f && f == cookie_stdin && stdin == cookie_stdin) {
 		struct pt_stream *s = stream_of(f);
-		if (s && !s->used && f->_IO_read_ptr == f->_IO_read_end)
+		if (s && !s->used && f->_IO_read_ptr == f->_IO_read_end) {
+			if (in_world_fd(0) && in_world_kind(0) == IN_W_FILE)
+				stdin_to_memory();
 			stdin = glibc_stdin;
+		}
 	}
 	return f == cookie_stdin ? stdin : f;
 }

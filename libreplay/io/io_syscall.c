@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <sys/epoll.h>
+#include <sys/pidfd.h>
 #include <sys/random.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -105,6 +106,8 @@ long syscall(long nr, ...)
 		return times(p0);
 	case SYS_uname:
 		return uname(p0);
+	case SYS_pidfd_open:
+		return pidfd_open((pid_t)a[0], (unsigned)a[1]);
 	default:
 		return io_ret(rp_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
 	}

@@ -6,7 +6,9 @@
  * own, so a log cut short by a crash or SIGKILL is readable up to its last whole block.
  *
  * Writer: every call returns 0, or -1 with errno set. The record calls, rp_log_flush
- * and rp_log_maybe_flush never allocate and only call write(2), so they may run in a
+ * and rp_log_maybe_flush never allocate and only call pwrite(2) (and pread(2): an INPUT's
+ * bytes may be stored as a reference to an identical earlier payload, which the
+ * writer reads back first; docs/log-format.md, "Stored bytes"), so they may run in a
  * signal handler (the scheduler's timer tick), but the writer is not reentrant: a
  * handler must not interrupt one writer call to make another (block that signal around
  * calls made outside it; a reentrant call fails with EBUSY). rp_log_flush_from_signal
@@ -21,10 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Versions 1 and 2 are read too: 1's END says exited or signaled only; both code
+/* Versions 1 to 3 are read too: 1's END says exited or signaled only; 1 and 2 code
  * INPUT payloads as bytes, preempted counts exactly, and start the model afresh at
- * every block. */
-#define RP_LOG_VERSION 3
+ * every block; 1 to 3 store every payload's bytes as they are. */
+#define RP_LOG_VERSION 4
 #define RP_LOG_BUILD_ID_MAX 64
 #define RP_LOG_ERRLEN 512
 
@@ -44,6 +46,9 @@
 #define RP_LOG_BLOCK_MAX (256u << 10)     /* payload bytes in one block */
 #define RP_LOG_BLOCK_THREADS 256u         /* threads with PREEMPT records in one block */
 #define RP_LOG_FLUSH_INTERVAL_NS 2000000ull /* rp_log_maybe_flush's default: 2 ms */
+/* The zstd level INPUT payloads of 64 bytes or more are compressed at, by default
+ * (docs/log-format.md, "Stored bytes": the measurement that chose it). */
+#define RP_LOG_ZSTD_LEVEL 1
 /* The INPUT kind of the filler a writer puts at the end of a block to end it at a 4 KiB
  * boundary of the file (tid 0..3, zero bytes); readers return it like any INPUT. */
 #define RP_LOG_INPUT_PAD 255
@@ -125,14 +130,18 @@ struct rp_log_stats {
 	uint64_t blocks;       /* blocks with records (the one being filled included) */
 	uint64_t writes;       /* pwrite(2)s of blocks: each block's growing prefix */
 	uint64_t bytes;        /* the file's length once the records so far are written */
+	uint64_t input_bytes;  /* bytes of INPUT payloads of 64 bytes or more */
+	uint64_t zstd_inputs;  /* of those payloads, stored compressed */
+	uint64_t ref_inputs;   /* stored as references to an identical earlier one */
 };
 
-/* Create (truncate) path with O_APPEND|O_CLOEXEC and write the header. On failure
- * returns -1 with errno set and a message in err. */
+/* Create (truncate) path, read-write and close-on-exec, and write the header. On
+ * failure returns -1 with errno set and a message in err. */
 int rp_log_create(const char *path, const struct rp_log_header *h,
 		  struct rp_log_writer **out, char *err, size_t errlen);
-/* The same on an open file descriptor (made O_APPEND and close-on-exec), which the
- * writer owns from then on, also when this fails. */
+/* The same on an open file descriptor (its O_APPEND cleared, made close-on-exec),
+ * which the writer owns from then on, also when this fails. Open for reading too, or
+ * the writer makes references only within the block being filled. */
 int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
 		     struct rp_log_writer **out, char *err, size_t errlen);
 
@@ -160,6 +169,12 @@ int rp_log_sync(struct rp_log_writer *w);
  * then loses only records younger than the interval. */
 int rp_log_maybe_flush(struct rp_log_writer *w, uint64_t now_ns);
 void rp_log_set_flush_interval(struct rp_log_writer *w, uint64_t ns);
+/* How INPUT payloads of 64 bytes or more are stored: compressed with zstd at
+ * zstd_level (1..19; 0: not compressed), and as references to identical earlier
+ * payloads (refs). By default RP_LOG_ZSTD_LEVEL and references. A measuring aid
+ * (bench/logsize.sh: the log without them); the reader reads any. Before the first
+ * record, outside signal handlers (it allocates): 0, or -1 with errno set. */
+int rp_log_set_store(struct rp_log_writer *w, int zstd_level, bool refs);
 /* Called once, at the first write that fails (ENOSPC, EIO, EFBIG: RLIMIT_FSIZE is
  * checked before writing, so no SIGXFSZ), in whatever context the write was (a signal
  * handler too), with its errno. The file keeps the records written before; every
@@ -182,6 +197,10 @@ void rp_log_writer_stats(const struct rp_log_writer *w, struct rp_log_stats *st)
 /* The running executable's NT_GNU_BUILD_ID (buf holds RP_LOG_BUILD_ID_MAX bytes).
  * 0 and *len set, or -1 (ENOENT) and *len = 0 when it has none. */
 int rp_log_self_build_id(uint8_t *buf, size_t *len);
+/* The NT_GNU_BUILD_ID of a loaded object (dl_iterate_phdr's), read from its PT_NOTE
+ * segments in memory, into buf (RP_LOG_BUILD_ID_MAX bytes): its length, 0 if none. */
+struct dl_phdr_info;
+size_t rp_log_object_build_id(const struct dl_phdr_info *info, uint8_t *buf);
 /* A hash (RP_LOG_CODE_HASH_LEN bytes into buf) of what the ELF file at path loads: the
  * file bytes of its PT_LOAD segments, code and data. 0, or -1 with errno set. */
 int rp_log_code_hash(const char *path, uint8_t *buf);

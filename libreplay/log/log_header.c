@@ -116,9 +116,8 @@ struct build_id_search {
 	size_t len;
 };
 
-static int build_id_cb(struct dl_phdr_info *info, size_t size, void *data)
+size_t rp_log_object_build_id(const struct dl_phdr_info *info, uint8_t *buf)
 {
-	struct build_id_search *s = data;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_NOTE)
@@ -135,14 +134,21 @@ static int build_id_cb(struct dl_phdr_info *info, size_t size, void *data)
 				break;
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    memcmp(np, "GNU", 4) == 0) {
-				s->len = nh->n_descsz < RP_LOG_BUILD_ID_MAX ? nh->n_descsz
-									: RP_LOG_BUILD_ID_MAX;
-				memcpy(s->buf, np + name, s->len);
-				return 1;
+				size_t len = nh->n_descsz < RP_LOG_BUILD_ID_MAX ? nh->n_descsz
+									 : RP_LOG_BUILD_ID_MAX;
+				memcpy(buf, np + name, len);
+				return len;
 			}
 			p = np + name + desc;
 		}
 	}
+	return 0;
+}
+
+static int build_id_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct build_id_search *s = data;
+	s->len = rp_log_object_build_id(info, s->buf);
 	return 1; /* the first object is the executable: look no further */
 }
 

@@ -43,9 +43,56 @@ struct input_state {
 	struct rice r[IN_WORDS];
 };
 
+/* ---- stored bytes (log_store.c): version 4 ------------------------------------------------ */
+
+/* An INPUT payload this long or longer (PAD's excepted) says how its bytes are stored:
+ * bits(2, how), then its fields, then the bytes from a byte boundary. */
+#define STORE_MIN 64
+enum { STORE_PLAIN, STORE_ZSTD, STORE_REF };
+
+/* How the writer stores one payload (log_encode_input). */
+struct stored {
+	int how;              /* STORE_* */
+	const uint8_t *bytes; /* PLAIN, ZSTD: what goes into the block, slen of them */
+	uint32_t slen;        /* REF: the length of the referenced stored bytes */
+	uint64_t off;         /* REF: their file offset */
+	bool z;               /* REF: they are a zstd frame */
+	uint64_t hash;        /* REF: log_hash of the payload */
+};
+
+/* zstd contexts on memory allocated once (rp_malloc): they never allocate again. */
+struct log_zstd {
+	int level;        /* 0: compress nothing */
+	void *cctx, *cmem;
+	void *dctx, *dmem;
+};
+int log_zstd_init(struct log_zstd *z, int level, bool compress);
+void log_zstd_free(struct log_zstd *z);
+/* Compress n bytes into dst (n - 1 bytes of room): the frame's length, or 0 when it
+ * would not be shorter than the bytes. */
+uint32_t log_zstd_compress(struct log_zstd *z, uint8_t *dst, const uint8_t *src, uint32_t n);
+/* slen bytes at src, one zstd frame, into exactly len bytes at dst: NULL, or why not. */
+const char *log_zstd_decompress(struct log_zstd *z, uint8_t *dst, uint32_t len,
+				const uint8_t *src, uint32_t slen);
+uint64_t log_hash(const uint8_t *p, size_t n);
+
+/* The reader's: where a reference's bytes come from, and the bounds they must keep. */
+struct log_fetch {
+	int fd;
+	uint64_t first;       /* the header's length: stored bytes start after it */
+	uint64_t payload_off; /* file offset of the payload of the block being decoded */
+	struct log_zstd zstd;
+	uint8_t *buf;         /* RP_LOG_INPUT_MAX bytes: a reference's stored bytes */
+};
+/* The payload a reference names, into out (len bytes), checked against hash: NULL, or
+ * why not. */
+const char *log_fetch(struct log_fetch *f, uint64_t off, uint32_t slen, bool z, uint64_t hash,
+		      uint8_t *out, uint32_t len);
+
 /* Reset at every block start (log_model_block_start), so each block decodes alone. */
 struct model {
 	int version;                        /* the log's: 1 and 2 code inputs as bytes */
+	struct log_fetch *fetch;            /* the reader's, for version 4 payloads */
 	uint32_t n;                         /* threads seen in the block */
 	uint16_t lru[RP_LOG_BLOCK_THREADS]; /* indices into t, least recent first */
 	struct thread_state t[RP_LOG_BLOCK_THREADS];
@@ -67,11 +114,12 @@ uint32_t log_model_rank(const struct model *m, uint32_t tid);
 /* A PREEMPT record of tid, rank r (log_model_rank's), into b. */
 void log_encode_preempt(struct model *m, struct bitw *b, uint32_t r, uint32_t tid,
 			uint64_t count, uint64_t pc);
-/* An INPUT record (its symbol already written) into b. */
+/* An INPUT record (its symbol already written) into b; s says how its bytes are
+ * stored when len >= STORE_MIN (as they are when s is NULL). */
 void log_encode_input(struct model *m, struct bitw *b, uint32_t tid, uint8_t kind,
-		      const uint8_t *data, uint32_t len);
-/* Upper bound of its bits. */
-size_t log_input_bits(uint32_t len);
+		      const uint8_t *data, uint32_t len, const struct stored *s);
+/* Upper bound of its bits (s as for log_encode_input). */
+size_t log_input_bits(uint32_t len, const struct stored *s);
 /* Decode one record; NULL, or why it is malformed. in and fin hold INPUT bytes and
  * END pairs, waits a DEADLOCK or HANG END's threads. */
 const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_record *rec,

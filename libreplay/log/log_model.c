@@ -58,6 +58,7 @@ static void model_reset(struct model *m)
 void log_model_init(struct model *m, int version)
 {
 	m->version = version;
+	m->fetch = NULL;
 	model_reset(m);
 }
 
@@ -217,9 +218,87 @@ static bool input_words(uint32_t len)
 	return len && len % 8 == 0 && len / 8 <= IN_WORDS;
 }
 
-size_t log_input_bits(uint32_t len)
+/* Whether a payload says how its bytes are stored (version 4). */
+static bool input_stored(const struct model *m, uint8_t kind, uint32_t len)
 {
-	return 1 + 8 + 33 + (input_words(len) ? (len / 8) * (1 + 70) : 8 * (size_t)len);
+	return m->version >= 4 && len >= STORE_MIN && kind != RP_LOG_INPUT_PAD;
+}
+
+size_t log_input_bits(uint32_t len, const struct stored *s)
+{
+	size_t head = 1 + 8 + 33;
+	if (len < STORE_MIN)
+		return head + (input_words(len) ? (len / 8) * (1 + 70) : 8 * (size_t)len);
+	head += 2 + 7; /* how, and the bits to the byte boundary */
+	if (!s || s->how == STORE_PLAIN)
+		return head + 8 * (size_t)len;
+	if (s->how == STORE_ZSTD)
+		return head + 33 + 8 * (size_t)s->slen;
+	return head + 70 + 33 + 1 + 64;
+}
+
+/* Version 4: the bytes of a payload of STORE_MIN or more, as s says (docs/log-format.md,
+ * "Stored bytes"). */
+static void put_stored(struct bitw *b, const uint8_t *data, uint32_t len, const struct stored *s)
+{
+	static const struct stored plain = {.how = STORE_PLAIN};
+	if (!s)
+		s = &plain;
+	put_bits(b, 2, (uint64_t)s->how);
+	if (s->how == STORE_ZSTD)
+		put_eg(b, s->slen);
+	if (s->how == STORE_REF) {
+		put_num(b, s->off);
+		put_eg(b, s->slen);
+		put_bits(b, 1, s->z);
+		put_bits(b, 64, s->hash);
+		return;
+	}
+	b->bits = (b->bits + 7) & ~(size_t)7;
+	const uint8_t *src = s->how == STORE_ZSTD ? s->bytes : data;
+	uint32_t n = s->how == STORE_ZSTD ? s->slen : len;
+	memcpy(b->p + b->bits / 8, src, n);
+	b->bits += 8 * (size_t)n;
+}
+
+/* Its reader: len bytes into in. */
+static const char *get_stored(struct model *m, struct bitr *b, uint8_t *in, uint32_t len)
+{
+	uint64_t how, off = 0, z = 0, hash = 0, pad;
+	uint32_t slen = len;
+	if (get_bits(b, 2, &how) < 0)
+		return "INPUT record cut off";
+	if (how == STORE_ZSTD && get_eg(b, &slen) < 0)
+		return "INPUT record cut off";
+	if (how == STORE_REF) {
+		if (get_num(b, &off) < 0 || get_eg(b, &slen) < 0 || get_bits(b, 1, &z) < 0 ||
+		    get_bits(b, 64, &hash) < 0)
+			return "INPUT record cut off";
+		struct log_fetch *f = m->fetch;
+		/* The referenced bytes end before this record's end, after the header. */
+		if (!f || slen == 0 || slen > RP_LOG_INPUT_MAX || (!z && slen != len) ||
+		    off < f->first || off + slen > f->payload_off + b->bits / 8)
+			return "INPUT reference to bytes that are not before it";
+		return log_fetch(f, off, slen, z, hash, in, len);
+	}
+	if (how > STORE_REF)
+		return "INPUT stored in an unknown way";
+	unsigned gap = (unsigned)(-b->bits & 7);
+	if (get_bits(b, gap, &pad) < 0 || pad)
+		return "INPUT record cut off";
+	if (slen > (b->nbits - b->bits) / 8)
+		return "INPUT record cut off";
+	const uint8_t *src = b->p + b->bits / 8;
+	b->bits += 8 * (size_t)slen;
+	if (how == STORE_PLAIN) {
+		memcpy(in, src, len);
+		return NULL;
+	}
+	if (!m->fetch)
+		return "INPUT compressed where no reader can decompress it";
+	if (slen == 0 || slen >= len)
+		return "INPUT compressed to no fewer bytes";
+	return log_zstd_decompress(&m->fetch->zstd, in, len, src, slen);
 }
 
 /* How the change of word j goes: the mode (COUNT_*) and the rice value. */
@@ -265,7 +344,7 @@ static void input_remember(struct model *m, uint8_t kind, const uint8_t *data, u
 }
 
 void log_encode_input(struct model *m, struct bitw *b, uint32_t tid, uint8_t kind,
-		      const uint8_t *data, uint32_t len)
+		      const uint8_t *data, uint32_t len, const struct stored *s)
 {
 	put_eg(b, tid);
 	bool same = m->last_kind == kind && m->last_len == len;
@@ -275,6 +354,11 @@ void log_encode_input(struct model *m, struct bitw *b, uint32_t tid, uint8_t kin
 		put_eg(b, len);
 	}
 	struct input_state *st = &m->in[kind];
+	if (input_stored(m, kind, len)) {
+		put_stored(b, data, len, s);
+		input_remember(m, kind, data, len);
+		return;
+	}
 	if (!input_words(len) || st->len != len) {
 		for (uint32_t i = 0; i < len; i++)
 			put_bits(b, 8, data[i]);
@@ -319,6 +403,13 @@ static const char *input_decode(struct model *m, struct bitr *b, struct rp_log_r
 	}
 	rec->data = in;
 	struct input_state *st = &m->in[rec->input_kind];
+	if (input_stored(m, rec->input_kind, rec->len)) {
+		const char *why = get_stored(m, b, in, rec->len);
+		if (why)
+			return why;
+		input_remember(m, rec->input_kind, in, rec->len);
+		return NULL;
+	}
 	if (m->version < 3 || !input_words(rec->len) || st->len != rec->len) {
 		for (uint32_t i = 0; i < rec->len; i++) {
 			if (get_bits(b, 8, &v) < 0)

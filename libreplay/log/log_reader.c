@@ -33,6 +33,7 @@ struct rp_log_reader {
 	uint8_t *input;      /* RP_LOG_INPUT_MAX bytes */
 	struct rp_log_final *final; /* RP_LOG_END_THREADS_MAX pairs */
 	struct rp_log_wait *waits;  /* RP_LOG_END_THREADS_MAX threads' states */
+	struct log_fetch fetch;     /* stored bytes: zstd, references (version 4) */
 	char msg[RP_LOG_ERRLEN];
 };
 
@@ -131,7 +132,7 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 		return -1;
 	}
 	struct stat sb;
-	if (fstat(r->fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+	if (rp_raw_syscall(SYS_fstat, r->fd, (long)&sb, 0, 0, 0, 0) != 0 || !S_ISREG(sb.st_mode)) {
 		log_say(err, errlen, "%s: not a regular file", path);
 		rp_log_close_reader(r);
 		return -1;
@@ -148,7 +149,12 @@ int rp_log_open(const char *path, struct rp_log_reader **out, char *err, size_t 
 	r->final = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->final);
 	r->waits = rp_malloc(RP_LOG_END_THREADS_MAX * sizeof *r->waits);
 	log_model_init(&r->m, r->hdr.version);
-	if (!r->payload || !r->input || !r->final || !r->waits) {
+	r->fetch.fd = r->fd;
+	r->fetch.first = r->off;
+	r->fetch.buf = rp_malloc(RP_LOG_INPUT_MAX);
+	r->m.fetch = &r->fetch;
+	if (!r->payload || !r->input || !r->final || !r->waits || !r->fetch.buf ||
+	    log_zstd_init(&r->fetch.zstd, 0, false) < 0) {
 		log_say(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		rp_log_close_reader(r);
 		errno = ENOMEM;
@@ -238,6 +244,7 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 
 	struct rp_log_record rec;
 	r->br = (struct bitr){r->payload, 0, (size_t)len * 8};
+	r->fetch.payload_off = r->off + BLOCK_HDR;
 	log_model_block_start(&r->m);
 	for (uint32_t i = 0; i < nrec; i++) {
 		const char *why = log_decode_record(&r->m, &r->br, &rec, r->input, r->final,
@@ -326,7 +333,7 @@ int rp_log_scan(const struct rp_log_reader *r, struct rp_log_scan *out)
 	uint64_t off = r->block ? r->block_off : r->off;
 	uint32_t seq = r->block ? r->block : 1;
 	memset(out, 0, sizeof *out);
-	if (fstat(r->fd, &sb) != 0)
+	if (rp_raw_syscall(SYS_fstat, r->fd, (long)&sb, 0, 0, 0, 0) != 0)
 		return -1;
 	uint64_t size = (uint64_t)sb.st_size;
 	while (off + BLOCK_HDR <= size) {
@@ -373,5 +380,7 @@ void rp_log_close_reader(struct rp_log_reader *r)
 	rp_free(r->input);
 	rp_free(r->final);
 	rp_free(r->waits);
+	rp_free(r->fetch.buf);
+	log_zstd_free(&r->fetch.zstd);
 	rp_free(r);
 }

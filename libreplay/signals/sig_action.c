@@ -1,13 +1,14 @@
-/* sig_action.c: signals the replay cannot reproduce are said out loud.
+/* sig_action.c: the program's handlers, behind a trampoline.
  *
  * A signal the process sends itself (raise, kill(getpid()), pthread_kill, sigqueue)
  * arrives at the call that sent it, the same in the replay; a fault arrives at its
  * instruction. Any other signal (SIGINT from a terminal, SIGTERM or SIGUSR1 from
- * another process, SIGALRM from alarm or setitimer, SIGCHLD) arrives at a moment no
- * log record names, so a handler that ran for one cannot run at the same point in
- * the replay. Recording, the program's handlers for such signals run behind a
- * trampoline that, when one arrives, says so on stderr and logs an ASYNC_SIGNAL
- * input; a replay of that log refuses to start (engine/schedule/replay.c) instead of diverging.
+ * another process, SIGALRM from alarm or setitimer, a timer_create timer's, SIGCHLD)
+ * arrives at a moment no log record names. Recording, the trampoline of the program's
+ * handler holds it (rp_async_arrived) and the engine delivers it at the next point a
+ * replay can find again, logged (engine/schedule/async.c), through sig_async
+ * (sig_deliver.c); a replay delivers only the log's, and drops the ones that come
+ * (its own timers fire again), but a request to end from outside ends it.
  * SIGPROF and SIGRTMIN+7 are the runtime's (time slice, replay breakpoint): a
  * program's handler for them, or setitimer(ITIMER_PROF), fails with EINVAL and a note.
  * A handler may be preempted like any instrumented code, so the kernel must not
@@ -62,29 +63,57 @@ static void say(const char *msg)
 	rp_fd_say(msg, strlen(msg));
 }
 
+/* A replay delivers the recording's signals from outside where the log says; one
+ * that comes now is not the recording's (its timers fire again, or someone sends it):
+ * dropped. A terminal's or another process's request to end (SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT) ends the replay instead, so that Ctrl-C stops it. */
+static void replay_outside(int sig, const siginfo_t *si)
+{
+	bool timer = si->si_code == SI_TIMER || (sig == SIGALRM && si->si_code == SI_KERNEL) ||
+		     sig == SIGVTALRM || sig == SIGCHLD;
+	bool end = sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+	if (timer || !end)
+		return;
+	char msg[200];
+	const char *name = sigabbrev_np(sig);
+	snprintf(msg, sizeof msg, "libreplay: signal %d (SIG%s) from outside ends the replay\n", sig,
+		 name ? name : "?");
+	say(msg);
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	rp_sigaction(sig, &dfl, NULL);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	rp_sigprocmask(SIG_UNBLOCK, &one, NULL);
+	rp_syscall(SYS_tgkill, (pid_t)rp_syscall(SYS_getpid), (pid_t)rp_syscall(SYS_gettid), sig);
+}
+
 static void trampoline(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	bool self = (si->si_code == SI_USER || si->si_code == SI_TKILL || si->si_code == SI_QUEUE) &&
 		    si->si_pid == in_real_pid();
-	if (!self) {
-		char msg[300];
-		const char *name = sigabbrev_np(sig);
-		snprintf(msg, sizeof msg, "libreplay: signal %d (SIG%s) from %s reached the program's "
-			 "handler; %s\n", sig, name ? name : "?",
-			 si->si_code == SI_KERNEL || si->si_code == SI_TIMER ? "a timer or the kernel" :
-			 "outside the process",
-			 rp_replaying ? "the recording had no such signal here, the replay may diverge" :
-			 "replaying a signal from outside is not supported: this recording will not replay");
-		say(msg);
-		if (!rp_replaying)
-			rp_async_signal(sig, si->si_code, si->si_pid,
-					rp_sic_pc_instrumented((uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP]));
+	if (!self && rp_replaying) {
+		replay_outside(sig, si);
+		errno = saved;
+		return;
 	}
+	if (!self && rp_async_defers()) {
+		/* Held, and delivered where a replay can deliver it again (async.c). */
+		rp_async_arrived(si, uc);
+		errno = saved;
+		return;
+	}
+	/* Sent through the kernel by the process itself, or nothing is recorded (a fork
+	 * child): the handler runs here, as the kernel would run it. */
 	struct sigaction a = user[sig];
-	if (a.sa_flags & SA_RESETHAND) { /* the kernel has reset its handler already */
-		user[sig].sa_handler = SIG_DFL;
-		user[sig].sa_flags &= ~SA_SIGINFO;
+	if (a.sa_flags & SA_RESETHAND) { /* the kernel's flag, which the trampoline holds */
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		sigaction(sig, &dfl, NULL);
 	}
 	errno = saved;
 	if (!(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN))
@@ -97,13 +126,6 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 		a.sa_sigaction(sig, si, uc);
 	else
 		a.sa_handler(sig);
-}
-
-/* At exit, before the log is closed (registered after the session's own exit
- * handler, so it runs first): a signal still pending goes into the log. */
-static void flush_at_exit(void)
-{
-	rp_async_signal_flush();
 }
 
 /* The runtime's handler that stands in for SIG_DFL (session.c: it writes END, then the
@@ -164,18 +186,27 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 			as_default(old);
 		return rc;
 	}
-	static bool at_exit;
 	const struct sigaction *give = act;
 	if (handler) {
 		mine = *act;
 		mine.sa_flags |= SA_SIGINFO;
 		mine.sa_flags &= ~SA_ONSTACK; /* the trampoline switches (sig_altstack.c) */
+		/* A signal from outside runs the handler later (async.c), which resets it
+		 * then (sig_deliver.c); the kernel must keep the trampoline meanwhile. */
+		mine.sa_flags &= ~SA_RESETHAND;
 		if (rp_bp_traps_sigill())
 			sigdelset(&mine.sa_mask, SIGILL); /* a trap in the handler must not kill */
+		/* No time slice's tick inside: one in the C library the trampoline calls
+		 * (errno's address, memcpy) would take the interrupted thread's count from
+		 * __sic_home, stale when the program's own code was interrupted (its count
+		 * is in the signal frame); the tick comes when the trampoline returns. */
+		sigaddset(&mine.sa_mask, SIGPROF);
 		mine.sa_sigaction = trampoline;
 		give = &mine;
-		if (!at_exit)
-			at_exit = atexit(flush_at_exit) == 0;
+		/* Where signals from outside are delivered (async.c), and the handlers run. */
+		pt_deliver_hook = sig_deliver;
+		rp_resumed_hook = sig_resumed;
+		rp_async_hook = sig_async;
 	}
 	return install(sig, act, give, old);
 }
@@ -196,7 +227,8 @@ sighandler_t signal(int sig, sighandler_t fn)
 }
 
 /* ITIMER_PROF raises SIGPROF, the recorder's. ITIMER_REAL and ITIMER_VIRTUAL work;
- * their signals are reported as above when they reach a handler. */
+ * their signals are held and logged as above when they reach a handler, the old
+ * value is recorded (sig_timer.c). */
 int setitimer(__itimer_which_t which, const struct itimerval *v, struct itimerval *old)
 {
 	if (which == ITIMER_PROF && runtime_on() && v) {
@@ -205,5 +237,6 @@ int setitimer(__itimer_which_t which, const struct itimerval *v, struct itimerva
 		errno = EINVAL;
 		return -1;
 	}
-	return (int)rp_syscall(SYS_setitimer, which, v, old);
+	int rc = (int)rp_syscall(SYS_setitimer, which, v, old);
+	return old ? sig_timer_input(SIG_T_SETITIMER, rc, old, sizeof *old) : rc;
 }

@@ -44,6 +44,22 @@ static void set_of(uint64_t m, sigset_t *set)
 /* Signals no mask holds back. */
 static const uint64_t unblockable = 1ull << (SIGKILL - 1) | 1ull << (SIGSTOP - 1);
 
+/* The kernel's mask: the thread's (bits), but the runtime's signals and the replay's
+ * trap byte's SIGILL (the thread's mask holds it, not the kernel's). */
+static void kernel_mask(uint64_t bits)
+{
+	sigset_t kernel;
+	set_of(bits, &kernel);
+	keep_runtime_signals(&kernel);
+	if (rp_bp_traps_sigill())
+		sigdelset(&kernel, SIGILL); /* the thread's mask holds it, not the kernel's */
+	if (rp_audit_on)
+		sigdelset(&kernel, SIGSYS); /* --syscall-audit's trap (engine/ending/audit.c) */
+	int saved = errno;
+	rp_sigprocmask(SIG_SETMASK, &kernel, NULL);
+	errno = saved;
+}
+
 /* Main's mask is the one the process started with. */
 __attribute__((constructor(104))) static void main_mask(void)
 {
@@ -70,13 +86,7 @@ int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 		self->sigmask &= ~bits;
 	else
 		self->sigmask = bits;
-	sigset_t kernel;
-	set_of(self->sigmask, &kernel);
-	if (rp_bp_traps_sigill())
-		sigdelset(&kernel, SIGILL); /* the thread's mask holds it, not the kernel's */
-	int saved = errno;
-	rp_sigprocmask(SIG_SETMASK, &kernel, NULL);
-	errno = saved;
+	kernel_mask(self->sigmask);
 	/* Unblocked signals pending for this thread are delivered before we return. */
 	pt_signals_check(self);
 	return 0;
@@ -235,37 +245,65 @@ int tgkill(pid_t tgid, pid_t tid, int sig)
 	return raise(sig);
 }
 
+/* A signal to one other process (a child, most often) is an effect on the world, like
+ * making a child (pt_fork.c): recording, it is sent and its result logged; replaying,
+ * the logged result comes back and nothing is sent (the replay made no child, and the
+ * pid may be another process's now). Groups (pid 0, below -1) and -1 go to the kernel. */
+static bool to_other_process(pid_t pid, pid_t real)
+{
+	return pid > 0 && real != (pid_t)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
 int kill(pid_t pid, int sig)
 {
 	/* getpid() gives the program the recorded pid in a replay (in_ids.c); the kernel
 	 * wants the real one. */
 	pid_t real = pid < -1 ? -in_real_id(-pid) : in_real_id(pid);
-	int r = send_to_process(real, sig, SI_USER, (union sigval){0});
+	int r;
+	if (to_other_process(pid, real)) {
+		if (pt_outside_replay(PT_CALL_KILL, &r))
+			return r;
+		r = (int)rp_syscall(SYS_kill, real, sig);
+		pt_outside_record(PT_CALL_KILL, r, errno);
+		return r;
+	}
+	r = send_to_process(real, sig, SI_USER, (union sigval){0});
 	return r == TO_KERNEL ? (int)rp_syscall(SYS_kill, real, sig) : r;
 }
 
 int sigqueue(pid_t pid, int sig, const union sigval value)
 {
 	pid_t real = in_real_id(pid);
-	int r = send_to_process(real, sig, SI_QUEUE, value);
-	if (r != TO_KERNEL)
+	int r;
+	bool other = to_other_process(pid, real);
+	if (other && pt_outside_replay(PT_CALL_SIGQUEUE, &r))
+		return r;
+	if (!other && (r = send_to_process(real, sig, SI_QUEUE, value)) != TO_KERNEL)
 		return r;
 	static int (*libc_sigqueue)(pid_t, int, const union sigval);
 	if (!libc_sigqueue)
 		libc_sigqueue = (int (*)(pid_t, int, const union sigval))dlsym(RTLD_NEXT, "sigqueue");
 	if (!libc_sigqueue)
 		rp_fatal("cannot find the C library's sigqueue");
-	return libc_sigqueue(real, sig, value);
+	r = libc_sigqueue(real, sig, value);
+	if (other)
+		pt_outside_record(PT_CALL_SIGQUEUE, r, errno);
+	return r;
 }
 
 /* Is sigsuspend or pause to go to the kernel? When the caller is the only thread,
  * only a signal from outside (a timer, say) can end the wait: the kernel's wait is
- * the right one. */
+ * the right one, unless such signals are logged (recording: delivered where the log
+ * says, engine/schedule/async.c) or come from the log (replaying): then the thread
+ * waits as any other, and the scheduler, every thread blocked, waits for the signal
+ * (or, replaying, takes it from the log). */
 static bool alone(void)
 {
 	struct sched_thread *cur = sched_current();
 	if (sched_thread_id(cur) == 0 || pt_in_scheduler())
 		return true;
+	if (rp_async_defers() || rp_replaying)
+		return false;
 	for (struct sched_thread *t = sched_thread_next(NULL); t; t = sched_thread_next(t)) {
 		struct sched_thread_info info;
 		sched_thread_info(t, &info);
@@ -360,9 +398,17 @@ int sigsuspend(const sigset_t *mask)
 	uint64_t saved = self->sigmask;
 	self->sigmask = bits_of(&copy) & ~unblockable;
 	pt_testcancel(self);
+	/* The kernel's mask is the last mask set (pthread_sigmask): this one while it
+	 * waits, so that a signal from outside it lets through comes (to a handler, or
+	 * its default action) and every thread blocked waits for it (rp_signal_waiters:
+	 * not a deadlock). */
+	kernel_mask(self->sigmask);
+	rp_signal_waiters++;
 	wait_for(self, ~self->sigmask, NULL);
+	rp_signal_waiters--;
 	sig_deliver(self);
 	self->sigmask = saved;
+	kernel_mask(saved);
 	errno = EINTR;
 	return -1;
 }

@@ -41,36 +41,42 @@ static unsigned queued(const struct pt_thread *pt)
 	return n;
 }
 
-int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
-		   union sigval value)
+/* Queue info for pt; false if it cannot be (the bound reached, no memory: err). A
+ * standard signal already pending is not queued twice; real-time ones queue. */
+static bool enqueue(struct pt_thread *pt, const siginfo_t *info, int *err)
+{
+	int sig = info->si_signo;
+	uint64_t bit = pt_sigbit(sig);
+	if ((pt->sigpending & bit) && sig < SIGRTMIN)
+		return true;
+	if (queued(pt) >= PT_SIGQ_MAX) {
+		*err = EAGAIN;
+		return false;
+	}
+	struct pt_sigq *q = calloc(1, sizeof *q);
+	if (!q) {
+		*err = ENOMEM;
+		return false;
+	}
+	q->info = *info;
+	struct pt_sigq **end = &pt->sigq;
+	while (*end)
+		end = &(*end)->next;
+	*end = q;
+	pt->sigpending |= bit;
+	pt_signals_queued++;
+	/* The layers below deliver through these: set before the first signal is
+	 * pending, the only time they are called. */
+	pt_deliver_hook = sig_deliver;
+	rp_resumed_hook = sig_resumed;
+	return true;
+}
+
+/* t, not running (or waiting while the scheduler idles), got sig: wake or interrupt
+ * it if that is due. */
+static void notify(struct sched_thread *t, struct pt_thread *pt, int sig)
 {
 	uint64_t bit = pt_sigbit(sig);
-	if (!(pt->sigpending & bit) || sig >= SIGRTMIN) {
-		if (queued(pt) >= PT_SIGQ_MAX)
-			return EAGAIN;
-		struct pt_sigq *q = calloc(1, sizeof *q);
-		if (!q)
-			return ENOMEM;
-		q->info.si_signo = sig;
-		q->info.si_code = code;
-		q->info.si_pid = getpid();
-		q->info.si_uid = getuid();
-		q->info.si_value = value;
-		struct pt_sigq **end = &pt->sigq;
-		while (*end)
-			end = &(*end)->next;
-		*end = q;
-		pt->sigpending |= bit;
-		pt_signals_queued++;
-		/* The layers below deliver through these: set before the first signal is
-		 * pending, the only time they are called. */
-		pt_deliver_hook = sig_deliver;
-		rp_resumed_hook = sig_resumed;
-	}
-	if (t == sched_current()) {
-		pt_signals_check(pt);
-		return 0;
-	}
 	if (pt->waiting == PT_WAIT_SIGNAL) {
 		if (pt->sigwaiting & bit)
 			sched_wake_one(&pt->sigwaitq); /* it alone waits there */
@@ -81,7 +87,67 @@ int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
 		 * ignored signal interrupts nothing. */
 		pt_interrupt(t, pt, PT_ESIGNALED);
 	}
+}
+
+int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
+		   union sigval value)
+{
+	siginfo_t info;
+	memset(&info, 0, sizeof info);
+	info.si_signo = sig;
+	info.si_code = code;
+	info.si_pid = getpid();
+	info.si_uid = getuid();
+	info.si_value = value;
+	int err = 0;
+	if (!enqueue(pt, &info, &err))
+		return err;
+	if (t == sched_current())
+		pt_signals_check(pt);
+	else
+		notify(t, pt, sig);
 	return 0;
+}
+
+/* Who takes a signal from outside, as the kernel picks a thread of a process: one
+ * waiting for it in sigwait or sigsuspend, else the running thread (running: at a
+ * counting point) unless it blocks it, else the first thread that does not, else
+ * the first thread (pending there until it unblocks it). Depends only on the
+ * threads' state, the same in a replay at the same point. */
+static struct sched_thread *async_target(int sig, bool running)
+{
+	uint64_t bit = pt_sigbit(sig);
+	struct sched_thread *cur = sched_current(), *first = NULL, *open = NULL;
+	for (struct sched_thread *t = sched_thread_next(NULL); t; t = sched_thread_next(t)) {
+		struct pt_thread *pt = sched_thread_id(t) ? pt_find(t) : NULL;
+		if (!pt || pt->exited)
+			continue;
+		if (pt->waiting == PT_WAIT_SIGNAL && (pt->sigwaiting & bit))
+			return t;
+		if (!first)
+			first = t;
+		if (!open && !(pt->sigmask & bit))
+			open = t;
+	}
+	struct pt_thread *self = running && sched_thread_id(cur) ? pt_find(cur) : NULL;
+	if (self && !self->exited && !(self->sigmask & bit))
+		return cur;
+	return open ? open : first;
+}
+
+void sig_async(const siginfo_t *si, bool running)
+{
+	int sig = si->si_signo;
+	if (sig <= 0 || sig > 64)
+		return;
+	struct sched_thread *t = async_target(sig, running);
+	struct pt_thread *pt = t ? pt_find(t) : NULL;
+	int err;
+	if (!pt || !enqueue(pt, si, &err))
+		return; /* (no thread left, or its queue full: as the kernel drops it) */
+	/* The running thread runs its handlers next (rp_resumed_hook, the caller's). */
+	if (!(running && t == sched_current()))
+		notify(t, pt, sig);
 }
 
 /* Unlink the first queued signal whose bit is in set, lowest signal number first. */
@@ -201,6 +267,7 @@ enum pt_handled sig_deliver(struct pt_thread *self)
 
 void sig_resumed(uint64_t *counter)
 {
+	rp_async_counter_soon(counter); /* a signal from outside due: delivered soon */
 	if (!pt_signals_queued || sched_thread_id(sched_current()) == 0)
 		return;
 	struct pt_thread *self = pt_find(sched_current());

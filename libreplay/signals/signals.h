@@ -29,12 +29,24 @@ void sig_run_handler(struct pt_thread *self, const struct sigaction *sa, int sig
 /* sig_onstack.S: fn(sig, info, uc) with the stack pointer at top. */
 void sig_call_on_stack(void *fn, int sig, siginfo_t *info, void *uc, void *top) PT_HIDDEN;
 
+/* sig_timer.c: a timer call's result (rc, and the len bytes it wrote at value) as an
+ * input: recording, logged and returned; replaying, the recorded one returned (value
+ * filled, errno set), a different call a divergence. */
+enum sig_timer_call { SIG_T_ALARM = 1, SIG_T_GETITIMER, SIG_T_SETITIMER, SIG_T_GETTIME,
+		      SIG_T_SETTIME /* (kept: timer_settime is not wrapped) */, SIG_T_GETOVERRUN };
+int sig_timer_input(enum sig_timer_call call, int rc, void *value, size_t len) PT_HIDDEN;
+
 /* sig_deliver.c */
 /* Queue a signal for pt (thread t) and wake or interrupt t if that is due; if t is the
  * caller, deliver at once what is unblocked. A standard signal already pending is not
  * queued twice; real-time ones queue. ENOMEM, EAGAIN (too many queued). */
 int sig_send(struct sched_thread *t, struct pt_thread *pt, int sig, int code,
 	     union sigval value) PT_HIDDEN;
+/* A signal from outside, delivered where the log says (rp_async_hook, engine/
+ * schedule/async.c): queued for the thread the kernel would pick (running: the running
+ * thread is at a counting point and runs its handlers next), which is woken or
+ * interrupted as sig_send does. */
+void sig_async(const siginfo_t *si, bool running) PT_HIDDEN;
 /* Does sig, sent to a thread blocked in a call, end the call? Not if it is ignored
  * (SIG_IGN, or SIG_DFL for a signal whose default is to ignore it). */
 bool sig_interrupts(int sig) PT_HIDDEN;

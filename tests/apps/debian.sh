@@ -9,7 +9,9 @@
 #   scheduler and replayed to the same output; `xz -T4` compressing and
 #   decompressing a file of many blocks, recorded five ways (the chaos scheduler,
 #   100 us slices, the hunting scheduler) and replayed byte for byte (the stream
-#   also equal to the unrecorded run's and to Debian's own xz's).
+#   also equal to the unrecorded run's and to Debian's own xz's); `xz -v` on a
+#   terminal (script(1)'s), whose progress line comes with each alarm(1)'s SIGALRM,
+#   recorded and replayed to the same stream and the same terminal output.
 # - libzstd's thread pool (lib/common/pool.c) and its test program tests/poolTests
 #   (job order, waiting, resizing the pool, ending with jobs queued), unrecorded,
 #   recorded seven ways (chaos, 50 us slices, --hunt seeds 1-3) and replayed. Its
@@ -114,18 +116,23 @@ else
 	for slices in --chaos=3 --chaos=1009 "--quantum 100us" --hunt=1 --hunt=2; do
 		tag=$(echo "${slices#--}" | tr -c 'a-z0-9\n' _)
 		run "xz.$tag.rec" "$XZ" --record "xz.$tag.bin" $slices -- "${args[@]}" -c "$in"
+		# The replay reads the input from the log (docs/inputs.md): not there.
+		mv "$in" "$in.away"
 		run "xz.$tag.rep" "$XZ" --replay "xz.$tag.bin"
+		mv "$in.away" "$in"
 		if ! cmp -s "$WORK/xz.$tag.rec" "$WORK/xz.plain"; then
 			fail "xz-utils: xz -T4 $slices: another stream than unrecorded (status $(cat "$WORK/xz.$tag.rec.rc")): $(head -c 300 "$WORK/xz.$tag.rec.err")"
 		elif ! same "$WORK/xz.$tag.rec" "$WORK/xz.$tag.rep"; then
 			fail "xz-utils: xz -T4 $slices: the replay differs (status $(cat "$WORK/xz.$tag.rep.rc")): $(head -c 300 "$WORK/xz.$tag.rep.err")"
 		else
-			pass "xz-utils: xz -T4 $slices: the unrecorded stream; the replay writes it byte for byte"
+			pass "xz-utils: xz -T4 $slices: the unrecorded stream; the replay, its input deleted, writes it byte for byte"
 		fi
 		run "xzd.$tag.rec" "$XZ" --record "xzd.$tag.bin" $slices -- -d -T4 -c xz.plain
+		mv "$WORK/xz.plain" "$WORK/xz.plain.away"
 		run "xzd.$tag.rep" "$XZ" --replay "xzd.$tag.bin"
+		mv "$WORK/xz.plain.away" "$WORK/xz.plain"
 		if cmp -s "$WORK/xzd.$tag.rec" "$in" && same "$WORK/xzd.$tag.rec" "$WORK/xzd.$tag.rep"; then
-			pass "xz-utils: xz -d -T4 $slices: the input back; the replay gives it again"
+			pass "xz-utils: xz -d -T4 $slices: the input back; the replay, its input deleted, gives it again"
 		else
 			fail "xz-utils: xz -d -T4 $slices (status $(cat "$WORK/xzd.$tag.rec.rc"), replay $(cat "$WORK/xzd.$tag.rep.rc")): $(head -c 300 "$WORK/xzd.$tag.rep.err")"
 		fi
@@ -134,6 +141,31 @@ else
 	n=$("$ROOT/build/bin/replay-dump" "$WORK/xz.quantum_100us.bin" 2>/dev/null | grep -c ' PREEMPT ')
 	if [ "${n:-0}" -ge 10 ]; then pass "xz-utils: the 100 us recording has $n preemptions"
 	else fail "xz-utils: the 100 us recording has ${n:-0} preemptions"; fi
+
+	# xz -v on a terminal redraws its progress line at each alarm(1): SIGALRM from
+	# outside, recorded where it was delivered and delivered there in the replay
+	# (docs/inputs.md). The terminal is script(1)'s; the replay's terminal output (the
+	# progress lines, their times and speeds) is the recording's, byte for byte.
+	if command -v script >/dev/null; then
+		head -c 8000000 /dev/urandom >"$WORK/xzv.in" # a few seconds: alarm(1) comes
+		for slices in "" --chaos=5; do
+			tag=tty${slices:+_chaos}
+			(cd "$WORK" && timeout 300 script -qec "'$XZ' --record xz.$tag.bin $slices -- -v -6e -T1 -c xzv.in >xz.$tag.rec" /dev/null >"xz.$tag.rec.tty" 2>&1)
+			(cd "$WORK" && timeout 300 script -qec "'$XZ' --replay xz.$tag.bin >xz.$tag.rep" /dev/null >"xz.$tag.rep.tty" 2>&1)
+			n=$("$ROOT/build/bin/replay-dump" --exe "$XZ" "$WORK/xz.$tag.bin" 2>/dev/null | grep -c 'signal 14 (SIGALRM) from outside')
+			if ! "$XZ" --no-record -- -d -c "$WORK/xz.$tag.rec" 2>/dev/null | cmp -s - "$WORK/xzv.in"; then
+				fail "xz-utils: xz -v${slices:+ $slices} on a terminal: the stream does not give the input back: $(tail -c 300 "$WORK/xz.$tag.rec.tty")"
+			elif [ "${n:-0}" -lt 1 ]; then
+				skip "xz-utils: xz -v${slices:+ $slices} on a terminal: it ended before its first alarm(1)"
+			elif cmp -s "$WORK/xz.$tag.rec" "$WORK/xz.$tag.rep" && cmp -s "$WORK/xz.$tag.rec.tty" "$WORK/xz.$tag.rep.tty"; then
+				pass "xz-utils: xz -v${slices:+ $slices} on a terminal: SIGALRM $n times, recorded; the replay writes the stream and the terminal's progress lines byte for byte"
+			else
+				fail "xz-utils: xz -v${slices:+ $slices} on a terminal: the replay differs: $(tail -c 300 "$WORK/xz.$tag.rep.tty")"
+			fi
+		done
+	else
+		skip "xz-utils: xz -v on a terminal: no script(1) to make one"
+	fi
 fi
 
 # ---- libzstd's thread pool ----------------------------------------------------------

@@ -10,7 +10,8 @@
  * INPUT's kind changed), byte (a byte of an INPUT changed), end (END's status or a
  * final count changed), cut (the records after one left out, and END); not drawn:
  * wildpc (a PREEMPT's PC made one that is no address), clk (the clock of a recorded
- * clock_gettime changed). Prints what
+ * clock_gettime changed), async16 (the first SIGNAL_AT made the ASYNC_SIGNAL an older
+ * recorder wrote for a signal from outside). Prints what
  * it changed, one line. Exit 0, or 2 with one line if IN cannot be read. */
 #include "log/log.h"
 
@@ -75,6 +76,15 @@ static void keep(const struct rp_log_record *r)
 	k->fin = xmalloc(r->nthreads * sizeof *k->fin);
 	memcpy(k->fin, r->threads, r->nthreads * sizeof *k->fin);
 	k->r.threads = k->fin;
+}
+
+/* The first SIGNAL_AT input (kind 34, 145 bytes); -1 if there is none. */
+static long first_signal_at(void)
+{
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].r.kind == RP_LOG_INPUT && recs[i].r.input_kind == 34 && recs[i].r.len == 145)
+			return (long)i;
+	return -1;
 }
 
 /* A record of kind (0: any) at random; -1 if there is none. */
@@ -173,6 +183,17 @@ static const char *mutate(const char *what, char *say, size_t len)
 			recs[i].r.value ^= 1 + (int)below(7);
 			snprintf(say, len, "END: value now %d", recs[i].r.value);
 		}
+	} else if (!strcmp(what, "async16") && (i = first_signal_at()) >= 0) {
+		/* what recorders before SIGNAL_AT wrote: the signal, si_code, si_pid */
+		int32_t v[3] = {0, 0, 0};
+		memcpy(&v[0], recs[i].data + 17, 4);     /* siginfo's si_signo */
+		memcpy(&v[1], recs[i].data + 17 + 8, 4); /* si_code */
+		memcpy(&v[2], recs[i].data + 17 + 16, 4); /* si_pid */
+		recs[i].r.input_kind = 16;
+		recs[i].r.len = sizeof v;
+		memcpy(recs[i].data, v, sizeof v);
+		snprintf(say, len, "record %ld: SIGNAL_AT made an ASYNC_SIGNAL of signal %d", i + 1,
+			 (int)v[0]);
 	} else if (!strcmp(what, "cut") && n > 1) {
 		n = 1 + below(n - 1);
 		snprintf(say, len, "records after %zu left out", n);

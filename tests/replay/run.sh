@@ -61,6 +61,64 @@ record_replay aligned_calls 6 2 "--quantum 10ms"
 record_replay coroutines 8 2
 record_replay ctor_inputs 4 4
 record_replay spawn_threads 4 2
+# Processes with live threads (docs/inputs.md, "Processes"): the child of fork() has
+# one thread; the replay makes no child, its pids and statuses come from the log.
+record_replay fork_alone 4 1
+check "fork_alone: the child was alone, a mutex another thread held stayed held, handlers ran in order" \
+	grep -q 'handlers in the parent: pBpA+A+B; child exit 0 ' "$WORK/fork_alone.1.bin.rec.out"
+record_replay fork_held 2 1
+check "fork_held: a child locking a mutex a vanished thread holds: the deadlock report, exit 87" \
+	grep -q 'deadlock: all 1 live thread is blocked in a child of fork()' "$WORK/fork_held.1.bin.rec.err"
+check "... which its parent sees" grep -q 'child: exited 87' "$WORK/fork_held.1.bin.rec.out"
+# world NAME RUNS WANT ARGS...: record NAME RUNS times (--chaos), each with its own
+# directory (the program's first argument, before ARGS) where its children write
+# files; WANT: a line its recordings print. Each directory's files are deleted before
+# the replay, which must print and exit as recorded and leave the directory empty.
+world() {
+	local name=$1 runs=$2 want=$3 bad=0 made=0; shift 3
+	build "$name" || { fail "$name: build: $(head -n 3 "$WORK/$name.build")"; return; }
+	for i in $(seq 1 "$runs"); do
+		local d="$WORK/$name.$i.d" log="$WORK/$name.$i.bin"
+		rm -rf "$d" && mkdir -p "$d"
+		(cd "$WORK" && timeout 60 "./$name" --record "$log" --chaos=$((i * 7919)) "$d" "$@" \
+			>"$log.rec.out" 2>"$log.rec.err"); echo $? >"$log.rec.rc"
+		[ -n "$(ls "$d")" ] && made=$((made + 1))
+		rm -f "$d"/*
+		(cd "$WORK" && timeout 60 "./$name" --replay "$log" "$d" "$@" \
+			>"$log.rep.out" 2>"$log.rep.err"); echo $? >"$log.rep.rc"
+		if ! grep -qF "$want" "$log.rec.out" || ! cmp -s "$log.rec.out" "$log.rep.out" ||
+		   ! cmp -s "$log.rec.rc" "$log.rep.rc" || [ -n "$(ls "$d")" ]; then
+			bad=$((bad + 1))
+			[ $bad -eq 1 ] && fail "$name $*: recording $i (rc $(cat "$log.rec.rc") vs $(cat "$log.rep.rc"), left: $(ls "$d" | tr '\n' ' ')): $(head -c 300 "$log.rec.out" "$log.rep.err")"
+		fi
+	done
+	[ $bad -eq 0 ] && [ $made -eq "$runs" ] &&
+		pass "$name $*: $runs recordings made their children's files; the replays print and exit the same and make none"
+	[ $made -ne "$runs" ] && fail "$name $*: only $made of $runs recordings' children made their files"
+}
+world fork_exec 6 'exec child forked: exit 7; pipe child forked: exit 3'
+world fork_exec 3 'exec child forked: exit 7; pipe child forked: exit 3' vfork
+world spawn_files 4 'system 4; posix_spawn 5 after polling; posix_spawnp 6 (si_code 1); wait4 9,'
+check "replay-dump names the children and their statuses" bash -c \
+	"D='$ROOT/build/bin/replay-dump'; cd '$WORK' &&
+	 \$D fork_exec.1.bin | grep -q 'INPUT      kind 36    16 bytes  fork: child [0-9]*\$' &&
+	 \$D fork_exec.1.bin | grep -q 'wait: pid [0-9]* exited 7\$' &&
+	 \$D spawn_files.1.bin | grep -q 'system: the shell exited 4\$' &&
+	 \$D spawn_files.1.bin | grep -q 'waitid: pid [0-9]*, si_code 1, si_status 6\$'"
+# A child that execs a program built with sicc (itself) records too: by default to the
+# log.bin its parent is writing, so to log.bin.PID instead; both logs replay.
+build exec_self
+es="$WORK/es" && rm -rf "$es" && mkdir -p "$es" && cp "$WORK/exec_self" "$es/"
+(cd "$es" && timeout 60 ./exec_self >rec.out 2>rec.err); echo $? >"$es/rec.rc"
+(cd "$es" && timeout 60 ./exec_self --replay log.bin >rep.out 2>rep.err); echo $? >"$es/rep.rc"
+child_log=$(cd "$es" && ls log.bin.* 2>/dev/null | head -1)
+if [ "$(cat "$es/rec.rc")" = 0 ] && grep -q 'child exited 5' "$es/rec.out" &&
+   grep -q "log.bin is the log process .* (an ancestor) is recording; this one records to $child_log" "$es/rec.err" &&
+   cmp -s "$es/rec.out" "$es/rep.out" && cmp -s "$es/rec.rc" "$es/rep.rc"
+then pass "a child exec'ing a sicc program: it records to $child_log with a note; log.bin replays"
+else fail "a child exec'ing a sicc program: rc $(cat "$es/rec.rc")/$(cat "$es/rep.rc"), log '$child_log': $(head -c 300 "$es/rec.err" "$es/rep.err")"; fi
+(cd "$es" && timeout 60 ./exec_self --replay "$child_log" >/dev/null 2>&1); rc=$?
+check "... and the child's own log replays it (exit 5, got $rc)" test "$rc" = 5
 # Spin-waits yield (docs/sic.md): 2,000 handoffs through flags end without waiting for
 # time slices (a preemption per handoff otherwise), unrecorded too, and replay.
 record_replay spin_handoff 3 1
@@ -360,39 +418,96 @@ loud() { # NAME PATTERN COMMAND...
 	elif ! grep -Eq "$pattern" "$WORK/loud.err"; then fail "$name: no note /$pattern/: $(head -c 300 "$WORK/loud.err")"
 	else pass "$name"; fi
 }
-build fork_threads && build sigprof && build outside_signal
-loud "fork with a live thread: a note, ENOSYS, exit 1" 'fork\(\) with 2 live threads' ./fork_threads --record "$WORK/ft.bin"
-cp "$WORK/loud.out" "$WORK/ft.rec"
-(cd "$WORK" && timeout 60 ./fork_threads --replay "$WORK/ft.bin" >"$WORK/ft.rep" 2>/dev/null)
-rc=$?
-if [ $rc -eq 1 ] && cmp -s "$WORK/ft.rec" "$WORK/ft.rep" && grep -q "after join: child exited 7" "$WORK/ft.rep"
-then pass "fork with a live thread: the refusal replays, a fork after the join works"
-else fail "fork with a live thread: replay exit $rc: $(head -c 200 "$WORK/ft.rep")"; fi
-loud "vfork with a live thread: a note, exit 1" 'fork\(\) with 2 live threads' ./fork_threads --record "$WORK/vf.bin" vfork
+build sigprof && build outside_signal
 loud "a SIGPROF handler: EINVAL and a note" 'handler for SIGPROF: .*recorder' ./sigprof --record "$WORK/sp.bin"
 check "setitimer(ITIMER_PROF): EINVAL and a note" grep -q 'setitimer(ITIMER_PROF): .*time slice' "$WORK/loud.err"
 check "SA_ONSTACK: no note" bash -c "! grep -q 'SA_ONSTACK' '$WORK/loud.err'"
 check "... and the handler runs on the thread's alternate stack" bash -c "! grep -q 'did not' '$WORK/loud.out'"
 check "with --no-record too, SIGPROF stays the time slice's" bash -c "cd '$WORK' && ./sigprof --no-record 2>&1 | grep -q 'handler for SIGPROF: .*recorder'"
 
-# Signals the program sends itself replay; one from outside is said at delivery while
-# recording, and the replay refuses that log on one line.
-(cd "$WORK" && ./outside_signal --record "$WORK/usr1.bin" >"$WORK/usr1.out" 2>"$WORK/usr1.err") &
+# Signals from outside (docs/inputs.md): each is recorded where it was delivered (a
+# SIGNAL_AT input: thread, count, pc, or every thread waiting) and delivered there
+# again in the replay, with the recorded siginfo; the replay needs no sender.
+# async_signals MODE RUNS: record RUNS times while threads race (the chaos scheduler,
+# and 100 us slices every other run), replay each: the same output (which thread each
+# handler interrupted, how far it was, its siginfo), status 0 (the END check passed),
+# the log's SIGNAL_AT records as many as the handler ran (the output's first line).
+DUMP_AS() { "$ROOT/build/bin/replay-dump" --exe "$WORK/async_signals" "$@"; }
+async_signals() {
+	local mode=$1 runs=$2 bad=0 i log how
+	for i in $(seq 1 "$runs"); do
+		log=$WORK/as.$mode.$i.bin
+		how=--chaos=$((i * 31))
+		[ $((i % 2)) = 0 ] && how="--quantum 100us"
+		(cd "$WORK" && timeout 60 ./async_signals --record "$log" $how "$mode" >"$log.rec" 2>"$log.rec.err"); echo $? >"$log.rec.rc"
+		async_replay "$mode" "$log" || bad=$((bad + 1))
+	done
+	[ $bad -eq 0 ] && pass "signals from outside, $mode: $runs recordings replay exactly, each handler at its recorded point"
+}
+# async_replay MODE LOG: replay LOG and compare (a FAIL line for the first difference).
+async_replay() {
+	local mode=$1 log=$2 n at
+	(cd "$WORK" && timeout 60 ./async_signals --replay "$log" >"$log.rep" 2>"$log.rep.err"); echo $? >"$log.rep.rc"
+	n=$(sed -n "s/^$mode: \([0-9]*\) signals$/\1/p" "$log.rec")
+	at=$(DUMP_AS "$log" 2>/dev/null | grep -c "INPUT .* signal [0-9]* (SIG[A-Z0-9+]*) from outside ")
+	if [ "$(cat "$log.rec.rc")" != 0 ] || [ -z "$n" ] || [ "$n" -lt 1 ]; then
+		fail "signals from outside, $mode: recording (status $(cat "$log.rec.rc")): $(head -c 300 "$log.rec" "$log.rec.err")"
+	elif ! cmp -s "$log.rec" "$log.rep" || [ "$(cat "$log.rep.rc")" != 0 ]; then
+		fail "signals from outside, $mode: the replay (status $(cat "$log.rep.rc")) differs: $(diff "$log.rec" "$log.rep" | head -n 4 | tr '\n' ' ') $(head -c 200 "$log.rep.err")"
+	elif [ "$at" -lt "$n" ]; then
+		fail "signals from outside, $mode: $n handled, $at SIGNAL_AT records in the log"
+	else
+		return 0
+	fi
+	return 1
+}
+build async_signals
+async_signals itimer 4   # SIGALRM from setitimer(ITIMER_REAL), every 2 ms
+async_signals vtimer 4   # SIGVTALRM from ITIMER_VIRTUAL
+async_signals timer 4    # a timer_create timer's SIGRTMIN+1, with its value
+async_signals child 4    # SIGUSR1 from a child process (sigqueue, a value each)
+async_signals alarm 2    # alarm(1) twice: main in pause(), then alone
+# From the test script's kill, while the threads race: the replay runs without it.
+bad=0
+for i in 1 2 3; do
+	log=$WORK/as.script.$i.bin
+	(cd "$WORK" && exec ./async_signals --record "$log" --chaos=$((i * 17)) script >"$log.rec" 2>"$log.rec.err") &
+	pid=$!
+	for k in $(seq 1 400); do grep -q ready "$log.rec" 2>/dev/null && break; sleep 0.05; done
+	for k in 1 2 3 4; do kill -USR1 "$pid" 2>/dev/null; sleep 0.03; done
+	for k in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$pid" 2>/dev/null # (a signal lost: it would wait for ever)
+	wait "$pid"; echo $? >"$log.rec.rc"
+	async_replay script "$log" || bad=$((bad + 1))
+done
+[ $bad -eq 0 ] && pass "signals from outside, SIGUSR1 from the test script: 3 recordings replay exactly, without the sender"
+# What the timers say (alarm's seconds left, getitimer...) is recorded: TIMER inputs.
+record_replay timer_values 4 2
+check "replay-dump prints a SIGNAL_AT with its siginfo" bash -c \
+	"'$ROOT/build/bin/replay-dump' --exe '$WORK/async_signals' '$WORK/as.timer.1.bin' | grep -q 'signal 35 (SIGRTMIN+1) from outside at count [0-9]* pc 0x[0-9a-f]*: code -2 SI_TIMER .*value 0x2a'"
+check "... and one delivered while every thread waited" bash -c \
+	"'$ROOT/build/bin/replay-dump' --exe '$WORK/async_signals' '$WORK/as.alarm.1.bin' | grep -q 'signal 14 (SIGALRM) from outside while every thread waited (question [0-9]*): code 128 SI_KERNEL'"
+
+# A single thread: SIGUSR1 from the script and SIGALRM from alarm() while it sleeps;
+# signals it sends itself (raise, kill(getpid())) arrive at the call, in the replay too.
+(cd "$WORK" && exec ./outside_signal --record "$WORK/usr1.bin" >"$WORK/usr1.out" 2>"$WORK/usr1.err") &
 pid=$!
 for i in $(seq 1 400); do grep -q ready "$WORK/usr1.out" 2>/dev/null && break; sleep 0.05; done
-kill -USR1 "$(sed -n 's/^ready //p' "$WORK/usr1.out")" 2>/dev/null
+kill -USR1 "$pid" 2>/dev/null
 wait $pid
 rc=$?
+(cd "$WORK" && timeout 60 ./outside_signal --replay "$WORK/usr1.bin" >"$WORK/usr1.rep" 2>"$WORK/usr1.rep.err")
+rc2=$?
 if [ $rc -ne 0 ] || ! grep -q "self-sent: raise 10 kill 10" "$WORK/usr1.out" || ! grep -q "got signal 10" "$WORK/usr1.out"; then
-	fail "SIGUSR1 from outside: exit $rc: $(tr '\n' ' ' <"$WORK/usr1.out")"
-elif ! grep -q "signal 10 (SIGUSR1) from outside the process.*will not replay" "$WORK/usr1.err"; then
-	fail "SIGUSR1 from outside: no note: $(head -c 300 "$WORK/usr1.err")"
-else pass "SIGUSR1 from outside: the recording says at delivery that it will not replay"; fi
-one_line_error "SIGUSR1 from outside: the replay refuses" "received signal 10 from outside" ./outside_signal --replay "$WORK/usr1.bin"
+	fail "SIGUSR1 from outside: exit $rc: $(tr '\n' ' ' <"$WORK/usr1.out") $(head -c 200 "$WORK/usr1.err")"
+elif [ -s "$WORK/usr1.err" ] || [ $rc2 -ne 0 ] || ! cmp -s "$WORK/usr1.out" "$WORK/usr1.rep"; then
+	fail "SIGUSR1 from outside: replay exit $rc2: $(tr '\n' ' ' <"$WORK/usr1.rep") $(head -c 200 "$WORK/usr1.err" "$WORK/usr1.rep.err")"
+else pass "SIGUSR1 from outside a lone thread: recorded without a note, replayed"; fi
 (cd "$WORK" && timeout 60 ./outside_signal --record "$WORK/alrm.bin" alarm >"$WORK/alrm.out" 2>"$WORK/alrm.err")
-grep -q "signal 14 (SIGALRM) from a timer" "$WORK/alrm.err" && grep -q "got signal 14" "$WORK/alrm.out" &&
-	pass "alarm(): SIGALRM is noted at delivery" || fail "alarm(): $(head -c 300 "$WORK/alrm.err")"
-one_line_error "alarm(): the replay refuses" "received signal 14 from outside" ./outside_signal --replay "$WORK/alrm.bin"
+(cd "$WORK" && timeout 60 ./outside_signal --replay "$WORK/alrm.bin" >"$WORK/alrm.rep" 2>&1)
+if grep -q "got signal 14" "$WORK/alrm.out" && cmp -s "$WORK/alrm.out" "$WORK/alrm.rep" && ! [ -s "$WORK/alrm.err" ]
+then pass "alarm(): SIGALRM while sleeping replays"
+else fail "alarm(): $(tr '\n' ' ' <"$WORK/alrm.rep") $(head -c 300 "$WORK/alrm.err")"; fi
 # The TLS probes' children (sched/sched_tls_probe.c) send the program no SIGCHLD.
 build chld_probe
 (cd "$WORK" && ./chld_probe --record "$WORK/chld.bin" >"$WORK/chld.rec" 2>"$WORK/chld.err"); rc=$?
@@ -407,6 +522,44 @@ else fail "TLS probes' SIGCHLD: exit $rc, $(cat "$WORK/chld.rec" "$WORK/chld.err
 if grep -q "self-sent: raise 10 kill 10" "$WORK/self.rec" && cmp -s "$WORK/self.rec" "$WORK/self.rep" && ! [ -s "$WORK/self.err" ]
 then pass "signals the program sends itself replay, without a note"
 else fail "self-sent signals: $(tr '\n' ' ' <"$WORK/self.rep") $(head -c 200 "$WORK/self.err")"; fi
+# The log's INPUT bytes stored compressed or by reference (docs/log-format.md, "Stored
+# bytes"), and as they are (LIBREPLAY_LOG_STORE=plain, the measuring aid): both replay,
+# the default log smaller by the 78 uname() results stored as references.
+build stored_bytes || fail "stored_bytes: build: $(head -n 3 "$WORK/stored_bytes.build")"
+for store in zstd+refs plain; do
+	(cd "$WORK" && LIBREPLAY_LOG_STORE=$store ./stored_bytes --record "$WORK/stored.$store.bin" --chaos=5 \
+		>"$WORK/stored.$store.rec" 2>&1 && ./stored_bytes --replay "$WORK/stored.$store.bin" >"$WORK/stored.$store.rep" 2>&1)
+	if cmp -s "$WORK/stored.$store.rec" "$WORK/stored.$store.rep" && grep -q '^t0 ' "$WORK/stored.$store.rec"
+	then pass "stored_bytes: INPUT bytes stored $store replay to the same output"
+	else fail "stored_bytes $store: $(head -c 300 "$WORK/stored.$store.rep")"; fi
+done
+a=$(stat -c %s "$WORK/stored.zstd+refs.bin") b=$(stat -c %s "$WORK/stored.plain.bin")
+[ "$a" -lt $((b - 78 * 300)) ] && pass "stored_bytes: references save the repeated uname() results ($a bytes, plain $b)" ||
+	fail "stored_bytes: $a bytes with references, $b without"
+one_line_error "LIBREPLAY_LOG_STORE: an unknown value is refused" "LIBREPLAY_LOG_STORE=zip: not plain, zstd, refs or zstd\+refs" \
+	env LIBREPLAY_LOG_STORE=zip ./stored_bytes --record "$WORK/stored.bad.bin"
+# A reference whose bytes were damaged (a log of references only, so that the first
+# uname() result is stored as it is; its block's checksums made to match): the replay
+# says so in one line naming the log.
+(cd "$WORK" && LIBREPLAY_LOG_STORE=refs ./stored_bytes --record "$WORK/stored.refs.bin" >/dev/null 2>&1)
+python3 - "$WORK/stored.refs.bin" "$WORK/stored.damaged.bin" <<'PY'
+import sys, struct, zlib
+p = bytearray(open(sys.argv[1], 'rb').read())
+off = struct.unpack_from('<I', p, 12)[0]
+while off + 24 <= len(p):
+	n = struct.unpack_from('<I', p, off + 8)[0]
+	i = p.find(b'Linux', off + 24, off + 24 + n)  # the first uname(): its sysname
+	if i >= 0:
+		p[i] ^= 0x20
+		struct.pack_into('<I', p, off + 16, zlib.crc32(bytes(p[off + 24:off + 24 + n])))
+		struct.pack_into('<I', p, off + 20, zlib.crc32(bytes(p[off:off + 20])))
+		break
+	off += 24 + n
+open(sys.argv[2], 'wb').write(p)
+PY
+one_line_error "stored_bytes: a reference to damaged bytes is one line naming the log" \
+	"stored\.damaged\.bin: .*INPUT reference to bytes that do not match its hash" \
+	./stored_bytes --replay "$WORK/stored.damaged.bin"
 check "--replay-help lists the flags" bash -c "cd '$WORK' && ./racy_counter --replay-help | grep -q -- '--chaos'"
 check "flags are stripped before main" bash -c "cd '$WORK' && ./racy_counter --no-record -- >/dev/null"
 summary

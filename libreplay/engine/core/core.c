@@ -24,6 +24,9 @@ bool rp_replaying;
 bool rp_counting;
 volatile sig_atomic_t rp_hang_due; /* the time is up: stop where the replay can */
 void (*rp_resumed_hook)(uint64_t *counter);
+volatile sig_atomic_t rp_async_due;
+int rp_signal_waiters;
+void (*rp_async_hook)(const siginfo_t *si, bool running);
 void (*rp_session_fatal_hook)(int sig, siginfo_t *si, void *uc);
 struct rp_room_hooks rp_up;
 
@@ -66,8 +69,10 @@ uint64_t rp_mono_ns(void)
 int rp_route_signal(int fd, int sig)
 {
 	struct f_owner_ex owner = {F_OWNER_TID, (pid_t)rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0)};
-	return fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, sig) != 0 ||
-	       fcntl(fd, F_SETOWN_EX, &owner) != 0 ? -1 : 0;
+	/* Straight to the kernel: the program's fcntl is the inputs layer's wrapper. */
+	return rp_raw_syscall(SYS_fcntl, fd, F_SETFL, O_ASYNC, 0, 0, 0) != 0 ||
+	       rp_raw_syscall(SYS_fcntl, fd, F_SETSIG, sig, 0, 0, 0) != 0 ||
+	       rp_raw_syscall(SYS_fcntl, fd, F_SETOWN_EX, (long)&owner, 0, 0, 0) != 0 ? -1 : 0;
 }
 
 static int first_object(struct dl_phdr_info *info, size_t size, void *data)

@@ -55,6 +55,12 @@ static void help(const char *prog)
 	       "  --any-layout      replay even where the recording's addresses cannot be had\n"
 	       "                    again (ASLR on, valgrind): only for a program whose work\n"
 	       "                    does not depend on addresses\n"
+	       "  --any-libraries   replay even with other shared libraries or another dynamic\n"
+	       "                    loader than the recording's (told apart by build-id)\n"
+	       "  --syscall-audit   while recording, name once each system call made outside\n"
+	       "                    the program's code (glibc's own: stdio, mkstemp...) that\n"
+	       "                    reads an input or changes the world: what the recording\n"
+	       "                    misses (Linux 5.11+; each such call costs some us)\n"
 	       "  --replay-help     this text\n"
 	       "  --                end of libreplay's flags\n"
 	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--hunt=7\".\n"
@@ -147,6 +153,10 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 		rp_opts.tls_path = p;
 	} else if (!strcmp(a, "--any-layout")) {
 		rp_opts.any_layout = true;
+	} else if (!strcmp(a, "--any-libraries")) {
+		rp_opts.any_libraries = true;
+	} else if (!strcmp(a, "--syscall-audit")) {
+		rp_opts.syscall_audit = true;
 	} else if (!strcmp(a, "--no-record")) {
 		rp_opts.mode = RP_MODE_OFF;
 	} else if (!strcmp(a, "--chaos") || !strcmp(a, "--hunt")) {
@@ -208,7 +218,9 @@ void rp_options_parse(int *argc, char **argv)
 		    !strncmp(argv[i], "--quantum", 9) || !strncmp(argv[i], "--chaos", 7) ||
 		    !strncmp(argv[i], "--hunt", 6) || !strncmp(argv[i], "--timeout", 9) ||
 		    !strncmp(argv[i], "--trace-schedule", 16) || !strncmp(argv[i], "--breakpoints", 13) ||
-		    !strncmp(argv[i], "--tls", 5) || !strcmp(argv[i], "--any-layout"))) {
+		    !strncmp(argv[i], "--tls", 5) || !strcmp(argv[i], "--any-layout") ||
+		    !strcmp(argv[i], "--any-libraries") ||
+		    !strcmp(argv[i], "--syscall-audit"))) {
 			int took = one_flag(*argc, argv, i, prog);
 			if (!took)
 				usage_exit("unknown flag '%s'", argv[i]);

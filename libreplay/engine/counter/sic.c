@@ -84,6 +84,8 @@ uint64_t rp_sic_overflow_c(uintptr_t stub_ret)
 		return rp_up.replay_overflow(stub_ret);
 	if (rp_hang_due)
 		return rp_up.hang_overflow(stub_ret);
+	if ((rp_async_due || rp_cur->async_soon) && !rp_replaying)
+		return rp_up.async_overflow(stub_ret);
 	if (rp_counting)
 		return rp_up.count_overflow(stub_ret);
 	if (rp_cur->preempt_soon || (sic_stress_preempt && rp_cur->tid != 0))

@@ -88,10 +88,11 @@ uint64_t rp_sic_overflow_quick(uintptr_t stub_ret)
 	const struct rp_sic_quick *q = &rp_sic_quick;
 	struct rp_thread *t = rp_cur;
 	if (q->reload) /* the stress mode, nothing else to do */
-		return rp_replaying || rp_counting || t->preempt_soon || rp_hang_due ? 0 :
+		return rp_replaying || rp_counting || t->preempt_soon || rp_hang_due || rp_async_due ||
+		       t->async_soon ? 0 :
 		       (t->offset += q->reload, q->reload);
 	if (!q->seeking || !rp_counting || rp_replaying || rp_hang_due || t->soon || t->soon_pc ||
-	    t->seek == 0 || t->seek_left <= 1)
+	    t->seek == 0 || t->seek_left <= 1 || rp_async_due || t->async_soon)
 		return 0;
 	uintptr_t pc = rp_stub_resume_pc(stub_ret);
 	if (!pc)

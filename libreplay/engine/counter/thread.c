@@ -138,9 +138,26 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 				next->offset - *rp_thread_counter(next), preempted);
 	next->uc = NULL; /* the frame is consumed when it resumes */
 	__sic_home = next->home;
+	/* A signal from outside is due (async.c): its next counting point delivers it.
+	 * Not into a preemption in progress (tick_depth): it resumes through
+	 * rp_resumed_hook, which does the same where its counter is. */
+	if (rp_async_due && next != &host_thread && !next->tick_depth)
+		rp_async_counter_soon(&__sic_home);
 	__sic_side_base = next->side_base;
 	__sic_side_top = next->side_top;
 	__sic_side_end = next->side_end;
+}
+
+void rp_async_counter_soon(uint64_t *counter)
+{
+	if (!rp_async_due || rp_replaying || rp_cur->tid == 0 || *counter <= 1)
+		return;
+	/* preempted right after a publish: the reload after the call reads home */
+	if (counter != &__sic_home && __sic_home == *counter)
+		__sic_home = 1;
+	rp_cur->offset -= *counter - 1;
+	*counter = 1;
+	rp_cur->async_soon = true;
 }
 
 /* No switch, but the replay may have consumed records (a deadline, a descriptor found

@@ -168,7 +168,7 @@ static void at_exit(int status, void *arg)
 	rp_trace_end(why, NULL);
 }
 
-static void child_after_fork(void)
+void rp_trace_forget(void)
 {
 	/* The parent's trace: the child neither writes its buffer again nor adds to it. */
 	rp_trace_on = false;
@@ -190,5 +190,4 @@ void rp_trace_open(const char *path)
 	put("# libreplay schedule trace 1: seq clock ns from to from_count to_count reason\n");
 	rp_trace_on = true;
 	on_exit(at_exit, NULL);
-	pthread_atfork(NULL, NULL, child_after_fork);
 }

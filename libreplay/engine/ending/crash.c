@@ -133,6 +133,24 @@ void rp_crash_init(void)
 		u_init_local = NULL;
 }
 
+/* The first frame at or above the signal frame uc whose pc is in [lo, hi): for
+ * --syscall-audit (audit.c), which executable function a library's system call came
+ * from. 0 if none within MAX_FRAMES, or without libunwind. */
+uintptr_t rp_crash_first_frame_in(ucontext_t *uc, uintptr_t lo, uintptr_t hi)
+{
+	unw_cursor_t c;
+	if (!u_init_local2 || u_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0)
+		return 0;
+	for (int n = 0; n < MAX_FRAMES; n++) {
+		unw_word_t ip = 0;
+		if (u_get_reg(&c, UNW_REG_IP, &ip) == 0 && ip >= lo && ip < hi)
+			return (uintptr_t)ip;
+		if (u_step(&c) <= 0)
+			return 0;
+	}
+	return 0;
+}
+
 /* ---- output without stdio --------------------------------------------------------- */
 
 static char out[8192];

@@ -15,5 +15,9 @@ int rp_crash_sym_file(const char *path, uintptr_t at, char *name, size_t len, ui
  * object's detached debug file. Empty if it does not fit in len. */
 void rp_crash_debug_path(char *out, size_t len, const char *dir, const unsigned char *id,
 			 size_t idlen);
+/* crash.c: the first frame at or above the signal frame uc whose pc is in [lo, hi),
+ * by libunwind; 0 if none, or without libunwind. */
+#include <ucontext.h>
+uintptr_t rp_crash_first_frame_in(ucontext_t *uc, uintptr_t lo, uintptr_t hi);
 
 #endif

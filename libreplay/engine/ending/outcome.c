@@ -228,6 +228,10 @@ void rp_outcome_report(int how, const char *why, struct sched_thread *here, ucon
 		snprintf(line, sizeof line, " (%d more exited, not joined)", exited);
 		rp_report_line(line);
 	}
+	/* The threads the forking one left behind are not listed: say where they went. */
+	if (sched_in_forked_child())
+		rp_report_line(" in a child of fork(), which has only the thread that forked and "
+			       "those it made: the others' locks stay held");
 	rp_report_line("\n");
 	for (struct sched_thread *st = sched_thread_next(NULL); st; st = sched_thread_next(st)) {
 		struct sched_thread_info in;

@@ -92,7 +92,7 @@ static int hw_arm(uintptr_t pc)
 {
 	struct perf_event_attr a;
 	hw_attr(&a, pc);
-	return ioctl(bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a);
+	return (int)rp_syscall(SYS_ioctl, bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a);
 }
 
 /* A hardware breakpoint that has been seen to stop bp_target, disabled, its signal
@@ -114,7 +114,7 @@ static int hw_open(void)
 	if (hw_arm((uintptr_t)&bp_target) == 0) {
 		for (int i = 0; i < 3; i++)
 			x = bp_target(x);
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		rp_syscall(SYS_ioctl, fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (rp_sys_read(fd, &hits, sizeof hits) != sizeof hits)
 			hits = 0;
 	}
@@ -357,7 +357,7 @@ void rp_bp_disarm(void)
 	if (!rp_bp_trap.pc)
 		return;
 	if (rp_bp_mode == RP_BP_HARDWARE)
-		ioctl(bp_fd, PERF_EVENT_IOC_DISABLE, 0);
+		rp_syscall(SYS_ioctl, bp_fd, PERF_EVENT_IOC_DISABLE, 0);
 	else if (rp_bp_mode == RP_BP_SOFTWARE)
 		sw_disarm();
 	rp_bp_trap.pc = 0;

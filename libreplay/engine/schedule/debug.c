@@ -264,6 +264,7 @@ static void repipe(unsigned long ino, int r, int w)
 }
 
 void (*rp_debug_pipe_moved)(unsigned long from, unsigned long to);
+bool (*rp_debug_fd_logged)(int fd);
 
 void rp_debug_forked(void)
 {
@@ -273,6 +274,8 @@ void rp_debug_forked(void)
 		struct stat st;
 		if (sys(SYS_fstat, fd, (long)&st, 0) != 0)
 			continue;
+		if (rp_debug_fd_logged && rp_debug_fd_logged(fd))
+			continue; /* its reads come from the log, in every copy of the replay */
 		if (S_ISSOCK(st.st_mode) && rp_debug.outside_fd < 0)
 			rp_debug.outside_fd = fd; /* what it received cannot be put back */
 		unsigned long ino = pipe_of(fd, &mode);
@@ -290,21 +293,3 @@ void rp_debug_forked(void)
 	}
 }
 
-/* gdb's checkpoint and restart save and put back every descriptor's file offset by
- * calling lseek in the program (checkpointing is set in both then). Not for one open
- * only for writing: output (stdout in a file, which gdb itself may be writing to)
- * goes on where it is, or gdb's own lines would be written over. */
-off_t lseek(int fd, off_t offset, int whence)
-{
-	if (rp_debug.checkpointing && whence == SEEK_SET) {
-		long fl = sys(SYS_fcntl, fd, F_GETFL, 0);
-		if (fl >= 0 && (fl & O_ACCMODE) == O_WRONLY)
-			offset = 0, whence = SEEK_CUR;
-	}
-	long r = sys(SYS_lseek, fd, offset, whence);
-	if (r < 0) {
-		errno = (int)-r;
-		return -1;
-	}
-	return r;
-}

@@ -82,6 +82,11 @@ static bool hook_timeout_expired(struct sched_thread *t, uint64_t deadline_ns, c
 	return yes;
 }
 
+uint64_t rp_questions_asked(void)
+{
+	return questions;
+}
+
 static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 {
 	rp_up.idle_hang_check();
@@ -89,11 +94,22 @@ static void hook_idle(uint64_t deadline_ns, clockid_t clk)
 		rp_replay_idle_check(0); /* the log says when the deadline passed */
 		return;
 	}
-	struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
-	/* The system call itself: clock_nanosleep is the pthread layer's, for threads. */
-	rp_idle_begin();
-	while (rp_raw_syscall(SYS_clock_nanosleep, clk, TIMER_ABSTIME, (long)&ts, 0, 0, 0) == -EINTR)
+	if (!rp_idle_begin())
+		return; /* a signal from outside was delivered: a thread may run */
+	/* The system call itself (clock_nanosleep and ppoll are the pthread layer's, for
+	 * threads): ppoll, whose mask lets a signal from outside end the wait (async.c);
+	 * relative, so each turn asks the clock again. */
+	for (;;) {
+		uint64_t now = rp_clock_ns(clk);
+		if (now >= deadline_ns)
+			break;
+		struct timespec ts = {(time_t)((deadline_ns - now) / 1000000000u),
+				      (long)((deadline_ns - now) % 1000000000u)};
+		if (rp_raw_syscall(SYS_ppoll, 0, 0, (long)&ts, (long)rp_idle_mask(), 8, 0) != -EINTR ||
+		    rp_async_due)
+			break;
 		rp_up.idle_hang_check();
+	}
 	rp_idle_end();
 }
 
@@ -223,7 +239,9 @@ void rp_replay_idle_check(uint8_t kind)
 			"a clock read, is not taken: %s", rp_replay_recno(),
 			thread_states(states, sizeof states), rp_replay_describe(r, what, sizeof what));
 	}
-	if (!answers_a_wait(r, kind, &pos))
+	if (rp_replay_async_idle())
+		return; /* a signal from outside ended the wait here */
+	if (!rp_replay_signal_idle_pos(r, &pos) && !answers_a_wait(r, kind, &pos))
 		rp_diverge("record %zu: every thread waits (%s), and the recording's next record "
 			"cannot end a wait: %s", rp_replay_recno(), thread_states(states, sizeof states),
 			rp_replay_describe(r, what, sizeof what));
@@ -258,4 +276,5 @@ void rp_decide_hooks(struct sched_hooks *h)
 	h->timeout_expired = hook_timeout_expired;
 	h->idle = hook_idle;
 	h->deadlock = hook_deadlock;
+	h->idle_outside = rp_async_idle_outside;
 }

@@ -67,8 +67,20 @@ const char *rp_input_name(uint8_t kind)
 		return "a descriptor found ready";
 	if (kind == RP_INPUT_IO_COUNT)
 		return "a socket transfer's byte count";
+	if (kind == RP_INPUT_WORLD)
+		return "a system call on a file, socket or path";
+	if (kind == RP_INPUT_CHILD)
+		return "fork, posix_spawn or system";
+	if (kind == RP_INPUT_WAIT || kind == RP_INPUT_WAITID)
+		return "a wait for a child";
+	if (kind == RP_INPUT_WAIT_POLL)
+		return "a wait for a child without a pidfd";
 	if (kind == RP_INPUT_SIGNAL_STOP)
 		return "(the end by a signal from outside)";
+	if (kind == RP_INPUT_SIGNAL_AT)
+		return "(a signal from outside, delivered)";
+	if (kind == RP_INPUT_TIMER)
+		return "alarm, getitimer, setitimer or a timer_* call";
 	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
 }
 
@@ -79,7 +91,7 @@ bool rp_input_replay(uint8_t kind, void *buf, size_t len)
 	bool early_replay = before_session(RP_MODE_REPLAY);
 	if (early_replay && !rp_replay_log_loaded())
 		rp_replay_load_log();
-	if (!early_replay && rp_replay_run_free())
+	if (early_replay ? rp_replay_log_cut_here() : rp_replay_run_free())
 		return false;
 	const struct rp_log_record *r = rp_replay_peek();
 	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != kind || r->len != len ||
@@ -149,51 +161,16 @@ bool rp_inputs_logged(void)
 	return rp_writer || (rp_replaying && !rp_replay_run_free());
 }
 
+bool rp_inputs_kept(void)
+{
+	if (rp_dying || !rp_opts.log_path)
+		return false;
+	if (!rp_session_started)
+		return rp_opts.mode == RP_MODE_RECORD || rp_opts.mode == RP_MODE_REPLAY;
+	return rp_inputs_logged();
+}
+
 bool rp_replay_decides(void)
 {
 	return !rp_replay_run_free();
-}
-
-/* ---- signals from outside ---------------------------------------------------------------- */
-
-static volatile sig_atomic_t pending_sig, pending_code, pending_pid;
-
-struct async_signal_value {
-	int32_t sig, code, pid;
-};
-
-static struct async_signal_value logged; /* the one logged, if any (sig 0: none) */
-
-void rp_async_signal_flush(void)
-{
-	if (!pending_sig)
-		return;
-	struct async_signal_value v = {pending_sig, pending_code, pending_pid};
-	pending_sig = 0;
-	logged = v;
-	rp_input_record(RP_INPUT_ASYNC_SIGNAL, &v, sizeof v);
-}
-
-void rp_async_signal_repeat(void)
-{
-	/* (Also when dying of the signal: rp_input_record would log nothing then.) */
-	if (pending_sig) {
-		struct async_signal_value v = {pending_sig, pending_code, pending_pid};
-		pending_sig = 0;
-		logged = v;
-	}
-	if (logged.sig && rp_writer)
-		rp_log_input(rp_writer, (uint32_t)rp_cur->tid, RP_INPUT_ASYNC_SIGNAL, &logged,
-			     sizeof logged);
-}
-
-void rp_async_signal(int sig, int code, int pid, bool in_program)
-{
-	if (pending_sig)
-		return; /* one is enough: the log will not replay */
-	pending_sig = sig;
-	pending_code = code;
-	pending_pid = pid;
-	if (in_program)
-		rp_async_signal_flush();
 }

@@ -12,6 +12,7 @@
  */
 #include "engine/core.h"
 #include "base/rp_alloc.h"
+#include "base/rp_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -45,7 +47,9 @@ static void prof_timer(const struct itimerval *it)
 static void arm_timer(uint64_t ns)
 {
 	if (tick_fd >= 0) {
-		ioctl(tick_fd, PERF_EVENT_IOC_PERIOD, &ns);
+		/* the runtime's own call: never the C library's, which --syscall-audit
+		 * would name as the program's (audit.c) */
+		rp_syscall(SYS_ioctl, tick_fd, PERF_EVENT_IOC_PERIOD, &ns);
 		return;
 	}
 	struct itimerval it = {{0, 0}, {(time_t)(ns / 1000000000u), (suseconds_t)(ns % 1000000000u / 1000)}};
@@ -57,7 +61,7 @@ static void arm_timer(uint64_t ns)
 void rp_record_stop_timer(void)
 {
 	if (tick_fd >= 0)
-		ioctl(tick_fd, PERF_EVENT_IOC_DISABLE, 0);
+		rp_syscall(SYS_ioctl, tick_fd, PERF_EVENT_IOC_DISABLE, 0);
 	struct itimerval off = {{0, 0}, {0, 0}};
 	prof_timer(&off);
 }
@@ -220,11 +224,14 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 	if (rp_dying)
 		return;
+	if (rp_audit_lapsed) /* --syscall-audit let a clone run natively (audit.c): back on */
+		rp_audit_release(rp_audit_hold());
 	if (tick_fd < 0 || tick_retrying)
 		arm_timer(rp_opts.quantum_ns);
 	tick_retrying = false;
 	uintptr_t pc = rp_pc_of(uc);
 	struct rp_thread *t = rp_cur;
+	rp_async_tick(uc); /* a signal from outside due: soon, wherever the thread is */
 	if (!rp_scheduling || t->tid == 0 || !rp_sic_pc_preemptible(pc) || !sched_preempt_useful()) {
 		if (rp_scheduling && t->tid != 0 && !t->tick_depth && sched_preempt_useful() &&
 		    !sched_busy()) {
@@ -326,20 +333,6 @@ void rp_record_close(void)
 		       rp_opts.log_path, strerrordesc_np(err));
 }
 
-volatile sig_atomic_t rp_idling;
-
-void rp_idle_begin(void)
-{
-	if (rp_writer) /* a SIGKILL while every thread waits loses nothing */
-		rp_log_sync(rp_writer);
-	rp_idling = 1;
-}
-
-void rp_idle_end(void)
-{
-	rp_idling = 0;
-}
-
 void rp_record_signal_stop(int sig, const ucontext_t *uc)
 {
 	struct rp_thread *t = rp_cur;
@@ -366,6 +359,65 @@ void rp_record_signal_stop(int sig, const ucontext_t *uc)
 	rp_log_input(rp_writer, (uint32_t)t->tid, RP_INPUT_SIGNAL_STOP, v, sizeof v);
 }
 
+/* The parent process of pid, from /proc/pid/stat (after the command's closing
+ * parenthesis: state, then the parent); 0 if not known. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[40], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = rp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	ssize_t n = rp_sys_read(fd, buf, sizeof buf - 1);
+	rp_sys_close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	int ppid = 0;
+	return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
+}
+
+/* Is the file st names another process's log, open among the runtime's descriptors of
+ * one of this process's ancestors? That process, or 0. */
+static pid_t ancestor_writing(const struct stat *st)
+{
+	pid_t pid = (pid_t)rp_raw_syscall(SYS_getppid, 0, 0, 0, 0, 0, 0);
+	for (int depth = 0; depth < 32 && pid > 1; depth++, pid = parent_of(pid))
+		for (int fd = RP_FD_MIN; fd < RP_FD_MIN + RP_FD_SLOTS; fd++) {
+			char path[48];
+			struct stat at;
+			snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+			if (rp_raw_syscall(SYS_newfstatat, AT_FDCWD, (long)path, (long)&at, 0, 0, 0) == 0 &&
+			    at.st_dev == st->st_dev && at.st_ino == st->st_ino)
+				return pid;
+		}
+	return 0;
+}
+
+/* A program that a recording runs (a test suite running its own binary, a build
+ * running tools built with sicc) records too, by default to the same log.bin in the
+ * same directory, or to the log LIBREPLAY_OPTS names for both: opening it would cut
+ * the running recording's log short. Such a child records to the parent's name with
+ * its pid appended instead, and says so. */
+static const char *own_log_path(const char *path)
+{
+	struct stat st;
+	if (rp_raw_syscall(SYS_newfstatat, AT_FDCWD, (long)path, (long)&st, 0, 0, 0) != 0)
+		return path;
+	pid_t writer = ancestor_writing(&st);
+	if (!writer)
+		return path;
+	size_t len = strlen(path) + 24;
+	char *mine = rp_malloc(len);
+	if (!mine)
+		rp_fatal_memory("the log's name");
+	snprintf(mine, len, "%s.%d", path, (int)rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0));
+	rp_say("%s is the log process %d (an ancestor) is recording; this one records to %s",
+	       path, (int)writer, mine);
+	return mine;
+}
+
 void rp_record_start(int argc, char **argv)
 {
 	struct rp_log_header h;
@@ -377,7 +429,14 @@ void rp_record_start(int argc, char **argv)
 	h.argc = argc;
 	h.argv = (const char *const *)argv;
 	char err[RP_LOG_ERRLEN];
-	int fd = rp_fd_own(rp_sys_open(rp_opts.log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+	rp_opts.log_path = own_log_path(rp_opts.log_path);
+	/* Read and write: the writer reads earlier INPUT bytes back before it stores a
+	 * payload as a reference to them (docs/log-format.md); a file it may only write
+	 * gets no references to earlier blocks. */
+	int fd = rp_sys_open(rp_opts.log_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EACCES)
+		fd = rp_sys_open(rp_opts.log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = rp_fd_own(fd);
 	if (fd < 0) {
 		rp_say("%s: %s", rp_opts.log_path, strerror(errno));
 		exit(RP_EXIT_USAGE);
@@ -395,7 +454,21 @@ void rp_record_start(int argc, char **argv)
 	rp_log_set_flush_interval(rp_writer, bench && *bench ? strtoull(bench, NULL, 10)
 							     : RP_LOG_FLUSH_INTERVAL_NS);
 	rp_log_set_error_hook(rp_writer, log_failed);
+	/* bench/logsize.sh's knob: the log's INPUT bytes stored as they are (plain), only
+	 * compressed (zstd), only by reference (refs); by default both (docs/log-format.md). */
+	const char *store = getenv("LIBREPLAY_LOG_STORE");
+	if (store && *store) {
+		bool zstd = !strcmp(store, "zstd") || !strcmp(store, "zstd+refs");
+		bool refs = !strcmp(store, "refs") || !strcmp(store, "zstd+refs");
+		if (!zstd && !refs && strcmp(store, "plain")) {
+			rp_say("LIBREPLAY_LOG_STORE=%s: not plain, zstd, refs or zstd+refs", store);
+			exit(RP_EXIT_USAGE);
+		}
+		if (rp_log_set_store(rp_writer, zstd ? RP_LOG_ZSTD_LEVEL : 0, refs) != 0)
+			rp_fatal_memory("the log's compression");
+	}
 	rp_context_record();
+	rp_objects_record();
 	rp_layout_record();
 	rp_input_log_early();
 	log_timestamp(rp_mono_ns());
@@ -430,7 +503,6 @@ void rp_record_end(int how, int value, const ucontext_t *uc)
 	if (!rp_writer)
 		return;
 	log_timestamp(rp_mono_ns());
-	rp_async_signal_repeat(); /* in the last block, where a replay looks at start */
 	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
 	if (rp_log_end(rp_writer, how, value, end_threads, n) != 0 || uc)
 		rp_log_flush_from_signal(rp_writer);
@@ -444,7 +516,6 @@ void rp_record_outcome(int how, int value, const ucontext_t *uc, const struct rp
 	if (!rp_writer)
 		return;
 	log_timestamp(rp_mono_ns());
-	rp_async_signal_repeat();
 	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
 	if (rp_log_end_outcome(rp_writer, how, value, end_threads, n, o) != 0 || uc)
 		rp_log_flush_from_signal(rp_writer);

@@ -58,6 +58,9 @@ static bool finals_all; /* every thread of the recording is listed */
  * What differs from the recording's context (context.c: the environment, the working
  * directory, the standard descriptors) is named in it, the likely cause. */
 static bool is_stop(const struct rp_log_record *r);
+static bool signal_at(const struct rp_log_record *r, uint8_t *where, uint64_t *count, uint64_t *pc,
+		      siginfo_t *si);
+static bool take_signals_at(struct rp_thread *t, uint64_t count, uintptr_t pc);
 static int stop_at(const struct rp_log_record *r, uint32_t *tid, uint64_t *count, uint64_t *pc);
 static _Noreturn void signal_stop(const struct rp_log_record *r, const ucontext_t *uc, bool counts,
 				  uint64_t now);
@@ -126,9 +129,12 @@ static bool read_next(void)
 		}
 		if (cur.kind == RP_LOG_INPUT && (cur.input_kind == RP_INPUT_TIMESTAMP ||
 						 cur.input_kind == RP_INPUT_CONTEXT ||
+						 cur.input_kind == RP_INPUT_OBJECTS ||
 						 cur.input_kind == RP_INPUT_LAYOUT)) {
 			if (cur.input_kind == RP_INPUT_CONTEXT)
 				rp_context_check(cur.data, cur.len);
+			if (cur.input_kind == RP_INPUT_OBJECTS)
+				rp_objects_check(cur.data, cur.len);
 			if (cur.input_kind == RP_INPUT_LAYOUT)
 				rp_layout_check(cur.data, cur.len);
 			rp_replay_view.done = ++next_rec;
@@ -185,6 +191,11 @@ bool rp_replay_log_loaded(void)
 	return reader != NULL;
 }
 
+bool rp_replay_log_cut_here(void)
+{
+	return !rp_replay_peek() && log_end_status != RP_LOG_DONE;
+}
+
 /* For messages: what a record says, in words. */
 const char *rp_replay_describe(const struct rp_log_record *r, char *buf, size_t len)
 {
@@ -210,13 +221,6 @@ const char *rp_replay_describe(const struct rp_log_record *r, char *buf, size_t 
  * unscheduled, and leaves the breakpoint to the parent. */
 void rp_replay_forget(void)
 {
-	/* The child runs on from fork(), its count published: a fresh counter that does
-	 * not run out (it was armed for the parent's next record). */
-	if (rp_replaying && rp_cur->tid != 0) {
-		uint64_t now = rp_cur->offset - __sic_home;
-		__sic_home = rp_sic_start_value();
-		rp_cur->offset = now + __sic_home;
-	}
 	rp_replaying = false;
 	have_cur = false;
 	log_end_status = RP_LOG_DONE;
@@ -279,7 +283,8 @@ void rp_replay_arm(struct rp_thread *t, uint64_t *counter)
 			rp_diverge("record %zu: thread %u should have been %s at count %llu "
 				"(pc %#llx) but is at count %llu", next_rec + 1, tid,
 				r->kind == RP_LOG_PREEMPT ? "preempted" : r->kind == RP_LOG_END ?
-				"stopped by the hang" : "stopped by a signal",
+				"stopped by the hang" : is_stop(r) ? "stopped by a signal" :
+				"given a signal from outside",
 				(unsigned long long)count, (unsigned long long)pc, (unsigned long long)now);
 		if (count == now && where == RP_STOP_COUNT)
 			signal_stop(r, NULL, true, now);
@@ -350,12 +355,30 @@ static bool preempt_at_stub(struct rp_thread *t, uint64_t now, uintptr_t stub_re
 	return true;
 }
 
+/* The next records deliver signals from outside to t here, at count now, where the
+ * recording's overflow delivered them (async.c): the same, then its handlers run
+ * from here as they did, the counter armed for the record after them. */
+static bool async_at_stub(struct rp_thread *t, uint64_t now, uintptr_t stub_ret)
+{
+	uintptr_t pc = rp_stub_resume_pc(stub_ret);
+	if (!pc || !take_signals_at(t, now, pc))
+		return false;
+	uint64_t counter = 0; /* at now */
+	rp_replay_arm(t, &counter);
+	__sic_home = counter;
+	if (rp_resumed_hook)
+		rp_resumed_hook(&__sic_home);
+	return true;
+}
+
 uint64_t rp_replay_overflow(uintptr_t stub_ret)
 {
 	struct rp_thread *t = rp_cur;
 	uint64_t zero = 0;
 	rp_debug_check(t->tid, t->offset);
 	if (preempt_at_stub(t, t->offset, stub_ret))
+		return __sic_home;
+	if (async_at_stub(t, t->offset, stub_ret))
 		return __sic_home;
 	rp_replay_arm(t, &zero);
 	return zero;
@@ -388,6 +411,20 @@ void rp_bp_hit(int sig, siginfo_t *si, void *ucv)
 	    stop_tid == (uint32_t)t->tid &&
 	    stop_count == count && rp_exe_base + stop_pc == pc)
 		signal_stop(r, uc, true, count);
+	if (take_signals_at(t, count, pc)) {
+		/* (a delivery at the count the thread was armed at already) */
+		uint64_t *counter = (uint64_t *)&uc->uc_mcontext.gregs[REG_R15];
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig); /* the handlers' own stops trap too */
+		rp_sigprocmask(SIG_UNBLOCK, &one, NULL);
+		rp_replay_arm(t, counter);
+		__sic_home = *counter;
+		if (rp_resumed_hook)
+			rp_resumed_hook(counter);
+		errno = saved;
+		return;
+	}
 	if (!preempt_here(r, t, count, pc)) {
 		if (free_run) /* the log ended while the trap was on its way */
 			return;
@@ -432,10 +469,14 @@ bool rp_replay_run_free(void)
 void rp_replay_thread_exit(struct rp_thread *t)
 {
 	const struct rp_log_record *r = rp_replaying ? rp_replay_peek() : NULL;
-	if (r && r->kind == RP_LOG_PREEMPT && r->tid == (uint32_t)t->tid)
-		rp_diverge("record %zu: thread %d exited at count %llu before its preemption at count %llu",
+	uint32_t tid;
+	uint64_t count, pc;
+	if (stop_at(r, &tid, &count, &pc) == RP_STOP_EXACT && r->kind != RP_LOG_END &&
+	    tid == (uint32_t)t->tid)
+		rp_diverge("record %zu: thread %d exited at count %llu before its %s at count %llu",
 			next_rec + 1, t->tid, (unsigned long long)(t->offset - __sic_home),
-			(unsigned long long)r->count);
+			r->kind == RP_LOG_PREEMPT ? "preemption" : is_stop(r) ? "stop by a signal" :
+			"signal from outside", (unsigned long long)count);
 }
 
 static struct rp_log_final end_threads[RP_LOG_END_THREADS_MAX];
@@ -537,6 +578,12 @@ static int stop_at(const struct rp_log_record *r, uint32_t *tid, uint64_t *count
 		*tid = r->outcome.stop_tid, *count = r->outcome.stop_count, *pc = r->outcome.stop_pc;
 		return RP_STOP_EXACT; /* where --timeout stopped the recording */
 	}
+	uint8_t where;
+	siginfo_t si;
+	if (signal_at(r, &where, count, pc, &si)) {
+		*tid = r->tid;
+		return where == RP_STOP_EXACT ? RP_STOP_EXACT : -1; /* at idle: no thread stops */
+	}
 	if (!is_stop(r))
 		return -1;
 	*tid = r->tid;
@@ -564,6 +611,78 @@ static _Noreturn void signal_stop(const struct rp_log_record *r, const ucontext_
 	strncat(why, name ? name : "?", sizeof why - 4);
 	rp_trace_end(why, uc);
 	rp_session_die_of(sig);
+}
+
+/* ---- signals from outside, delivered (async.c) ------------------------------------------ */
+
+/* Is r a SIGNAL_AT? Then where it was delivered and the siginfo. */
+static bool signal_at(const struct rp_log_record *r, uint8_t *where, uint64_t *count, uint64_t *pc,
+		      siginfo_t *si)
+{
+	if (!r || r->kind != RP_LOG_INPUT || r->input_kind != RP_INPUT_SIGNAL_AT ||
+	    r->len != RP_SIGNAL_AT_LEN)
+		return false;
+	*where = r->data[0];
+	memcpy(count, r->data + 1, 8);
+	memcpy(pc, r->data + 9, 8);
+	memcpy(si, r->data + 17, sizeof *si);
+	return true;
+}
+
+/* The next records deliver signals from outside to the running thread t at (count,
+ * pc): each is queued as the recording queued it, and consumed. False if none. */
+static bool take_signals_at(struct rp_thread *t, uint64_t count, uintptr_t pc)
+{
+	uint8_t where;
+	uint64_t c, p;
+	siginfo_t si;
+	const struct rp_log_record *r;
+	bool any = false;
+	while ((r = rp_replay_peek()) && signal_at(r, &where, &c, &p, &si) &&
+	       where == RP_STOP_EXACT && r->tid == (uint32_t)t->tid && c == count &&
+	       rp_exe_base + p == pc) {
+		rp_replay_next();
+		if (rp_async_hook)
+			rp_async_hook(&si, true);
+		any = true;
+	}
+	return any;
+}
+
+/* Every thread waits, the scheduler at question pos: the next records that deliver
+ * signals from outside there are taken (queued for their threads, which they may
+ * wake). */
+static bool take_signals_idle(uint64_t pos)
+{
+	uint8_t where;
+	uint64_t c, p;
+	siginfo_t si;
+	bool any = false;
+	while (signal_at(rp_replay_peek(), &where, &c, &p, &si) && where == RP_STOP_IDLE &&
+	       c == pos) {
+		rp_replay_next();
+		if (rp_async_hook)
+			rp_async_hook(&si, false);
+		any = true;
+	}
+	if (any)
+		rp_replay_rearm_running();
+	return any;
+}
+
+bool rp_replay_async_idle(void)
+{
+	return !rp_replay_run_free() && take_signals_idle(rp_questions_asked());
+}
+
+/* The question position a SIGNAL_AT delivered at while every thread waited, if r is
+ * one (decide.c's idle check). */
+bool rp_replay_signal_idle_pos(const struct rp_log_record *r, uint64_t *pos)
+{
+	uint8_t where;
+	uint64_t pc;
+	siginfo_t si;
+	return signal_at(r, &where, pos, &pc, &si) && where == RP_STOP_IDLE;
 }
 
 void rp_replay_idle_stop(void)

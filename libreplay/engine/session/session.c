@@ -136,13 +136,26 @@ bool rp_session_is_default_action(const struct sigaction *sa)
 
 /* ---- starting a session ----------------------------------------------------------------- */
 
-/* A child of fork() is not what the log describes: it runs on unrecorded and
- * unscheduled, and leaves the log and the breakpoint to the parent. */
-static void child_after_fork(void)
+/* A child of fork() is not what the log describes: it runs on unrecorded, with no
+ * time slice, and leaves the log, the breakpoint and the trace to the parent. The
+ * thread that forked goes on with a fresh counter that does not run out (it was armed
+ * for the parent's next record or slice; its count is published, fork() being a
+ * call out of instrumented code). */
+void rp_session_forked(void)
 {
 	rp_bp_forget();
 	rp_record_forget();
 	rp_replay_forget();
+	rp_trace_forget();
+	rp_counting = false;
+	rp_hang_due = 0;
+	if (rp_cur->tid != 0) {
+		uint64_t now = rp_cur->offset - __sic_home;
+		__sic_home = rp_sic_start_value();
+		rp_cur->offset = now + __sic_home;
+		rp_cur->preempt_soon = rp_cur->soon = false;
+		rp_cur->soon_pc = rp_cur->exit_pc = 0;
+	}
 }
 
 /* Called from main() before the program's main runs as green thread 1. */
@@ -155,6 +168,7 @@ static void rooms_join(void)
 		.hang_overflow = rp_hang_overflow,
 		.count_overflow = rp_count_overflow,
 		.record_overflow = rp_record_overflow,
+		.async_overflow = rp_async_overflow,
 		.count_thread_created = rp_count_thread_created,
 		.replay_thread_exit = rp_replay_thread_exit,
 		.count_switched = rp_count_switched,
@@ -178,6 +192,7 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	rp_decide_hooks(h);
 	if (rp_opts.mode == RP_MODE_OFF) {
 		rp_crash_init(); /* a deadlock's or a hang's report has the backtraces too */
+		rp_objects_started();
 		rp_count_start(); /* the same preemptions, no log */
 		rp_record_schedule();
 		return;
@@ -190,8 +205,12 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 		rp_replay_start(argc, argv);
 	}
 	on_exit(on_exit_handler, NULL);
-	pthread_atfork(NULL, NULL, child_after_fork);
 	rp_crash_init();
+	/* What rp_crash_init loaded (libunwind and its libraries) is the recording's too:
+	 * noted, for the replay's check and for replay-pack. */
+	if (rp_opts.mode == RP_MODE_RECORD)
+		rp_objects_record();
+	rp_objects_started();
 	/* A stack overflow faults with no stack left to run a handler on: the fatal
 	 * handlers run on a stack of their own, so the log still gets its END and the
 	 * report is printed. (Only they: a preemption must stay on its thread's stack.) */

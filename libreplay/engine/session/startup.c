@@ -75,10 +75,10 @@ static char *put(char **at, const char *s)
 
 static char *map_block(size_t len)
 {
-	char *p = mmap(BLOCK_HINT, len, PROT_READ | PROT_WRITE,
+	char *p = sched_sys_mmap(BLOCK_HINT, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (p == MAP_FAILED) /* taken: anywhere, the same in both runs as far as it goes */
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		p = sched_sys_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 

@@ -1,6 +1,7 @@
 /* A SIGTERM handler of the program's own, which cleans up and then dies of the signal
  * (the usual way: SIG_DFL back, raise again). It runs first; the log ends with END
- * naming SIGTERM. The signal came from outside: the replay refuses that log. */
+ * naming SIGTERM. The signal came from outside, while the program waited in pause():
+ * the replay delivers it there again (docs/inputs.md). */
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
