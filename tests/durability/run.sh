@@ -386,8 +386,8 @@ check "replay-dump shows the code hash" bash -c "'$DUMP' --exe '$WORK/noid' '$WO
 mkdir -p elsewhere
 ./racy_counter --record ctx.bin </dev/null >/dev/null 2>&1
 expect "the same context: no warning" 0 "" 0 ./racy_counter --replay ctx.bin </dev/null
-expect "another working directory and stdin: one warning at start" 0 \
-	"^libreplay: warning: the replay's context differs from the recording's: the working directory \(.*/elsewhere, recorded in .*\); stdin \(closed, recorded /dev/null\)$" 1 \
+expect "another working directory (not compared: the world is in the log) and stdin: one warning at start" 0 \
+	"^libreplay: warning: the replay's context differs from the recording's: stdin \(closed, recorded /dev/null\)$" 1 \
 	bash -c "cd elsewhere && exec ../racy_counter --replay ../ctx.bin <&-"
 # ---- 9. descriptors the program did not open ----------------------------------------------------
 # It closes stderr, opens a file that gets descriptor 2, closes every descriptor from 3 up
