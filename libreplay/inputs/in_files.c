@@ -18,15 +18,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-static long ret(long r)
-{
-	if (r < 0 && r > -4096) {
-		errno = (int)-r;
-		return -1;
-	}
-	return r;
-}
-
 /* ---- open -------------------------------------------------------------------------- */
 
 /* What the replay needs to know of an opened descriptor: its type (the stand-in's
@@ -66,12 +57,12 @@ int in_open(int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct open_call c = {dirfd, path, flags, mode, {0, 0}};
 	if (!in_world_on())
-		return in_fd_opened((int)ret(real_open(&c)));
+		return in_fd_opened((int)in_ret(real_open(&c)));
 	struct iovec out = {&c.o, sizeof c.o};
 	long fd;
 	if (in_world_replayed(IN_WC_OPEN, -1, &out, 1, &fd)) {
 		if (fd < 0)
-			return (int)ret(fd);
+			return (int)in_ret(fd);
 		if (c.o.random || S_ISCHR(c.o.mode)) {
 			/* A device is no file of the world: a random one is opened for real so
 			 * that its reads are known as random ones; a terminal (a pty the
@@ -96,7 +87,7 @@ int in_open(int dirfd, const char *path, int flags, mode_t mode)
 	if (fd >= 0)
 		in_world_set((int)fd, c.o.random || S_ISCHR(c.o.mode) ? IN_W_NONE : in_world_kind_of(c.o.mode),
 			      false);
-	return in_fd_opened((int)ret(fd));
+	return in_fd_opened((int)in_ret(fd));
 }
 
 /* ---- reading and writing at an offset ----------------------------------------------- */
@@ -117,32 +108,15 @@ static long real_prw(void *ctx)
 			      (long)c->off, (long)((unsigned long long)c->off >> 32), c->flags);
 }
 
-/* A write of the world: made while recording; in the replay, only where it is a
- * standard output the program started with (echo), and its result is the recorded one. */
-long in_world_write(enum in_world_call call, int fd, long (*real)(void *), void *ctx)
-{
-	long r;
-	if (in_world_replayed(call, fd, NULL, 0, &r)) {
-		if (in_world_echo(fd))
-			real(ctx);
-		return r;
-	}
-	char audit = rp_audit_hold(); /* (--syscall-audit: the C library's calls inside are ours) */
-	r = real(ctx);
-	rp_audit_release(audit);
-	in_world_record(call, fd, r, NULL, 0, IN_OUT_NONE);
-	return r;
-}
-
 static ssize_t prw(int fd, const struct iovec *iov, int cnt, off_t off, int flags, bool writing)
 {
 	struct rw_call c = {fd, iov, cnt, off, flags, writing};
 	if (!in_world_fd(fd) || cnt < 0)
-		return ret(real_prw(&c));
+		return in_ret(real_prw(&c));
 	enum in_world_call call = writing ? IN_WC_PWRITE : IN_WC_PREAD;
 	if (writing)
-		return ret(in_world_write(call, fd, real_prw, &c));
-	return ret(in_world_call(call, fd, real_prw, &c, iov, (unsigned long)cnt, IN_OUT_RESULT));
+		return in_ret(in_world_write(call, fd, real_prw, &c));
+	return in_ret(in_world_call(call, fd, real_prw, &c, iov, (unsigned long)cnt, IN_OUT_RESULT));
 }
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
@@ -218,11 +192,11 @@ off_t lseek(int fd, off_t offset, int whence)
 		long fl = rp_raw_syscall(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0);
 		if (whence == SEEK_SET && fl >= 0 && (fl & O_ACCMODE) == O_WRONLY)
 			c.a = 0, c.b = SEEK_CUR;
-		return ret(real_lseek(&c));
+		return in_ret(real_lseek(&c));
 	}
 	if (!in_world_fd(fd))
-		return ret(real_lseek(&c));
-	return ret(in_world_call(IN_WC_LSEEK, fd, real_lseek, &c, NULL, 0, IN_OUT_NONE));
+		return in_ret(real_lseek(&c));
+	return in_ret(in_world_call(IN_WC_LSEEK, fd, real_lseek, &c, NULL, 0, IN_OUT_NONE));
 }
 off_t lseek64(int fd, off_t offset, int whence) __attribute__((alias("lseek")));
 
@@ -236,9 +210,9 @@ int fstat(int fd, struct stat *st)
 {
 	struct fd_call c = {fd, (long)st, 0};
 	if (!in_world_fd(fd))
-		return (int)ret(real_fstat(&c));
+		return (int)in_ret(real_fstat(&c));
 	struct iovec out = {st, sizeof *st};
-	return (int)ret(in_world_call(IN_WC_FSTAT, fd, real_fstat, &c, &out, 1, IN_OUT_WHOLE));
+	return (int)in_ret(in_world_call(IN_WC_FSTAT, fd, real_fstat, &c, &out, 1, IN_OUT_WHOLE));
 }
 int fstat64(int fd, struct stat64 *st)
 {
@@ -255,8 +229,8 @@ int ftruncate(int fd, off_t len)
 {
 	struct fd_call c = {fd, len, 0};
 	if (!in_world_fd(fd))
-		return (int)ret(real_ftruncate(&c));
-	return (int)ret(in_world_write(IN_WC_TRUNCATE, fd, real_ftruncate, &c));
+		return (int)in_ret(real_ftruncate(&c));
+	return (int)in_ret(in_world_write(IN_WC_TRUNCATE, fd, real_ftruncate, &c));
 }
 int ftruncate64(int fd, off_t len) __attribute__((alias("ftruncate")));
 
@@ -270,16 +244,16 @@ int fsync(int fd)
 {
 	struct fd_call c = {fd, 0, 0};
 	if (!in_world_fd(fd))
-		return (int)ret(real_fsync(&c));
-	return (int)ret(in_world_write(IN_WC_SYNC, fd, real_fsync, &c));
+		return (int)in_ret(real_fsync(&c));
+	return (int)in_ret(in_world_write(IN_WC_SYNC, fd, real_fsync, &c));
 }
 
 int fdatasync(int fd)
 {
 	struct fd_call c = {fd, 1, 0};
 	if (!in_world_fd(fd))
-		return (int)ret(real_fsync(&c));
-	return (int)ret(in_world_write(IN_WC_SYNC, fd, real_fsync, &c));
+		return (int)in_ret(real_fsync(&c));
+	return (int)in_ret(in_world_write(IN_WC_SYNC, fd, real_fsync, &c));
 }
 
 /* ---- mmap of a file of the world ------------------------------------------------------- */
@@ -306,7 +280,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	struct map_call c = {addr, len, prot, flags, fd, off};
 	if ((flags & MAP_ANONYMOUS) || !in_world_fd(fd))
-		return (void *)ret(real_mmap(&c));
+		return (void *)in_ret(real_mmap(&c));
 	long r;
 	struct w_size {
 		uint64_t shown; /* bytes of the file in the mapping */
@@ -314,7 +288,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	struct iovec head = {&sz, sizeof sz};
 	if (in_world_replayed(IN_WC_MMAP, fd, &head, 1, &r)) {
 		if (r < 0 && r > -4096)
-			return (void *)ret(r);
+			return (void *)in_ret(r);
 		struct map_call a = {(void *)r, len, PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0};
 		long got = real_mmap(&a);
@@ -346,6 +320,6 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		struct iovec data = {(void *)r, (size_t)sz.shown};
 		in_world_record(IN_WC_MMAP, fd, 0, &data, 1, IN_OUT_WHOLE);
 	}
-	return (void *)ret(r);
+	return (void *)in_ret(r);
 }
 void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) __attribute__((alias("mmap")));

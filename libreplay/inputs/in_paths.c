@@ -35,15 +35,6 @@
 #include <unistd.h>
 #include <utime.h>
 
-static long ret(long r)
-{
-	if (r < 0 && r > -4096) {
-		errno = (int)-r;
-		return -1;
-	}
-	return r;
-}
-
 /* A system call and its arguments: the real call of most wrappers here. */
 struct sys {
 	long nr, a, b, c, d, e;
@@ -66,30 +57,20 @@ static long input(enum in_world_call call, int fd, struct sys s, void *out, size
 		  enum in_world_out mode)
 {
 	struct iovec v = {out, n};
-	return ret(in_world_call(call, fd, real_sys, &s, &v, out ? 1 : 0, mode));
+	return in_ret(in_world_call(call, fd, real_sys, &s, &v, out ? 1 : 0, mode));
 }
 
 /* An effect: made while recording, its recorded result in the replay (never made
  * again there, not even on a standard output: fchmod of the terminal stays undone). */
 static long effect(enum in_world_call call, int fd, struct sys s)
 {
-	return ret(in_world_call(call, fd, real_sys, &s, NULL, 0, IN_OUT_NONE));
+	return in_ret(in_world_call(call, fd, real_sys, &s, NULL, 0, IN_OUT_NONE));
 }
 
 /* The same on a descriptor: through the world if it is the world's. */
 static long fd_effect(enum in_world_call call, int fd, struct sys s)
 {
-	return in_world_fd(fd) ? effect(call, fd, s) : ret(real_sys(&s));
-}
-
-/* The C library's own function, for calls whose work is more than one system call
- * (realpath, statvfs, fchmodat without following links). */
-static void *libc(const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-	if (!p)
-		rp_fatal("cannot find the C library's %s", name);
-	return p;
+	return in_world_fd(fd) ? effect(call, fd, s) : in_ret(real_sys(&s));
 }
 
 extern void __chk_fail(void) __attribute__((noreturn));
@@ -154,14 +135,14 @@ static long real_faccessat(void *ctx)
 	if (r != -ENOSYS)
 		return r;
 	if (!glibc)
-		glibc = libc("faccessat");
+		glibc = in_libc("faccessat");
 	return glibc(c->dirfd, c->path, c->mode, c->flags) == 0 ? 0 : -errno;
 }
 
 int faccessat(int dirfd, const char *path, int mode, int flags)
 {
 	struct faccessat_call c = {dirfd, path, mode, flags};
-	return (int)ret(in_world_call(IN_WC_ACCESS, at_fd(dirfd), real_faccessat, &c, NULL, 0,
+	return (int)in_ret(in_world_call(IN_WC_ACCESS, at_fd(dirfd), real_faccessat, &c, NULL, 0,
 				      IN_OUT_NONE));
 }
 
@@ -219,7 +200,7 @@ static long real_realpath(void *ctx)
 	static char *(*glibc)(const char *, char *);
 	struct realpath_call *c = ctx;
 	if (!glibc)
-		glibc = libc("realpath");
+		glibc = in_libc("realpath");
 	c->buf[0] = '\0';
 	return glibc(c->path, c->buf) ? 0 : -errno;
 }
@@ -330,19 +311,8 @@ static long real_cwd_name(void *ctx)
 	static char *(*glibc)(void);
 	struct cwd_name_call *c = ctx;
 	if (!glibc)
-		glibc = libc("get_current_dir_name");
-	char *p = glibc();
-	c->buf[0] = '\0';
-	if (!p)
-		return -errno;
-	size_t n = strlen(p);
-	if (n >= PATH_MAX) {
-		free(p);
-		return -ENAMETOOLONG;
-	}
-	memcpy(c->buf, p, n + 1);
-	free(p);
-	return 0;
+		glibc = in_libc("get_current_dir_name");
+	return in_keep_name(c->buf, glibc());
 }
 
 char *get_current_dir_name(void)
@@ -373,7 +343,7 @@ int fstatfs(int fd, struct statfs *sf)
 {
 	struct sys s = {SYS_fstatfs, fd, (long)sf, 0, 0, 0};
 	if (!in_world_fd(fd))
-		return (int)ret(real_sys(&s));
+		return (int)in_ret(real_sys(&s));
 	return (int)input(IN_WC_STATFS, fd, s, sf, sizeof *sf, IN_OUT_WHOLE);
 }
 
@@ -401,8 +371,8 @@ static long real_statvfs(void *ctx)
 	static int (*by_fd)(int, struct statvfs *);
 	struct statvfs_call *c = ctx;
 	if (!by_path) {
-		by_fd = libc("fstatvfs");
-		by_path = libc("statvfs");
+		by_fd = in_libc("fstatvfs");
+		by_path = in_libc("statvfs");
 	}
 	return (c->path ? by_path(c->path, c->sv) : by_fd(c->fd, c->sv)) == 0 ? 0 : -errno;
 }
@@ -411,7 +381,7 @@ int statvfs(const char *path, struct statvfs *sv)
 {
 	struct statvfs_call c = {path, -1, sv};
 	struct iovec v = {sv, sizeof *sv};
-	return (int)ret(in_world_call(IN_WC_STATFS, -1, real_statvfs, &c, &v, 1, IN_OUT_WHOLE));
+	return (int)in_ret(in_world_call(IN_WC_STATFS, -1, real_statvfs, &c, &v, 1, IN_OUT_WHOLE));
 }
 
 int fstatvfs(int fd, struct statvfs *sv)
@@ -419,8 +389,8 @@ int fstatvfs(int fd, struct statvfs *sv)
 	struct statvfs_call c = {NULL, fd, sv};
 	struct iovec v = {sv, sizeof *sv};
 	if (!in_world_fd(fd))
-		return (int)ret(real_statvfs(&c));
-	return (int)ret(in_world_call(IN_WC_STATFS, fd, real_statvfs, &c, &v, 1, IN_OUT_WHOLE));
+		return (int)in_ret(real_statvfs(&c));
+	return (int)in_ret(in_world_call(IN_WC_STATFS, fd, real_statvfs, &c, &v, 1, IN_OUT_WHOLE));
 }
 
 int statvfs64(const char *path, struct statvfs64 *sv)
@@ -439,7 +409,7 @@ static ssize_t xattr_get(long nr, long target, int fd, const char *name, void *v
 {
 	struct sys s = {nr, target, (long)name, (long)val, (long)n, 0};
 	if (fd >= 0 && !in_world_fd(fd))
-		return ret(real_sys(&s));
+		return in_ret(real_sys(&s));
 	return input(IN_WC_XATTR, fd, s, val, n, IN_OUT_RESULT);
 }
 
@@ -462,7 +432,7 @@ static ssize_t xattr_list(long nr, long target, int fd, char *list, size_t n)
 {
 	struct sys s = {nr, target, (long)list, (long)n, 0, 0};
 	if (fd >= 0 && !in_world_fd(fd))
-		return ret(real_sys(&s));
+		return in_ret(real_sys(&s));
 	return input(IN_WC_XATTR, fd, s, list, n, IN_OUT_RESULT);
 }
 
@@ -614,14 +584,14 @@ static long real_fchmodat(void *ctx)
 	if (!c->flags)
 		return rp_raw_syscall(SYS_fchmodat, c->dirfd, (long)c->path, c->mode, 0, 0, 0);
 	if (!glibc)
-		glibc = libc("fchmodat");
+		glibc = in_libc("fchmodat");
 	return glibc(c->dirfd, c->path, c->mode, c->flags) == 0 ? 0 : -errno;
 }
 
 int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
 	struct fchmodat_call c = {dirfd, path, mode, flags};
-	return (int)ret(in_world_call(IN_WC_CHMOD, at_fd(dirfd), real_fchmodat, &c, NULL, 0,
+	return (int)in_ret(in_world_call(IN_WC_CHMOD, at_fd(dirfd), real_fchmodat, &c, NULL, 0,
 				      IN_OUT_NONE));
 }
 
@@ -672,7 +642,7 @@ static int utimens(int dirfd, const char *path, const struct timespec ts[2], int
 	struct sys s = {SYS_utimensat, dirfd, (long)path, (long)ts, flags, 0};
 	/* utimensat(fd, NULL, ...) is futimens: on the descriptor, if it is the world's. */
 	if (!path && !in_world_fd(dirfd))
-		return (int)ret(real_sys(&s));
+		return (int)in_ret(real_sys(&s));
 	return (int)effect(IN_WC_UTIMES, at_fd(dirfd), s);
 }
 
@@ -733,16 +703,16 @@ static int change_dir(int fd, struct sys s)
 {
 	long r;
 	if (!in_world_on())
-		return (int)ret(real_sys(&s));
+		return (int)in_ret(real_sys(&s));
 	if (in_world_replayed(IN_WC_CHDIR, fd, NULL, 0, &r)) {
 		int saved = errno;
 		real_sys(&s);
 		errno = saved;
-		return (int)ret(r);
+		return (int)in_ret(r);
 	}
 	r = real_sys(&s);
 	in_world_record(IN_WC_CHDIR, fd, r, NULL, 0, IN_OUT_NONE);
-	return (int)ret(r);
+	return (int)in_ret(r);
 }
 
 int chdir(const char *path)
@@ -755,6 +725,6 @@ int fchdir(int fd)
 {
 	struct sys s = {SYS_fchdir, fd, 0, 0, 0, 0};
 	if (!in_world_fd(fd))
-		return (int)ret(real_sys(&s));
+		return (int)in_ret(real_sys(&s));
 	return change_dir(fd, s);
 }

@@ -22,14 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void *libc(const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-	if (!p)
-		rp_fatal("cannot find the C library's %s", name);
-	return p;
-}
-
 /* ---- mkstemp and its kin ----------------------------------------------------------------- */
 
 struct mkstemp_call {
@@ -42,7 +34,7 @@ static long real_mkostemps(void *ctx)
 	static int (*glibc)(char *, int, int);
 	struct mkstemp_call *c = ctx;
 	if (!glibc)
-		glibc = libc("mkostemps");
+		glibc = in_libc("mkostemps");
 	char audit = rp_audit_hold(); /* --syscall-audit: its open is recorded here */
 	int fd = glibc(c->tmpl, c->suffix, c->flags);
 	rp_audit_release(audit);
@@ -118,10 +110,10 @@ static long real_name(void *ctx)
 	static char *(*tempnam_)(const char *, const char *);
 	struct name_call *c = ctx;
 	if (!tempnam_) {
-		mkdtemp_ = libc("mkdtemp");
-		mktemp_ = libc("mktemp");
-		tmpnam_r_ = libc("tmpnam_r");
-		tempnam_ = libc("tempnam");
+		mkdtemp_ = in_libc("mkdtemp");
+		mktemp_ = in_libc("mktemp");
+		tmpnam_r_ = in_libc("tmpnam_r");
+		tempnam_ = in_libc("tempnam");
 	}
 	switch (c->which) {
 	case MKDTEMP:
@@ -132,20 +124,8 @@ static long real_name(void *ctx)
 	case TMPNAM:
 		c->buf[0] = '\0';
 		return tmpnam_r_(c->buf) ? 0 : -errno;
-	default: {
-		char *p = tempnam_(c->dir, c->pfx);
-		c->buf[0] = '\0';
-		if (!p)
-			return -errno;
-		size_t n = strlen(p);
-		if (n >= PATH_MAX) {
-			free(p);
-			return -ENAMETOOLONG;
-		}
-		memcpy(c->buf, p, n + 1);
-		free(p);
-		return 0;
-	}
+	default:
+		return in_keep_name(c->buf, tempnam_(c->dir, c->pfx));
 	}
 }
 

@@ -23,7 +23,9 @@
 #include "inputs/inputs.h"
 #include "base/rp_syscall.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +209,19 @@ void in_world_record(enum in_world_call call, int fd, long r, const struct iovec
 	bytes(out, nout, h.nbytes, false);
 }
 
+long in_world_write(enum in_world_call call, int fd, long (*real)(void *), void *ctx)
+{
+	long r;
+	if (in_world_replayed(call, fd, NULL, 0, &r)) {
+		if (in_world_echo(fd))
+			real(ctx);
+		return r;
+	}
+	r = real_call(real, ctx);
+	in_world_record(call, fd, r, NULL, 0, IN_OUT_NONE);
+	return r;
+}
+
 long in_world_call(enum in_world_call call, int fd, long (*real)(void *ctx), void *ctx,
 		   const struct iovec *out, unsigned long nout, enum in_world_out mode)
 {
@@ -218,6 +233,40 @@ long in_world_call(enum in_world_call call, int fd, long (*real)(void *ctx), voi
 	r = real_call(real, ctx);
 	in_world_record(call, fd, r, out, nout, mode);
 	return r;
+}
+
+/* ---- helpers of the wrappers ------------------------------------------------------------ */
+
+long in_ret(long r)
+{
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+void *in_libc(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	if (!p)
+		rp_fatal("cannot find the C library's %s", name);
+	return p;
+}
+
+long in_keep_name(char *buf, char *p)
+{
+	buf[0] = '\0';
+	if (!p)
+		return -errno;
+	size_t n = strlen(p);
+	if (n >= PATH_MAX) {
+		free(p);
+		return -ENAMETOOLONG;
+	}
+	memcpy(buf, p, n + 1);
+	free(p);
+	return 0;
 }
 
 /* ---- stand-ins ----------------------------------------------------------------------- */

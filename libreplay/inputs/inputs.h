@@ -110,6 +110,14 @@ long in_world_write(enum in_world_call call, int fd, long (*real)(void *), void 
 /* in_temp.c: a descriptor for tmpfile (an unnamed file in /tmp), through the world:
  * recorded, replayed with a stand-in; -1 with errno. */
 int in_tmpfile_fd(void);
+/* A raw result as the C library returns it: -1 with errno, or r. */
+long in_ret(long r);
+/* The C library's own function name (dlsym RTLD_NEXT), for wrappers whose real call is
+ * more than one system call; fatal where it is missing. */
+void *in_libc(const char *name);
+/* Keep the name a C library call returned in malloc'd memory (p, freed here; NULL:
+ * the call failed with errno) in buf, PATH_MAX bytes: 0, or -errno ("" in buf). */
+long in_keep_name(char *buf, char *p);
 /* main.c, before constructors: the descriptors the program started with are the
  * world (logged which and what they were; the replay gives stand-ins for missing ones). */
 void in_world_start(void);

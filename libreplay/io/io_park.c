@@ -56,11 +56,7 @@ bool io_green(void)
 
 long io_ret(long r)
 {
-	if (r < 0 && r > -4096) {
-		errno = (int)-r;
-		return -1;
-	}
-	return r;
+	return in_ret(r);
 }
 
 enum io_fd_kind io_fd_kind(int fd)
