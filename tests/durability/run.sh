@@ -315,6 +315,32 @@ for delay in 0.3 0.7 1.1; do
 done
 if [ "$worst" -le 2500000 ]; then pass "SIGKILL at 0.3, 0.7 and 1.1 s: the schedule lost spans at most $worst ns (bound 2 ms)"
 else fail "SIGKILL: $worst ns of schedule lost (bound 2 ms)"; fi
+# SIGTERM at start-up, 0 to 29 ms after the start: the log was created some 10 ms
+# before the handlers were installed, and a signal between left a log of its header
+# alone, whose replay ran on unrecorded and exited 0 (issue 25: 2 of 6 kills in the
+# first 5 ms). Now the signal waits for its handler: there is no log yet, or one whose
+# END names SIGTERM and whose replay dies of it too.
+early=0 nolog=0
+for ms in $(seq 0 29); do
+	rm -f early.bin
+	env --default-signal ./clock_trail --record early.bin >early.rec 2>early.err &
+	pid=$!
+	sleep "0.0$(printf '%02d' "$ms")"
+	kill -TERM $pid
+	wait $pid 2>/dev/null
+	rc=$?
+	[ $rc -eq 0 ] && continue
+	if [ ! -e early.bin ]; then nolog=$((nolog + 1)); continue; fi
+	timeout 60 env --default-signal ./clock_trail --replay early.bin >early.rep 2>early.rep.err
+	rrc=$?
+	if [ $rc -ne 143 ] || [ $rrc -ne 143 ] ||
+		! "$DUMP" early.bin 2>/dev/null | grep -q "END .*killed by signal 15 (SIGTERM)"; then
+		early=$((early + 1))
+		echo "SIGTERM after $ms ms: exit $rc, replay $rrc: $(head -c 200 early.rep.err)"
+	fi
+done
+[ $early -eq 0 ] && pass "SIGTERM in the first 30 ms: every log ends with it and replays to it ($nolog killed before there was a log)" ||
+	fail "SIGTERM in the first 30 ms: $early logs replayed otherwise"
 
 # ---- 5. memory: bounded replay, no 4 GiB reservation ------------------------------------------
 (ulimit -v 1000000 && exec ./racy_counter --record small_as.bin >as.rec 2>as.err)

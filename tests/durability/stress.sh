@@ -4,7 +4,8 @@
 #   1. kill campaign: 100 recordings ended at a random moment by SIGKILL or by a signal
 #      that ends a process (its default action): SIGKILL loses at most 2 ms of
 #      schedule; every other signal leaves END naming it, and the replay dies of the
-#      same signal where the recording did;
+#      same signal where the recording did; then as many in the first 100 ms, while
+#      the session starts: 0 lost ENDs;
 #   2. full disk: recordings into a 64 KiB tmpfs and past a file size limit;
 #   3. forged logs: 2,000 logs with one record changed and every checksum recomputed
 #      (tests/durability/forge.c): each replay ends, in a documented way;
@@ -66,6 +67,37 @@ for i in $(seq 1 "$KILLS"); do
 done
 echo "kill campaign: $kills recordings killed ($(for s in "${!by_sig[@]}"; do printf '%s %s, ' "$s" "${by_sig[$s]}"; done)), $hung replays hung, $bad wrong; SIGKILL lost at most $worst ns of schedule"
 [ $hung -eq 0 ] && [ $bad -eq 0 ] && pass "kill campaign: $kills recordings" || fail "kill campaign: $hung hung, $bad wrong"
+
+# ---- 1b. kills at start-up --------------------------------------------------------------------
+# A signal in the first 100 ms, while the session starts: the log exists before the
+# handlers do, and such a signal is held until they are there (session.c). Each log
+# ends with END naming the signal (0 lost), and its replay dies of it too; a kill
+# before the log was created leaves none.
+lost_end=0 early_kills=0 nolog=0
+for i in $(seq 1 "$KILLS"); do
+	sig=${signals[$((3 + $(rnd $((${#signals[@]} - 3)))))]} # not KILL
+	rm -f early.bin
+	env --default-signal ./clock_trail --record early.bin --chaos=$((i * 7)) >early.rec 2>early.err &
+	pid=$!
+	ms=$(rnd 100)
+	sleep "$(printf '0.%03d' "$ms")"
+	kill -s "$sig" $pid 2>/dev/null
+	wait $pid
+	rc=$?
+	[ $rc -eq 0 ] && continue
+	early_kills=$((early_kills + 1))
+	if [ ! -e early.bin ]; then nolog=$((nolog + 1)); continue; fi
+	num=$(kill -l "$sig" 2>/dev/null || kill -l "SIG$sig")
+	[ "$sig" = RTMIN+1 ] && num=$(($(kill -l RTMIN) + 1))
+	timeout 300 env --default-signal ./clock_trail --replay early.bin >early.rep 2>early.rep.err
+	rrc=$?
+	if ! "$DUMP" early.bin 2>/dev/null | grep -q "END .*killed by signal $num " || [ $rrc -ne $((128 + num)) ]; then
+		lost_end=$((lost_end + 1))
+		echo "start-up kill $i ($sig at $ms ms): rc $rc, replay $rrc: $(head -c 200 early.rep.err)"
+	fi
+done
+echo "start-up kills: $early_kills recordings killed in their first 100 ms ($nolog before the log existed), $lost_end without END or replaying otherwise"
+[ $lost_end -eq 0 ] && pass "start-up kills: $early_kills, 0 lost ENDs" || fail "start-up kills: $lost_end lost ENDs"
 
 # ---- 2. full disk -------------------------------------------------------------------------
 mkdir -p full

@@ -183,6 +183,20 @@ static void rooms_join(void)
 	};
 }
 
+/* The signals that end the process and are at their default action now: held (added
+ * to the mask; *was gets the mask as it was) while the session starts. */
+static void hold_ending(sigset_t *was)
+{
+	sigset_t held;
+	sigemptyset(&held);
+	for (int sig = 1; sig < _NSIG; sig++) {
+		struct sigaction now;
+		if (ending_signal(sig) && rp_sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_DFL)
+			sigaddset(&held, sig);
+	}
+	rp_raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, (long)&held, (long)was, _NSIG / 8, 0, 0);
+}
+
 void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 {
 	rooms_join();
@@ -197,6 +211,13 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 		rp_record_schedule();
 		return;
 	}
+	/* The log exists from rp_record_start on, its handlers for the signals that end a
+	 * process only from the end of this function (loading libunwind alone can take
+	 * 100 ms): a signal between them left a log of its header alone, whose replay ran
+	 * on unrecorded and ended otherwise. Held until the handlers are there, such a
+	 * signal is delivered then, and the log gets its END like any later one. */
+	sigset_t was;
+	hold_ending(&was);
 	if (rp_opts.mode == RP_MODE_RECORD) {
 		rp_record_start(*argc, *argv);
 		rp_count_start();
@@ -229,4 +250,5 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 		if (ending_signal(sig) && rp_sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_DFL)
 			rp_install_handler(sig, on_ending, SA_NODEFER);
 	}
+	rp_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&was, 0, _NSIG / 8, 0, 0);
 }
