@@ -35,15 +35,20 @@ ssize_t in_fill(enum in_chunk_call call, ssize_t (*get)(void *ctx, void *buf, si
 		uint8_t *at = (uint8_t *)buf + done;
 		struct chunk c;
 		memset(&c, 0, sizeof c);
-		if (rp_input_replay(RP_INPUT_CHUNK, &c, sizeof c)) {
+		bool replayed = rp_input_replay(RP_INPUT_CHUNK, &c, sizeof c);
+		if (replayed) {
 			if (c.call != (int32_t)call || c.ret > (int64_t)want)
 				rp_diverge("thread %d: %s of %zu bytes, where the recording made %s "
 						  "giving %lld", rp_cur->tid, call_name(call), want,
 						  call_name(c.call), (long long)c.ret);
-			/* The bytes follow their CHUNK: a mismatch there is caught by kind. */
-			if (c.ret > 0)
-				rp_input_replay(RP_INPUT_BYTES, at, (size_t)c.ret);
-		} else {
+			/* The bytes follow their CHUNK: a mismatch there is caught by kind. A
+			 * log that ends between the two (cut by a file size limit) ends
+			 * before this call: it is made now, as past the end of a log (the
+			 * buffer held another read's bytes, which the program was given). */
+			if (c.ret > 0 && !rp_input_replay(RP_INPUT_BYTES, at, (size_t)c.ret))
+				replayed = false;
+		}
+		if (!replayed) {
 			c.call = (int32_t)call;
 			c.ret = get(ctx, at, want);
 			c.err = c.ret < 0 ? errno : 0;

@@ -140,21 +140,23 @@ static size_t iov_total(const struct iovec *out, unsigned long nout)
 
 /* The bytes a call gave: the first n of out, logged or taken from the log in pieces
  * cut where a buffer ends and every RP_LOG_INPUT_MAX bytes (the same in both runs:
- * the program passes the same buffers). */
-static void bytes(const struct iovec *out, unsigned long nout, uint64_t n, bool replay)
+ * the program passes the same buffers). False where the log ends before the last
+ * piece (a replay of a log cut between a call's result and its bytes). */
+static bool bytes(const struct iovec *out, unsigned long nout, uint64_t n, bool replay)
 {
 	for (unsigned long k = 0; k < nout && n; k++) {
 		size_t len = out[k].iov_len < n ? out[k].iov_len : (size_t)n;
 		for (size_t at = 0; at < len; at += RP_LOG_INPUT_MAX) {
 			size_t piece = len - at < RP_LOG_INPUT_MAX ? len - at : RP_LOG_INPUT_MAX;
 			char *p = (char *)out[k].iov_base + at;
-			if (replay)
-				rp_input_replay(RP_INPUT_BYTES, p, piece);
-			else
+			if (!replay)
 				rp_input_record(RP_INPUT_BYTES, p, piece);
+			else if (!rp_input_replay(RP_INPUT_BYTES, p, piece))
+				return false;
 		}
 		n -= len;
 	}
+	return true;
 }
 
 static uint64_t out_len(long r, const struct iovec *out, unsigned long nout, enum in_world_out mode)
@@ -186,7 +188,11 @@ bool in_world_replayed(enum in_world_call call, int fd, const struct iovec *out,
 			   "more than its %zu bytes of buffer here", rp_cur->tid,
 			   in_world_call_name(call), fd, (unsigned long long)h.nbytes,
 			   iov_total(out, nout));
-	bytes(out, nout, h.nbytes, true);
+	/* A log cut between the result and its bytes ends before this call: the caller
+	 * makes it, as past the end of a log, rather than give the program a result whose
+	 * bytes are another call's, left in its buffer. */
+	if (!bytes(out, nout, h.nbytes, true))
+		return false;
 	*ret = (long)h.ret;
 	return true;
 }

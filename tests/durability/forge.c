@@ -11,7 +11,9 @@
  * final count changed), cut (the records after one left out, and END); not drawn:
  * wildpc (a PREEMPT's PC made one that is no address), clk (the clock of a recorded
  * clock_gettime changed), async16 (the first SIGNAL_AT made the ASYNC_SIGNAL an older
- * recorder wrote for a signal from outside). Prints what
+ * recorder wrote for a signal from outside), splitchunk and splitworld (the log cut
+ * after the last CHUNK or WORLD input that BYTES follow, before them: a read's result
+ * without its data, as a file size limit can leave it). Prints what
  * it changed, one line. Exit 0, or 2 with one line if IN cannot be read. */
 #include "log/log.h"
 
@@ -117,6 +119,16 @@ static long pick_input(int input_kind)
 	return -1;
 }
 
+/* The last INPUT of that kind (CHUNK 9, WORLD 41) that BYTES (10) follow, or -1. */
+static long last_split(int input_kind)
+{
+	for (size_t i = n; i-- > 1;)
+		if (recs[i].r.kind == RP_LOG_INPUT && recs[i].r.input_kind == 10 &&
+		    recs[i - 1].r.kind == RP_LOG_INPUT && recs[i - 1].r.input_kind == input_kind)
+			return (long)i - 1;
+	return -1;
+}
+
 /* A change of a 64-bit value: small, large, or anywhere. */
 static uint64_t moved(uint64_t v)
 {
@@ -194,6 +206,10 @@ static const char *mutate(const char *what, char *say, size_t len)
 		memcpy(recs[i].data, v, sizeof v);
 		snprintf(say, len, "record %ld: SIGNAL_AT made an ASYNC_SIGNAL of signal %d", i + 1,
 			 (int)v[0]);
+	} else if ((!strcmp(what, "splitchunk") || !strcmp(what, "splitworld")) &&
+		   (i = last_split(what[5] == 'c' ? 9 : 41)) >= 0) {
+		n = (size_t)i + 1;
+		snprintf(say, len, "records after %zu (a read's result, before its bytes) left out", n);
 	} else if (!strcmp(what, "cut") && n > 1) {
 		n = 1 + below(n - 1);
 		snprintf(say, len, "records after %zu left out", n);

@@ -194,6 +194,27 @@ if grep -q "^libreplay: the log ends here, after record 0 (the recording was cut
 then pass "under gdb, the replay stops at the end of the log first; continue finishes"
 else fail "under gdb at the log's end: $(grep -v '^\[' sf.gdb | tail -n 4 | tr '\n' ' ')"; fi
 
+# A log cut between a read's result and its bytes (a file size limit can leave one)
+# ends before that read: the read is made as past the end of a log, never given the
+# bytes a previous read left in the buffer (issue 25: the second read showed the
+# first's 'AAAAAAAA', the second getrandom the first's bytes).
+build two_reads "$P/two_reads.c"
+printf AAAAAAAABBBBBBBB >two_reads.txt
+./two_reads --record tr.bin two_reads.txt >tr.rec 2>&1
+./forge tr.bin tr_world.bin 1 splitworld >forged.txt
+expect "a log cut between a file read's result and its bytes: the end of the log" 0 \
+	"tr_world\.bin: log ends early .*; the replay runs on with time slices, unrecorded$" 1 \
+	./two_reads --replay tr_world.bin
+check "... and the read is not given the previous read's bytes" grep -q "^read 2: 0 bytes ''$" out.txt
+./forge tr.bin tr_chunk.bin 1 splitchunk >forged.txt
+expect "a log cut between a getrandom's result and its bytes: the end of the log" 0 \
+	"tr_chunk\.bin: log ends early .*; the replay runs on with time slices, unrecorded$" 1 \
+	./two_reads --replay tr_chunk.bin
+r1=$(sed -n 's/^random 1: 8 bytes //p' out.txt) r2=$(sed -n 's/^random 2: 8 bytes //p' out.txt)
+if [ -n "$r1" ] && [ -n "$r2" ] && [ "$r1" != "$r2" ] && grep -q "^random 1: 8 bytes $r1$" tr.rec
+then pass "... and the random bytes are fresh, not the previous call's"
+else fail "a cut getrandom: '$r1' then '$r2'"; fi
+
 # ---- 3. a write that fails is said at once and at exit; the log stays a valid prefix ---------
 build clock_loop "$P/clock_loop.c"
 # A recorded clock_gettime of another clock (forged): the replay aborted, two lines.
@@ -331,7 +352,7 @@ for ms in $(seq 0 29); do
 	rc=$?
 	[ $rc -eq 0 ] && continue
 	if [ ! -e early.bin ]; then nolog=$((nolog + 1)); continue; fi
-	timeout 60 env --default-signal ./clock_trail --replay early.bin >early.rep 2>early.rep.err
+	(timeout 60 env --default-signal ./clock_trail --replay early.bin >early.rep 2>early.rep.err)
 	rrc=$?
 	if [ $rc -ne 143 ] || [ $rrc -ne 143 ] ||
 		! "$DUMP" early.bin 2>/dev/null | grep -q "END .*killed by signal 15 (SIGTERM)"; then

@@ -89,7 +89,7 @@ for i in $(seq 1 "$KILLS"); do
 	if [ ! -e early.bin ]; then nolog=$((nolog + 1)); continue; fi
 	num=$(kill -l "$sig" 2>/dev/null || kill -l "SIG$sig")
 	[ "$sig" = RTMIN+1 ] && num=$(($(kill -l RTMIN) + 1))
-	timeout 300 env --default-signal ./clock_trail --replay early.bin >early.rep 2>early.rep.err
+	(timeout 300 env --default-signal ./clock_trail --replay early.bin >early.rep 2>early.rep.err)
 	rrc=$?
 	if ! "$DUMP" early.bin 2>/dev/null | grep -q "END .*killed by signal $num " || [ $rrc -ne $((128 + num)) ]; then
 		lost_end=$((lost_end + 1))
