@@ -139,6 +139,34 @@ static int by_tid(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* What of the program's inputs the log holds (docs/replay.md, "What a log holds"):
+ * the bytes calls on the world gave (files, directories, sockets, pipes: WORLD, then
+ * BYTES), random bytes (getrandom, /dev/urandom...: CHUNK, then BYTES) and the
+ * environment's names (the CONTEXT note's env lines; values are not in the log). */
+static uint64_t world_calls, world_bytes, random_calls, random_bytes, env_names;
+
+static void count_inputs(void)
+{
+	int head = 0; /* the kind whose BYTES follow */
+	for (size_t i = 0; i < nrecs; i++) {
+		const struct rp_log_record *r = &recs[i];
+		if (r->kind != RP_LOG_INPUT)
+			continue;
+		if (r->input_kind == RP_INPUT_WORLD || r->input_kind == RP_INPUT_CHUNK) {
+			head = r->input_kind;
+			*(head == RP_INPUT_WORLD ? &world_calls : &random_calls) += 1;
+		} else if (r->input_kind == RP_INPUT_BYTES) {
+			*(head == RP_INPUT_WORLD ? &world_bytes : &random_bytes) += r->len;
+		} else if (r->input_kind == RP_INPUT_CONTEXT) {
+			for (const char *p = (const char *)r->data, *end = p + r->len; p + 4 <= end;) {
+				env_names += !memcmp(p, "env\t", 4);
+				const char *nl = memchr(p, '\n', (size_t)(end - p));
+				p = nl ? nl + 1 : end;
+			}
+		}
+	}
+}
+
 static void count_all(void)
 {
 	/* one entry per record with a thread, sorted by tid, then merged */
@@ -419,6 +447,7 @@ int main(int argc, char **argv)
 	if (timeline) /* the k-th preemption of the trace is the log's k-th PREEMPT */
 		return rp_timeline(timeline, out, xaxis, sym, recs, nrecs);
 	count_all();
+	count_inputs();
 	struct layout lay;
 	read_layout(log, &lay);
 	uint64_t rec_bytes = lay.block_bytes - 24 * lay.blocks;
@@ -461,6 +490,10 @@ int main(int argc, char **argv)
 		       "\"per_record\":%.3f},\n", (unsigned long long)lay.file,
 		       (unsigned long long)lay.header, (unsigned long long)lay.blocks,
 		       (unsigned long long)rec_bytes, nrecs ? (double)rec_bytes / (double)nrecs : 0.0);
+		printf("\"inputs\":{\"world_calls\":%llu,\"world_bytes\":%llu,\"random_calls\":%llu,"
+		       "\"random_bytes\":%llu,\"env_names\":%llu},\n", (unsigned long long)world_calls,
+		       (unsigned long long)world_bytes, (unsigned long long)random_calls,
+		       (unsigned long long)random_bytes, (unsigned long long)env_names);
 		printf("\"seconds\":%.6f,\"preempts_per_second\":", secs);
 		if (secs > 0)
 			printf("%.1f", (double)kind_total[1] / secs);
@@ -505,6 +538,11 @@ int main(int argc, char **argv)
 		       (unsigned long long)lay.file, (unsigned long long)lay.header,
 		       (unsigned long long)lay.blocks, (unsigned long long)rec_bytes,
 		       nrecs ? (double)rec_bytes / (double)nrecs : 0.0);
+		printf("inputs: %llu bytes from files, sockets and pipes (%llu calls), %llu random "
+		       "bytes (%llu calls), %llu environment names (no values)\n",
+		       (unsigned long long)world_bytes, (unsigned long long)world_calls,
+		       (unsigned long long)random_bytes, (unsigned long long)random_calls,
+		       (unsigned long long)env_names);
 		if (secs > 0)
 			printf("time: %.6f s from the first to the last timestamp, %.1f preemptions per second\n",
 			       secs, (double)kind_total[1] / secs);

@@ -13,7 +13,8 @@
  * clock_gettime changed), async16 (the first SIGNAL_AT made the ASYNC_SIGNAL an older
  * recorder wrote for a signal from outside), splitchunk and splitworld (the log cut
  * after the last CHUNK or WORLD input that BYTES follow, before them: a read's result
- * without its data, as a file size limit can leave it). Prints what
+ * without its data, as a file size limit can leave it), context:FILE (the CONTEXT
+ * note made FILE's bytes). Prints what
  * it changed, one line. Exit 0, or 2 with one line if IN cannot be read. */
 #include "log/log.h"
 
@@ -210,6 +211,16 @@ static const char *mutate(const char *what, char *say, size_t len)
 		   (i = last_split(what[5] == 'c' ? 9 : 41)) >= 0) {
 		n = (size_t)i + 1;
 		snprintf(say, len, "records after %zu (a read's result, before its bytes) left out", n);
+	} else if (!strncmp(what, "context:", 8) && (i = pick_input(31)) >= 0) {
+		FILE *f = fopen(what + 8, "rb");
+		uint8_t *note = xmalloc(65536);
+		size_t got = f ? fread(note, 1, 65536, f) : 0;
+		if (f)
+			fclose(f);
+		recs[i].data = note;
+		recs[i].r.data = note;
+		recs[i].r.len = (uint32_t)got;
+		snprintf(say, len, "record %ld: CONTEXT now %zu bytes of %s", i + 1, got, what + 8);
 	} else if (!strcmp(what, "cut") && n > 1) {
 		n = 1 + below(n - 1);
 		snprintf(say, len, "records after %zu left out", n);

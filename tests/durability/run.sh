@@ -436,6 +436,53 @@ expect "the same context: no warning" 0 "" 0 ./racy_counter --replay ctx.bin </d
 expect "another working directory (not compared: the world is in the log) and stdin: one warning at start" 0 \
 	"^libreplay: warning: the replay's context differs from the recording's: stdin \(closed, recorded /dev/null\)$" 1 \
 	bash -c "cd elsewhere && exec ../racy_counter --replay ../ctx.bin <&-"
+# The environment's values, hashed under a key of the user's own kept out of the log
+# (context.c): logs of format 4 held an unsalted 32-bit hash of each value, which gave
+# DB_PASSWORD=739214 back in 5 s (issue 25). The log's note, as text:
+context_of() { "$DUMP" --json "$1" | sed -n 's/.*"input_kind":31,.*"hex":"\([0-9a-f]*\)".*/\1/p' | head -n 1 | xxd -r -p; }
+fnv32() { # the old hash of a value: FNV-1a 64, its high 32 bits
+	local h=$((0xcbf29ce484222325)) i c
+	for ((i = 0; i < ${#1}; i++)); do
+		printf -v c '%d' "'${1:i:1}"
+		h=$(((h ^ c) * 0x100000001b3))
+	done
+	printf '%08x' $(((h >> 32) & 0xffffffff))
+}
+export XDG_DATA_HOME="$WORK/xdg-a"
+DB_PASSWORD=739214 ./racy_counter --record env_a.bin </dev/null >/dev/null 2>&1
+DB_PASSWORD=739214 ./racy_counter --record env_a2.bin </dev/null >/dev/null 2>&1
+XDG_DATA_HOME="$WORK/xdg-b" DB_PASSWORD=739214 ./racy_counter --record env_b.bin </dev/null >/dev/null 2>&1
+key_mode=$(stat -c '%a %s' "$WORK/xdg-a/libreplay/env-key" 2>&1)
+ha=$(context_of env_a.bin | sed -n 's/^env\tDB_PASSWORD\t//p') ha2=$(context_of env_a2.bin | sed -n 's/^env\tDB_PASSWORD\t//p')
+hb=$(context_of env_b.bin | sed -n 's/^env\tDB_PASSWORD\t//p')
+[ "$key_mode" = "600 16" ] && [[ $ha =~ ^[0-9a-f]{16}$ ]] && [ "$ha" = "$ha2" ] && [ "$ha" != "$hb" ] &&
+	! context_of env_a.bin | grep -q "$(fnv32 739214)" && ! context_of env_a.bin | grep -q 739214 &&
+	pass "the environment's values: hashed under the user's key (a file of mode 0600, outside the log), not the old unsalted hash" ||
+	fail "the environment's hashes: key '$key_mode', '$ha' '$ha2' under one key, '$hb' under another, old $(fnv32 739214)"
+expect "... the same user replays with another value: named as changed" 0 \
+	"^libreplay: warning: the replay's context differs from the recording's: the environment \(DB_PASSWORD changed\)$" 1 \
+	env DB_PASSWORD=739215 ./racy_counter --replay env_a.bin </dev/null
+expect "... and with the same value, nothing said" 0 "" 0 env DB_PASSWORD=739214 ./racy_counter --replay env_a.bin </dev/null
+expect "... without the key (another user, another machine): names only, a removed one still said" 0 \
+	"^libreplay: warning: the replay's context differs from the recording's: the environment \(DB_PASSWORD unset\)$" 1 \
+	env -u DB_PASSWORD XDG_DATA_HOME="$WORK/xdg-c" ./racy_counter --replay env_a.bin </dev/null
+expect "... a value changed there: not known, not said" 0 "" 0 \
+	env DB_PASSWORD=1 XDG_DATA_HOME="$WORK/xdg-c" ./racy_counter --replay env_a.bin </dev/null
+check "... and the replay made no key" test ! -e "$WORK/xdg-c"
+XDG_DATA_HOME=/proc/nowhere DB_PASSWORD=739214 ./racy_counter --record env_n.bin </dev/null >/dev/null 2>&1
+[ "$(context_of env_n.bin | sed -n 's/^env\tDB_PASSWORD\t//p')" = - ] &&
+	pass "no key to be had: the names alone in the log" || fail "no key: $(context_of env_n.bin | grep DB_PASSWORD)"
+# A log of format 4 (an unsalted hash of each value, no envkey line): compared as before.
+context_of env_a.bin | grep -v '^envkey' | sed "s/^env\tDB_PASSWORD\t.*/env\tDB_PASSWORD\t$(fnv32 739214)/" |
+	sed 's/^\(env\t[^\t]*\t\)[0-9a-f]\{16\}$/\1-/' >old_note.txt
+./forge env_a.bin env_old.bin 1 "context:$WORK/old_note.txt" >forged.txt
+expect "a log of format 4 (the old hash): a changed value still named" 0 \
+	"^libreplay: warning: the replay's context differs from the recording's: the environment \(DB_PASSWORD changed\)$" 1 \
+	env DB_PASSWORD=739215 ./racy_counter --replay env_old.bin </dev/null
+expect "... and the same value, nothing said" 0 "" 0 env DB_PASSWORD=739214 ./racy_counter --replay env_old.bin </dev/null
+unset XDG_DATA_HOME
+check "replay-dump --summary says what inputs a log holds" bash -c "'$DUMP' --summary tr.bin | grep -Eq \
+	'^inputs: [0-9]+ bytes from files, sockets and pipes \([0-9]+ calls\), 16 random bytes \(2 calls\), [0-9]+ environment names \(no values\)$'"
 # ---- 9. descriptors the program did not open ----------------------------------------------------
 # It closes stderr, opens a file that gets descriptor 2, closes every descriptor from 3 up
 # (close, closefrom, close_range) and dup2()s onto the high ones while its threads run:

@@ -7,16 +7,29 @@
  * the start of the log; the replay compares, warns in one line at start when one
  * differs, and a divergence names the difference as its likely cause.
  *
- * The note is text, one item a line: "cwd\t<path>", "fd<N>\t<kind>", and
- * "env\t<name>\t<32-bit hash of the value>" (values are hashed: a log is shared more widely
- * than the environment it ran in). Variables that differ between a run and its
- * replay by design are left out: libreplay's own (LIBREPLAY_OPTS, LIBREPLAY_SIC_STRESS
- * ...), _ (the shell's last command), gdb's LINES and COLUMNS, and the shell's PWD,
- * OLDPWD and SHLVL.
+ * The note is text, one item a line: "cwd\t<path>", "fd<N>\t<kind>", "envkey\t<id>"
+ * and "env\t<name>\t<value's hash>". A log is shared more widely than the
+ * environment it ran in, and a hash of a short value is no secret when anyone can
+ * compute it: logs of format 4 held an unsalted 32-bit hash of each value, and
+ * DB_PASSWORD=739214 came back from one in 5 s. So the hash is keyed: SipHash-2-4 of
+ * "name=value" under a random 128-bit key of the user's own, kept outside the log
+ * in a file of mode 0600 (env_key_path: $XDG_DATA_HOME/libreplay/env-key, or
+ * ~/.local/share/libreplay/env-key), made by the first recording that finds none.
+ * The log holds only the key's id (a hash of the key, which tells nothing of a
+ * value). A replay by the same user, whose file has that key, compares the values;
+ * elsewhere (another user, another machine, no file) it compares the names alone.
+ * Where no key can be had (no home, a read-only one), the note holds "-" for the id
+ * and for every value: names only. Logs of format 4 (no envkey line, 8 hex digits)
+ * are compared as before.
+ *
+ * Variables that differ between a run and its replay by design are left out:
+ * libreplay's own (LIBREPLAY_OPTS, LIBREPLAY_SIC_STRESS ...), _ (the shell's last
+ * command), gdb's LINES and COLUMNS, and the shell's PWD, OLDPWD and SHLVL.
  */
 #include "engine/core.h"
 #include "base/rp_alloc.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +62,135 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+/* ---- the environment's key ----------------------------------------------------------------- */
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+
+static void sip_round(uint64_t v[4])
+{
+	v[0] += v[1]; v[1] = ROTL(v[1], 13); v[1] ^= v[0]; v[0] = ROTL(v[0], 32);
+	v[2] += v[3]; v[3] = ROTL(v[3], 16); v[3] ^= v[2];
+	v[0] += v[3]; v[3] = ROTL(v[3], 21); v[3] ^= v[0];
+	v[2] += v[1]; v[1] = ROTL(v[1], 17); v[1] ^= v[2]; v[2] = ROTL(v[2], 32);
+}
+
+/* SipHash-2-4 (Aumasson and Bernstein, 2012) of len bytes under a 128-bit key: a
+ * pseudo-random function, so without the key its output says nothing of its input. */
+static uint64_t siphash(const uint8_t key[16], const void *data, size_t len)
+{
+	uint64_t k0 = le64(key), k1 = le64(key + 8);
+	uint64_t v[4] = {k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull,
+			 k0 ^ 0x6c7967656e657261ull, k1 ^ 0x7465646279746573ull};
+	const uint8_t *p = data;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t m = le64(p + i);
+		v[3] ^= m;
+		sip_round(v);
+		sip_round(v);
+		v[0] ^= m;
+	}
+	uint64_t last = (uint64_t)len << 56;
+	for (size_t j = 0; i + j < len; j++)
+		last |= (uint64_t)p[i + j] << (8 * j);
+	v[3] ^= last;
+	sip_round(v);
+	sip_round(v);
+	v[0] ^= last;
+	v[2] ^= 0xff;
+	for (int r = 0; r < 4; r++)
+		sip_round(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+/* The key file's path, and its directory's (the part of path before the last '/'):
+ * false where neither XDG_DATA_HOME nor HOME names an absolute directory. */
+static bool env_key_path(char *path, size_t cap)
+{
+	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	int n;
+	if (xdg && xdg[0] == '/')
+		n = snprintf(path, cap, "%s/libreplay/env-key", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(path, cap, "%s/.local/share/libreplay/env-key", home);
+	else
+		return false;
+	return n > 0 && (size_t)n < cap;
+}
+
+/* The key in the file at path, if it is one the user alone can read: a regular file
+ * of 16 bytes, the user's own, mode 0600 or less (not followed if a link). */
+static bool env_key_read(const char *path, uint8_t key[16])
+{
+	int fd = rp_sys_open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool ok = rp_raw_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 && S_ISREG(st.st_mode) &&
+		  st.st_uid == (uid_t)rp_raw_syscall(SYS_geteuid, 0, 0, 0, 0, 0, 0) &&
+		  !(st.st_mode & 077) && st.st_size == 16 && rp_sys_read(fd, key, 16) == 16;
+	rp_sys_close(fd);
+	return ok;
+}
+
+/* A new key at path: written whole under another name, then linked there, so that
+ * no recorder reads half a key; where another recorder linked its own first, that
+ * one is used. Missing directories are made, mode 0700. */
+static bool env_key_create(char *path, uint8_t key[16])
+{
+	for (char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		long r = rp_raw_syscall(SYS_mkdir, (long)path, 0700, 0, 0, 0, 0);
+		*slash = '/';
+		if (r < 0 && r != -EEXIST)
+			return false;
+	}
+	uint8_t fresh[16];
+	if (rp_raw_syscall(SYS_getrandom, (long)fresh, sizeof fresh, 0, 0, 0, 0) != sizeof fresh)
+		return false;
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.%ld", path, rp_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0));
+	int fd = rp_sys_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return false;
+	bool written = rp_sys_write(fd, fresh, sizeof fresh) == sizeof fresh;
+	rp_sys_close(fd);
+	if (written)
+		rp_raw_syscall(SYS_link, (long)tmp, (long)path, 0, 0, 0, 0);
+	rp_raw_syscall(SYS_unlink, (long)tmp, 0, 0, 0, 0, 0);
+	return env_key_read(path, key);
+}
+
+/* The user's key (made if there is none and create), or false. */
+static bool env_key(uint8_t key[16], bool create)
+{
+	char path[4096];
+	if (!env_key_path(path, sizeof path))
+		return false;
+	return env_key_read(path, key) || (create && env_key_create(path, key));
+}
+
+/* How a note gives the environment's values. */
+enum env_values {
+	ENV_KEYED, /* SipHash under the user's key, 16 hex digits */
+	ENV_NAMES, /* "-": names alone */
+	ENV_FNV32, /* format 4's unsalted 32-bit hash (only to compare with an old log) */
+};
+
+static uint64_t key_id(const uint8_t key[16])
+{
+	static const char what[] = "libreplay env-key id";
+	return siphash(key, what, sizeof what - 1);
+}
+
 static const char *fd_kind(int fd)
 {
 	struct stat st;
@@ -67,8 +209,9 @@ static const char *fd_kind(int fd)
 	}
 }
 
-/* The note, at most cap bytes (variables past it are left out): its length. */
-static size_t note(char *buf, size_t cap)
+/* The note, at most cap bytes (variables past it are left out): its length. Values as
+ * how says (the key for ENV_KEYED). */
+static size_t note(char *buf, size_t cap, enum env_values how, const uint8_t key[16])
 {
 	size_t n = 0;
 	char cwd[4096];
@@ -78,12 +221,23 @@ static size_t note(char *buf, size_t cap)
 	n += (size_t)snprintf(buf + n, cap - n, "cwd\t%s\n", cwd);
 	for (int fd = 0; fd < 3 && n < cap; fd++)
 		n += (size_t)snprintf(buf + n, cap - n, "fd%d\t%s\n", fd, fd_kind(fd));
+	if (how == ENV_KEYED && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "envkey\t%016llx\n",
+				      (unsigned long long)key_id(key));
+	else if (how == ENV_NAMES && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "envkey\t-\n");
 	for (char **e = environ; e && *e && n < cap; e++) {
 		const char *eq = strchr(*e, '=');
 		if (!eq || ignored_name(*e, (size_t)(eq - *e)))
 			continue;
-		int k = snprintf(buf + n, cap - n, "env\t%.*s\t%08llx\n", (int)(eq - *e), *e,
+		char value[20] = "-";
+		if (how == ENV_KEYED)
+			snprintf(value, sizeof value, "%016llx",
+				 (unsigned long long)siphash(key, *e, strlen(*e)));
+		else if (how == ENV_FNV32)
+			snprintf(value, sizeof value, "%08llx",
 				 (unsigned long long)(fnv1a(eq + 1) >> 32));
+		int k = snprintf(buf + n, cap - n, "env\t%.*s\t%s\n", (int)(eq - *e), *e, value);
 		if (k < 0 || (size_t)k >= cap - n)
 			break;
 		n += (size_t)k;
@@ -97,7 +251,9 @@ void rp_context_record(void)
 	char *buf = rp_malloc(cap);
 	if (!buf)
 		return;
-	size_t n = note(buf, cap);
+	uint8_t key[16];
+	bool keyed = env_key(key, true);
+	size_t n = note(buf, cap, keyed ? ENV_KEYED : ENV_NAMES, key);
 	rp_log_input(rp_writer, (uint32_t)rp_cur->tid, RP_INPUT_CONTEXT, buf, n);
 	rp_free(buf);
 }
@@ -178,6 +334,27 @@ static void env_diff(struct diff *d, const char *name, int nlen, const char *how
 	d->env_names++;
 }
 
+/* A value the note does not give (names only). */
+static bool unknown(const char *v, size_t len)
+{
+	return len == 1 && v[0] == '-';
+}
+
+/* How the replay's note must give the values to compare with the recording's: as
+ * the log did, if this user's key is the log's (*key filled), else names alone. */
+static enum env_values values_like(const char *rec, size_t len, uint8_t key[16])
+{
+	size_t vlen;
+	const char *id = find(rec, len, "envkey", &vlen);
+	if (!id)
+		return ENV_FNV32; /* a log of format 4 */
+	char mine[20];
+	if (unknown(id, vlen) || !env_key(key, false))
+		return ENV_NAMES;
+	snprintf(mine, sizeof mine, "%016llx", (unsigned long long)key_id(key));
+	return vlen == strlen(mine) && !memcmp(id, mine, vlen) ? ENV_KEYED : ENV_NAMES;
+}
+
 /* Each variable of note a that note b lacks, or holds with another value (changes). */
 static void env_walk(struct diff *d, const char *a, size_t alen, const char *b, size_t blen,
 		     const char *missing, bool changes)
@@ -195,7 +372,8 @@ static void env_walk(struct diff *d, const char *a, size_t alen, const char *b, 
 			const char *v = find(b, blen, key, &vlen);
 			if (!v)
 				env_diff(d, p + 4, (int)(tab - p - 4), missing);
-			else if (changes && (vlen != (size_t)(nl - tab - 1) || memcmp(v, tab + 1, vlen)))
+			else if (changes && !unknown(v, vlen) && !unknown(tab + 1, (size_t)(nl - tab - 1)) &&
+				 (vlen != (size_t)(nl - tab - 1) || memcmp(v, tab + 1, vlen)))
 				env_diff(d, p + 4, (int)(tab - p - 4), "changed");
 		}
 		p = nl + 1;
@@ -208,8 +386,10 @@ void rp_context_check(const void *recorded, size_t len)
 	char *now = rp_malloc(cap);
 	if (!now)
 		return;
-	size_t nlen = note(now, cap);
 	const char *rec = recorded;
+	uint8_t key[16];
+	enum env_values how = values_like(rec, len, key);
+	size_t nlen = note(now, cap, how, key);
 	struct diff d = {.n = 0};
 	size_t la, lb;
 	const char *a, *b;
