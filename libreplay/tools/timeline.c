@@ -198,6 +198,9 @@ static void bar(unsigned tid, unsigned lane, double a, double b, double busy, si
 
 static struct seg *segs;
 static size_t nsegs, nswitches, count[NMARKS];
+/* The trace ends inside a line (a write cut short: a full disk, a file size limit, a
+ * kill during a write): that line is left out, and the trace is said to be cut. */
+static bool partial_line;
 static unsigned *tids;
 static size_t ntids;
 
@@ -217,6 +220,10 @@ static int read_trace(const char *trace, enum rp_xaxis xaxis, size_t nrecs)
 	char line[512];
 	while (fgets(line, sizeof line, in)) {
 		lineno++;
+		if (!strchr(line, '\n') && feof(in)) {
+			partial_line = true;
+			break;
+		}
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		unsigned long long seq, clk, ns, from_count, to_count;
@@ -698,6 +705,14 @@ int rp_timeline(const char *trace, const char *out, enum rp_xaxis xaxis, struct 
 	if (out && fclose(o) != 0) {
 		fprintf(stderr, "replay-dump: %s: %s\n", out, strerror(errno));
 		return 2;
+	}
+	/* Drawn, but not the whole run: said, and the status of a log cut short (1). */
+	if (partial_line || !end.reason[0]) {
+		fprintf(stderr, "replay-dump: %s is cut after switch %zu: it ends %s, without the "
+				"run's end (a full disk or a file size limit while tracing, or a "
+				"kill); drawn up to there\n", trace, nswitches,
+			partial_line ? "inside a line" : "after a whole line");
+		return 1;
 	}
 	return 0;
 }

@@ -168,6 +168,34 @@ check "timeline with the log: preemptions say where they struck" \
 	grep -Eq '<title>t[0-9]+ count [0-9]+ pc 0x[0-9a-f]+ at (worker|compute)\+0x[0-9a-f]+ \(ten_threads\.c:[0-9]+( in compute, inlined at ten_threads\.c:[0-9]+)?\), preempted @clock [0-9]+<' ten.log.svg
 one_line_error "timeline: a trace of another log" 2 "not the log's next" "$DUMP" --timeline ten.rep.trace rc.bin racy_counter
 one_line_error "timeline: not a trace" 2 "not a schedule trace" "$DUMP" --timeline rc.txt
+# A trace cut short (a full disk, a file size limit, a kill): drawn up to there, and
+# said (issue 25: it was drawn cut without a word, exit 0).
+head -c $(($(stat -c %s ten.rep.trace) / 2)) ten.rep.trace >cut.trace
+one_line_error "timeline: a trace cut inside a line is drawn and said to be cut" 1 \
+	"^replay-dump: cut\.trace is cut after switch [0-9]+: it ends inside a line, without the run's end" \
+	"$DUMP" --timeline cut.trace -o cut.svg
+check "... drawn up to there" grep -q '<g class="lane"' cut.svg
+head -n 200 ten.rep.trace >cut_lines.trace
+one_line_error "timeline: a trace cut after a whole line: said too" 1 \
+	"^replay-dump: cut_lines\.trace is cut after switch [0-9]+: it ends after a whole line" \
+	"$DUMP" --timeline cut_lines.trace -o cut_lines.svg
+# --trace-schedule where no file can be written: one line, exit 2 (it aborted: 134).
+mkdir -p trace_dir
+one_line_error "--trace-schedule to a directory: one line, exit 2" 2 \
+	"^libreplay: --trace-schedule trace_dir: Is a directory$" ./ten_threads --no-record --trace-schedule trace_dir
+one_line_error "--trace-schedule in a missing directory: one line, exit 2" 2 \
+	"^libreplay: --trace-schedule nowhere/t\.trace: No such file or directory$" \
+	./ten_threads --replay ten.bin --trace-schedule nowhere/t.trace
+# A trace that cannot be written whole: said at once, the program goes on (its own
+# exit status), and the timeline says the trace is cut.
+one_line_error "--trace-schedule past the file size limit: said, the program's status" 0 \
+	"^libreplay: cannot write the schedule trace fsize\.trace: File too large; it stops here \(cut\)$" \
+	bash -c "ulimit -f 32 && exec ./ten_threads --replay ten.bin --trace-schedule fsize.trace"
+one_line_error "... and its timeline says it is cut" 1 "^replay-dump: fsize\.trace is cut after switch" \
+	"$DUMP" --timeline fsize.trace -o fsize.svg
+one_line_error "--trace-schedule to a full disk (/dev/full): said, the program's status" 0 \
+	"^libreplay: cannot write the schedule trace /dev/full: No space left on device; it stops here \(cut\)$" \
+	./ten_threads --replay ten.bin --trace-schedule /dev/full
 
 # ---- crash reports ----------------------------------------------------------------------
 # report FILE: the report's lines only (the program's own output is elsewhere)
@@ -353,8 +381,8 @@ mkdir -p axes && for n in $(seq 3 60); do
 	{ echo '# libreplay schedule trace 1: seq clock ns from to from_count to_count reason'
 	  for i in $(seq 1 "$n"); do echo "$i $((i * 7)) $((i * 1000)) $((i % 2 + 1)) $(((i + 1) % 2 + 1)) $((i * 7)) $((i * 7)) preempt"; done
 	} >axes/$n.trace
-	"$DUMP" --timeline axes/$n.trace --by-switch -o axes/$n-switch.svg
-	"$DUMP" --timeline axes/$n.trace -o axes/$n-count.svg
+	"$DUMP" --timeline axes/$n.trace --by-switch -o axes/$n-switch.svg 2>/dev/null # (cut: no end)
+	"$DUMP" --timeline axes/$n.trace -o axes/$n-count.svg 2>/dev/null
 done
 check "timeline: 3 or more round ticks on every axis of 3 to 60 switches" python3 - axes/*.svg <<'EOF'
 import re, sys

@@ -17,6 +17,7 @@
  * Switches happen in the timer's signal handler: no malloc, no stdio; a static buffer
  * goes out with write(2) when full, at exit and from the crash handler. */
 #include "engine/engine.h"
+#include "engine/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -32,6 +34,19 @@ static int trace_fd = -1;
 static char buf[1 << 16];
 static size_t used;
 static uint64_t seq, clock_sum, cur_start, t0;
+/* Where a write failed (a full disk, EIO), or would pass the file size limit (and
+ * raise SIGXFSZ, which ends the process): said once, and nothing more is written, so
+ * the trace ends without its last line and replay-dump --timeline says it is cut. */
+static const char *trace_path;
+static uint64_t trace_bytes, trace_max = UINT64_MAX;
+static bool trace_cut;
+
+static void cut(int err)
+{
+	trace_cut = true;
+	rp_say("cannot write the schedule trace %s: %s; it stops here (cut)", trace_path,
+	       strerror(err));
+}
 
 static uint64_t mono_ns(void)
 {
@@ -44,14 +59,22 @@ static uint64_t mono_ns(void)
 void rp_trace_flush(void)
 {
 	int saved = errno;
-	size_t off = 0;
-	while (trace_fd >= 0 && off < used) {
-		ssize_t n = rp_sys_write(trace_fd, buf + off, used - off);
-		if (n <= 0 && errno != EINTR)
+	size_t off = 0, fits = used;
+	if (trace_bytes + used > trace_max) /* what fits below the limit, then no more */
+		fits = trace_max > trace_bytes ? (size_t)(trace_max - trace_bytes) : 0;
+	while (trace_fd >= 0 && !trace_cut && off < fits) {
+		ssize_t n = rp_sys_write(trace_fd, buf + off, fits - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cut(n < 0 ? errno : ENOSPC);
 			break;
-		if (n > 0)
-			off += (size_t)n;
+		}
+		off += (size_t)n;
+		trace_bytes += (uint64_t)n;
 	}
+	if (trace_fd >= 0 && !trace_cut && fits < used)
+		cut(EFBIG);
 	used = 0;
 	errno = saved;
 }
@@ -181,8 +204,15 @@ void rp_trace_forget(void)
 void rp_trace_open(const char *path)
 {
 	int fd = rp_sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		rp_fatal("--trace-schedule %s: %s", path, strerror(errno));
+	if (fd < 0) { /* a directory, a missing one, no permission: the user's to fix */
+		rp_say("--trace-schedule %s: %s", path, strerror(errno));
+		exit(RP_EXIT_USAGE);
+	}
+	trace_path = path;
+	struct rlimit fsize;
+	if (rp_raw_syscall(SYS_getrlimit, RLIMIT_FSIZE, (long)&fsize, 0, 0, 0, 0) == 0 &&
+	    fsize.rlim_cur != RLIM_INFINITY)
+		trace_max = fsize.rlim_cur;
 	/* High, like the log's: the program's own open() gets the same numbers with and
 	 * without a trace. */
 	trace_fd = rp_fd_own(fd);
