@@ -373,6 +373,19 @@ one_line_error "bad quantum" "quantum" ./racy_counter --quantum=abc
 one_line_error "quantum too small" "quantum" ./racy_counter --quantum=1us
 one_line_error "--replay without a file" "needs a value" ./racy_counter --replay
 one_line_error "replay with other arguments" "other arguments" ./racy_counter --replay "$good" extra
+# LIBREPLAY_OPTS: every word counts (those past the 63rd were dropped without a word),
+# a newline separates words like a space, and a message stays one line (issue 25).
+many=$(for i in $(seq 1 70); do printf -- '--any-layout '; done)
+one_line_error "LIBREPLAY_OPTS: a bad flag as its 71st word is refused" "LIBREPLAY_OPTS: unknown flag '--bogus'" \
+	env LIBREPLAY_OPTS="$many--bogus" ./racy_counter
+(cd "$WORK" && LIBREPLAY_OPTS="$many--record $WORK/opts71.bin" ./racy_counter >/dev/null 2>&1)
+check "LIBREPLAY_OPTS: a --record after 70 words is taken" test -s "$WORK/opts71.bin"
+one_line_error "LIBREPLAY_OPTS: words on several lines, a bad one named on one line" "^libreplay: bad --hunt seed 'x'" \
+	env LIBREPLAY_OPTS=$'--quantum 1ms\n--hunt=x' ./racy_counter
+(cd "$WORK" && LIBREPLAY_OPTS=$'--quantum\n1ms\n--record\n'"$WORK/optsnl.bin" ./racy_counter >/dev/null 2>&1)
+check "LIBREPLAY_OPTS: words on several lines are taken" test -s "$WORK/optsnl.bin"
+one_line_error "a newline in a flag's value: one line" "^libreplay: bad --quantum '1\?ms'" \
+	./racy_counter --quantum $'1\nms'
 (cd "$WORK" && "$s" "$WORK/env.bin" >"$WORK/env.out" 2>"$WORK/env.err")
 rc=$?
 # (the environment differs: a warning at start, and the divergence names it)

@@ -22,6 +22,10 @@ static void usage_exit(const char *fmt, const char *arg)
 {
 	char what[512];
 	snprintf(what, sizeof what, fmt, arg);
+	/* one line, whatever the argument holds (a newline in LIBREPLAY_OPTS or a flag) */
+	for (char *c = what; *c; c++)
+		if ((unsigned char)*c < ' ' || *c == 0x7f)
+			*c = '?';
 	rp_say("%s (see --replay-help)", what);
 	exit(RP_EXIT_USAGE);
 }
@@ -194,16 +198,24 @@ void rp_options_parse(int *argc, char **argv)
 		char *copy = rp_strdup(env);
 		if (!copy)
 			rp_fatal_memory("LIBREPLAY_OPTS");
-		char *words[64];
+		/* Words split at any white space (a newline too: a variable set from a
+		 * file or a here-document), as many as there are. */
+		static const char space[] = " \t\n\r\v\f";
+		size_t cap = strlen(copy) / 2 + 2; /* words are at least one byte and a space */
+		char **words = rp_malloc(cap * sizeof *words);
+		if (!words)
+			rp_fatal_memory("LIBREPLAY_OPTS");
 		int n = 0;
-		for (char *w = strtok(copy, " \t"); w && n < 63; w = strtok(NULL, " \t"))
+		for (char *w = strtok(copy, space); w; w = strtok(NULL, space))
 			words[n++] = w;
+		words[n] = NULL;
 		for (int i = 0; i < n;) {
 			int took = one_flag(n, words, i, prog);
 			if (!took)
 				usage_exit("LIBREPLAY_OPTS: unknown flag '%s'", words[i]);
 			i += took;
 		}
+		rp_free(words);
 		/* the strings stay: rp_opts may point into them */
 	}
 
