@@ -40,7 +40,10 @@
 #define RP_LOG_CODE_HASH_LEN 16
 
 /* Limits the writer enforces and the reader checks. */
-#define RP_LOG_HEADER_MAX (1u << 20)      /* header bytes, argv included */
+/* Header bytes, argv included: above the kernel's own bound on a program's argv and
+ * environment together (6 MiB: fs/exec.c), so any command line that runs records (at
+ * 1 MiB, one of 1.2 MB could not run at all when recording). */
+#define RP_LOG_HEADER_MAX (8u << 20)
 #define RP_LOG_INPUT_MAX 65536u           /* bytes in one INPUT record */
 #define RP_LOG_END_THREADS_MAX 8192u      /* (tid, count) pairs in END */
 #define RP_LOG_BLOCK_MAX (256u << 10)     /* payload bytes in one block */

@@ -215,6 +215,20 @@ if [ -n "$r1" ] && [ -n "$r2" ] && [ "$r1" != "$r2" ] && grep -q "^random 1: 8 b
 then pass "... and the random bytes are fresh, not the previous call's"
 else fail "a cut getrandom: '$r1' then '$r2'"; fi
 
+# A command line of 1.2 MB (20 arguments of 60,000 bytes): it records and replays (the
+# header's limit was 1 MiB: the run was refused before it started, a log of 0 bytes left).
+long_arg=$(head -c 60000 /dev/zero | tr '\0' a)
+long_argv=()
+for i in $(seq 1 20); do long_argv+=("$long_arg"); done
+./two_reads --record big_argv.bin two_reads.txt "${long_argv[@]}" >big_argv.rec 2>big_argv.err
+rc=$?
+timeout 60 ./two_reads --replay big_argv.bin >big_argv.rep 2>>big_argv.err
+rrc=$?
+[ $rc -eq 0 ] && [ $rrc -eq 0 ] && [ ! -s big_argv.err ] && cmp -s big_argv.rec big_argv.rep &&
+	[ "$(stat -c %s big_argv.bin)" -gt 1200000 ] &&
+	pass "an argv of 1.2 MB records and replays" ||
+	fail "an argv of 1.2 MB: exit $rc, replay $rrc: $(head -c 300 big_argv.err)"
+
 # ---- 3. a write that fails is said at once and at exit; the log stays a valid prefix ---------
 build clock_loop "$P/clock_loop.c"
 # A recorded clock_gettime of another clock (forged): the replay aborted, two lines.
