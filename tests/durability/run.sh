@@ -462,6 +462,7 @@ fnv32() { # the old hash of a value: FNV-1a 64, its high 32 bits
 	done
 	printf '%08x' $(((h >> 32) & 0xffffffff))
 }
+mkdir -p xdg-a xdg-b xdg-c
 export XDG_DATA_HOME="$WORK/xdg-a"
 DB_PASSWORD=739214 ./racy_counter --record env_a.bin </dev/null >/dev/null 2>&1
 DB_PASSWORD=739214 ./racy_counter --record env_a2.bin </dev/null >/dev/null 2>&1
@@ -482,10 +483,11 @@ expect "... without the key (another user, another machine): names only, a remov
 	env -u DB_PASSWORD XDG_DATA_HOME="$WORK/xdg-c" ./racy_counter --replay env_a.bin </dev/null
 expect "... a value changed there: not known, not said" 0 "" 0 \
 	env DB_PASSWORD=1 XDG_DATA_HOME="$WORK/xdg-c" ./racy_counter --replay env_a.bin </dev/null
-check "... and the replay made no key" test ! -e "$WORK/xdg-c"
-XDG_DATA_HOME=/proc/nowhere DB_PASSWORD=739214 ./racy_counter --record env_n.bin </dev/null >/dev/null 2>&1
-[ "$(context_of env_n.bin | sed -n 's/^env\tDB_PASSWORD\t//p')" = - ] &&
-	pass "no key to be had: the names alone in the log" || fail "no key: $(context_of env_n.bin | grep DB_PASSWORD)"
+check "... and the replay made no key" test ! -e "$WORK/xdg-c/libreplay"
+XDG_DATA_HOME="$WORK/absent" DB_PASSWORD=739214 ./racy_counter --record env_n.bin </dev/null >/dev/null 2>&1
+[ "$(context_of env_n.bin | sed -n 's/^env\tDB_PASSWORD\t//p')" = - ] && [ ! -e "$WORK/absent" ] &&
+	pass "no key to be had (XDG_DATA_HOME not there: not made): the names alone in the log" ||
+	fail "no key: $(context_of env_n.bin | grep DB_PASSWORD)"
 # A log of format 4 (an unsalted hash of each value, no envkey line): compared as before.
 context_of env_a.bin | grep -v '^envkey' | sed "s/^env\tDB_PASSWORD\t.*/env\tDB_PASSWORD\t$(fnv32 739214)/" |
 	sed 's/^\(env\t[^\t]*\t\)[0-9a-f]\{16\}$/\1-/' >old_note.txt

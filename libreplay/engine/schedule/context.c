@@ -14,7 +14,8 @@
  * DB_PASSWORD=739214 came back from one in 5 s. So the hash is keyed: SipHash-2-4 of
  * "name=value" under a random 128-bit key of the user's own, kept outside the log
  * in a file of mode 0600 (env_key_path: $XDG_DATA_HOME/libreplay/env-key, or
- * ~/.local/share/libreplay/env-key), made by the first recording that finds none.
+ * ~/.local/share/libreplay/env-key), made by the first recording that finds none
+ * (and the directories below XDG_DATA_HOME or HOME, mode 0700: never a missing home).
  * The log holds only the key's id (a hash of the key, which tells nothing of a
  * value). A replay by the same user, whose file has that key, compares the values;
  * elsewhere (another user, another machine, no file) it compares the names alone.
@@ -111,18 +112,17 @@ static uint64_t siphash(const uint8_t key[16], const void *data, size_t len)
 	return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
-/* The key file's path, and its directory's (the part of path before the last '/'):
- * false where neither XDG_DATA_HOME nor HOME names an absolute directory. */
-static bool env_key_path(char *path, size_t cap)
+/* The key file's path, and in *base the length of its part that must exist already
+ * (XDG_DATA_HOME or HOME: what is below it is made if missing): false where neither
+ * names an absolute directory. */
+static bool env_key_path(char *path, size_t cap, size_t *base)
 {
 	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-	int n;
-	if (xdg && xdg[0] == '/')
-		n = snprintf(path, cap, "%s/libreplay/env-key", xdg);
-	else if (home && home[0] == '/')
-		n = snprintf(path, cap, "%s/.local/share/libreplay/env-key", home);
-	else
+	const char *top = xdg && xdg[0] == '/' ? xdg : home && home[0] == '/' ? home : NULL;
+	if (!top)
 		return false;
+	int n = snprintf(path, cap, "%s%s/libreplay/env-key", top, top == xdg ? "" : "/.local/share");
+	*base = strlen(top);
 	return n > 0 && (size_t)n < cap;
 }
 
@@ -143,10 +143,18 @@ static bool env_key_read(const char *path, uint8_t key[16])
 
 /* A new key at path: written whole under another name, then linked there, so that
  * no recorder reads half a key; where another recorder linked its own first, that
- * one is used. Missing directories are made, mode 0700. */
-static bool env_key_create(char *path, uint8_t key[16])
+ * one is used. Missing directories below path's first base bytes are made, mode
+ * 0700 (a home that is not there is not made). */
+static bool env_key_create(char *path, size_t base, uint8_t key[16])
 {
-	for (char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+	struct stat st;
+	char keep = path[base];
+	path[base] = '\0';
+	bool there = rp_raw_syscall(SYS_stat, (long)path, (long)&st, 0, 0, 0, 0) == 0 && S_ISDIR(st.st_mode);
+	path[base] = keep;
+	if (!there)
+		return false;
+	for (char *slash = strchr(path + base + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
 		long r = rp_raw_syscall(SYS_mkdir, (long)path, 0700, 0, 0, 0, 0);
 		*slash = '/';
@@ -173,9 +181,10 @@ static bool env_key_create(char *path, uint8_t key[16])
 static bool env_key(uint8_t key[16], bool create)
 {
 	char path[4096];
-	if (!env_key_path(path, sizeof path))
+	size_t base;
+	if (!env_key_path(path, sizeof path, &base))
 		return false;
-	return env_key_read(path, key) || (create && env_key_create(path, key));
+	return env_key_read(path, key) || (create && env_key_create(path, base, key));
 }
 
 /* How a note gives the environment's values. */
