@@ -453,7 +453,8 @@ expect "another working directory (not compared: the world is in the log) and st
 # The environment's values, hashed under a key of the user's own kept out of the log
 # (context.c): logs of format 4 held an unsalted 32-bit hash of each value, which gave
 # DB_PASSWORD=739214 back in 5 s (issue 25). The log's note, as text:
-context_of() { "$DUMP" --json "$1" | sed -n 's/.*"input_kind":31,.*"hex":"\([0-9a-f]*\)".*/\1/p' | head -n 1 | xxd -r -p; }
+context_of() { "$DUMP" --json "$1" | sed -n 's/.*"input_kind":31,.*"hex":"\([0-9a-f]*\)".*/\1/p' | head -n 1 |
+	python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read().strip()))'; }
 fnv32() { # the old hash of a value: FNV-1a 64, its high 32 bits
 	local h=$((0xcbf29ce484222325)) i c
 	for ((i = 0; i < ${#1}; i++)); do
