@@ -372,7 +372,7 @@ one_line_error "missing log" "nope\.bin" ./racy_counter --replay "$WORK/nope.bin
 one_line_error "another program's log" "another executable|build-id" ./spin_flag --replay "$good"
 one_line_error "bad quantum" "quantum" ./racy_counter --quantum=abc
 one_line_error "quantum too small" "quantum" ./racy_counter --quantum=1us
-one_line_error "--replay without a file" "needs a value" ./racy_counter --replay
+one_line_error "--replay without a file, none recorded" "no recording of racy_counter to replay in .*/recordings" ./racy_counter --replay
 one_line_error "replay with other arguments" "other arguments" ./racy_counter --replay "$good" extra
 (cd "$WORK" && "$s" "$WORK/env.bin" >"$WORK/env.out" 2>"$WORK/env.err")
 rc=$?
