@@ -87,11 +87,13 @@ static void holder_name(const struct stat *st, char *out, size_t len)
 	 * again from /proc/self/exe for its address layout) */
 	snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
 	int fd = rp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
-	if (fd >= 0) {
-		ssize_t n = rp_sys_read(fd, comm, sizeof comm - 1);
-		comm[n > 0 ? n : 0] = 0;
-		rp_sys_close(fd);
+	if (fd < 0) { /* it has ended: a descriptor it passed on holds the lock */
+		snprintf(out, len, "another process");
+		return;
 	}
+	ssize_t n = rp_sys_read(fd, comm, sizeof comm - 1);
+	comm[n > 0 ? n : 0] = 0;
+	rp_sys_close(fd);
 	const char *name = strrchr(comm, '/') ? strrchr(comm, '/') + 1 : comm;
 	snprintf(out, len, *name ? "process %d (%s)" : "process %d", pid, name);
 }

@@ -104,7 +104,10 @@ static void prog_name(void)
 static int dir_open(bool make)
 {
 	dir_name();
-	if (make) {
+	int fd = (int)rp_raw_syscall(SYS_openat, AT_FDCWD, (long)dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+	if (fd >= 0 || !make)
+		return fd;
+	if (fd == -ENOENT) { /* made once, then only opened */
 		char part[PATH_MAX];
 		strcpy(part, dir);
 		for (char *s = part + 1;; s++) {
@@ -121,9 +124,9 @@ static int dir_open(bool make)
 				break;
 			*s = was;
 		}
+		fd = (int)rp_raw_syscall(SYS_openat, AT_FDCWD, (long)dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
 	}
-	int fd = (int)rp_raw_syscall(SYS_openat, AT_FDCWD, (long)dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
-	if (fd < 0 && make)
+	if (fd < 0)
 		refuse("the recording directory %s: %s; set LIBREPLAY_DIR (or --record-dir DIR) "
 		       "to one you may write, or --record FILE", dir, strerrordesc_np(-fd));
 	return fd;
