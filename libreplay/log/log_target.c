@@ -161,7 +161,7 @@ int rp_log_open_target(int dirfd, const char *path, bool excl, char *err, size_t
 			goto fail;
 		}
 		if (n != (ssize_t)sizeof magic || memcmp(magic, log_file_magic, sizeof magic)) {
-			e = EEXIST;
+			e = EPERM; /* (not EEXIST: rp_logdir_new takes that for a name taken) */
 			log_say(err, errlen, "%s: not a libreplay log, not overwriting", path);
 			goto fail;
 		}
