@@ -47,7 +47,18 @@ static inline uintptr_t rp_pc_of(const ucontext_t *uc)
 	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 }
 
-/* ---- record.c --------------------------------------------------------------------------- */
+/* ---- core/logdir.c: where recordings go by default ------------------------------------- */
+
+/* A new log of this program in the recording directory (made if missing): PROG-N.bin,
+ * PROG-latest pointing to it, the oldest beyond LIBREPLAY_KEEP removed. Its descriptor
+ * (rp_log_open_target's: new, 0600, locked), its path in *path; exits with a one-line
+ * error where there is no directory to be had. */
+int rp_logdir_new(const char **path);
+/* --replay without a file: the path of this program's latest recording; exits with a
+ * one-line error where there is none. */
+const char *rp_logdir_latest(void);
+
+/* ---- record.c----------------------------------------------------------------------- */
 
 /* Recording: the log being written; NULL otherwise. */
 extern struct rp_log_writer *rp_writer;

@@ -18,7 +18,6 @@ enum rp_bp_kind { RP_BP_NONE, RP_BP_HARDWARE, RP_BP_SOFTWARE };
 
 #define RP_DEFAULT_QUANTUM_NS 10000000ull /* 10 ms */
 #define RP_MIN_QUANTUM_NS 50000ull        /* 50 us */
-#define RP_DEFAULT_LOG "log.bin"
 #define RP_HUNT_MAX_DEPTH 16 /* --hunt-depth at most (hunt.c) */
 
 /* Exit statuses of our own (the program's are passed through). */
@@ -132,6 +131,9 @@ struct rp_options {
 	bool any_layout;        /* --any-layout: replay at other addresses than the recording's */
 	bool any_libraries;     /* --any-libraries: replay with other shared libraries */
 	bool syscall_audit;     /* --syscall-audit: name the calls the recording misses (audit.c) */
+	bool log_in_dir;        /* no --record FILE: a new log in the recording directory
+				 * (core/logdir.c); log_path says so until it is made */
+	const char *log_dir;    /* --record-dir: that directory (else LIBREPLAY_DIR ...) */
 };
 extern struct rp_options rp_opts;
 

@@ -142,6 +142,18 @@ struct rp_log_stats {
  * failure returns -1 with errno set and a message in err. */
 int rp_log_create(const char *path, const struct rp_log_header *h,
 		  struct rp_log_writer **out, char *err, size_t errlen);
+/* Open path (relative to dirfd: AT_FDCWD or a directory's descriptor) to record a log
+ * into, with the care a user's files need (log_target.c): never through a symbolic
+ * link, only a regular file (a FIFO or a device is refused before it is opened),
+ * emptied only when it holds a libreplay log or nothing ("not a libreplay log, not
+ * overwriting"), created 0600 (an existing log's group and other bits are taken off),
+ * and locked (flock) for as long as the descriptor stays open: a second recorder of
+ * the same file is refused, naming the process that holds it. excl: the file must be
+ * new (O_EXCL). The descriptor (read-write where allowed, close-on-exec, O_NONBLOCK
+ * until rp_log_create_fd clears it), or -1 with errno set and a one-line reason in err. */
+int rp_log_open_target(int dirfd, const char *path, bool excl, char *err, size_t errlen);
+/* Does the file fd reads start with a libreplay log's magic? */
+bool rp_log_is_log(int fd);
 /* The same on an open file descriptor (its O_APPEND cleared, made close-on-exec),
  * which the writer owns from then on, also when this fails. Open for reading too, or
  * the writer makes references only within the block being filled. */
@@ -195,6 +207,10 @@ bool rp_log_busy(const struct rp_log_writer *w);
 void rp_log_defer_signal(struct rp_log_writer *w, int sig);
 /* Write, close the file and free the writer. -1 if any write failed. */
 int rp_log_close(struct rp_log_writer *w);
+/* A fork child's copy of its parent's writer: the descriptor closed, nothing written
+ * (the file and its lock stay the parent's: the lock goes when the last descriptor of
+ * the open file does, so a child that outlives its parent must not keep one). */
+void rp_log_abandon(struct rp_log_writer *w);
 void rp_log_writer_stats(const struct rp_log_writer *w, struct rp_log_stats *st);
 
 /* The running executable's NT_GNU_BUILD_ID (buf holds RP_LOG_BUILD_ID_MAX bytes).

@@ -417,11 +417,12 @@ int rp_log_create_fd(int fd, const char *name, const struct rp_log_header *h,
 
 	log_crc_init();
 	*out = NULL;
-	/* Written by offset: O_APPEND would make every pwrite append. */
+	/* Written by offset: O_APPEND would make every pwrite append; and blocking
+	 * (rp_log_open_target opens with O_NONBLOCK, for a FIFO swapped in). */
 	long r;
 	/* Straight to the kernel: the program's fcntl is the inputs layer's wrapper. */
 	if ((r = fl = (int)rp_raw_syscall(SYS_fcntl, fd, F_GETFL, 0, 0, 0, 0)) < 0 ||
-	    (r = rp_raw_syscall(SYS_fcntl, fd, F_SETFL, fl & ~O_APPEND, 0, 0, 0)) < 0 ||
+	    (r = rp_raw_syscall(SYS_fcntl, fd, F_SETFL, fl & ~(O_APPEND | O_NONBLOCK), 0, 0, 0)) < 0 ||
 	    (r = rp_raw_syscall(SYS_fcntl, fd, F_SETFD, FD_CLOEXEC, 0, 0, 0)) < 0) {
 		e = (int)-r;
 		log_say(err, errlen, "%s: %s", name, strerror(e));
@@ -481,7 +482,7 @@ int rp_log_create(const char *path, const struct rp_log_header *h,
 		  struct rp_log_writer **out, char *err, size_t errlen)
 {
 	/* Read too: a reference is made only once the earlier bytes are read back. */
-	int fd = rp_sys_open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = rp_sys_open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		log_say(err, errlen, "%s: cannot create: %s", path, strerror(errno));
 		*out = NULL;
@@ -761,6 +762,12 @@ int rp_log_close(struct rp_log_writer *w)
 	if (rc < 0 && e)
 		errno = e;
 	return rc;
+}
+
+void rp_log_abandon(struct rp_log_writer *w)
+{
+	if (w)
+		rp_fd_close(w->fd); /* never LOCK_UN: that would unlock the parent's too */
 }
 
 void rp_log_writer_stats(const struct rp_log_writer *w, struct rp_log_stats *st)

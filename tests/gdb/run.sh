@@ -369,5 +369,8 @@ else
 	timeout 60 "$WORK/prefix/bin/replay-gdb" ./racy racy.bin -batch -nx -ex run >inst.out 2>&1
 	same_output x inst.out && pass "installed replay-gdb replays" || fail "installed replay-gdb: $(tail -n 2 inst.out)"
 fi
-check "replay-gdb without a log: usage, exit 2" bash -c "'$RGDB' ./racy; [ \$? -eq 2 ]"
+check "replay-gdb without arguments: usage, exit 2" bash -c "'$RGDB' 2>&1 | grep -q '^usage: replay-gdb'; [ \${PIPESTATUS[0]} -eq 2 ]"
+# Without a log: the program's latest recording (tests/logpath), here none.
+check "replay-gdb PROGRAM without a log, none recorded: the runtime says where it looked" \
+	bash -c "LIBREPLAY_DIR='$WORK/none' '$RGDB' ./racy -batch -nx -ex run 2>&1 | grep -q 'no recording of racy to replay in $WORK/none'"
 summary

@@ -26,17 +26,20 @@ field() { sed -n "s/^$1: //p" h.out; }
 has() { if grep -Eq -e "$2" h.out; then pass "$1"; else fail "$1: no /$2/ in: $(head -c 600 h.out) $(head -c 200 h.err)"; fi; }
 
 # ---- it finds failures and keeps only theirs ------------------------------------------
-# Run I takes ticket I+1 (one job at a time); tickets 3 and 5 fail.
+# Run I takes ticket I+1 (one job at a time); tickets 3 and 5 fail. An earlier hunt's
+# directory is left as it is: this one's failures go to a new one, keep-2.
 mkdir -p keep && touch keep/notes.txt keep/run-99.bin keep/run-7.out
 hunt --runs 6 --jobs 1 --mode default --keep keep -- ./oracle.sic ticket tickets 3 5
 check "finds the failures: exit 1" test "$rc" -eq 1
 has "6 runs, 2 failures" '^runs: 6 .*mode default' && has "... 2 failures" '^failures: 2 \(2 non-zero exit\)$'
 has "the first failing run is run 2" '^first failing run: 2: exit status 1$'
 has "every failing run is listed" '^failed: run 4: exit status 1$'
-check "only the failing runs' logs and output are kept (and files not ours)" \
-	test "$(cd keep && ls | tr '\n' ' ')" = "notes.txt run-2.bin run-2.err run-2.out run-4.bin run-4.err run-4.out "
-check "a kept run's output is its own" grep -qx 'ticket 5' keep/run-4.out
-check "the kept log is a complete recording" bash -c "'$ROOT/build/bin/replay-dump' --summary keep/run-2.bin oracle.sic | grep -q 'the log is complete'"
+check "only the failing runs' logs and output are kept, in a new directory" \
+	test "$(cd keep-2 && ls | tr '\n' ' ')" = "run-2.bin run-2.err run-2.out run-4.bin run-4.err run-4.out "
+check "... an earlier hunt's directory untouched" test "$(ls keep | tr '\n' ' ')" = "notes.txt run-7.out run-99.bin "
+has "... and it says where" '^kept: the 2 failing runs in keep-2/ \(run-N\.bin, \.out, \.err\)$'
+check "a kept run's output is its own" grep -qx 'ticket 5' keep-2/run-4.out
+check "the kept log is a complete recording" bash -c "'$ROOT/build/bin/replay-dump' --summary keep-2/run-2.bin oracle.sic | grep -q 'the log is complete'"
 
 rm -f tickets
 hunt --runs 6 --jobs 1 --mode default --stop --keep keep -- ./oracle.sic ticket tickets 3 5
@@ -46,14 +49,14 @@ check "--stop: exit 1" test "$rc" -eq 1
 hunt --runs 4 --mode default --keep keep -- ./oracle.sic exit 0
 check "no failure: exit 0" test "$rc" -eq 0
 has "no failure: failures: 0" '^failures: 0$'
-check "no failure: nothing kept" test "$(ls keep)" = notes.txt
+check "no failure: nothing kept, no directory made" test ! -e keep-4
 check "no failure: no first failing run" bash -c "! grep -q 'first failing' h.out"
 check "stderr is quiet when it is not a terminal" test ! -s h.err
 
 # ---- the printed commands replay and debug the first failure -------------------------
-hunt --runs 2 --mode default --keep keep -- ./oracle.sic exit 3
+hunt --runs 2 --mode default --keep cmds -- ./oracle.sic exit 3
 replay=$(field replay) debug=$(field debug)
-check "the replay command is the program with --replay and the kept log" test "$replay" = "./oracle.sic --replay keep/run-0.bin"
+check "the replay command is the program with --replay and the kept log" test "$replay" = "./oracle.sic --replay cmds/run-0.bin"
 eval "$replay" >replay.out 2>replay.err
 check "... and it replays the failure: exit 3, no divergence" test $? -eq 3 -a ! -s replay.err
 eval "$debug -batch -nx -ex run" >gdb.out 2>&1
@@ -102,10 +105,10 @@ check "hunt mode: --record DIR/run-I.bin --hunt=S+I --timeout=T -- ARGS" \
 	test "$(cat k2/run-0.out k2/run-2.out)" = "args: --record k2/run-0.bin --hunt=5 --timeout=2s -- a b c
 args: --record k2/run-2.bin --hunt=7 --timeout=2s -- a b c"
 has "the seeds are in the report" '^first failing run: 0 \(seed 5\)'
-hunt --runs 1 --mode chaos --pass --x=1 --pass -y --fail-if . -- ./fake
-check "chaos mode and --pass" grep -qx 'args: --record hunt-logs/run-0.bin --chaos=1 --timeout=10s --x=1 -y' hunt-logs/run-0.out
-hunt --runs 1 --mode quantum=50us --fail-if . -- ./fake z
-check "quantum mode" grep -qx 'args: --record hunt-logs/run-0.bin --quantum 50us --timeout=10s -- z' hunt-logs/run-0.out
+hunt --runs 1 --mode chaos --pass --x=1 --pass -y --fail-if . --keep kc -- ./fake
+check "chaos mode and --pass" grep -qx 'args: --record kc/run-0.bin --chaos=1 --timeout=10s --x=1 -y' kc/run-0.out
+hunt --runs 1 --mode quantum=50us --fail-if . --keep kq -- ./fake z
+check "quantum mode" grep -qx 'args: --record kq/run-0.bin --quantum 50us --timeout=10s -- z' kq/run-0.out
 FAKE_RC=5 hunt --runs 1 -- ./fake
 has "a program's exit status through a wrapper" '^first failing run: 0 \(seed 1\): exit status 5$'
 
@@ -164,7 +167,7 @@ one_line_error "a program that is not there" "nothere: No such file" --mode nati
 one_line_error "a program not built with sicc" "not built with sicc" ./oracle.gcc exit 0
 one_line_error "a script that is not ours" "not built with sicc" /bin/true
 touch notdir
-one_line_error "--keep on a file" "not a directory" --keep notdir --mode default ./oracle.sic exit 0
+one_line_error "--keep under a file" "--keep notdir/k: Not a directory" --keep notdir/k --mode default ./oracle.sic exit 0
 "$HUNT" --help >help.out 2>&1
 check "--help: exit 0, usage on stdout" grep -q '^usage: replay-hunt' help.out
 

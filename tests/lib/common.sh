@@ -9,8 +9,10 @@ LIBREPLAY="$ROOT/build/lib/libreplay.a"
 # tests/lib/restrict.c: runs a command as a restricted machine would (make builds it).
 RESTRICT="$ROOT/build/tests/restrict"
 WORK="$ROOT/build/test-work/$(basename "$(dirname "$0")")-$(basename "$0" .sh)"
-# Programs built with sicc record by default: keep their logs out of the tree.
+# Programs built with sicc record by default: keep their logs out of the tree and out
+# of $HOME (a run given no --record FILE records into the recording directory).
 export LIBREPLAY_OPTS="${LIBREPLAY_OPTS:---record $WORK/log.bin}"
+export LIBREPLAY_DIR="$WORK/recordings"
 rm -rf "$WORK" && mkdir -p "$WORK"
 # Whatever stdin the suite was started with (a terminal, a pipe from a CI runner), its
 # programs read none of it: a recording notes its stdin, and one recorded on a pipe and

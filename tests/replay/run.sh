@@ -105,11 +105,12 @@ check "replay-dump names the children and their statuses" bash -c \
 	 \$D fork_exec.1.bin | grep -q 'wait: pid [0-9]* exited 7\$' &&
 	 \$D spawn_files.1.bin | grep -q 'system: the shell exited 4\$' &&
 	 \$D spawn_files.1.bin | grep -q 'waitid: pid [0-9]*, si_code 1, si_status 6\$'"
-# A child that execs a program built with sicc (itself) records too: by default to the
-# log.bin its parent is writing, so to log.bin.PID instead; both logs replay.
+# A child that execs a program built with sicc (itself) records too: to the log.bin its
+# parent is writing where LIBREPLAY_OPTS names it for both, so to log.bin.PID instead;
+# both logs replay. (By default each records a new file of its own: tests/logpath.)
 build exec_self
 es="$WORK/es" && rm -rf "$es" && mkdir -p "$es" && cp "$WORK/exec_self" "$es/"
-(cd "$es" && timeout 60 ./exec_self >rec.out 2>rec.err); echo $? >"$es/rec.rc"
+(cd "$es" && LIBREPLAY_OPTS="--record log.bin" timeout 60 ./exec_self >rec.out 2>rec.err); echo $? >"$es/rec.rc"
 (cd "$es" && timeout 60 ./exec_self --replay log.bin >rep.out 2>rep.err); echo $? >"$es/rep.rc"
 child_log=$(cd "$es" && ls log.bin.* 2>/dev/null | head -1)
 if [ "$(cat "$es/rec.rc")" = 0 ] && grep -q 'child exited 5' "$es/rec.out" &&
@@ -371,7 +372,7 @@ one_line_error "missing log" "nope\.bin" ./racy_counter --replay "$WORK/nope.bin
 one_line_error "another program's log" "another executable|build-id" ./spin_flag --replay "$good"
 one_line_error "bad quantum" "quantum" ./racy_counter --quantum=abc
 one_line_error "quantum too small" "quantum" ./racy_counter --quantum=1us
-one_line_error "--replay without a file" "needs a value" ./racy_counter --replay
+one_line_error "--replay without a file, none recorded" "no recording of racy_counter to replay in .*/recordings" ./racy_counter --replay
 one_line_error "replay with other arguments" "other arguments" ./racy_counter --replay "$good" extra
 # LIBREPLAY_OPTS: every word counts (those past the 63rd were dropped without a word),
 # a newline separates words like a space, and a message stays one line (issue 25).

@@ -5,8 +5,7 @@
  * LIBREPLAY_OPTS holds the same flags for when the command line is not ours to
  * change. Help: --replay-help. */
 #include "base/rp_alloc.h"
-#include "engine/engine.h"
-#include "engine/session.h"
+#include "engine/core.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,8 +33,13 @@ static void help(const char *prog)
 {
 	printf("usage: %s [libreplay flags] [--] [program arguments]\n"
 	       "A program built with sicc records its thread schedule by default.\n"
-	       "  --record FILE     record into FILE (default %s)\n"
-	       "  --replay FILE     replay FILE: the same interleaving, the same output\n"
+	       "  --record FILE     record into FILE (default: a new PROGRAM-N.bin in the\n"
+	       "                    recording directory; LIBREPLAY_KEEP=N of them are kept,\n"
+	       "                    default 20)\n"
+	       "  --record-dir DIR  the recording directory (also LIBREPLAY_DIR; default\n"
+	       "                    $XDG_DATA_HOME/libreplay or ~/.local/share/libreplay)\n"
+	       "  --replay [FILE]   replay FILE: the same interleaving, the same output;\n"
+	       "                    without FILE, this program's latest recording\n"
 	       "  --no-record       run without recording; the threads are still preempted\n"
 	       "                    (time slices, or --hunt and --chaos by counts): only the\n"
 	       "                    log is left out\n"
@@ -70,7 +74,7 @@ static void help(const char *prog)
 	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--hunt=7\".\n"
 	       "Exit status: the program's; 87 deadlock, 88 hang (--timeout), 86 a replay that\n"
 	       "diverged, 2 a bad flag or log.\n",
-	       prog, RP_DEFAULT_LOG);
+	       prog);
 	exit(0);
 }
 
@@ -121,12 +125,20 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 	 : !strcmp(a, name) ? (i + 1 < argc ? (val = argv[i + 1], took = 2, true)           \
 				: (usage_exit("%s needs a value", name), false))           \
 			   : false)
-	if (VALUE("--record")) {
+	if (!strcmp(a, "--replay") && (i + 1 >= argc || argv[i + 1][0] == '-')) {
+		/* no file: the log a plain run records into (the latest in the directory,
+		 * or LIBREPLAY_OPTS's --record FILE) */
+		rp_opts.mode = RP_MODE_REPLAY;
+	} else if (VALUE("--record")) {
 		rp_opts.mode = RP_MODE_RECORD;
 		rp_opts.log_path = val;
+		rp_opts.log_in_dir = false;
 	} else if (VALUE("--replay")) {
 		rp_opts.mode = RP_MODE_REPLAY;
 		rp_opts.log_path = val;
+		rp_opts.log_in_dir = false;
+	} else if (VALUE("--record-dir")) {
+		rp_opts.log_dir = val;
 	} else if (VALUE("--trace-schedule")) {
 		rp_opts.trace_path = val;
 	} else if (VALUE("--quantum")) {
@@ -186,7 +198,9 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 void rp_options_parse(int *argc, char **argv)
 {
 	rp_opts.mode = RP_MODE_RECORD;
-	rp_opts.log_path = RP_DEFAULT_LOG;
+	/* a new file in the recording directory, made when the recording starts */
+	rp_opts.log_path = "(the recording directory)";
+	rp_opts.log_in_dir = true;
 	const char *prog = *argc > 0 ? argv[0] : "program";
 
 	/* The environment first, so the command line wins. */
@@ -240,6 +254,10 @@ void rp_options_parse(int *argc, char **argv)
 			continue;
 		}
 		break;
+	}
+	if (rp_opts.mode == RP_MODE_REPLAY && rp_opts.log_in_dir) {
+		rp_opts.log_path = rp_logdir_latest();
+		rp_opts.log_in_dir = false;
 	}
 	if ((rp_opts.chaos || rp_opts.hunt) && !rp_opts.seed_given) {
 		/* System calls: the program's time and getpid are recorded inputs. */

@@ -396,9 +396,9 @@ static pid_t ancestor_writing(const struct stat *st)
 }
 
 /* A program that a recording runs (a test suite running its own binary, a build
- * running tools built with sicc) records too, by default to the same log.bin in the
- * same directory, or to the log LIBREPLAY_OPTS names for both: opening it would cut
- * the running recording's log short. Such a child records to the parent's name with
+ * running tools built with sicc) records too, to the log LIBREPLAY_OPTS names for
+ * both: opening it would find the running recording's log locked (a new file in the
+ * recording directory, the default, is the child's own). Such a child records to the parent's name with
  * its pid appended instead, and says so. */
 static const char *own_log_path(const char *path)
 {
@@ -429,18 +429,22 @@ void rp_record_start(int argc, char **argv)
 	h.argc = argc;
 	h.argv = (const char *const *)argv;
 	char err[RP_LOG_ERRLEN];
-	rp_opts.log_path = own_log_path(rp_opts.log_path);
-	/* Read and write: the writer reads earlier INPUT bytes back before it stores a
-	 * payload as a reference to them (docs/log-format.md); a file it may only write
-	 * gets no references to earlier blocks. */
-	int fd = rp_sys_open(rp_opts.log_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == EACCES)
-		fd = rp_sys_open(rp_opts.log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	fd = rp_fd_own(fd);
-	if (fd < 0) {
-		rp_say("%s: %s", rp_opts.log_path, strerror(errno));
-		exit(RP_EXIT_USAGE);
+	/* Read and write where allowed: the writer reads earlier INPUT bytes back before
+	 * it stores a payload as a reference to them (docs/log-format.md); a file it may
+	 * only write gets no references to earlier blocks. Never through a link, never a
+	 * FIFO or a file that is not a log, locked for the run (log/log_target.c). */
+	int fd;
+	if (rp_opts.log_in_dir) {
+		fd = rp_logdir_new(&rp_opts.log_path);
+	} else {
+		rp_opts.log_path = own_log_path(rp_opts.log_path);
+		fd = rp_log_open_target(AT_FDCWD, rp_opts.log_path, false, err, sizeof err);
+		if (fd < 0) {
+			rp_say("%s", err);
+			exit(RP_EXIT_USAGE);
+		}
 	}
+	fd = rp_fd_own(fd);
 	if (rp_log_create_fd(fd, rp_opts.log_path, &h, &rp_writer, err, sizeof err) != 0) {
 		if (errno == ENOMEM)
 			rp_fatal_memory("the log's header and buffers");
@@ -530,5 +534,6 @@ void rp_record_forget(void)
 	prof_timer(&off);
 	struct sigaction ign = {.sa_handler = SIG_IGN};
 	rp_sigaction(SIGPROF, &ign, NULL);
-	rp_writer = NULL; /* the parent's: never flushed or closed from here */
+	rp_log_abandon(rp_writer); /* only its descriptor: the lock goes with the parent */
+	rp_writer = NULL; /* the parent's: never flushed or written from here */
 }

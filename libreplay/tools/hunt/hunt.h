@@ -94,7 +94,6 @@ enum hunt_verdict hunt_judge(const struct hunt_opts *o, uint64_t run, int status
 const char *hunt_verdict_name(enum hunt_verdict v);
 void hunt_describe(FILE *f, const struct hunt_result *r);
 void hunt_discard(const struct hunt_opts *o, uint64_t run);
-void hunt_clear_keep(const struct hunt_opts *o);
 
 /* loop.c */
 struct hunt_tally {

@@ -5,7 +5,8 @@
  *               [--fail-if REGEX] [--expect REGEX] [--keep DIR] [--mode MODE]
  *               [--pass FLAG]... [--stop] [--] PROGRAM [ARGS...]
  *
- * Run I records into DIR/run-I.bin with --hunt=S+I (or the mode's flags). A failure
+ * Run I records into DIR/run-I.bin with --hunt=S+I (or the mode's flags), DIR a new
+ * directory (hunt-logs, or hunt-logs-2 ... where it is taken). A failure
  * is a non-zero exit, a signal, a deadlock (87), a hang (88, or killed past the
  * limit), or output that fails the predicate. Failing runs keep their log and
  * output; passing runs' are removed. Exit 1 when a run failed, 0 when none did,
@@ -35,8 +36,9 @@ static void usage(void)
 	       "  --fail-if REGEX  a run whose output has a line matching REGEX fails\n"
 	       "  --expect REGEX   a run whose output has no line matching REGEX fails\n"
 	       "                   (extended regular expressions; stdout and stderr)\n"
-	       "  --keep DIR       where failing runs stay: DIR/run-I.bin, .out, .err\n"
-	       "                   (default hunt-logs)\n"
+	       "  --keep DIR       where failing runs stay: DIR/run-I.bin, .out, .err, in\n"
+	       "                   a new directory (default hunt-logs; DIR-2, DIR-3 ... where\n"
+	       "                   DIR is taken: an earlier hunt's failures are never touched)\n"
 	       "  --mode MODE      hunt (default: --hunt=SEED), chaos (--chaos=SEED),\n"
 	       "                   quantum=T (--quantum T), default (the default slices),\n"
 	       "                   native (a program not built with sicc: no flags, no log)\n"
@@ -190,12 +192,18 @@ static void parse(struct hunt_opts *o, int argc, char **argv)
 				 o->pass[k]);
 }
 
-/* mkdir -p DIR */
-static void make_keep(const char *dir)
+/* A new directory for this hunt's failures: DIR, or DIR-2, DIR-3 ... where DIR is
+ * taken (an earlier hunt's failures, a file, a symbolic link: mkdir(2) neither follows
+ * nor reuses one), so no hunt overwrites another's and two hunts at once never share
+ * one. DIR's parents are made as mkdir -p does. The name made, malloc'd. */
+static char *make_keep(const char *dir)
 {
 	char *p = strdup(dir);
 	if (!p)
 		hunt_die(2, "out of memory");
+	size_t len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = 0;
 	for (char *s = p + 1; *s; s++) {
 		if (*s != '/')
 			continue;
@@ -203,14 +211,21 @@ static void make_keep(const char *dir)
 		mkdir(p, 0755);
 		*s = '/';
 	}
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		hunt_die(2, "--keep %s: %s", dir, strerror(errno));
-	free(p);
-	struct stat sb;
-	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
-		hunt_die(2, "--keep %s: not a directory", dir);
-	if (access(dir, W_OK | X_OK))
-		hunt_die(2, "--keep %s: %s", dir, strerror(errno));
+	for (unsigned n = 1; n <= 100000; n++) {
+		char *d = hunt_xmalloc(len + 16);
+		if (n == 1)
+			strcpy(d, p);
+		else
+			snprintf(d, len + 16, "%s-%u", p, n);
+		if (!mkdir(d, 0700)) { /* 0700: a log holds the program's inputs */
+			free(p);
+			return d;
+		}
+		if (errno != EEXIST)
+			hunt_die(2, "--keep %s: %s", d, strerror(errno));
+		free(d);
+	}
+	hunt_die(2, "--keep %s: %s-2 to %s-100000 are taken too", p, p, p);
 }
 
 int main(int argc, char **argv)
@@ -226,12 +241,13 @@ int main(int argc, char **argv)
 	if (!o.jobs)
 		o.jobs = cpus();
 	hunt_probe(&o);
-	make_keep(o.keep);
-	hunt_clear_keep(&o);
+	o.keep = make_keep(o.keep);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct hunt_tally t = {0};
 	hunt_loop(&o, &t);
 	hunt_report(&o, &t);
+	if (!t.nfailed)
+		rmdir(o.keep); /* nothing kept: no directory left behind */
 	if (t.failures)
 		return 1;
 	return t.interrupted ? 130 : 0;

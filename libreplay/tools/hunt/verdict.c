@@ -1,6 +1,5 @@
 /* verdict.c: the failure oracle (what became of a run), in words, and what is
  * kept of it: a failing run's log and output stay in DIR, a passing run's go. */
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,28 +129,4 @@ void hunt_discard(const struct hunt_opts *o, uint64_t run)
 		unlink(p);
 		free(p);
 	}
-}
-
-/* A name run-DIGITS.(bin|out|err): what an earlier hunt left in DIR. */
-static bool ours(const char *name)
-{
-	if (strncmp(name, "run-", 4))
-		return false;
-	const char *p = name + 4, *q = p;
-	while (*q >= '0' && *q <= '9')
-		q++;
-	return q > p && (!strcmp(q, ".bin") || !strcmp(q, ".out") || !strcmp(q, ".err"));
-}
-
-/* The runs of an earlier hunt in DIR would be taken for this one's: they go. */
-void hunt_clear_keep(const struct hunt_opts *o)
-{
-	DIR *d = opendir(o->keep);
-	if (!d)
-		hunt_die(2, "%s: cannot read the directory", o->keep);
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (ours(e->d_name))
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
 }

@@ -1,6 +1,6 @@
 /* A recording's child that execs a program built with sicc (here itself) records too,
- * by default to the same log.bin: it records to log.bin.PID instead, with a note, and
- * the parent's log stays whole and replays. */
+ * to the same log.bin where LIBREPLAY_OPTS names it for both: it records to log.bin.PID
+ * instead, with a note, and the parent's log stays whole and replays. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
