@@ -328,6 +328,8 @@ struct rp_debug {
 	int checkpointing;   /* debugger: fork() is a checkpoint (a bare fork system call) */
 	int outside_fd;      /* runtime: a pipe read here whose other end is another
 			      * process's (-1: none), as of the last checkpoint */
+	int quiet;           /* debugger: replaying again what was seen (going back): a
+			      * deadlock or hang reached prints no report */
 };
 extern volatile struct rp_debug rp_debug;
 /* Counts left before t's counter next reaches zero: no further than its nearest

@@ -167,6 +167,7 @@ class Stats:
 
 def record_stop(event):
     tt.Store.last_stop = list(getattr(event, "breakpoints", []) or [])
+    tt.Store.signal = event.stop_signal if isinstance(event, gdb.SignalEvent) else None
 
 
 class Clones:
@@ -227,13 +228,20 @@ class Clones:
 def reverse_continue():
     tt.need_replay("reverse-continue")
     tt.check_refusal()
-    here = tt.position()
+    here = moment()
     sig = signature()
     hist = tt.Store.history
     Stats.segments, Stats.known = 0, False
     best = hist.last_hit(sig, here)
     lo = best.pos.time if best else tt.Store.ckpts[0].time
     end = gap_top(hist.covered(sig), lo, here) if sig else None
+    if end is None and sig and any(
+            hit is not None and s == sig and hit.pos.time == here.time and
+            not hit.pos.same_place(here) for _, _, s, hit, _, _, _ in hist.spans):
+        # A stop at here's very time (no counting point between, as from a crash
+        # back to the line's start) that history cannot put before or after here:
+        # the segment up to here, replayed, says.
+        end = here
     if end is not None:
         with Clones(stopping_breakpoints()) as clones, tt.Quiet():
             while end is not None:
@@ -441,6 +449,56 @@ def show_hit(hit):
     tt.show_frame()
 
 
+# ---- where a reverse command starts -----------------------------------------------------
+# A stop inside a call the program made (a crash in abort(), a deadlock found while
+# the running thread blocks in pthread_join, the hang's or the log end's stop in the
+# runtime) is, for the program, the call instruction: its frame shows the return
+# address, which the thread never reaches, and what the call ran is not the
+# program's. So a reverse command starts from the call: reverse-stepi lands on it,
+# the others replay up to it (and never run into the crash or the deadlock again).
+
+def moment():
+    """This stop as a moment of the program (tt.position(), at the call instruction
+    when the stop is inside a call the program made)."""
+    here = tt.position()
+    call = call_in_progress()
+    if call is not None and call != here.pc:
+        here.pc = call
+        here.in_call = True
+    return here
+
+
+def call_in_progress():
+    """The pc of the call the running thread's program frame is in, or None (the
+    program's own instruction is the stop, or it is preempted: a signal frame or the
+    counter's overflow routine, whose frames unwind to the pc it goes on at)."""
+    uf = lr.user_frame()
+    if uf is None or uf.level() == 0 or lr.is_stub(uf):
+        return None
+    newer = uf.newer()
+    while newer is not None and newer.type() == gdb.INLINE_FRAME:
+        newer = newer.newer()
+    if newer is None or newer.type() == gdb.SIGTRAMP_FRAME or \
+            (newer.name() or "") in lr.OVERFLOW or lr.is_stub(newer):
+        return None
+    return call_before(uf, uf.pc())
+
+
+def call_before(frame, ret):
+    """The address of the instruction that ends at ret (the call whose return address
+    ret is), from the start of the function around it."""
+    blk = gdb.block_for_pc(ret - 1)
+    while blk is not None and blk.function is None:
+        blk = blk.superblock
+    if blk is None:
+        return None
+    insns = frame.architecture().disassemble(blk.start, ret - 1)
+    for insn in reversed(insns):
+        if insn["addr"] + insn["length"] == ret:
+            return insn["addr"]
+    return None
+
+
 # ---- reverse-stepi, reverse-finish, reverse-next, reverse-step --------------------------
 
 def program_pc():
@@ -472,6 +530,10 @@ def trail_to(here, start_count):
     trail = []
     for _ in range(200000):
         pc = program_pc()
+        if tt.at_outcome():  # the run's end (a hang): here, or past it
+            uf = lr.user_frame()
+            count = lr.count_of(lr.find_green(tid), lr.current_ext())
+            return trail if uf is not None and (count, uf.pc()) == (here.count, here.pc) else None
         if tt.running_tid() != tid or pc is None:
             back_to_program(tid)
             continue
@@ -502,7 +564,11 @@ def previous_instruction(here):
 
 
 def reverse_stepi_quiet():
-    here = tt.position()
+    here = moment()
+    if getattr(here, "in_call", False):
+        # The instruction before the stop is the call: go to it.
+        land_call(here)
+        return
     prev = previous_instruction(here)
     if prev is None:
         raise tt.TimeError("No earlier instruction of green thread %d." % here.tid)
@@ -529,6 +595,14 @@ class LineHits(gdb.Breakpoint):
         count = lr.count_of(lr.find_green(self.tid), lr.current_ext())
         self.log.append((count, f.pc(), cfa))
         return False
+
+
+class HereHits(LineHits):
+    """LineHits that also stops there (a step over it would run it: a fault, say)."""
+
+    def stop(self):
+        super().stop()
+        return tt.running_tid() == self.tid
 
 
 def real_frame(frame):
@@ -625,6 +699,19 @@ def reverse_next_target(here, frame, step_out=True):
         window *= 16
 
 
+def land_call(here):
+    """Go to the call instruction here names: at here's count, or one before it (the
+    counting point of a call may come before the call)."""
+    with tt.Quiet():
+        for count in (here.count, here.count - 1):
+            try:
+                tt.goto(here.tid, count, pc=here.pc)
+                return
+            except tt.TimeError:
+                if count < 2:
+                    raise
+
+
 def land_quietly(tid, count, pc):
     with tt.Quiet():
         tt.goto(tid, count, pc=pc)
@@ -632,9 +719,12 @@ def land_quietly(tid, count, pc):
 
 
 def do_reverse_finish():
-    here = tt.position()
+    here = moment()
     frame = gdb.selected_frame()
-    if frame.older() is None:
+    if not lr.instrumented(frame.pc()) and not lr.is_stub(frame):
+        frame = lr.user_frame() or frame  # a stop in libc or the runtime: the program's
+    if frame.older() is None or lr.user_frame(frame.older()) is None:
+        # (a thread's start function: the runtime called it, bt shows it outermost)
         raise tt.TimeError('"finish" not meaningful in the outermost frame.')
     cfa = frame_cfa(frame)
     if here.pc == function_lines(frame)[0]:
@@ -654,7 +744,7 @@ def do_reverse_finish():
 
 
 def do_reverse_next(step_into):
-    here = tt.position()
+    here = moment()
     frame = lr.user_frame() or gdb.newest_frame()
     target = reverse_next_target(here, frame)
     if target is None:
@@ -677,24 +767,28 @@ def last_step_before(here, target):
     stops = [target]
     with tt.Quiet():
         tt.goto(here.tid, target[0], pc=target[1])
-        # A step passes over here when here is inside a line: stop there too.
-        bp = LineHits(here.pc, here.tid, [])
+        # A step passes over here when here is inside a line (a step that went
+        # through the counter's stub steps on from where it goes back, even past a
+        # breakpoint): note each pass of the thread at here's pc.
+        passes = []
+        bp = HereHits(here.pc, here.tid, passes)
         bp.location_pc = 0
-        bp.stop = lambda: tt.running_tid() == here.tid
         try:
-            step_until(here, stops)
+            step_until(here, stops, passes)
         finally:
             if bp.is_valid():
                 bp.delete()
     return stops[-1]
 
 
-def step_until(here, stops):
+def step_until(here, stops, passes):
     """gdb's `step` until here (or past it), each stop before it into stops."""
     for _ in range(10000):
         gdb.execute("step", to_string=True)
         if not lr.live():
             return
+        if any(c >= here.count for c, _, _ in passes):
+            return  # it ran here: the stops after it are not before it
         p = tt.position()
         if p.tid != here.tid:
             continue

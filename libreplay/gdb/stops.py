@@ -26,6 +26,8 @@ class OutcomeStop(gdb.Breakpoint):
     def stop(self):
         how = int(gdb.parse_and_eval("how"))
         name, status = OUTCOMES.get(how, ("end", 0))
+        if going_back():
+            return True  # reached again by a reverse command: said already
         gdb.write("libreplay: %s: the run ends here (exit status %d on continue); "
                   "info rthreads shows each green thread, rthread N looks at one\n" %
                   (name, status))
@@ -255,7 +257,12 @@ class LogEndStop(gdb.Breakpoint):
         self.silent = True
 
     def stop(self):
-        return True
+        return not going_back()  # (a reverse command replaying: no stop of the user's)
+
+
+def going_back():
+    """Is timetravel.py moving the replay (going back, or replaying what was seen)?"""
+    return lr.timetravel is not None and lr.timetravel.Store.busy
 
 
 def log_end_stop():

@@ -151,6 +151,8 @@ class Store:
     fpu = None         # can gdb write the program's extended registers? (fpu_refusal)
     last_stop = []     # the breakpoints of the last stop (reverse.py's record_stop)
     raw_stop = False   # replay stop-at stops in the runtime (stops.py's StopBreakpoint)
+    signal = None      # the signal the live process stopped with (a crash), or None
+    quiet = 0          # Quiet blocks open: the runtime prints no deadlock report
 
 
 def gdb_checkpoint():
@@ -315,6 +317,14 @@ def restore_live(ck):
     table = gdb_checkpoints()
     live = [n for n, (pid, cur) in table.items() if cur]
     old_pos = position(settled=True) if replaying() else None
+    signalled = Store.signal is not None
+    if signalled:
+        # Stopped by a signal (a fault, an abort): gdb keeps it in its thread, which
+        # `restart` moves to the restored process, and the next resume would deliver
+        # it there, where no fault happened (the replay diverged). Not delivered, it
+        # is gone from the process left too: that one cannot go on as recorded.
+        gdb.execute("queue-signal 0", to_string=True)
+        Store.signal = None
     old_ns = replay_ns() if old_pos is not None else 0
     # It is a checkpoint from now on: when restored, gdb's lseek calls in it must leave
     # output alone (debug.c's lseek), as in those forked as checkpoints.
@@ -322,6 +332,7 @@ def restore_live(ck):
     gdb.execute("restart %d" % ck.num, to_string=True)
     num, pid = gdb_checkpoint()
     ck.num, ck.pid = num, pid
+    lr.set_debug("quiet", 1 if Store.quiet else 0)  # the checkpoint's is its time's
     err = int(gdb.parse_and_eval("rp_debug_restored()"))
     if err:
         raise TimeError("libreplay: the restored checkpoint cannot open its hardware "
@@ -331,7 +342,7 @@ def restore_live(ck):
     # again, unless one is near it.
     if live and old_pos is not None:
         left = Checkpoint(live[0], table[live[0]][0], old_pos, old_ns)
-        if any(abs(c.time - old_pos.time) < TICK_COUNTS for c in Store.ckpts):
+        if signalled or any(abs(c.time - old_pos.time) < TICK_COUNTS for c in Store.ckpts):
             drop(left)
         else:
             Store.ckpts.append(left)
@@ -481,6 +492,9 @@ class Quiet:
     def __enter__(self):
         self.was_busy = Store.busy
         Store.busy = True
+        Store.quiet += 1
+        if lr.live():
+            lr.set_debug("quiet", 1)
         self.notes = gdb.parameter("suppress-cli-notifications")
         gdb.execute("set suppress-cli-notifications on", to_string=True)
         self.off = []
@@ -495,6 +509,9 @@ class Quiet:
             if b.is_valid():
                 b.enabled = True
         Store.busy = self.was_busy
+        Store.quiet -= 1
+        if lr.live() and not Store.quiet:
+            lr.set_debug("quiet", 0)
         if not self.notes:
             gdb.execute("set suppress-cli-notifications off", to_string=True)
         return False
@@ -543,8 +560,13 @@ def before_now(now, tid=None, count=None, time=None):
 
 def go_forward_count(tid, count):
     gdb.execute("replay stop-at %d %d" % (tid, count), to_string=True)
+    mine = lr.StopAt.number
     if not cont():
         raise TimeError("The program ended before green thread %d reached count %d." % (tid, count))
+    if at_outcome() and mine in lr.StopAt.user:
+        # A hang that ends the run at that count, in the counter's overflow, comes
+        # first: that moment is the end (no request left for a later replay).
+        gdb.execute("replay stop-at delete %d" % mine, to_string=True)
 
 
 def clear_requests():
@@ -589,6 +611,9 @@ def reload_for_time(t, now):
 def goto(tid=None, count=None, t=None, pc=None):
     """Go to green thread tid at count (then to pc in it, if given), or to time t."""
     now = position()
+    if before_now(now, tid, count, t) and (at_outcome() or Store.signal is not None):
+        raise TimeError("The replay ends here (%s): that moment comes after its end." %
+                        ("signal %s" % Store.signal if Store.signal else "a deadlock or a hang"))
     if not before_now(now, tid, count, t):
         # only going back needs a checkpoint: forward, gdb's plain replay goes on
         check_refusal()
@@ -605,8 +630,21 @@ def goto(tid=None, count=None, t=None, pc=None):
         go_forward_count(tid, count)
     if pc is not None and lr.user_frame() is not None and \
             (lr.user_frame().pc() != pc or running_tid() != tid):
-        run_to_pc(tid, count, pc)
+        try:
+            run_to_pc(tid, count, pc)
+        except PassedPc:
+            # pc comes between the counting point that made count and the stop at it
+            # (the `je` to the counter's stub; the stop is where the stub goes back):
+            # from the stop at the count before, the thread reaches it at count.
+            if count < 2:
+                raise
+            goto(tid, count - 1)
+            run_to_pc(tid, count, pc)
     resync_watchpoints()
+
+
+class PassedPc(TimeError):
+    pass
 
 
 def run_to_pc(tid, count, pc):
@@ -615,16 +653,31 @@ def run_to_pc(tid, count, pc):
         for _ in range(1000):
             if not cont():
                 raise TimeError("The program ended on the way.")
-            if running_tid() == tid and gdb.newest_frame().pc() == pc:
+            if running_tid() == tid and arrived_pc() == pc:
                 now = lr.count_of(lr.find_green(tid), lr.current_ext())
                 if now == count:
                     return
-                raise TimeError("green thread %d reached 0x%x at count %d, not %d" %
-                                (tid, pc, now, count))
+                if now > count:
+                    raise PassedPc("green thread %d reached 0x%x at count %d, not %d" %
+                                   (tid, pc, now, count))
             bp = lr.ThreadPc(pc, tid) if not bp.is_valid() else bp
     finally:
         if bp.is_valid():
             bp.delete()
+
+
+def at_outcome():
+    """Is the replay stopped at its end in a deadlock or a hang (rp_debug_outcome)?"""
+    return lr.live() and gdb.newest_frame().name() == "rp_debug_outcome"
+
+
+def arrived_pc():
+    """Where the running thread stands: the pc of its stop; at a hang's end, where the
+    runtime stopped it (that moment is the end: no gdb breakpoint gets there first)."""
+    if at_outcome():
+        uf = lr.user_frame()
+        return uf.pc() if uf is not None else 0
+    return gdb.newest_frame().pc()
 
 
 def show_frame():

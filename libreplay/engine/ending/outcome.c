@@ -40,7 +40,8 @@ _Noreturn void rp_outcome(int how, ucontext_t *uc, uint64_t count, uintptr_t pc)
 		rp_replay_check_outcome(how, uc, &o);
 	else
 		rp_record_outcome(how, status, uc, &o);
-	rp_outcome_report(how, "the run went on past --timeout", sched_current(), uc);
+	if (!rp_debug.quiet) /* (the debugger going back: the user saw it) */
+		rp_outcome_report(how, "the run went on past --timeout", sched_current(), uc);
 	fflush(stdout);
 	rp_debug_outcome(how);
 	_exit(status);

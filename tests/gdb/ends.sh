@@ -1,0 +1,131 @@
+#!/bin/bash
+# Going back from where a replay ends (issue 28): a crash (SIGSEGV, SIGABRT), a
+# deadlock, a hang past --timeout, and the end of a log cut short. From each end,
+# each reverse command (reverse-stepi, -step, -next, -continue, -finish, replay goto)
+# lands before it without the stop's signal delivered again (which made the replay
+# diverge) and without the deadlock's report printed again; going forward from there
+# reaches the same end. ENDS_OPTS=--breakpoints=software (LIBREPLAY_OPTS) or
+# LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 runs it with the software stops. Then the same from an
+# IDE: gdb's MI with reverse (replay-gdb --interpreter=mi2).
+. "$(dirname "$0")/../lib/common.sh"
+MODE_OPTS=${ENDS_OPTS:-}
+unset LIBREPLAY_OPTS
+[ -n "$MODE_OPTS" ] && export LIBREPLAY_OPTS="$MODE_OPTS"
+P="$ROOT/tests/gdb/progs"
+S="$ROOT/tests/schedule/progs"
+RGDB="$ROOT/build/bin/replay-gdb"
+cd "$WORK" || exit 1
+nocall=$(gdb_cannot_call)
+if [ -n "$nocall" ]; then
+	skip "going back from a replay's end: this gdb cannot call functions in a program on this CPU ($nocall)"
+	summary
+	exit
+fi
+"$SICC" -O1 -g -o ends "$P/ends.c" && "$SICC" -O1 -g -o always_deadlock "$S/always_deadlock.c" &&
+	"$SICC" -O1 -g -o livelock "$S/livelock.c" || { fail "build"; summary; exit 1; }
+./ends --record segv.bin --quantum 100us segv >/dev/null 2>&1
+[ $? -eq 139 ] || fail "ends segv: the recording did not die of SIGSEGV"
+./ends --record abort.bin --quantum 100us abort >/dev/null 2>&1
+[ $? -eq 134 ] || fail "ends abort: the recording did not die of SIGABRT"
+./always_deadlock --record deadlock.bin >/dev/null 2>&1
+[ $? -eq 87 ] || fail "always_deadlock: the recording did not deadlock"
+./livelock --record hang.bin --timeout=200ms >/dev/null 2>&1
+[ $? -eq 88 ] || fail "livelock: the recording did not hang"
+# A log cut short: the recording killed while it runs (its blocks written so far).
+./livelock --record cut.bin --quantum 1ms >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -9 $pid
+wait $pid 2>/dev/null
+
+# session NAME PROG LOG END-LINE FORWARD COMMAND [GDB ARGS BEFORE run...]: replay LOG
+# to its end, run COMMAND, then FORWARD.
+session() {
+	local name=$1 prog=$2 log=$3 cmd=$4 fwd=$5; shift 5
+	timeout 300 "$RGDB" "./$prog" "$log" -batch -nx "$@" -ex run -ex 'echo @@END\n' -ex 'replay when' \
+		-ex "$cmd" -ex 'echo @@BACK\n' -ex 'replay when' -ex 'echo @@FWD\n' -ex "$fwd" >"$name.out" 2>&1
+}
+at() { sed -n "/^@@$2\$/,/^@@/s/^time \([0-9]*\): green thread.*/\1/p" "$1" | head -n 1; }
+# check_end NAME PROG LOG END-REGEX STILL [GDB ARGS...]: every reverse command from the
+# end, then continue; END-REGEX matches one line at the end, and one more after the
+# continue. A reverse-finish refused in the outermost frame moves nothing: STILL then
+# (continue, or kill where the run would go on unrecorded for ever).
+check_end() {
+	local name=$1 prog=$2 log=$3 end=$4 still=$5 fwd=continue n=1; shift 5
+	local cmd k=0 bad=""
+	for cmd in reverse-stepi reverse-step reverse-next reverse-continue reverse-finish 'replay goto 3'; do
+		k=$((k + 1))
+		local out="$name-$k"
+		local go=$fwd
+		[ "$cmd" = reverse-finish ] && go=$still
+		session "$out" "$prog" "$log" "$cmd" "$go" "$@"
+		local t0 t1
+		t0=$(at "$out.out" END) t1=$(at "$out.out" BACK)
+		local why=""
+		if grep -Eq 'replay diverged|Python Exception|The program ended|exited with code 0126|Program terminated' "$out.out"; then
+			why="$(grep -Em1 'replay diverged|Python Exception|The program ended|exited with code|terminated' "$out.out")"
+		elif [ -z "$t0" ] || [ -z "$t1" ]; then why="no time before or after"
+		elif [ "$t1" -gt "$t0" ]; then
+			why="time $t0 at the end, $t1 after"
+		elif [ "$(grep -c '^this instruction: replay goto' "$out.out")" -ne 2 ] ||
+			{ [ "$(grep '^this instruction' "$out.out" | sort -u | wc -l)" -ne 2 ] &&
+				! grep -q '"finish" not meaningful in the outermost frame' "$out.out"; }; then
+			why="it did not move: $(grep -m1 -A2 '^@@BACK' "$out.out" | tail -n 2 | tr '\n' ' ')"
+		elif grep -q '"finish" not meaningful in the outermost frame' "$out.out"; then
+			: # (the running thread's function is its outermost: it did not move)
+		elif [ "$(grep -Ec "$end" "$out.out")" -ne $((n + 1)) ]; then
+			why="$(grep -Ec "$end" "$out.out") lines /$end/, not $((n + 1)): the end reported again going back, or not reached going forward"
+		elif [ "$(sed -n '/^@@FWD$/,$p' "$out.out" | grep -Ec "$end")" -ne 1 ]; then
+			why="going forward did not reach the end again"
+		fi
+		[ -n "$why" ] && bad="$bad $cmd: $why;"
+	done
+	[ -z "$bad" ] && pass "$name: every reverse command from the end lands before it, once; forward reaches the same end" ||
+		fail "$name:$bad"
+}
+check_end "SIGSEGV" ends segv.bin '^Program received signal SIGSEGV' continue
+check_end "SIGABRT" ends abort.bin '^Program received signal SIGABRT' continue
+check_end "deadlock" always_deadlock deadlock.bin 'deadlock: all 2 live threads are blocked' continue
+check_end "hang" livelock hang.bin 'hang: the run went on past --timeout' continue
+check_end "log cut short" livelock cut.bin 'the log ends here, after record' kill
+
+# From the crash, where each lands: reverse-stepi on the store that faults or the call
+# of abort, reverse-finish on the call of check(), reverse-continue at the breakpoint
+# passed on the way (the line before the end).
+ln() { grep -n "$1" "$P/ends.c" | head -n 1 | cut -d: -f1; }
+before=$(ln 'the line before the end') call=$(ln 'check(id);')
+for kind in segv abort; do
+	line=$(ln 'the fault'); [ $kind = abort ] && line=$(ln 'the failed check')
+	timeout 300 "$RGDB" ./ends $kind.bin -batch -nx -ex "break ends.c:$before" -ex run -ex continue -ex reverse-stepi \
+		-ex 'echo @@A\n' -ex 'bt 1' -ex 'replay goto 3' -ex continue -ex continue -ex reverse-finish -ex 'echo @@B\n' -ex 'bt 1' \
+		-ex continue -ex continue -ex reverse-continue -ex 'echo @@C\n' -ex 'bt 1' >where-$kind.out 2>&1
+	frame() { sed -n "/^@@$1\$/,/^@@/p" where-$kind.out | grep -m1 '^#0'; }
+	if frame A | grep -Eq "^#0  (0x[0-9a-f]+ in )?check \(id=0\) at .*ends\.c:$line$" &&
+		frame B | grep -Eq " work \(arg=0x0\) at .*ends\.c:$call$" && frame C | grep -Eq " check \(id=0\) at .*ends\.c:$before$" &&
+		! grep -q 'replay diverged' where-$kind.out; then
+		pass "$kind: from the crash, reverse-stepi lands on line $line, reverse-finish at the call of check(), reverse-continue at its breakpoint"
+	else
+		fail "$kind: A=$(frame A) B=$(frame B) C=$(frame C) $(grep -m1 'diverged' where-$kind.out)"
+	fi
+done
+# An IDE's MI (replay-gdb --interpreter=mi2, driven as VS Code does: a command once the
+# last is answered, a resume's *stopped awaited): -list-target-features says
+# "reverse", and -exec-continue, -exec-next, -exec-finish, -exec-step with --reverse
+# each answer ^running, then one *stopped where they landed; forward again from there
+# reaches the same crash.
+printf '%s\n' -list-target-features "-break-insert ends.c:$before" -exec-run -exec-continue '-exec-continue --reverse' \
+	-exec-next '-exec-next --reverse' -exec-continue '-exec-finish --reverse' '-exec-step --reverse --thread 1 --frame 0' \
+	-exec-continue -exec-continue -gdb-exit |
+	timeout 300 python3 "$ROOT/tests/gdb/mi_ide.py" "$RGDB" ./ends segv.bin --interpreter=mi2 -nx >mi.out 2>&1
+mi() { sed -n "/^@@ $1 /,/^@@/p" mi.out | grep -E "$2" >/dev/null; }
+stop_at() { mi "$1" "^\*stopped,reason=\"$2\".*func=\"$3\".*line=\"$4\""; }
+if mi 1 '^1\^done,features=\[.*"reverse"' && stop_at 4 signal-received check "$(ln 'the fault')" &&
+	stop_at 5 breakpoint-hit check "$before" && mi 5 '^5\^running' && stop_at 6 end-stepping-range check "$((before + 1))" &&
+	stop_at 7 end-stepping-range check "$before" && stop_at 8 signal-received check "$(ln 'the fault')" &&
+	stop_at 9 function-finished work "$call" && stop_at 10 end-stepping-range work '[0-9]+' &&
+	stop_at 12 signal-received check "$(ln 'the fault')" && ! grep -q 'diverged' mi.out; then
+	pass "MI: -list-target-features says reverse; -exec-continue, -next, -finish, -step --reverse from a crash land as the CLI's do"
+else
+	fail "MI reverse: $(grep -E '^@@|^\*stopped|\^error' mi.out | cut -c1-120 | tr '\n' ' ')"
+fi
+summary
