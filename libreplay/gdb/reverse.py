@@ -48,10 +48,21 @@ class History:
         self.spans = []   # (t0, t1, sig, hit or None, run, end position, start position)
         self.start = None  # the position the program last went on from
         self.run = 0
+        self.hits = {}    # each stopping breakpoint's hit count where it went on from
+        self.shown = []   # the user's breakpoints of the last stop shown (continue N's)
 
     def resume_at(self, pos):
         self.start = pos
         self.run += 1
+        self.hits = hit_counts()
+
+    def skipped(self, numbers):
+        """Did a breakpoint count hits since the program went on that did not stop it
+        (`continue N`, an ignore count)? Then the stretch had stops of these
+        breakpoints that gdb passed: it is not one without stops."""
+        now = hit_counts()
+        return any(n - self.hits.get(k, 0) > (1 if k in numbers else 0)
+                   for k, n in now.items())
 
     def add(self, start, end, sig, hit=None):
         """A stretch from start to end that went by with sig: no stop in it but hit,
@@ -70,13 +81,18 @@ class History:
         except (gdb.error, lr.ReplayError):
             return
         hit = None
+        self.shown = numbers
         if numbers:
             hit = Hit(pos, numbers, watch_values([b for b in gdb.breakpoints()
                                                    if b.number in numbers], numbers))
-        if pos.time >= self.start.time:
-            self.spans.append((self.start.time, pos.time, signature(), hit, self.run, pos,
-                               self.start))
+        start = self.start
+        if self.skipped(numbers):
+            start = pos  # only the stop itself is known
+        if pos.time >= start.time:
+            self.spans.append((start.time, pos.time, signature(), hit, self.run, pos,
+                               start))
         self.start = pos
+        self.hits = hit_counts()
 
     def covered(self, sig):
         """[start time, end time, start position] of the stretches runs with sig went
@@ -117,6 +133,11 @@ class History:
             if best_key is None or key > best_key:
                 best, best_key = hit, key
         return best
+
+
+def hit_counts():
+    """{number: hit count} of the user's stopping breakpoints."""
+    return {b.number: b.hit_count for b in stopping_breakpoints()}
 
 
 def watch_values(bps, numbers):
@@ -224,13 +245,48 @@ class Clones:
                 c.hit_count >= (self.limit + 1 if counts is None else counts.get(c, 0))]
 
 
-def reverse_continue():
+def reverse_continue(arg=""):
+    """reverse-continue [N]: back to the last stop before now; with N, the
+    breakpoint stopped at now ignores N-1 more crossings, as `continue N` does.
+    Ignore counts are spent going back as going forward: a hit of a breakpoint
+    whose ignore count is not zero lowers it and the search goes on before it; a
+    temporary breakpoint is deleted where it stops."""
+    arg = arg.strip()
+    if arg:
+        n = lr.parse_int(arg, "reverse-continue [N]")
+        mine = [b for b in tt.user_breakpoints() if b.number in tt.Store.history.shown]
+        if n > 1 and mine:
+            mine[0].ignore_count = n - 1
+            gdb.write("Will ignore next %d crossings of breakpoint %d.  Continuing.\n" %
+                      (n - 1, mine[0].number))
+    Stats.segments, Stats.known = 0, True
+    for _ in range(1 << 30):
+        hit = previous_hit()
+        if hit is None:
+            beginning()
+            return
+        users = {b.number: b for b in tt.user_breakpoints()}
+        stops = [k for k in hit.numbers if k in users and users[k].ignore_count == 0]
+        for k in hit.numbers:
+            if k in users and users[k].ignore_count > 0:
+                users[k].ignore_count -= 1
+        if stops:
+            break
+    hit.numbers = stops
+    show_hit(hit)
+    for k in stops:
+        if users[k].is_valid() and users[k].temporary:
+            users[k].delete()
+
+
+def previous_hit():
+    """Go to the last stop before now that the breakpoints of now make and return it
+    (a Hit); None if there is none (the replay is where it was)."""
     tt.need_replay("reverse-continue")
     tt.check_refusal()
     here = tt.position()
     sig = signature()
     hist = tt.Store.history
-    Stats.segments, Stats.known = 0, False
     best = hist.last_hit(sig, here)
     lo = best.pos.time if best else tt.Store.ckpts[0].time
     end = gap_top(hist.covered(sig), lo, here) if sig else None
@@ -240,15 +296,17 @@ def reverse_continue():
                 ck = latest_before(end)
                 if ck is None:
                     break
-                if search_segment(ck, end, clones, sig):
-                    return
+                hit = search_segment(ck, end, clones, sig)
+                if hit is not None:
+                    Stats.known = False
+                    return hit
                 hist.add(ck.pos, end, sig)
                 end = gap_top(hist.covered(sig), lo, ck.pos)
-    Stats.known = True
     if best is not None:
-        land(best)
-    else:
-        beginning()
+        with tt.Quiet():
+            tt.goto(best.pos.tid, best.pos.count, pc=best.pos.pc)
+        return Hit(best.pos, list(best.numbers), dict(best.values))
+    return None
 
 
 def latest_before(pos):
@@ -283,12 +341,12 @@ def search_segment(ck, end, clones, sig):
     finally:
         tt.Store.pinned.remove(ck)
     if found is None:
-        return False
+        return None
     hit = Hit(tt.position(), *found)
     tt.Store.history.add(hit.pos, end, sig)
-    tt.Store.history.add(hit.pos, hit.pos, sig, hit)
-    show_hit(hit)
-    return True
+    tt.Store.history.add(hit.pos, hit.pos, sig, Hit(hit.pos, list(hit.numbers),
+                                                     dict(hit.values)))
+    return hit
 
 
 DENSE = "dense"
@@ -409,14 +467,6 @@ def beginning():
     tt.show_frame()
 
 
-def land(hit):
-    """Go to a stop known from a run forward and show it."""
-    p = hit.pos
-    with tt.Quiet():
-        tt.goto(p.tid, p.count, pc=p.pc)
-    show_hit(hit)
-
-
 def show_hit(hit):
     """Show a stop found going back as gdb shows a reverse stop: a watchpoint's
     before the write, with the value after it as the old one."""
@@ -435,10 +485,44 @@ def show_hit(hit):
                     "Hardware watchpoint" if b.type == gdb.BP_HARDWARE_WATCHPOINT else "Watchpoint",
                     b.number, b.expression, hit.values[b.number], was))
             else:
-                gdb.write("\nBreakpoint %d, " % b.number)
+                gdb.write("\n%s %d, " % ("Temporary breakpoint" if b.temporary else
+                                          "Breakpoint", b.number))
             break
+    tt.Store.history.shown = list(hit.numbers)
+    into_inlined(hit.numbers)
     tt.Store.history.resume_at(tt.position())
     tt.show_frame()
+
+
+def inner_function(pc):
+    """The name of the innermost function whose code is at pc (an inlined one too)."""
+    blk = gdb.block_for_pc(pc)
+    while blk is not None and blk.function is None:
+        blk = blk.superblock
+    return blk.function.name if blk is not None else None
+
+
+def into_inlined(numbers):
+    """A stop we reached at the first instruction of an inlined call shows the caller:
+    gdb hides inlined frames whose code starts here unless a user's breakpoint at
+    this pc stopped it. Where one of the user's breakpoints (numbers) is at this pc,
+    `step` into the inlined frames as gdb shows them going forward: at an inlined
+    call's start gdb's step only reveals the frame, nothing runs."""
+    f = gdb.newest_frame()
+    pc = f.pc()
+    inner = inner_function(pc)
+    if inner is None or (f.function() is not None and f.function().name == inner):
+        return
+    if not any(loc.address == pc
+               for b in gdb.breakpoints() if b.number in numbers and b.locations
+               for loc in b.locations):
+        return
+    with tt.Quiet(keep_user=True):
+        for _ in range(8):
+            gdb.execute("step", to_string=True)
+            f = gdb.newest_frame()
+            if f.pc() != pc or (f.function() is not None and f.function().name == inner):
+                return
 
 
 # ---- reverse-stepi, reverse-finish, reverse-next, reverse-step --------------------------
@@ -711,12 +795,15 @@ def reverse_command(name, fn):
         def invoke(self, arg, from_tty):
             tt.need_replay(name)
             tt.check_refusal()
-            if arg.strip():
+            if arg.strip() and fn is not reverse_continue:
                 raise tt.TimeError("%s: no arguments (a count is not supported yet)" % name)
             lr.restore()
             restores = tt.Store.restores
             try:
-                fn()
+                if fn is reverse_continue:
+                    fn(arg)
+                else:
+                    fn()
             finally:
                 tt.warn_went_back(restores)
     Reverse.__doc__ = REVERSE_DOCS[name]

@@ -319,6 +319,45 @@ grep -qx '\$1 = 200' made_file.out && grep -qx '\$2 = 200' made_file.out && grep
 	pass "going back past writes and removals of files: the reads again read 200 lines, the replay ends as recorded, no file made or removed" ||
 	fail "going back past file writes: $(grep -v '^\[' made_file.out | tail -n 5 | tr '\n' ' ')"
 rm -f made_a.txt
+# Hit counts in both directions (issue 28): `continue 5` passes four stops, which are
+# stops all the same going back; an ignore count is spent going back as going
+# forward; `reverse-continue N` ignores N-1 crossings; a tbreak is deleted where it
+# stops going back. scramble() is inlined into step(): the stop going back shows the
+# inlined frame, as gdb's own stop there does. Each stop is compared with the forward
+# replay's hits (F0 the first).
+"$SICC" -O1 -g -o scramble "$P/scramble.c" && ./scramble --record scramble.bin --quantum 100us >scramble.rec 2>&1
+fwd=(-ex 'break scramble' -ex run -ex 'replay when')
+for i in 1 2 3 4 5 6; do fwd+=(-ex continue -ex 'replay when'); done
+timeout 600 "$RGDB" ./scramble scramble.bin -batch -nx "${fwd[@]}" >hits.fwd 2>&1
+mapfile -t F < <(sed -n 's/^this instruction: replay goto //p' hits.fwd)
+timeout 600 "$RGDB" ./scramble scramble.bin -batch -nx -ex 'break scramble' -ex run -ex 'continue 5' \
+	-ex 'echo @@ c5\n<<\n' -ex 'replay when' -ex 'echo >>\n' \
+	-ex 'reverse-continue' -ex 'echo @@ rc\n<<\n' -ex 'replay when' -ex 'bt 1' -ex 'echo >>\n' \
+	-ex 'ignore 1 1' -ex 'reverse-continue' -ex 'echo @@ ign\n<<\n' -ex 'replay when' -ex 'echo >>\n' \
+	-ex 'reverse-continue 2' -ex 'echo @@ rc2\n<<\n' -ex 'replay when' -ex 'echo >>\n' \
+	-ex 'continue' -ex 'echo @@ fw\n<<\n' -ex 'replay when' -ex 'echo >>\n' \
+	-ex 'delete' -ex 'tbreak scramble' -ex 'reverse-continue' -ex 'echo @@ tb\n<<\n' -ex 'replay when' \
+	-ex 'info breakpoints' -ex 'echo >>\n' >hits.out 2>&1
+at() { blocks hits.out | sed -n "s/^$1\tthis instruction: replay goto //p"; }
+if [ "${#F[@]}" -lt 7 ]; then fail "hit counts: the forward replay made ${#F[@]} stops, not 7: $(tail -n 3 hits.fwd | tr '\n' ' ')"
+elif [ "$(at c5)" != "${F[5]}" ]; then fail "hit counts: continue 5 stopped at $(at c5), forward's sixth stop is ${F[5]}"
+else
+	[ "$(at rc)" = "${F[4]}" ] && pass "continue 5, then reverse-continue: the hit before (${F[4]}), not the one before continue 5" ||
+		fail "continue 5 then reverse-continue: at $(at rc), want ${F[4]} (forward: ${F[*]})"
+	blocks hits.out | grep -q '^rc	#0  scramble (' && grep -q '^Breakpoint 1, scramble (' <(sed -n '/^@@ c5/,$p' hits.out) &&
+		pass "reverse-continue to a breakpoint on an inlined function shows the inlined frame, as gdb does going forward" ||
+		fail "the stop going back into an inlined call: $(grep -m1 '^Breakpoint 1, ' <(sed -n '/^@@ c5/,$p' hits.out)) / $(blocks hits.out | grep '^rc	#0')"
+	[ "$(at ign)" = "${F[2]}" ] && pass "ignore 1 1, then reverse-continue: one hit passed going back (${F[2]})" ||
+		fail "ignore 1 1 then reverse-continue: at $(at ign), want ${F[2]}"
+	[ "$(at rc2)" = "${F[0]}" ] && pass "reverse-continue 2: one crossing ignored going back (${F[0]})" ||
+		fail "reverse-continue 2: at $(at rc2), want ${F[0]}"
+	[ "$(at fw)" = "${F[1]}" ] && pass "after going back with ignore counts, continue stops at the next hit (${F[1]}): none left over" ||
+		fail "continue after reverse-continue 2: at $(at fw), want ${F[1]}"
+	[ "$(at tb)" = "${F[0]}" ] && blocks hits.out | grep -q '^tb	No breakpoints or watchpoints\.' &&
+		grep -q '^Temporary breakpoint 2, scramble (' hits.out &&
+		pass "tbreak then reverse-continue: stops at the hit before, as a temporary breakpoint, which is then deleted" ||
+		fail "tbreak in reverse: at $(at tb), want ${F[0]}: $(blocks hits.out | grep '^tb	' | tail -n 2 | tr '\n' ' ')"
+fi
 check "replay goto with a bad time: one line, an error" bash -c \
 	"timeout 120 '$RGDB' ./racy racy.bin -batch -nx -ex 'break __sic_main' -ex run -ex 'replay goto soon' 2>&1 | grep -qx 'Usage: replay goto TIME | replay goto THREAD:COUNT\[@PC\]'"
 summary
