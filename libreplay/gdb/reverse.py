@@ -183,6 +183,7 @@ def gap_top(merged, lo, here):
 class Stats:
     """What the last reverse-continue did (tests read it)."""
     segments = 0   # segments replayed with the clones
+    counted = 0    # hits the clones counted (each a stop of gdb's, resumed at once)
     known = False  # the stop was known from runs forward
 
 
@@ -194,9 +195,10 @@ class Clones:
     """Internal copies of the user's stopping breakpoints and watchpoints, disabled
     until a segment is replayed: no commands, no hit counts of the user's."""
 
-    def __init__(self, users):
+    def __init__(self, users, conditions=None):
         self.users = users
         self.clones = []
+        self.conditions = conditions or {}  # number: the condition the clone keeps
 
     def __enter__(self):
         for b in self.users:
@@ -207,8 +209,9 @@ class Clones:
                 c = gdb.Breakpoint(b.location, internal=True)
             c.silent = True
             c.enabled = False
-            if b.condition:
-                c.condition = b.condition
+            cond = self.conditions.get(b.number, b.condition)
+            if cond:
+                c.condition = cond
             if b.thread:
                 c.thread = b.thread
             self.clones.append(c)
@@ -259,7 +262,7 @@ def reverse_continue(arg=""):
             mine[0].ignore_count = n - 1
             gdb.write("Will ignore next %d crossings of breakpoint %d.  Continuing.\n" %
                       (n - 1, mine[0].number))
-    Stats.segments, Stats.known = 0, True
+    Stats.segments, Stats.known, Stats.counted = 0, True, 0
     for _ in range(1 << 30):
         hit = previous_hit()
         if hit is None:
@@ -290,6 +293,15 @@ def previous_hit():
     best = hist.last_hit(sig, here)
     lo = best.pos.time if best else tt.Store.ckpts[0].time
     end = gap_top(hist.covered(sig), lo, here) if sig else None
+    win = count_window(stopping_breakpoints(), end) if end is not None else None
+    if win is not None:
+        if win.users:
+            with Clones(win.users, win.conditions) as clones, tt.Quiet():
+                hit = search_window(win, end, clones, sig)
+            if hit is not None:
+                Stats.known = False
+                return hit
+        end = None  # no other moment could have made a stop: the one known, or none
     if end is not None:
         with Clones(stopping_breakpoints()) as clones, tt.Quiet():
             while end is not None:
@@ -309,57 +321,166 @@ def previous_hit():
     return None
 
 
+class Window:
+    """Where the stops of breakpoints with count conditions can be: while green
+    thread tid's count is in [lo, hi) (hi None: on to the end)."""
+
+    def __init__(self, tid, lo, hi, users, conditions):
+        self.tid, self.lo, self.hi = tid, lo, hi
+        self.users, self.conditions = users, conditions
+
+
+def count_window(bps, end):
+    """A Window if every breakpoint in bps can stop only while one thread's count is
+    in a window (`$rcount(T) == N` and the like: stops.py's count_terms), all on the
+    same thread; None otherwise (the search goes segment by segment). Those whose
+    window opens after end cannot have stopped before it and are left out; where
+    they all share one window, the clones keep only the other terms of their
+    conditions (inside the window the count terms hold)."""
+    spans = {}
+    for b in bps:
+        terms = lr.count_terms(b)
+        if not terms:
+            return None
+        tid = next((t for t, lo, _ in terms if lo is not None), None)
+        if tid is None:
+            return None
+        lo = max(l for t, l, _ in terms if t == tid and l is not None)
+        his = [h for t, _, h in terms if t == tid and h is not None]
+        spans[b] = (tid, lo, min(his) if his else None)
+    if len({tid for tid, _, _ in spans.values()}) != 1:
+        return None
+    users = [b for b, (tid, lo, hi) in spans.items() if end.counts.get(tid, 0) >= lo and
+             (hi is None or lo < hi)]
+    tid = next(iter(spans.values()))[0]
+    if not users:
+        return Window(tid, 0, None, [], {})
+    lo = min(spans[b][1] for b in users)
+    his = [spans[b][2] for b in users]
+    hi = None if None in his else max(his)
+    conditions = {}
+    if len({spans[b] for b in users}) == 1:
+        for b in users:
+            rest = [part.strip() for part in b.condition.split("&&")
+                    if not is_count_term(part, tid)]
+            conditions[b.number] = " && ".join(rest)
+    return Window(tid, lo, hi, users, conditions)
+
+
+def is_count_term(part, tid):
+    """Is part of a condition a count term on green thread tid?"""
+    m = lr.COUNT_TERM.match(part.strip())
+    if m:
+        return int(m.group(1)) == tid
+    m = lr.COUNT_TERM_REV.match(part.strip())
+    return m is not None and int(m.group(3)) == tid
+
+
+def search_window(win, end, clones, sig):
+    """The last hit of the clones in the window before end: go to where the window
+    opens (a goto: a checkpoint and a replay forward, no stop of gdb's meanwhile),
+    fork a checkpoint there and search from it to end, or to where the window
+    closes if that comes first."""
+    tt.goto(win.tid, win.lo)
+    ck = temp_checkpoint()
+    try:
+        stop = None
+        if win.hi is not None and end.counts.get(win.tid, 0) >= win.hi:
+            stop = (win.tid, win.hi)
+        return search_segment(ck, end, clones, sig, stop=stop, there=True)
+    finally:
+        tt.drop(ck)
+
+
 def latest_before(pos):
     """The latest checkpoint before the moment pos."""
     cks = [c for c in tt.Store.ckpts if c.time < pos.time]
     return max(cks, key=lambda c: c.time) if cks else None
 
 
-DENSE_HITS = 4096  # hits in one segment past which its last is looked for near its end
-WINDOW = 4096      # counts: the first stretch before the end looked at then
+DENSE_HITS = 64      # hits in one stretch past which its last is looked for near its end
+WINDOW_HITS = 16     # hits the first window before the end is sized to hold
+WINDOW_MIN = 64      # counts: the smallest window
+DENSE = "dense"
 
 
-def search_segment(ck, end, clones, sig):
-    """Replay from checkpoint ck to the moment end with the clones; if they hit, land
-    at the last hit (True). A segment with many hits (a watchpoint on a variable
-    written in a loop) is looked at in stretches before its end, from WINDOW counts
-    on, four times longer each time: the last hit is most often near."""
+def search_segment(ck, end, clones, sig, stop=None, there=False):
+    """Replay from checkpoint ck to the moment end with the clones; if they hit, go to
+    the last hit and return it (a Hit); None if they did not. With stop (a thread
+    and a count), the stretch ends where that thread reaches that count instead.
+
+    A first pass counts hits up to DENSE_HITS (each a stop of gdb's, resumed at
+    once). Fewer: the checkpoint is restored again and the clones stop at the last.
+    More (a hot breakpoint, a variable written in a loop): where the pass stopped
+    says how far apart the hits are; a window before the end sized to hold about
+    WINDOW_HITS of them is looked at (the replay goes on forward to its start, and a
+    checkpoint forked there serves the second pass), eight times longer each time
+    it holds none. So going back to the last of many hits costs about one replay
+    of the segment and a few dozen stops, not a stop at each pass."""
     Stats.segments += 1
     tt.Store.pinned.append(ck)
     try:
-        found = scan_from(lambda: tt.restore_checkpoint(ck), end, clones, DENSE_HITS)
-        window = WINDOW
-        while found is DENSE:
-            t = end.time - window
-            if t <= ck.time:
-                found = scan_from(lambda: tt.restore_checkpoint(ck), end, clones)
-                break
-            else:
-                found = scan_from(lambda: tt.goto(t=t), end, clones)
-                found = DENSE if found is None else found
-            window *= 4
+        found = scan_from(lambda: tt.restore_checkpoint(ck), end, clones, DENSE_HITS, stop,
+                          there)
+        if found is DENSE:
+            d = tt.position()
+            gap = max((d.time - ck.time) // (DENSE_HITS + 1), 1)
+            if stop is not None:
+                # the windows need the end as a moment: run on to it
+                clones.disarm()
+                if run_counting(None, clones, stop) is None:
+                    raise tt.TimeError("libreplay: going back, the replay did not stop "
+                                       "at green thread %d count %d" % stop)
+                end, stop = tt.position(settled=True), None
+            found = windows(ck, d, end, clones, max(WINDOW_MIN, gap * WINDOW_HITS))
     finally:
         tt.Store.pinned.remove(ck)
     if found is None:
         return None
     hit = Hit(tt.position(), *found)
-    tt.Store.history.add(hit.pos, end, sig)
+    if stop is None:
+        tt.Store.history.add(hit.pos, end, sig)
     tt.Store.history.add(hit.pos, hit.pos, sig, Hit(hit.pos, list(hit.numbers),
                                                      dict(hit.values)))
     return hit
 
 
-DENSE = "dense"
+def windows(ck, dense, end, clones, window):
+    """The last hit before end, where the stretch from ck to end has more than
+    DENSE_HITS: look at windows before end, from `window` counts on."""
+    while True:
+        t = end.time - window
+        if t <= dense.time:
+            # the hits counted already lie in it: the whole stretch, every hit counted
+            return scan_from(lambda: tt.restore_checkpoint(ck), end, clones)
+        tt.goto(t=t)  # forward from where the replay is, or from a checkpoint
+        tmp = temp_checkpoint()
+        try:
+            found = scan_from(lambda: tt.restore_checkpoint(tmp), end, clones, there=True)
+        finally:
+            tt.drop(tmp)
+        if found is not None:
+            return found
+        window *= 8
 
 
-def scan_from(start, end, clones, limit=None):
-    """start() brings the replay to the start of a stretch; replay it to end with the
-    clones counting. If they hit, stop at the last hit and return its (numbers,
-    values); None if they did not; DENSE if one hit more than limit times."""
-    start()
+def temp_checkpoint():
+    """A checkpoint of this moment for one search, not kept (nor thinned)."""
+    num, pid = tt.gdb_checkpoint()
+    return tt.Checkpoint(num, pid, tt.position(settled=True), tt.replay_ns())
+
+
+def scan_from(start, end, clones, limit=None, stop=None, there=False):
+    """start() brings the replay to the start of a stretch (there: it is there
+    already); replay it to end (or to stop, a thread and a count) with the clones
+    counting. If they hit, stop at the last hit and return its (numbers, values);
+    None if they did not; DENSE if one hit more than limit times."""
+    if not there:
+        start()
     clones.arm(limit=limit)
-    excluded = run_counting(end, clones)
+    excluded = run_counting(end, clones, stop)
     clones.disarm()
+    Stats.counted += sum(c.hit_count for c in clones.clones)
     if excluded is None:
         return DENSE
     counts = {c: c.hit_count - excluded.get(c, 0) for c in clones.clones}
@@ -369,32 +490,43 @@ def scan_from(start, end, clones, limit=None):
     return stop_at_last(clones, counts)
 
 
-def run_counting(end, clones):
+def to_count(tid, count, clones):
+    """Run until green thread tid reaches count (the runtime stops in
+    rp_debug_stopped, before the program goes on): False if a clone stopped first."""
+    tt.Store.raw_stop = True
+    try:
+        gdb.execute("replay stop-at %d %d" % (tid, count), to_string=True)
+        mine = lr.StopAt.number
+        tt.Store.last_stop = []
+        if not tt.cont():
+            raise tt.TimeError("The program ended while going back.")
+    finally:
+        tt.Store.raw_stop = False
+    if clones.stopped(tt.Store.last_stop):
+        gdb.execute("replay stop-at delete %d" % mine, to_string=True)
+        return False
+    dbg = lr.glob("rp_debug")
+    if (int(dbg["hit_tid"]), lr.u64(dbg["hit_count"])) != (tid, count) or \
+            gdb.newest_frame().name() != "rp_debug_stopped":
+        raise tt.TimeError("libreplay: going back, the replay did not stop at green "
+                           "thread %d count %d" % (tid, count))
+    return True
+
+
+def run_counting(end, clones, stop=None):
     """From the live moment, run to the moment end with the clones armed (gdb counts
     their hits and goes on): the runtime stops at end's counting point (in
     rp_debug_stopped, before the program goes on), then a breakpoint of the thread's
     at end's pc. Returns, per clone, the hits counted that are not before end (a
     breakpoint's at end itself: that moment is end's own; a watchpoint's there came
-    from the write before it); None if a clone stopped (its ignore count ran out)."""
+    from the write before it); None if a clone stopped (its ignore count ran out).
+    With stop (a thread, a count), to where that thread reaches that count: every
+    hit counted is before it."""
+    if stop is not None:
+        return {} if to_count(stop[0], stop[1], clones) else None
     now = tt.position()
-    if now.counts.get(end.tid, 0) < end.count:
-        tt.Store.raw_stop = True
-        try:
-            gdb.execute("replay stop-at %d %d" % (end.tid, end.count), to_string=True)
-            mine = lr.StopAt.number
-            tt.Store.last_stop = []
-            if not tt.cont():
-                raise tt.TimeError("The program ended while going back.")
-        finally:
-            tt.Store.raw_stop = False
-        if clones.stopped(tt.Store.last_stop):
-            gdb.execute("replay stop-at delete %d" % mine, to_string=True)
-            return None
-        dbg = lr.glob("rp_debug")
-        if (int(dbg["hit_tid"]), lr.u64(dbg["hit_count"])) != (end.tid, end.count) or \
-                gdb.newest_frame().name() != "rp_debug_stopped":
-            raise tt.TimeError("libreplay: going back, the replay did not stop at green "
-                            "thread %d count %d" % (end.tid, end.count))
+    if now.counts.get(end.tid, 0) < end.count and not to_count(end.tid, end.count, clones):
+        return None
     bp = lr.ThreadPc(end.pc, end.tid)
     try:
         for _ in range(100000):

@@ -358,6 +358,66 @@ else
 		pass "tbreak then reverse-continue: stops at the hit before, as a temporary breakpoint, which is then deleted" ||
 		fail "tbreak in reverse: at $(at tb), want ${F[0]}: $(blocks hits.out | grep '^tb	' | tail -n 2 | tr '\n' ' ')"
 fi
+# A hot breakpoint and a count condition going back (issue 28): passes.c calls hop()
+# 400,000 times in each of three threads. reverse-continue to the last pass of `break
+# hop` before thread 3's count 700,000 (some 700,000 passes after the checkpoint
+# at main) stops at a pass with none between it and now (continue from there passes
+# now), gdb counting a few dozen passes, not each; `break hop if $rcount(3) == C`,
+# 1,000 counts after C, goes back to the very stop a forward run made, gdb stopping
+# at no pass outside the window.
+[ -x passes ] || { "$SICC" -O1 -g -o passes "$P/passes.c" && ./passes --record passes.bin --quantum 100us >passes.rec 2>&1; }
+cat >hot.gdb <<'EOF'
+python tt = __import__("__main__").timetravel
+break __sic_main
+run
+delete
+replay goto 3:700000
+break hop
+echo @@ now\n<<\n
+replay when
+echo >>\n
+reverse-continue
+echo @@ rc\n<<\n
+replay when
+echo >>\n
+python print("COUNTED", tt.Stats.counted)
+continue
+echo @@ next\n<<\n
+replay when
+echo >>\n
+delete
+break hop if $rcount(3) >= 500000
+replay goto 1
+continue
+set $c0 = $rcount(3)
+echo @@ fwd\n<<\n
+replay when
+echo >>\n
+delete
+eval "replay goto 3:%d", $c0 + 1000
+eval "break hop if $rcount(3) == %d", $c0
+reverse-continue
+echo @@ crc\n<<\n
+replay when
+echo >>\n
+python print("COUNTED", tt.Stats.counted)
+EOF
+timeout 600 "$RGDB" ./passes passes.bin -batch -nx -x hot.gdb >hot.out 2>&1
+tm() { sed -n 's/^time \([0-9]*\): green thread.*/\1/p'; }
+bt() { blocks hot.out | grep "^$1	" | cut -f2 | tm; }
+at() { blocks hot.out | sed -n "s/^$1\tthis instruction: replay goto //p"; }
+mapfile -t counted < <(sed -n 's/^COUNTED //p' hot.out)
+if [ -n "$(bt rc)" ] && [ -n "$(bt next)" ] && [ "$(bt rc)" -lt "$(bt now)" ] && [ "$(bt next)" -ge "$(bt now)" ] &&
+	grep -q '^Breakpoint 2, hop (' hot.out && [ -n "${counted[0]}" ] && [ "${counted[0]}" -lt 1000 ]; then
+	pass "a hot breakpoint (hop, some 700,000 passes back to the checkpoint): reverse-continue stops at the last pass before now, gdb counting ${counted[0]} passes"
+else
+	fail "hot breakpoint going back: now $(bt now), reverse-continue at $(bt rc) ($(at rc)), the next pass at $(bt next), ${counted[0]:-?} passes counted: $(grep -v '^\[' hot.out | grep -iE 'error|exception' | head -n 2 | tr '\n' ' ')"
+fi
+if [ -n "$(at fwd)" ] && [ "$(at crc)" = "$(at fwd)" ] && [ -n "${counted[1]}" ] && [ "${counted[1]}" -lt 10 ]; then
+	pass "break hop if \$rcount(3) == C, 1,000 counts after: reverse-continue stops where the forward run did ($(at fwd)), gdb counting ${counted[1]} passes"
+else
+	fail "a count condition going back: at $(at crc), forward $(at fwd), ${counted[1]:-?} passes counted"
+fi
 check "replay goto with a bad time: one line, an error" bash -c \
 	"timeout 120 '$RGDB' ./racy racy.bin -batch -nx -ex 'break __sic_main' -ex run -ex 'replay goto soon' 2>&1 | grep -qx 'Usage: replay goto TIME | replay goto THREAD:COUNT\[@PC\]'"
 summary
