@@ -263,6 +263,15 @@ def reverse_continue(arg=""):
             gdb.write("Will ignore next %d crossings of breakpoint %d.  Continuing.\n" %
                       (n - 1, mine[0].number))
     Stats.segments, Stats.known, Stats.counted = 0, True, 0
+    watches = [b for b in stopping_breakpoints() if b.type in WATCH_CLASSES]
+    if watches and hardware_watch_dead():
+        if len(watches) != len(stopping_breakpoints()):
+            raise tt.TimeError("libreplay: without debug registers, reverse-continue "
+                               "follows watchpoints alone: disable the breakpoints, or the "
+                               "watchpoints and use replay last-write EXPR")
+        Stats.known = False
+        reverse_to_write(watches)
+        return
     for _ in range(1 << 30):
         hit = previous_hit()
         if hit is None:
@@ -971,3 +980,270 @@ def rs():
 def rf():
     do_reverse_finish()
     tt.show_frame()
+
+
+# ---- who wrote this last: replay last-write, watchpoints without debug registers ------
+# The runtime compares the watched bytes (at most RP_DEBUG_WATCH) with their last value
+# at every counting point that reaches it and at every switch (debug.c, watch_check):
+# a change seen there was made by the thread that ran since the last comparison,
+# between two of its counts. Three passes, newest segment first: (1) from a
+# checkpoint to the segment's end with a counter overflow at least every WATCH_EVERY
+# counts of a thread: the last change in the segment, to within WATCH_EVERY counts of
+# one thread; (2) that stretch again with an overflow at every counting point: the
+# count; (3) the instructions of that count, one stepi each, the bytes read after
+# each: the writing instruction (the last that changed them). No debug register is
+# used. A change undone within the same WATCH_EVERY counts of one thread, after the
+# last change seen, is not seen (the first pass compares values, not writes).
+
+WATCH_EVERY = 4096
+
+
+class Write:
+    """The last change found: green thread tid ran the instruction at pc (count
+    `count`, after `steps` stepi from that count's counting point) and the bytes went
+    from old to new."""
+
+    def __init__(self, tid, count, steps, pc, old, new):
+        self.tid, self.count, self.steps, self.pc = tid, count, steps, pc
+        self.old, self.new = old, new
+
+
+def watched(expr):
+    """(address, size) of the bytes of expression expr."""
+    try:
+        v = gdb.parse_and_eval(expr)
+    except gdb.error as e:
+        raise tt.TimeError("replay last-write: %s" % e)
+    if v.address is None:
+        raise tt.TimeError("replay last-write: %s is not in memory (no address)" % expr)
+    n = v.type.sizeof
+    if n < 1 or n > lr.glob("rp_debug")["watch_val"].type.sizeof:
+        raise tt.TimeError("replay last-write: %s is %d bytes: at most %d can be watched" %
+                           (expr, n, lr.glob("rp_debug")["watch_val"].type.sizeof))
+    return int(v.address), n
+
+
+def read_bytes(addr, n):
+    return bytes(gdb.selected_inferior().read_memory(addr, n))
+
+
+def watch_on(addr, n, every, tid, count):
+    """Ask the runtime to compare the n bytes at addr, from their value now, with an
+    overflow at least every `every` counts; the running thread tid is at count."""
+    try:
+        now = read_bytes(addr, n)
+    except gdb.MemoryError:
+        raise tt.TimeError("replay last-write: 0x%x is not mapped at time %d: the bytes "
+                           "must be there from a checkpoint on" % (addr, tt.position().time))
+    dbg = lr.glob("rp_debug")
+    gdb.selected_inferior().write_memory(int(dbg["watch_val"].address), now)
+    for field, value in (("watch_addr", addr), ("watch_every", every), ("watch_changes", 0),
+                         ("seen_tid", tid), ("seen_count", count), ("watch_len", n)):
+        lr.set_debug(field, value)
+    # the running thread's counter was loaded before: load it again to overflow at
+    # its next comparison
+    lr.reload_running(count + every - count % every)
+
+
+def watch_off():
+    lr.set_debug("watch_len", 0)
+    lr.set_debug("watch_every", 0)
+
+
+def watch_state(addr, n):
+    """After a pass: (tid, from, to) of the last change the runtime saw, or None; and
+    whether the bytes changed since the last comparison (the stretch from the last
+    counting point to a moment between two)."""
+    dbg = lr.glob("rp_debug")
+    tail = read_bytes(addr, n) != bytes(int(dbg["watch_val"][i]) for i in range(n))
+    seen = (int(dbg["seen_tid"]), lr.u64(dbg["seen_count"]))
+    last = None
+    if lr.u64(dbg["watch_changes"]):
+        last = (int(dbg["watch_tid"]), lr.u64(dbg["watch_from"]), lr.u64(dbg["watch_to"]))
+    return last, tail, seen
+
+
+NO_CLONES = Clones([])
+
+
+def last_change(addr, n, here):
+    """Where the bytes changed last before here: (tid, count, end) where the change
+    was made by thread tid's instructions between its counts count-1 and count
+    (end: None, or here when the change came after here's counting point)."""
+    end = here
+    while True:
+        ck = latest_before(end)
+        if ck is None:
+            return None
+        Stats.segments += 1
+        tt.Store.pinned.append(ck)
+        try:
+            tt.restore_checkpoint(ck)
+            watch_on(addr, n, WATCH_EVERY, tt.running_tid(), ck.pos.count)
+            try:
+                run_counting(end, NO_CLONES)
+                last, tail, seen = watch_state(addr, n)
+            finally:
+                watch_off()
+        finally:
+            tt.Store.pinned.remove(ck)
+        if tail and end is here:
+            # after the last counting point: here's own stretch
+            tid, frm, to, stop = here.tid, seen[1], here.count, here
+        elif last is not None:
+            (tid, frm, to), stop = last, None
+        else:
+            end = ck.pos
+            continue
+        return exact_count(addr, n, tid, max(frm, 1), to, stop)
+
+
+def exact_count(addr, n, tid, frm, to, stop):
+    """The change of thread tid between its counts frm and to: replay that stretch
+    with a comparison at every counting point. (tid, count, stop)."""
+    tt.goto(tid, frm)
+    watch_on(addr, n, 1, tid, frm)
+    try:
+        if stop is not None:
+            run_counting(stop, NO_CLONES)
+        else:
+            to_count(tid, to, NO_CLONES)
+        last, tail, seen = watch_state(addr, n)
+    finally:
+        watch_off()
+    if stop is not None and tail:
+        return tid, seen[1] + 1, stop
+    if last is None or last[0] != tid:
+        raise tt.TimeError("libreplay: replay last-write: the change seen between counts %d "
+                           "and %d of green thread %d is not there again" % (frm, to, tid))
+    return tid, last[2], None
+
+
+def writing_instruction(addr, n, tid, count, stop):
+    """Step thread tid from its count count-1 (its counting point) to count (or to
+    stop): the last instruction after which the bytes differ. A Write."""
+    tt.goto(tid, count - 1)
+    val = read_bytes(addr, n)
+    found = None
+    steps = 0
+    for _ in range(1000000):
+        if stop is not None and tt.position().same_place(stop):
+            break
+        pc = gdb.newest_frame().pc()
+        gdb.execute("stepi", to_string=True)
+        if not lr.live():
+            raise tt.TimeError("The program ended on the way.")
+        steps += 1
+        now = read_bytes(addr, n)
+        if now != val:
+            found = Write(tid, count - 1, steps - 1, pc, val, now)
+            val = now
+        if tt.running_tid() == tid and (lr.count_of(lr.find_green(tid), lr.current_ext()) or 0) >= count:
+            break
+    if found is None:
+        raise tt.TimeError("libreplay: replay last-write: no instruction of green thread %d "
+                           "at count %d changed the bytes" % (tid, count - 1))
+    return found
+
+
+def last_write(expr):
+    """Go to just before the last write that changed expr before now; a Write, or
+    None if none did since the replay's first checkpoint (the replay stays where it
+    was)."""
+    tt.need_replay("replay last-write")
+    tt.check_refusal()
+    lr.restore()
+    addr, n = watched(expr)
+    here = tt.position()
+    with tt.Quiet():
+        found = last_change(addr, n, here)
+        if found is None:
+            tt.goto(here.tid, here.count, pc=here.pc)
+            return None
+        w = writing_instruction(addr, n, *found)
+        tt.goto(w.tid, w.count)
+        for _ in range(w.steps):
+            gdb.execute("stepi", to_string=True)
+    tt.resync_watchpoints()
+    tt.Store.history.resume_at(tt.position())
+    return w
+
+
+def hardware_watch_dead():
+    """Do gdb's hardware watchpoints fail here? Where the runtime's own breakpoint
+    had to do without the debug registers (they do not fire, perf refuses them,
+    or --breakpoints=software), gdb's cannot be relied on either."""
+    try:
+        return int(lr.glob("rp_bp_mode")) == 2  # RP_BP_SOFTWARE
+    except (gdb.error, lr.ReplayError):
+        return False
+
+
+def reverse_to_write(watches):
+    """reverse-continue with watchpoints and no debug registers: the latest of their
+    last writes (the bytes each watches), shown as a watchpoint's reverse stop."""
+    for b in watches:
+        if b.type not in (gdb.BP_WATCHPOINT, gdb.BP_HARDWARE_WATCHPOINT) or b.condition:
+            raise tt.TimeError("libreplay: without debug registers, reverse-continue follows "
+                               "write watchpoints without conditions only (watchpoint %d)"
+                               % b.number)
+    here = tt.position()
+    best = None
+    for k, b in enumerate(watches):
+        if k:
+            with tt.Quiet():
+                tt.goto(here.tid, here.count, pc=here.pc)
+        w = last_write(b.expression)
+        if w is not None:
+            t = tt.position().time
+            if best is None or t > best[0]:
+                best = (t, b, w, tt.position())
+    if best is None:
+        beginning()
+        return
+    t, b, w, pos = best
+    if not tt.position().same_place(pos):
+        with tt.Quiet():
+            tt.goto(pos.tid, pos.count, pc=pos.pc)
+    gdb.write("\nWatchpoint %d: %s\n\nOld value = %s\nNew value = %s\n" % (
+        b.number, b.expression, value_of(b.expression, w.new), value_of(b.expression, w.old)))
+    tt.Store.history.shown = [b.number]
+    tt.Store.history.resume_at(tt.position())
+    tt.show_frame()
+
+
+def value_of(expr, raw):
+    """expr's value had its bytes been raw."""
+    try:
+        v = gdb.parse_and_eval(expr)
+        return str(gdb.Value(raw, v.type))
+    except (gdb.error, TypeError):
+        return "0x" + raw.hex()
+
+
+class ReplayLastWrite(gdb.Command):
+    """replay last-write EXPR: go back to the last write that changed EXPR (its bytes,
+at most 64), stopped before the writing instruction in the writing green thread;
+says which thread, count and pc, and the value before and after. No debug register
+is used (docs/gdb.md)."""
+
+    def __init__(self):
+        super().__init__("replay last-write", gdb.COMMAND_RUNNING, gdb.COMPLETE_EXPRESSION)
+
+    def invoke(self, arg, from_tty):
+        if not arg.strip():
+            raise tt.TimeError("Usage: replay last-write EXPR")
+        restores = tt.Store.restores
+        Stats.segments = 0
+        try:
+            w = last_write(arg.strip())
+        finally:
+            tt.warn_went_back(restores)
+        if w is None:
+            gdb.write("replay last-write: %s did not change since the replay's first "
+                      "checkpoint\n" % arg.strip())
+            return
+        gdb.write("replay last-write: green thread %d at count %d, pc 0x%x, changed %s from "
+                  "%s to %s\n" % (w.tid, w.count, w.pc, arg.strip(),
+                                  value_of(arg.strip(), w.old), value_of(arg.strip(), w.new)))
+        tt.show_frame()
