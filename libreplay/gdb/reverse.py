@@ -429,8 +429,11 @@ def search_segment(ck, end, clones, sig, stop=None, there=False):
     Stats.segments += 1
     tt.Store.pinned.append(ck)
     try:
-        found = scan_from(lambda: tt.restore_checkpoint(ck), end, clones, DENSE_HITS, stop,
-                          there)
+        if any(c.condition for c in clones.clones):
+            found = probe(lambda: tt.restore_checkpoint(ck), end, clones, stop, there)
+        else:
+            found = scan_from(lambda: tt.restore_checkpoint(ck), end, clones, DENSE_HITS,
+                              stop, there)
         if found is DENSE:
             d = tt.position()
             gap = max((d.time - ck.time) // (DENSE_HITS + 1), 1)
@@ -452,6 +455,29 @@ def search_segment(ck, end, clones, sig, stop=None, there=False):
     tt.Store.history.add(hit.pos, hit.pos, sig, Hit(hit.pos, list(hit.numbers),
                                                      dict(hit.values)))
     return hit
+
+
+def probe(start, end, clones, stop, there):
+    """With conditions gdb evaluates at each pass: count the passes first, the
+    conditions off, up to DENSE_HITS. Few: replay the stretch again with the
+    conditions. Many: DENSE, the replay stopped at the pass past DENSE_HITS, and the
+    windows before the end evaluate the conditions only at the passes in them."""
+    if not there:
+        start()
+    saved = {c: c.condition for c in clones.clones}
+    for c in clones.clones:
+        c.condition = None
+    clones.arm(limit=DENSE_HITS)
+    try:
+        excluded = run_counting(end, clones, stop)
+    finally:
+        clones.disarm()
+        Stats.counted += sum(c.hit_count for c in clones.clones)
+        for c, cond in saved.items():
+            c.condition = cond
+    if excluded is None:
+        return DENSE
+    return scan_from(start, end, clones, stop=stop)
 
 
 def windows(ck, dense, end, clones, window):

@@ -364,7 +364,7 @@ fi
 # at main) stops at a pass with none between it and now (continue from there passes
 # now), gdb counting a few dozen passes, not each; `break hop if $rcount(3) == C`,
 # 1,000 counts after C, goes back to the very stop a forward run made, gdb stopping
-# at no pass outside the window.
+# at no pass outside the window; and a condition gdb evaluates.
 [ -x passes ] || { "$SICC" -O1 -g -o passes "$P/passes.c" && ./passes --record passes.bin --quantum 100us >passes.rec 2>&1; }
 cat >hot.gdb <<'EOF'
 python tt = __import__("__main__").timetravel
@@ -401,6 +401,23 @@ echo @@ crc\n<<\n
 replay when
 echo >>\n
 python print("COUNTED", tt.Stats.counted)
+delete
+replay goto 3:700000
+echo @@ gnow\n<<\n
+replay when
+echo >>\n
+break hop if $rcount(3) + 0 >= 0 && passes % 200 == 0
+python c0 = Rcount.calls
+reverse-continue
+python print("EVALS", Rcount.calls - c0)
+echo @@ g\n<<\n
+replay when
+echo >>\n
+print passes % 200
+continue
+echo @@ gnext\n<<\n
+replay when
+echo >>\n
 EOF
 timeout 600 "$RGDB" ./passes passes.bin -batch -nx -x hot.gdb >hot.out 2>&1
 tm() { sed -n 's/^time \([0-9]*\): green thread.*/\1/p'; }
@@ -417,6 +434,16 @@ if [ -n "$(at fwd)" ] && [ "$(at crc)" = "$(at fwd)" ] && [ -n "${counted[1]}" ]
 	pass "break hop if \$rcount(3) == C, 1,000 counts after: reverse-continue stops where the forward run did ($(at fwd)), gdb counting ${counted[1]} passes"
 else
 	fail "a count condition going back: at $(at crc), forward $(at fwd), ${counted[1]:-?} passes counted"
+fi
+# A condition gdb evaluates: the passes are counted without it first, then it is
+# evaluated in windows before now, not at each of the 700,000 passes since the
+# checkpoint (the $rcount term, which gdb evaluates too, counts the evaluations).
+evals=$(sed -n 's/^EVALS //p' hot.out)
+if [ -n "$(bt g)" ] && [ -n "$(bt gnext)" ] && [ "$(bt g)" -lt "$(bt gnow)" ] && [ "$(bt gnext)" -ge "$(bt gnow)" ] &&
+	grep -qx '\$1 = 0' hot.out && [ -n "$evals" ] && [ "$evals" -lt 5000 ]; then
+	pass "break hop if ... passes % 200 == 0 (gdb evaluates it): reverse-continue stops at the last pass where it held before now, $evals evaluations"
+else
+	fail "a condition gdb evaluates, going back: now $(bt gnow), at $(bt g), the next stop forward $(bt gnext), ${evals:-?} evaluations: $(grep '^\$1 = ' hot.out)"
 fi
 # Watchpoints without debug registers (issue 28): where the runtime's breakpoint does
 # without them (LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 makes them dead, as on a KVM guest
