@@ -6,6 +6,7 @@
 # the checkpoints cost.
 #
 #   bench/reverse.sh            (make first)   LENGTHS="45 90" RUNS=3 by default
+#   LENGTHS= RUNS=5 bench/reverse.sh           only the hot and conditional breakpoints
 #
 # bench/rewind.c runs LENGTH seconds of CPU time and calls milestone(k) after k of
 # them (a recorded clock: B s back is about B s of replay, whatever the load). One
@@ -24,11 +25,21 @@
 # checkpoint), and their memory as `replay checkpoints` lists it: the pages only
 # each holds (Own), and what they cost in all beyond the live replay's own memory.
 # Medians of RUNS sessions. Never asserted.
+#
+# Then hot and conditional breakpoints (issue 28; LENGTHS= runs only these):
+# bench/hot.c's three threads call hop() 100,000 times each, some 3,000 counts apart.
+# From thread 3's count 200,000,000 (about 200,000 passes of `break hop` since the
+# start), reverse-continue to the previous pass, timed; then from a later moment
+# `replay goto` to the same stop, timed: going forward to it from the nearest
+# checkpoint. The same with `break hop if $rcount(3) == C`, from 1,000 counts after
+# C (C: the first pass at or after count 150,000,000, found going forward). Each
+# reverse-continue must stop where the forward one did (the pass, the same in every
+# run). Medians of RUNS sessions, and their ratio (the goal: within 2x).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/build/bench/reverse"
 mkdir -p "$OUT" && cd "$OUT" || exit 1
-LENGTHS=${LENGTHS:-45 90}
+LENGTHS=${LENGTHS-45 90}
 RUNS=${RUNS:-3}
 "$ROOT/build/bin/sicc" -O2 -g -o rewind "$ROOT/bench/rewind.c" || exit 1
 cat >rc.py <<'EOF'
@@ -82,5 +93,44 @@ for len in $LENGTHS; do
 	printf "length %ss: %s checkpoints kept, %s KiB in all beyond the live replay's, %s KiB only each holds (median), one took %s ms (median)\n" \
 		"$len" "$n" "$kib" "$each" "$ms"
 done
+"$ROOT/build/bin/sicc" -O2 -g -o hot "$ROOT/bench/hot.c" || exit 1
+./hot --record hot.bin >hot.rec 2>&1 || { echo "recording hot failed"; exit 1; }
+cat >hot.py <<'EOF'
+# timed CMD NAME: wall time of a command; at(): this stop as replay goto names it.
+import time
+def timed(cmd, name):
+    t0 = time.time()
+    gdb.execute(cmd)
+    print("T %s %.3f" % (name, time.time() - t0))
+def at():
+    return gdb.execute("replay when", to_string=True).split("replay goto ")[1].strip()
+def hot_count(tid):
+    return int(gdb.parse_and_eval("$rcount(%d)" % tid))
+EOF
+for run in $(seq "$RUNS"); do
+	timeout 3600 "$ROOT/build/bin/replay-gdb" ./hot hot.bin -batch -nx -x hot.py \
+		-ex 'break __sic_main' -ex run -ex delete -ex 'replay goto 3:200000000' -ex 'break hop' \
+		-ex 'python timed("reverse-continue", "hot")' -ex 'python P = at(); print("AT hot", P)' \
+		-ex 'replay goto 3:250000000' -ex 'python timed("replay goto " + P, "hotfwd")' \
+		-ex delete -ex 'break hop if $rcount(3) >= 150000000' -ex 'replay goto 3:100000000' -ex continue \
+		-ex 'python C = hot_count(3); Q = at(); print("AT want", Q)' -ex delete \
+		-ex 'python gdb.execute("replay goto 3:%d" % (C + 1000)); gdb.execute("break hop if $rcount(3) == %d" % C)' \
+		-ex 'python timed("reverse-continue", "cond")' -ex 'python print("AT cond", at())' \
+		-ex 'replay goto 3:250000000' -ex 'python timed("replay goto " + Q, "condfwd")' \
+		-ex kill >"hot-$run.out" 2>&1
+done
+for run in $(seq "$RUNS"); do
+	[ "$(sed -n 's/^AT cond //p' "hot-$run.out")" = "$(sed -n 's/^AT want //p' "hot-$run.out")" ] &&
+		[ "$(sed -n 's/^AT hot //p' "hot-$run.out")" = "$(sed -n 's/^AT hot //p' hot-1.out)" ] ||
+		{ echo "hot run $run: reverse-continue stopped elsewhere (hot-$run.out)"; status=1; }
+done
+for k in hot hotfwd cond condfwd; do
+	eval "m_$k=\$(cat hot-*.out | sed -n 's/^T $k \([0-9.]*\)$/\1/p' | median)"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }'; }
+printf "hot breakpoint (%s runs): reverse-continue to the previous pass %s s, forward to it from the nearest checkpoint %s s: %sx\n" \
+	"$RUNS" "$m_hot" "$m_hotfwd" "$(ratio "$m_hot" "$m_hotfwd")"
+printf "count condition, 1,000 counts back (%s runs): reverse-continue %s s, forward %s s: %sx\n" \
+	"$RUNS" "$m_cond" "$m_condfwd" "$(ratio "$m_cond" "$m_condfwd")"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit $status

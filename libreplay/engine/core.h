@@ -190,7 +190,8 @@ struct rp_room_hooks {
 	void (*count_switched)(struct rp_thread *prev, struct rp_thread *next);
 	void (*replay_arm)(struct rp_thread *t, uint64_t *counter);
 	void (*count_arm)(struct rp_thread *t, uint64_t *counter);
-	void (*debug_switched)(struct rp_thread *next, bool preempted);
+	void (*debug_switched)(struct rp_thread *prev, uint64_t prev_count,
+			       struct rp_thread *next, bool preempted);
 	/* schedule/: the run ends in a deadlock or a hang (ending/); a recording's trap
 	 * and a hunted log's priorities (hunt/) */
 	void (*outcome)(int how, ucontext_t *uc, uint64_t count, uintptr_t pc); /* no return */

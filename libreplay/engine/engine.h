@@ -298,7 +298,8 @@ void rp_report_flush(void);
 /* session.c: the crash handler's last act: die of sig (its default action is back). */
 void rp_crash_reraise(int sig);
 /* debug.c: the debugger's requests (docs/gdb.md). */
-#define RP_DEBUG_VERSION 4
+#define RP_DEBUG_VERSION 5
+#define RP_DEBUG_WATCH 64
 #define RP_DEBUG_STOPS 64
 struct rp_debug {
 	int version;
@@ -330,6 +331,20 @@ struct rp_debug {
 			      * process's (-1: none), as of the last checkpoint */
 	int quiet;           /* debugger: replaying again what was seen (going back): a
 			      * deadlock or hang reached prints no report */
+	/* Who changed these bytes last (the extension's `replay last-write`): compared
+	 * at every counting point that reaches the runtime and at every switch. */
+	uint64_t watch_addr; /* debugger: the bytes watched (0: none) ... */
+	int watch_len;       /* ... how many (at most RP_DEBUG_WATCH) ... */
+	uint64_t watch_every; /* ... and a counter overflows at least every this many
+			       * counts of a thread while they are (0: no more often) */
+	unsigned char watch_val[RP_DEBUG_WATCH]; /* debugger, then runtime: their value
+						  * at the last comparison */
+	uint64_t watch_changes; /* runtime: changes seen so far; the last one: */
+	int watch_tid;        /* the thread that ran ... */
+	uint64_t watch_from;  /* ... from this count (a comparison saw the old value) ... */
+	uint64_t watch_to;    /* ... to this one (the next saw the new) */
+	int seen_tid;         /* runtime: the running thread and its count at the last */
+	uint64_t seen_count;  /* comparison or switch */
 };
 extern volatile struct rp_debug rp_debug;
 /* Counts left before t's counter next reaches zero: no further than its nearest
@@ -362,7 +377,8 @@ extern bool (*rp_debug_fd_logged)(int fd);
 uint64_t rp_thread_counts_but(int tid);
 /* A switch to next (a preemption of the thread before it, or not): what the debugger
  * reads to say which threads ran while the program was resumed. */
-void rp_debug_switched(struct rp_thread *next, bool preempted);
+void rp_debug_switched(struct rp_thread *prev, uint64_t prev_count, struct rp_thread *next,
+		       bool preempted);
 /* The run ends in a deadlock or a hang: a debugger stops here first. */
 void rp_debug_outcome(int how);
 /* replay.c: "libreplay: replay diverged: ..." and exit RP_EXIT_DIVERGED. */

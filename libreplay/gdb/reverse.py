@@ -48,10 +48,21 @@ class History:
         self.spans = []   # (t0, t1, sig, hit or None, run, end position, start position)
         self.start = None  # the position the program last went on from
         self.run = 0
+        self.hits = {}    # each stopping breakpoint's hit count where it went on from
+        self.shown = []   # the user's breakpoints of the last stop shown (continue N's)
 
     def resume_at(self, pos):
         self.start = pos
         self.run += 1
+        self.hits = hit_counts()
+
+    def skipped(self, numbers):
+        """Did a breakpoint count hits since the program went on that did not stop it
+        (`continue N`, an ignore count)? Then the stretch had stops of these
+        breakpoints that gdb passed: it is not one without stops."""
+        now = hit_counts()
+        return any(n - self.hits.get(k, 0) > (1 if k in numbers else 0)
+                   for k, n in now.items())
 
     def add(self, start, end, sig, hit=None):
         """A stretch from start to end that went by with sig: no stop in it but hit,
@@ -70,13 +81,18 @@ class History:
         except (gdb.error, lr.ReplayError):
             return
         hit = None
+        self.shown = numbers
         if numbers:
             hit = Hit(pos, numbers, watch_values([b for b in gdb.breakpoints()
                                                    if b.number in numbers], numbers))
-        if pos.time >= self.start.time:
-            self.spans.append((self.start.time, pos.time, signature(), hit, self.run, pos,
-                               self.start))
+        start = self.start
+        if self.skipped(numbers):
+            start = pos  # only the stop itself is known
+        if pos.time >= start.time:
+            self.spans.append((start.time, pos.time, signature(), hit, self.run, pos,
+                               start))
         self.start = pos
+        self.hits = hit_counts()
 
     def covered(self, sig):
         """[start time, end time, start position] of the stretches runs with sig went
@@ -117,6 +133,11 @@ class History:
             if best_key is None or key > best_key:
                 best, best_key = hit, key
         return best
+
+
+def hit_counts():
+    """{number: hit count} of the user's stopping breakpoints."""
+    return {b.number: b.hit_count for b in stopping_breakpoints()}
 
 
 def watch_values(bps, numbers):
@@ -162,6 +183,7 @@ def gap_top(merged, lo, here):
 class Stats:
     """What the last reverse-continue did (tests read it)."""
     segments = 0   # segments replayed with the clones
+    counted = 0    # hits the clones counted (each a stop of gdb's, resumed at once)
     known = False  # the stop was known from runs forward
 
 
@@ -174,9 +196,10 @@ class Clones:
     """Internal copies of the user's stopping breakpoints and watchpoints, disabled
     until a segment is replayed: no commands, no hit counts of the user's."""
 
-    def __init__(self, users):
+    def __init__(self, users, conditions=None):
         self.users = users
         self.clones = []
+        self.conditions = conditions or {}  # number: the condition the clone keeps
 
     def __enter__(self):
         for b in self.users:
@@ -187,8 +210,9 @@ class Clones:
                 c = gdb.Breakpoint(b.location, internal=True)
             c.silent = True
             c.enabled = False
-            if b.condition:
-                c.condition = b.condition
+            cond = self.conditions.get(b.number, b.condition)
+            if cond:
+                c.condition = cond
             if b.thread:
                 c.thread = b.thread
             self.clones.append(c)
@@ -225,13 +249,57 @@ class Clones:
                 c.hit_count >= (self.limit + 1 if counts is None else counts.get(c, 0))]
 
 
-def reverse_continue():
+def reverse_continue(arg=""):
+    """reverse-continue [N]: back to the last stop before now; with N, the
+    breakpoint stopped at now ignores N-1 more crossings, as `continue N` does.
+    Ignore counts are spent going back as going forward: a hit of a breakpoint
+    whose ignore count is not zero lowers it and the search goes on before it; a
+    temporary breakpoint is deleted where it stops."""
+    arg = arg.strip()
+    if arg:
+        n = lr.parse_int(arg, "reverse-continue [N]")
+        mine = [b for b in tt.user_breakpoints() if b.number in tt.Store.history.shown]
+        if n > 1 and mine:
+            mine[0].ignore_count = n - 1
+            gdb.write("Will ignore next %d crossings of breakpoint %d.  Continuing.\n" %
+                      (n - 1, mine[0].number))
+    Stats.segments, Stats.known, Stats.counted = 0, True, 0
+    watches = [b for b in stopping_breakpoints() if b.type in WATCH_CLASSES]
+    if watches and hardware_watch_dead():
+        if len(watches) != len(stopping_breakpoints()):
+            raise tt.TimeError("libreplay: without debug registers, reverse-continue "
+                               "follows watchpoints alone: disable the breakpoints, or the "
+                               "watchpoints and use replay last-write EXPR")
+        Stats.known = False
+        reverse_to_write(watches)
+        return
+    for _ in range(1 << 30):
+        hit = previous_hit()
+        if hit is None:
+            beginning()
+            return
+        users = {b.number: b for b in tt.user_breakpoints()}
+        stops = [k for k in hit.numbers if k in users and users[k].ignore_count == 0]
+        for k in hit.numbers:
+            if k in users and users[k].ignore_count > 0:
+                users[k].ignore_count -= 1
+        if stops:
+            break
+    hit.numbers = stops
+    show_hit(hit)
+    for k in stops:
+        if users[k].is_valid() and users[k].temporary:
+            users[k].delete()
+
+
+def previous_hit():
+    """Go to the last stop before now that the breakpoints of now make and return it
+    (a Hit); None if there is none (the replay is where it was)."""
     tt.need_replay("reverse-continue")
     tt.check_refusal()
     here = moment()
     sig = signature()
     hist = tt.Store.history
-    Stats.segments, Stats.known = 0, False
     best = hist.last_hit(sig, here)
     lo = best.pos.time if best else tt.Store.ckpts[0].time
     end = gap_top(hist.covered(sig), lo, here) if sig else None
@@ -242,21 +310,103 @@ def reverse_continue():
         # back to the line's start) that history cannot put before or after here:
         # the segment up to here, replayed, says.
         end = here
+    win = count_window(stopping_breakpoints(), end) if end is not None else None
+    if win is not None:
+        if win.users:
+            with Clones(win.users, win.conditions) as clones, tt.Quiet():
+                hit = search_window(win, end, clones, sig)
+            if hit is not None:
+                Stats.known = False
+                return hit
+        end = None  # no other moment could have made a stop: the one known, or none
     if end is not None:
         with Clones(stopping_breakpoints()) as clones, tt.Quiet():
             while end is not None:
                 ck = latest_before(end)
                 if ck is None:
                     break
-                if search_segment(ck, end, clones, sig):
-                    return
+                hit = search_segment(ck, end, clones, sig)
+                if hit is not None:
+                    Stats.known = False
+                    return hit
                 hist.add(ck.pos, end, sig)
                 end = gap_top(hist.covered(sig), lo, ck.pos)
-    Stats.known = True
     if best is not None:
-        land(best)
-    else:
-        beginning()
+        with tt.Quiet():
+            tt.goto(best.pos.tid, best.pos.count, pc=best.pos.pc)
+        return Hit(best.pos, list(best.numbers), dict(best.values))
+    return None
+
+
+class Window:
+    """Where the stops of breakpoints with count conditions can be: while green
+    thread tid's count is in [lo, hi) (hi None: on to the end)."""
+
+    def __init__(self, tid, lo, hi, users, conditions):
+        self.tid, self.lo, self.hi = tid, lo, hi
+        self.users, self.conditions = users, conditions
+
+
+def count_window(bps, end):
+    """A Window if every breakpoint in bps can stop only while one thread's count is
+    in a window (`$rcount(T) == N` and the like: stops.py's count_terms), all on the
+    same thread; None otherwise (the search goes segment by segment). Those whose
+    window opens after end cannot have stopped before it and are left out; where
+    they all share one window, the clones keep only the other terms of their
+    conditions (inside the window the count terms hold)."""
+    spans = {}
+    for b in bps:
+        terms = lr.count_terms(b)
+        if not terms:
+            return None
+        tid = next((t for t, lo, _ in terms if lo is not None), None)
+        if tid is None:
+            return None
+        lo = max(l for t, l, _ in terms if t == tid and l is not None)
+        his = [h for t, _, h in terms if t == tid and h is not None]
+        spans[b] = (tid, lo, min(his) if his else None)
+    if len({tid for tid, _, _ in spans.values()}) != 1:
+        return None
+    users = [b for b, (tid, lo, hi) in spans.items() if end.counts.get(tid, 0) >= lo and
+             (hi is None or lo < hi)]
+    tid = next(iter(spans.values()))[0]
+    if not users:
+        return Window(tid, 0, None, [], {})
+    lo = min(spans[b][1] for b in users)
+    his = [spans[b][2] for b in users]
+    hi = None if None in his else max(his)
+    conditions = {}
+    if len({spans[b] for b in users}) == 1:
+        for b in users:
+            rest = [part.strip() for part in b.condition.split("&&")
+                    if not is_count_term(part, tid)]
+            conditions[b.number] = " && ".join(rest)
+    return Window(tid, lo, hi, users, conditions)
+
+
+def is_count_term(part, tid):
+    """Is part of a condition a count term on green thread tid?"""
+    m = lr.COUNT_TERM.match(part.strip())
+    if m:
+        return int(m.group(1)) == tid
+    m = lr.COUNT_TERM_REV.match(part.strip())
+    return m is not None and int(m.group(3)) == tid
+
+
+def search_window(win, end, clones, sig):
+    """The last hit of the clones in the window before end: go to where the window
+    opens (a goto: a checkpoint and a replay forward, no stop of gdb's meanwhile),
+    fork a checkpoint there and search from it to end, or to where the window
+    closes if that comes first."""
+    tt.goto(win.tid, win.lo)
+    ck = temp_checkpoint()
+    try:
+        stop = None
+        if win.hi is not None and end.counts.get(win.tid, 0) >= win.hi:
+            stop = (win.tid, win.hi)
+        return search_segment(ck, end, clones, sig, stop=stop, there=True)
+    finally:
+        tt.drop(ck)
 
 
 def latest_before(pos):
@@ -265,51 +415,115 @@ def latest_before(pos):
     return max(cks, key=lambda c: c.time) if cks else None
 
 
-DENSE_HITS = 4096  # hits in one segment past which its last is looked for near its end
-WINDOW = 4096      # counts: the first stretch before the end looked at then
-
-
-def search_segment(ck, end, clones, sig):
-    """Replay from checkpoint ck to the moment end with the clones; if they hit, land
-    at the last hit (True). A segment with many hits (a watchpoint on a variable
-    written in a loop) is looked at in stretches before its end, from WINDOW counts
-    on, four times longer each time: the last hit is most often near."""
-    Stats.segments += 1
-    tt.Store.pinned.append(ck)
-    try:
-        found = scan_from(lambda: tt.restore_checkpoint(ck), end, clones, DENSE_HITS)
-        window = WINDOW
-        while found is DENSE:
-            t = end.time - window
-            if t <= ck.time:
-                found = scan_from(lambda: tt.restore_checkpoint(ck), end, clones)
-                break
-            else:
-                found = scan_from(lambda: tt.goto(t=t), end, clones)
-                found = DENSE if found is None else found
-            window *= 4
-    finally:
-        tt.Store.pinned.remove(ck)
-    if found is None:
-        return False
-    hit = Hit(tt.position(), *found)
-    tt.Store.history.add(hit.pos, end, sig)
-    tt.Store.history.add(hit.pos, hit.pos, sig, hit)
-    show_hit(hit)
-    return True
-
-
+DENSE_HITS = 64      # hits in one stretch past which its last is looked for near its end
+WINDOW_HITS = 16     # hits the first window before the end is sized to hold
+WINDOW_MIN = 64      # counts: the smallest window
 DENSE = "dense"
 
 
-def scan_from(start, end, clones, limit=None):
-    """start() brings the replay to the start of a stretch; replay it to end with the
-    clones counting. If they hit, stop at the last hit and return its (numbers,
-    values); None if they did not; DENSE if one hit more than limit times."""
-    start()
+def search_segment(ck, end, clones, sig, stop=None, there=False):
+    """Replay from checkpoint ck to the moment end with the clones; if they hit, go to
+    the last hit and return it (a Hit); None if they did not. With stop (a thread
+    and a count), the stretch ends where that thread reaches that count instead.
+
+    A first pass counts hits up to DENSE_HITS (each a stop of gdb's, resumed at
+    once). Fewer: the checkpoint is restored again and the clones stop at the last.
+    More (a hot breakpoint, a variable written in a loop): where the pass stopped
+    says how far apart the hits are; a window before the end sized to hold about
+    WINDOW_HITS of them is looked at (the replay goes on forward to its start, and a
+    checkpoint forked there serves the second pass), eight times longer each time
+    it holds none. So going back to the last of many hits costs about one replay
+    of the segment and a few dozen stops, not a stop at each pass."""
+    Stats.segments += 1
+    tt.Store.pinned.append(ck)
+    try:
+        if any(c.condition for c in clones.clones):
+            found = probe(lambda: tt.restore_checkpoint(ck), end, clones, stop, there)
+        else:
+            found = scan_from(lambda: tt.restore_checkpoint(ck), end, clones, DENSE_HITS,
+                              stop, there)
+        if found is DENSE:
+            d = tt.position()
+            gap = max((d.time - ck.time) // (DENSE_HITS + 1), 1)
+            if stop is not None:
+                # the windows need the end as a moment: run on to it
+                clones.disarm()
+                if run_counting(None, clones, stop) is None:
+                    raise tt.TimeError("libreplay: going back, the replay did not stop "
+                                       "at green thread %d count %d" % stop)
+                end, stop = tt.position(settled=True), None
+            found = windows(ck, d, end, clones, max(WINDOW_MIN, gap * WINDOW_HITS))
+    finally:
+        tt.Store.pinned.remove(ck)
+    if found is None:
+        return None
+    hit = Hit(tt.position(), *found)
+    if stop is None:
+        tt.Store.history.add(hit.pos, end, sig)
+    tt.Store.history.add(hit.pos, hit.pos, sig, Hit(hit.pos, list(hit.numbers),
+                                                     dict(hit.values)))
+    return hit
+
+
+def probe(start, end, clones, stop, there):
+    """With conditions gdb evaluates at each pass: count the passes first, the
+    conditions off, up to DENSE_HITS. Few: replay the stretch again with the
+    conditions. Many: DENSE, the replay stopped at the pass past DENSE_HITS, and the
+    windows before the end evaluate the conditions only at the passes in them."""
+    if not there:
+        start()
+    saved = {c: c.condition for c in clones.clones}
+    for c in clones.clones:
+        c.condition = None
+    clones.arm(limit=DENSE_HITS)
+    try:
+        excluded = run_counting(end, clones, stop)
+    finally:
+        clones.disarm()
+        Stats.counted += sum(c.hit_count for c in clones.clones)
+        for c, cond in saved.items():
+            c.condition = cond
+    if excluded is None:
+        return DENSE
+    return scan_from(start, end, clones, stop=stop)
+
+
+def windows(ck, dense, end, clones, window):
+    """The last hit before end, where the stretch from ck to end has more than
+    DENSE_HITS: look at windows before end, from `window` counts on."""
+    while True:
+        t = end.time - window
+        if t <= dense.time:
+            # the hits counted already lie in it: the whole stretch, every hit counted
+            return scan_from(lambda: tt.restore_checkpoint(ck), end, clones)
+        tt.goto(t=t)  # forward from where the replay is, or from a checkpoint
+        tmp = temp_checkpoint()
+        try:
+            found = scan_from(lambda: tt.restore_checkpoint(tmp), end, clones, there=True)
+        finally:
+            tt.drop(tmp)
+        if found is not None:
+            return found
+        window *= 8
+
+
+def temp_checkpoint():
+    """A checkpoint of this moment for one search, not kept (nor thinned)."""
+    num, pid = tt.gdb_checkpoint()
+    return tt.Checkpoint(num, pid, tt.position(settled=True), tt.replay_ns())
+
+
+def scan_from(start, end, clones, limit=None, stop=None, there=False):
+    """start() brings the replay to the start of a stretch (there: it is there
+    already); replay it to end (or to stop, a thread and a count) with the clones
+    counting. If they hit, stop at the last hit and return its (numbers, values);
+    None if they did not; DENSE if one hit more than limit times."""
+    if not there:
+        start()
     clones.arm(limit=limit)
-    excluded = run_counting(end, clones)
+    excluded = run_counting(end, clones, stop)
     clones.disarm()
+    Stats.counted += sum(c.hit_count for c in clones.clones)
     if excluded is None:
         return DENSE
     counts = {c: c.hit_count - excluded.get(c, 0) for c in clones.clones}
@@ -319,32 +533,43 @@ def scan_from(start, end, clones, limit=None):
     return stop_at_last(clones, counts)
 
 
-def run_counting(end, clones):
+def to_count(tid, count, clones):
+    """Run until green thread tid reaches count (the runtime stops in
+    rp_debug_stopped, before the program goes on): False if a clone stopped first."""
+    tt.Store.raw_stop = True
+    try:
+        gdb.execute("replay stop-at %d %d" % (tid, count), to_string=True)
+        mine = lr.StopAt.number
+        tt.Store.last_stop = []
+        if not tt.cont():
+            raise tt.TimeError("The program ended while going back.")
+    finally:
+        tt.Store.raw_stop = False
+    if clones.stopped(tt.Store.last_stop):
+        gdb.execute("replay stop-at delete %d" % mine, to_string=True)
+        return False
+    dbg = lr.glob("rp_debug")
+    if (int(dbg["hit_tid"]), lr.u64(dbg["hit_count"])) != (tid, count) or \
+            gdb.newest_frame().name() != "rp_debug_stopped":
+        raise tt.TimeError("libreplay: going back, the replay did not stop at green "
+                           "thread %d count %d" % (tid, count))
+    return True
+
+
+def run_counting(end, clones, stop=None):
     """From the live moment, run to the moment end with the clones armed (gdb counts
     their hits and goes on): the runtime stops at end's counting point (in
     rp_debug_stopped, before the program goes on), then a breakpoint of the thread's
     at end's pc. Returns, per clone, the hits counted that are not before end (a
     breakpoint's at end itself: that moment is end's own; a watchpoint's there came
-    from the write before it); None if a clone stopped (its ignore count ran out)."""
+    from the write before it); None if a clone stopped (its ignore count ran out).
+    With stop (a thread, a count), to where that thread reaches that count: every
+    hit counted is before it."""
+    if stop is not None:
+        return {} if to_count(stop[0], stop[1], clones) else None
     now = tt.position()
-    if now.counts.get(end.tid, 0) < end.count:
-        tt.Store.raw_stop = True
-        try:
-            gdb.execute("replay stop-at %d %d" % (end.tid, end.count), to_string=True)
-            mine = lr.StopAt.number
-            tt.Store.last_stop = []
-            if not tt.cont():
-                raise tt.TimeError("The program ended while going back.")
-        finally:
-            tt.Store.raw_stop = False
-        if clones.stopped(tt.Store.last_stop):
-            gdb.execute("replay stop-at delete %d" % mine, to_string=True)
-            return None
-        dbg = lr.glob("rp_debug")
-        if (int(dbg["hit_tid"]), lr.u64(dbg["hit_count"])) != (end.tid, end.count) or \
-                gdb.newest_frame().name() != "rp_debug_stopped":
-            raise tt.TimeError("libreplay: going back, the replay did not stop at green "
-                            "thread %d count %d" % (end.tid, end.count))
+    if now.counts.get(end.tid, 0) < end.count and not to_count(end.tid, end.count, clones):
+        return None
     bp = lr.ThreadPc(end.pc, end.tid)
     try:
         for _ in range(100000):
@@ -417,14 +642,6 @@ def beginning():
     tt.show_frame()
 
 
-def land(hit):
-    """Go to a stop known from a run forward and show it."""
-    p = hit.pos
-    with tt.Quiet():
-        tt.goto(p.tid, p.count, pc=p.pc)
-    show_hit(hit)
-
-
 def show_hit(hit):
     """Show a stop found going back as gdb shows a reverse stop: a watchpoint's
     before the write, with the value after it as the old one."""
@@ -443,8 +660,11 @@ def show_hit(hit):
                     "Hardware watchpoint" if b.type == gdb.BP_HARDWARE_WATCHPOINT else "Watchpoint",
                     b.number, b.expression, hit.values[b.number], was))
             else:
-                gdb.write("\nBreakpoint %d, " % b.number)
+                gdb.write("\n%s %d, " % ("Temporary breakpoint" if b.temporary else
+                                          "Breakpoint", b.number))
             break
+    tt.Store.history.shown = list(hit.numbers)
+    into_inlined(hit.numbers)
     tt.Store.history.resume_at(tt.position())
     tt.show_frame()
 
@@ -497,6 +717,35 @@ def call_before(frame, ret):
         if insn["addr"] + insn["length"] == ret:
             return insn["addr"]
     return None
+def inner_function(pc):
+    """The name of the innermost function whose code is at pc (an inlined one too)."""
+    blk = gdb.block_for_pc(pc)
+    while blk is not None and blk.function is None:
+        blk = blk.superblock
+    return blk.function.name if blk is not None else None
+
+
+def into_inlined(numbers):
+    """A stop we reached at the first instruction of an inlined call shows the caller:
+    gdb hides inlined frames whose code starts here unless a user's breakpoint at
+    this pc stopped it. Where one of the user's breakpoints (numbers) is at this pc,
+    `step` into the inlined frames as gdb shows them going forward: at an inlined
+    call's start gdb's step only reveals the frame, nothing runs."""
+    f = gdb.newest_frame()
+    pc = f.pc()
+    inner = inner_function(pc)
+    if inner is None or (f.function() is not None and f.function().name == inner):
+        return
+    if not any(loc.address == pc
+               for b in gdb.breakpoints() if b.number in numbers and b.locations
+               for loc in b.locations):
+        return
+    with tt.Quiet(keep_user=True):
+        for _ in range(8):
+            gdb.execute("step", to_string=True)
+            f = gdb.newest_frame()
+            if f.pc() != pc or (f.function() is not None and f.function().name == inner):
+                return
 
 
 # ---- reverse-stepi, reverse-finish, reverse-next, reverse-step --------------------------
@@ -805,12 +1054,15 @@ def reverse_command(name, fn):
         def invoke(self, arg, from_tty):
             tt.need_replay(name)
             tt.check_refusal()
-            if arg.strip():
+            if arg.strip() and fn is not reverse_continue:
                 raise tt.TimeError("%s: no arguments (a count is not supported yet)" % name)
             lr.restore()
             restores = tt.Store.restores
             try:
-                fn()
+                if fn is reverse_continue:
+                    fn(arg)
+                else:
+                    fn()
             finally:
                 tt.warn_went_back(restores)
     Reverse.__doc__ = REVERSE_DOCS[name]
@@ -846,3 +1098,270 @@ def rs():
 def rf():
     do_reverse_finish()
     tt.show_frame()
+
+
+# ---- who wrote this last: replay last-write, watchpoints without debug registers ------
+# The runtime compares the watched bytes (at most RP_DEBUG_WATCH) with their last value
+# at every counting point that reaches it and at every switch (debug.c, watch_check):
+# a change seen there was made by the thread that ran since the last comparison,
+# between two of its counts. Three passes, newest segment first: (1) from a
+# checkpoint to the segment's end with a counter overflow at least every WATCH_EVERY
+# counts of a thread: the last change in the segment, to within WATCH_EVERY counts of
+# one thread; (2) that stretch again with an overflow at every counting point: the
+# count; (3) the instructions of that count, one stepi each, the bytes read after
+# each: the writing instruction (the last that changed them). No debug register is
+# used. A change undone within the same WATCH_EVERY counts of one thread, after the
+# last change seen, is not seen (the first pass compares values, not writes).
+
+WATCH_EVERY = 4096
+
+
+class Write:
+    """The last change found: green thread tid ran the instruction at pc (count
+    `count`, after `steps` stepi from that count's counting point) and the bytes went
+    from old to new."""
+
+    def __init__(self, tid, count, steps, pc, old, new):
+        self.tid, self.count, self.steps, self.pc = tid, count, steps, pc
+        self.old, self.new = old, new
+
+
+def watched(expr):
+    """(address, size) of the bytes of expression expr."""
+    try:
+        v = gdb.parse_and_eval(expr)
+    except gdb.error as e:
+        raise tt.TimeError("replay last-write: %s" % e)
+    if v.address is None:
+        raise tt.TimeError("replay last-write: %s is not in memory (no address)" % expr)
+    n = v.type.sizeof
+    if n < 1 or n > lr.glob("rp_debug")["watch_val"].type.sizeof:
+        raise tt.TimeError("replay last-write: %s is %d bytes: at most %d can be watched" %
+                           (expr, n, lr.glob("rp_debug")["watch_val"].type.sizeof))
+    return int(v.address), n
+
+
+def read_bytes(addr, n):
+    return bytes(gdb.selected_inferior().read_memory(addr, n))
+
+
+def watch_on(addr, n, every, tid, count):
+    """Ask the runtime to compare the n bytes at addr, from their value now, with an
+    overflow at least every `every` counts; the running thread tid is at count."""
+    try:
+        now = read_bytes(addr, n)
+    except gdb.MemoryError:
+        raise tt.TimeError("replay last-write: 0x%x is not mapped at time %d: the bytes "
+                           "must be there from a checkpoint on" % (addr, tt.position().time))
+    dbg = lr.glob("rp_debug")
+    gdb.selected_inferior().write_memory(int(dbg["watch_val"].address), now)
+    for field, value in (("watch_addr", addr), ("watch_every", every), ("watch_changes", 0),
+                         ("seen_tid", tid), ("seen_count", count), ("watch_len", n)):
+        lr.set_debug(field, value)
+    # the running thread's counter was loaded before: load it again to overflow at
+    # its next comparison
+    lr.reload_running(count + every - count % every)
+
+
+def watch_off():
+    lr.set_debug("watch_len", 0)
+    lr.set_debug("watch_every", 0)
+
+
+def watch_state(addr, n):
+    """After a pass: (tid, from, to) of the last change the runtime saw, or None; and
+    whether the bytes changed since the last comparison (the stretch from the last
+    counting point to a moment between two)."""
+    dbg = lr.glob("rp_debug")
+    tail = read_bytes(addr, n) != bytes(int(dbg["watch_val"][i]) for i in range(n))
+    seen = (int(dbg["seen_tid"]), lr.u64(dbg["seen_count"]))
+    last = None
+    if lr.u64(dbg["watch_changes"]):
+        last = (int(dbg["watch_tid"]), lr.u64(dbg["watch_from"]), lr.u64(dbg["watch_to"]))
+    return last, tail, seen
+
+
+NO_CLONES = Clones([])
+
+
+def last_change(addr, n, here):
+    """Where the bytes changed last before here: (tid, count, end) where the change
+    was made by thread tid's instructions between its counts count-1 and count
+    (end: None, or here when the change came after here's counting point)."""
+    end = here
+    while True:
+        ck = latest_before(end)
+        if ck is None:
+            return None
+        Stats.segments += 1
+        tt.Store.pinned.append(ck)
+        try:
+            tt.restore_checkpoint(ck)
+            watch_on(addr, n, WATCH_EVERY, tt.running_tid(), ck.pos.count)
+            try:
+                run_counting(end, NO_CLONES)
+                last, tail, seen = watch_state(addr, n)
+            finally:
+                watch_off()
+        finally:
+            tt.Store.pinned.remove(ck)
+        if tail and end is here:
+            # after the last counting point: here's own stretch
+            tid, frm, to, stop = here.tid, seen[1], here.count, here
+        elif last is not None:
+            (tid, frm, to), stop = last, None
+        else:
+            end = ck.pos
+            continue
+        return exact_count(addr, n, tid, max(frm, 1), to, stop)
+
+
+def exact_count(addr, n, tid, frm, to, stop):
+    """The change of thread tid between its counts frm and to: replay that stretch
+    with a comparison at every counting point. (tid, count, stop)."""
+    tt.goto(tid, frm)
+    watch_on(addr, n, 1, tid, frm)
+    try:
+        if stop is not None:
+            run_counting(stop, NO_CLONES)
+        else:
+            to_count(tid, to, NO_CLONES)
+        last, tail, seen = watch_state(addr, n)
+    finally:
+        watch_off()
+    if stop is not None and tail:
+        return tid, seen[1] + 1, stop
+    if last is None or last[0] != tid:
+        raise tt.TimeError("libreplay: replay last-write: the change seen between counts %d "
+                           "and %d of green thread %d is not there again" % (frm, to, tid))
+    return tid, last[2], None
+
+
+def writing_instruction(addr, n, tid, count, stop):
+    """Step thread tid from its count count-1 (its counting point) to count (or to
+    stop): the last instruction after which the bytes differ. A Write."""
+    tt.goto(tid, count - 1)
+    val = read_bytes(addr, n)
+    found = None
+    steps = 0
+    for _ in range(1000000):
+        if stop is not None and tt.position().same_place(stop):
+            break
+        pc = gdb.newest_frame().pc()
+        gdb.execute("stepi", to_string=True)
+        if not lr.live():
+            raise tt.TimeError("The program ended on the way.")
+        steps += 1
+        now = read_bytes(addr, n)
+        if now != val:
+            found = Write(tid, count - 1, steps - 1, pc, val, now)
+            val = now
+        if tt.running_tid() == tid and (lr.count_of(lr.find_green(tid), lr.current_ext()) or 0) >= count:
+            break
+    if found is None:
+        raise tt.TimeError("libreplay: replay last-write: no instruction of green thread %d "
+                           "at count %d changed the bytes" % (tid, count - 1))
+    return found
+
+
+def last_write(expr):
+    """Go to just before the last write that changed expr before now; a Write, or
+    None if none did since the replay's first checkpoint (the replay stays where it
+    was)."""
+    tt.need_replay("replay last-write")
+    tt.check_refusal()
+    lr.restore()
+    addr, n = watched(expr)
+    here = tt.position()
+    with tt.Quiet():
+        found = last_change(addr, n, here)
+        if found is None:
+            tt.goto(here.tid, here.count, pc=here.pc)
+            return None
+        w = writing_instruction(addr, n, *found)
+        tt.goto(w.tid, w.count)
+        for _ in range(w.steps):
+            gdb.execute("stepi", to_string=True)
+    tt.resync_watchpoints()
+    tt.Store.history.resume_at(tt.position())
+    return w
+
+
+def hardware_watch_dead():
+    """Do gdb's hardware watchpoints fail here? Where the runtime's own breakpoint
+    had to do without the debug registers (they do not fire, perf refuses them,
+    or --breakpoints=software), gdb's cannot be relied on either."""
+    try:
+        return int(lr.glob("rp_bp_mode")) == 2  # RP_BP_SOFTWARE
+    except (gdb.error, lr.ReplayError):
+        return False
+
+
+def reverse_to_write(watches):
+    """reverse-continue with watchpoints and no debug registers: the latest of their
+    last writes (the bytes each watches), shown as a watchpoint's reverse stop."""
+    for b in watches:
+        if b.type not in (gdb.BP_WATCHPOINT, gdb.BP_HARDWARE_WATCHPOINT) or b.condition:
+            raise tt.TimeError("libreplay: without debug registers, reverse-continue follows "
+                               "write watchpoints without conditions only (watchpoint %d)"
+                               % b.number)
+    here = tt.position()
+    best = None
+    for k, b in enumerate(watches):
+        if k:
+            with tt.Quiet():
+                tt.goto(here.tid, here.count, pc=here.pc)
+        w = last_write(b.expression)
+        if w is not None:
+            t = tt.position().time
+            if best is None or t > best[0]:
+                best = (t, b, w, tt.position())
+    if best is None:
+        beginning()
+        return
+    t, b, w, pos = best
+    if not tt.position().same_place(pos):
+        with tt.Quiet():
+            tt.goto(pos.tid, pos.count, pc=pos.pc)
+    gdb.write("\nWatchpoint %d: %s\n\nOld value = %s\nNew value = %s\n" % (
+        b.number, b.expression, value_of(b.expression, w.new), value_of(b.expression, w.old)))
+    tt.Store.history.shown = [b.number]
+    tt.Store.history.resume_at(tt.position())
+    tt.show_frame()
+
+
+def value_of(expr, raw):
+    """expr's value had its bytes been raw."""
+    try:
+        v = gdb.parse_and_eval(expr)
+        return str(gdb.Value(raw, v.type))
+    except (gdb.error, TypeError):
+        return "0x" + raw.hex()
+
+
+class ReplayLastWrite(gdb.Command):
+    """replay last-write EXPR: go back to the last write that changed EXPR (its bytes,
+at most 64), stopped before the writing instruction in the writing green thread;
+says which thread, count and pc, and the value before and after. No debug register
+is used (docs/gdb.md)."""
+
+    def __init__(self):
+        super().__init__("replay last-write", gdb.COMMAND_RUNNING, gdb.COMPLETE_EXPRESSION)
+
+    def invoke(self, arg, from_tty):
+        if not arg.strip():
+            raise tt.TimeError("Usage: replay last-write EXPR")
+        restores = tt.Store.restores
+        Stats.segments = 0
+        try:
+            w = last_write(arg.strip())
+        finally:
+            tt.warn_went_back(restores)
+        if w is None:
+            gdb.write("replay last-write: %s did not change since the replay's first "
+                      "checkpoint\n" % arg.strip())
+            return
+        gdb.write("replay last-write: green thread %d at count %d, pc 0x%x, changed %s from "
+                  "%s to %s\n" % (w.tid, w.count, w.pc, arg.strip(),
+                                  value_of(arg.strip(), w.old), value_of(arg.strip(), w.new)))
+        tt.show_frame()

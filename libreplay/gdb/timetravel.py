@@ -851,6 +851,7 @@ def register(ext):
     reverse_command("reverse-finish", rf)
     reverse_command("reverse-next", rn)
     reverse_command("reverse-step", rs)
+    ReplayLastWrite()
     AfterCheckpoint()
     for cmd in ("checkpoint", "restart"):
         gdb.execute("define hookpost-%s\nlibreplay-after %s\nend" % (cmd, cmd), to_string=True)

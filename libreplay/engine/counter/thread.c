@@ -132,7 +132,8 @@ static void on_switch(struct sched_thread *prev_st, struct sched_thread *next_st
 		next->home = *rp_thread_counter(next);
 	}
 	if (prev_st != next_st) /* on_resume: not a switch */
-		rp_up.debug_switched(next, preempted);
+		rp_up.debug_switched(prev, prev->offset - *rp_thread_counter(prev), next,
+				     preempted);
 	if (rp_trace_on && prev_st != next_st)
 		rp_trace_switch(prev_st, next_st, prev->offset - *rp_thread_counter(prev),
 				next->offset - *rp_thread_counter(next), preempted);

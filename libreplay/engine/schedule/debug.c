@@ -30,7 +30,13 @@
  * system call, no atfork handlers (which would end the replay in the child). A
  * restored copy opens its own hardware breakpoint (rp_debug_restored, replay.c's
  * rp_bp_reopen): the perf event it inherited belongs to the process
- * it was forked from. */
+ * it was forked from.
+ *
+ * Who changed some bytes last (`replay last-write`, and watchpoints going back where
+ * the debug registers do not work): while watch_len is set, the runtime compares
+ * them with their last value at every counting point that reaches it (at least
+ * every watch_every counts of a thread) and at every switch, and notes the thread
+ * and the two counts between which the last change came (watch_check). */
 #include "engine/core.h"
 
 #include <errno.h>
@@ -68,6 +74,8 @@ uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left)
 	}
 	if (rp_debug.tick_every)
 		left = min_left(left, rp_debug.tick_every - now % rp_debug.tick_every);
+	if (rp_debug.watch_len && rp_debug.watch_every)
+		left = min_left(left, rp_debug.watch_every - now % rp_debug.watch_every);
 	if (rp_debug.stop_time) {
 		/* Nothing else runs until this thread's counter is loaded again. */
 		uint64_t time = rp_thread_counts_but(tid) + now;
@@ -107,8 +115,39 @@ static void tick(void)
 	}
 }
 
+/* Who changed the watched bytes last: only the running thread (tid, at count now)
+ * can have, since the last comparison, and the counting points of one thread are
+ * where its count grows: so a change seen here was made by tid between the count
+ * of the last comparison (or of its start, after a switch) and now. The extension
+ * reads the last change and then looks closer (libreplay/gdb/reverse.py). The
+ * bytes must stay mapped meanwhile: the extension checks that they are from the
+ * checkpoint the pass starts at. */
+static void watch_check(int tid, uint64_t now)
+{
+	int len = rp_debug.watch_len;
+	if (!len || len > RP_DEBUG_WATCH)
+		return;
+	const volatile unsigned char *p = (const volatile unsigned char *)rp_debug.watch_addr;
+	bool changed = false;
+	for (int i = 0; i < len; i++) {
+		if (p[i] != rp_debug.watch_val[i]) {
+			rp_debug.watch_val[i] = p[i];
+			changed = true;
+		}
+	}
+	if (changed) {
+		rp_debug.watch_changes++;
+		rp_debug.watch_tid = tid;
+		rp_debug.watch_from = rp_debug.seen_tid == tid ? rp_debug.seen_count : 0;
+		rp_debug.watch_to = now;
+	}
+	rp_debug.seen_tid = tid;
+	rp_debug.seen_count = now;
+}
+
 void rp_debug_check(int tid, uint64_t now)
 {
+	watch_check(tid, now);
 	if (rp_debug.tick_every && now % rp_debug.tick_every == 0)
 		tick();
 	int n = rp_debug.nstops < RP_DEBUG_STOPS ? rp_debug.nstops : RP_DEBUG_STOPS;
@@ -164,8 +203,12 @@ void rp_debug_preempt_end(int tid)
 	rp_debug_resumed();
 }
 
-void rp_debug_switched(struct rp_thread *next, bool preempted)
+void rp_debug_switched(struct rp_thread *prev, uint64_t prev_count, struct rp_thread *next,
+		       bool preempted)
 {
+	watch_check(prev->tid, prev_count);
+	rp_debug.seen_tid = next->tid;
+	rp_debug.seen_count = next->offset - *rp_thread_counter(next);
 	rp_debug.switches++;
 	rp_debug.preemptions += preempted;
 	next->ran_at = rp_debug.switches;
