@@ -109,6 +109,28 @@ check "quantum mode" grep -qx 'args: --record hunt-logs/run-0.bin --quantum 50us
 FAKE_RC=5 hunt --runs 1 -- ./fake
 has "a program's exit status through a wrapper" '^first failing run: 0 \(seed 1\): exit status 5$'
 
+# ---- --stdin: each run reads the file; its log holds what it read ------------------
+"$SICC" -O2 -g -o stdin_race.sic "$P/stdin_race.c" -lpthread >build.out 2>&1 ||
+	fail "stdin_race: sicc build: $(head -c 300 build.out)"
+echo 100000 >in.txt
+hunt --runs 4 --keep kin -- ./stdin_race.sic
+has "without --stdin a run reads /dev/null: no count, nothing to race on" '^failures: 0$'
+hunt --runs 8 --stop --stdin in.txt --keep kin -- ./stdin_race.sic
+has "--stdin: the runs read the count from the file, and the race shows" \
+	'^first failing run: [0-9]+ \(seed [0-9]+\): exit status 1$'
+first=$(sed -n 's/^first failing run: \([0-9]*\).*/\1/p' h.out)
+check "--stdin: the failing run read the file" grep -qx 'read 100000' "kin/run-$first.out"
+replay=$(field replay)
+check "--stdin: the replay command gives the file too ('$replay')" \
+	test "$replay" = "./stdin_race.sic --replay kin/run-$first.bin < in.txt"
+eval "$replay" >rep.out 2>rep.err
+check "--stdin: the printed replay fails the same way, quietly" \
+	test $? -eq 1 -a ! -s rep.err -a "$(cat rep.out)" = "$(cat "kin/run-$first.out")"
+rm in.txt
+./stdin_race.sic --replay "kin/run-$first.bin" </dev/null >rep.out 2>rep.err
+check "--stdin: the log holds the input (the file gone, stdin /dev/null: the same run)" \
+	test $? -eq 1 -a "$(cat rep.out)" = "$(cat "kin/run-$first.out")"
+
 # ---- --jobs -------------------------------------------------------------------------
 # (a rendezvous waits up to 20 s: the runs' own limit is above it)
 mkdir -p rv4 rv1 rv2 rvt
@@ -160,6 +182,8 @@ one_line_error "bad flag: a regular expression" "--fail-if '\(': " --fail-if '('
 one_line_error "bad flag: a value missing" "--keep needs a value" --keep
 one_line_error "bad flag: --pass --record" "chooses where" --pass --record=x ./oracle.sic
 one_line_error "no program" "no program to run" --runs 3
+one_line_error "--stdin: a file that is not there" "--stdin nothere: No such file" --stdin nothere ./oracle.sic
+one_line_error "--stdin: not a regular file" "--stdin \.: not a regular file" --stdin . ./oracle.sic
 one_line_error "a program that is not there" "nothere: No such file" --mode native ./nothere
 one_line_error "a program not built with sicc" "not built with sicc" ./oracle.gcc exit 0
 one_line_error "a script that is not ours" "not built with sicc" /bin/true

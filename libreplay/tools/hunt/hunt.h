@@ -39,6 +39,7 @@ struct hunt_opts {
 	regex_t *fail_if;      /* a failure when a line of output matches */
 	regex_t *expect;       /* a failure when no line of output matches */
 	const char *fail_if_src, *expect_src;
+	const char *stdin_path; /* each run's stdin (--stdin), else /dev/null */
 	char **cmd;            /* the program and its arguments */
 	int ncmd;
 	/* what the program's runtime accepts (probe.c) */

@@ -3,7 +3,7 @@
  *
  *   replay-hunt [--runs N] [--time LIMIT] [--jobs J] [--seed S] [--timeout T]
  *               [--fail-if REGEX] [--expect REGEX] [--keep DIR] [--mode MODE]
- *               [--pass FLAG]... [--stop] [--] PROGRAM [ARGS...]
+ *               [--pass FLAG]... [--stdin FILE] [--stop] [--] PROGRAM [ARGS...]
  *
  * Run I records into DIR/run-I.bin with --hunt=S+I (or the mode's flags). A failure
  * is a non-zero exit, a signal, a deadlock (87), a hang (88, or killed past the
@@ -11,6 +11,7 @@
  * output; passing runs' are removed. Exit 1 when a run failed, 0 when none did,
  * 2 on bad usage, 130 when interrupted before any failure. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,8 @@ static void usage(void)
 	       "                   quantum=T (--quantum T), default (the default slices),\n"
 	       "                   native (a program not built with sicc: no flags, no log)\n"
 	       "  --pass FLAG      one more flag for the program's runtime (repeatable)\n"
+	       "  --stdin FILE     each run reads FILE on stdin (default /dev/null); the\n"
+	       "                   log holds what it read, so its replay does not need FILE\n"
 	       "  --stop           stop starting runs once one has failed\n"
 	       "A failure: a non-zero exit, a signal, a deadlock (exit 87), a hang (exit 88,\n"
 	       "or killed), or the output test. Exit 1 if a run failed, 0 if none did.\n");
@@ -110,6 +113,22 @@ static unsigned cpus(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
+/* --stdin's file: each run opens it anew and reads it from the start, so it must be
+ * a regular file we can read (a pipe would give each run another part of it). */
+static void stdin_file(const char *path)
+{
+	struct stat sb;
+	if (!*path)
+		hunt_die(2, "--stdin needs a file");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		hunt_die(2, "--stdin %s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+		hunt_die(2, "--stdin %s: not a regular file (each run reads it from the start:"
+			    " save it to a file first)", path);
+	close(fd);
+}
+
 /* argv[*i] is a flag taking a value: the value (from "--flag=v" or the next word). */
 static const char *value(int argc, char **argv, int *i, const char *flag)
 {
@@ -169,6 +188,9 @@ static void parse(struct hunt_opts *o, int argc, char **argv)
 			mode(o, value(argc, argv, &i, "--mode"));
 		} else if (is(a, "--pass")) {
 			o->pass[o->npass++] = value(argc, argv, &i, "--pass");
+		} else if (is(a, "--stdin")) {
+			o->stdin_path = value(argc, argv, &i, "--stdin");
+			stdin_file(o->stdin_path);
 		} else if (!strcmp(a, "--stop")) {
 			o->stop = true;
 		} else {

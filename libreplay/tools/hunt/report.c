@@ -73,6 +73,12 @@ static void commands(const struct hunt_opts *o, uint64_t run)
 		hunt_print_quoted(stdout, o->cmd[0]);
 		fputs(" --replay ", stdout);
 		hunt_print_quoted(stdout, bin);
+		if (o->stdin_path) {
+			/* the log holds what the run read; the file keeps the replay's stdin
+			 * of the recording's kind, so the runtime warns of no difference */
+			fputs(" < ", stdout);
+			hunt_print_quoted(stdout, o->stdin_path);
+		}
 		fputs("\ndebug: ", stdout);
 		print_replay_gdb();
 		putchar(' ');
