@@ -131,6 +131,62 @@ rm in.txt
 check "--stdin: the log holds the input (the file gone, stdin /dev/null: the same run)" \
 	test $? -eq 1 -a "$(cat rep.out)" = "$(cat "kin/run-$first.out")"
 
+# ---- a campaign in shards: --shard K/N, --seeds A-B, --json, --merge ----------------
+# A seed names its schedule, so a run's outcome is the same in any shard: the merge of
+# the shards' --json files prints what one replay-hunt running every run printed
+# (but for the time). Each campaign in its own directory, all with --keep k.
+echo 100000 >in.txt
+mkdir -p one two seeds par
+(cd one && hunt --runs 16 --jobs 2 --stdin ../in.txt --keep k -- ../stdin_race.sic && cp h.out ../one.out)
+sed 's/^runs: \([0-9]*\) ([0-9.]* s, /runs: \1 (T s, /' one.out >one.sum
+check "the unsharded campaign finds failures (16 runs)" grep -Eq '^failures: [1-9]' one.sum
+(cd two && hunt --runs 16 --jobs 1 --shard 0/2 --json s0.json --stdin ../in.txt --keep k -- ../stdin_race.sic && cp h.out ../shard0.out)
+has_in() { if grep -Eq -e "$3" "$2"; then pass "$1"; else fail "$1: no /$3/ in: $(head -c 400 "$2")"; fi; }
+has_in "--shard 0/2: its 8 runs, seeds 1 to 15, and it says which shard" shard0.out '^runs: 8 \([0-9.]* s, 1 job, mode hunt, seeds 1 to 15, shard 0/2\)$'
+(cd two && hunt --runs 16 --jobs 1 --shard 1/2 --json s1.json --stdin ../in.txt --keep k -- ../stdin_race.sic)
+check "a shard removes only its own runs' old files from a shared --keep (shard 0's kept)" \
+	bash -c "ls two/k | grep -q 'run-[0-9]*[02468]\.bin'"
+(cd two && "$HUNT" --merge s0.json s1.json >merge.out 2>merge.err; echo $? >merge.rc)
+sed 's/^runs: \([0-9]*\) ([0-9.]* s, /runs: \1 (T s, /' two/merge.out >two.sum
+check "--merge of 2 shards prints the unsharded summary (time aside), exit 1" \
+	bash -c "cmp -s one.sum two.sum && test \$(cat two/merge.rc) -eq 1 && test ! -s two/merge.err"
+[ -f two.sum ] && ! cmp -s one.sum two.sum && diff one.sum two.sum | head -20
+python3 - two/s0.json two/s1.json >json.out 2>&1 <<'PY'
+import json, sys, os
+runs = {}
+for f in sys.argv[1:]:
+    lines = [json.loads(l) for l in open(f)]
+    assert lines[0]["replay_hunt"] == "campaign" and lines[-1]["replay_hunt"] == "end", f
+    assert lines[0]["program"] == "../stdin_race.sic" and lines[0]["stdin"] == "../in.txt"
+    for r in lines[1:-1]:
+        assert r["seed"] == r["run"] + 1 and r["strategy"] == "hunt" and r["signal"] is None
+        assert (r["outcome"], r["exit_status"]) in (("ok", 0), ("exit", 1)), r
+        assert (r["log"] is None) == (r["outcome"] == "ok"), r
+        assert r["log"] is None or os.path.exists(os.path.join("two", r["log"])), r
+        assert r["time_s"] > 0
+        runs[r["run"]] = r
+    assert lines[-1]["runs"] == len(lines) - 2
+print(sorted(runs) == list(range(16)))
+PY
+check "--json: a line per run (seed, outcome, exit status, signal, log, time), every run once" \
+	test "$(cat json.out)" = True
+(cd two && eval "$(sed -n 's/^replay: //p' merge.out)" >/dev/null 2>&1; echo $? >rep.rc)
+check "the merged summary's replay command replays the first failure (exit 1)" test "$(cat two/rep.rc)" -eq 1
+(cd seeds && hunt --seeds 1-5 --jobs 1 --json a.json --stdin ../in.txt --keep k -- ../stdin_race.sic &&
+	hunt --seed 1 --seeds 6-16 --jobs 1 --json b.json --stdin ../in.txt --keep k -- ../stdin_race.sic &&
+	"$HUNT" --merge a.json b.json >merge.out 2>&1)
+sed 's/^runs: \([0-9]*\) ([0-9.]* s, /runs: \1 (T s, /; s/, 2 jobs, /, 2 jobs, /' seeds/merge.out >seeds.sum
+check "--seeds 1-5 and 6-16, merged: the unsharded summary too" cmp -s one.sum seeds.sum
+# Two shards at once, as two machines would run them: xargs -P 2, one --keep.
+(cd par && printf '0\n1\n' | xargs -P 2 -I K "$HUNT" --runs 16 --jobs 1 --shard K/2 --json sK.json \
+	--stdin ../in.txt --keep k -- ../stdin_race.sic >/dev/null 2>&1
+	"$HUNT" --merge s0.json s1.json >merge.out 2>&1)
+sed 's/^runs: \([0-9]*\) ([0-9.]* s, /runs: \1 (T s, /' par/merge.out >par.sum
+check "two shards at once (xargs -P 2, one --keep), merged: the unsharded summary" cmp -s one.sum par.sum
+(cd two && "$HUNT" --merge s0.json >merge1.out 2>merge1.err)
+check "--merge with a shard missing says so on stderr" grep -q 'shard 1/2 is missing' two/merge1.err
+check "... and counts the runs it has" grep -q '^runs: 8 ' two/merge1.out
+
 # ---- --jobs -------------------------------------------------------------------------
 # (a rendezvous waits up to 20 s: the runs' own limit is above it)
 mkdir -p rv4 rv1 rv2 rvt
@@ -182,6 +238,17 @@ one_line_error "bad flag: a regular expression" "--fail-if '\(': " --fail-if '('
 one_line_error "bad flag: a value missing" "--keep needs a value" --keep
 one_line_error "bad flag: --pass --record" "chooses where" --pass --record=x ./oracle.sic
 one_line_error "no program" "no program to run" --runs 3
+one_line_error "--shard 2/2" "--shard '2/2': want K/N" --shard 2/2 ./oracle.sic
+one_line_error "--shard 1" "--shard '1': want K/N" --shard 1 ./oracle.sic
+one_line_error "--seeds 5-3" "--seeds '5-3': want A-B" --seeds 5-3 ./oracle.sic
+one_line_error "--seeds and --runs" "give one of them" --seeds 1-5 --runs 5 ./oracle.sic
+one_line_error "--seeds below --seed" "below --seed 3" --seed 3 --seeds 1-5 ./oracle.sic
+echo 'not json' >in.txt.none
+sed '1s/"mode":"hunt"/"mode":"chaos"/; 1s/"shard":"0\/2"/"shard":"1\/2"/' two/s0.json >other.json
+one_line_error "--merge without files" "--merge needs" --merge
+one_line_error "--merge of a file that is not ours" "in.txt.none:1: not a replay-hunt --json line" --merge in.txt.none
+one_line_error "--merge of one shard twice" "given twice" --merge two/s0.json two/s0.json
+one_line_error "--merge of other campaigns' files" "not one campaign" --merge two/s0.json other.json
 one_line_error "--stdin: a file that is not there" "--stdin nothere: No such file" --stdin nothere ./oracle.sic
 one_line_error "--stdin: not a regular file" "--stdin \.: not a regular file" --stdin . ./oracle.sic
 one_line_error "a program that is not there" "nothere: No such file" --mode native ./nothere

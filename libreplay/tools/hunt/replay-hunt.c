@@ -3,7 +3,9 @@
  *
  *   replay-hunt [--runs N] [--time LIMIT] [--jobs J] [--seed S] [--timeout T]
  *               [--fail-if REGEX] [--expect REGEX] [--keep DIR] [--mode MODE]
- *               [--pass FLAG]... [--stdin FILE] [--stop] [--] PROGRAM [ARGS...]
+ *               [--pass FLAG]... [--stdin FILE] [--stop]
+ *               [--shard K/N] [--seeds A-B] [--json FILE] [--] PROGRAM [ARGS...]
+ *   replay-hunt --merge FILE...
  *
  * Run I records into DIR/run-I.bin with --hunt=S+I (or the mode's flags). A failure
  * is a non-zero exit, a signal, a deadlock (87), a hang (88, or killed past the
@@ -45,6 +47,12 @@ static void usage(void)
 	       "  --stdin FILE     each run reads FILE on stdin (default /dev/null); the\n"
 	       "                   log holds what it read, so its replay does not need FILE\n"
 	       "  --stop           stop starting runs once one has failed\n"
+	       "  --shard K/N      only runs K, K+N, K+2N ... (0 <= K < N): one of N machines\n"
+	       "  --seeds A-B      only the runs of seeds A to B (instead of --runs)\n"
+	       "  --json FILE      a line per run (seed, outcome, exit status, signal, log,\n"
+	       "                   time) as JSON, for --merge\n"
+	       "replay-hunt --merge FILE... prints the summary of the campaign whose shards\n"
+	       "wrote these --json files, as one replay-hunt would have.\n"
 	       "A failure: a non-zero exit, a signal, a deadlock (exit 87), a hang (exit 88,\n"
 	       "or killed), or the output test. Exit 1 if a run failed, 0 if none did.\n");
 	exit(0);
@@ -80,7 +88,7 @@ static regex_t *regex(const char *flag, const char *v)
 	return re;
 }
 
-static void mode(struct hunt_opts *o, const char *v)
+void hunt_parse_mode(struct hunt_opts *o, const char *v)
 {
 	static const struct {
 		const char *name;
@@ -146,10 +154,41 @@ static bool is(const char *arg, const char *flag)
 	return !strncmp(arg, flag, n) && (arg[n] == 0 || arg[n] == '=');
 }
 
+/* --shard K/N */
+static void shard(struct hunt_opts *o, const char *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long k = strtoull(v, &end, 10), n = 0;
+	if (*v >= '0' && *v <= '9' && *end == '/' && end[1] >= '0' && end[1] <= '9')
+		n = strtoull(end + 1, &end, 10);
+	if (errno || *end || n < 1 || k >= n || n > 1000000)
+		hunt_die(2, "--shard '%s': want K/N, 0 <= K < N (shard K of N)", v);
+	o->shard_k = k;
+	o->shard_n = n;
+	o->shard_src = v;
+}
+
+/* --seeds A-B: A and B, or dies. */
+static void seeds(const char *v, uint64_t *a, uint64_t *b)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10), y = 0;
+	bool ok = *v >= '0' && *v <= '9' && *end == '-' && end[1] >= '0' && end[1] <= '9';
+	if (ok)
+		y = strtoull(end + 1, &end, 10);
+	if (!ok || errno || *end || y < x)
+		hunt_die(2, "--seeds '%s': want A-B, A <= B (seeds A to B)", v);
+	*a = x;
+	*b = y;
+}
+
 static void parse(struct hunt_opts *o, int argc, char **argv)
 {
 	int i = 1;
 	bool runs_given = false;
+	uint64_t seed_a = 0, seed_b = 0;
 	o->pass = hunt_xmalloc((size_t)argc * sizeof *o->pass);
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
@@ -185,7 +224,7 @@ static void parse(struct hunt_opts *o, int argc, char **argv)
 			if (!*o->keep)
 				hunt_die(2, "--keep needs a directory");
 		} else if (is(a, "--mode")) {
-			mode(o, value(argc, argv, &i, "--mode"));
+			hunt_parse_mode(o, value(argc, argv, &i, "--mode"));
 		} else if (is(a, "--pass")) {
 			o->pass[o->npass++] = value(argc, argv, &i, "--pass");
 		} else if (is(a, "--stdin")) {
@@ -193,6 +232,17 @@ static void parse(struct hunt_opts *o, int argc, char **argv)
 			stdin_file(o->stdin_path);
 		} else if (!strcmp(a, "--stop")) {
 			o->stop = true;
+		} else if (is(a, "--shard")) {
+			shard(o, value(argc, argv, &i, "--shard"));
+		} else if (is(a, "--seeds")) {
+			o->seeds_src = value(argc, argv, &i, "--seeds");
+			seeds(o->seeds_src, &seed_a, &seed_b);
+		} else if (is(a, "--json")) {
+			o->json = value(argc, argv, &i, "--json");
+			if (!*o->json)
+				hunt_die(2, "--json needs a file");
+		} else if (!strcmp(a, "--merge")) {
+			hunt_die(2, "--merge comes alone: replay-hunt --merge FILE...");
 		} else {
 			hunt_die(2, "unknown flag '%s' (replay-hunt --help)", a);
 		}
@@ -201,8 +251,20 @@ static void parse(struct hunt_opts *o, int argc, char **argv)
 		hunt_die(2, "no program to run (replay-hunt [flags] -- PROGRAM [ARGS...])");
 	o->cmd = argv + i;
 	o->ncmd = argc - i;
-	if (!runs_given && !o->time_ns)
+	if (o->seeds_src) {
+		if (runs_given)
+			hunt_die(2, "--seeds '%s' and --runs: give one of them", o->seeds_src);
+		if (seed_a < o->seed)
+			hunt_die(2, "--seeds '%s': below --seed %llu (run I has seed %llu+I)",
+				 o->seeds_src, (unsigned long long)o->seed, (unsigned long long)o->seed);
+		if (o->mode != HUNT_MODE_HUNT && o->mode != HUNT_MODE_CHAOS)
+			hunt_die(2, "--seeds '%s': --mode %s has no seeds (--runs N and --shard K/N"
+				    " split its runs)", o->seeds_src, o->mode_name);
+		o->first = seed_a - o->seed;
+		o->runs = seed_b - o->seed + 1;
+	} else if (!runs_given && !o->time_ns) {
 		o->runs = 100;
+	}
 	if (o->mode == HUNT_MODE_NATIVE && o->npass)
 		hunt_die(2, "--pass '%s': a native program takes no runtime flags", o->pass[0]);
 	for (int k = 0; k < o->npass; k++)
@@ -237,7 +299,10 @@ static void make_keep(const char *dir)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--merge"))
+		return hunt_merge(argc - 2, argv + 2);
 	struct hunt_opts o = {
+		.shard_n = 1,
 		.seed = 1,
 		.timeout_ns = 10000000000ull,
 		.keep = "hunt-logs",
@@ -251,8 +316,10 @@ int main(int argc, char **argv)
 	make_keep(o.keep);
 	hunt_clear_keep(&o);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	hunt_json_open(&o);
 	struct hunt_tally t = {0};
 	hunt_loop(&o, &t);
+	hunt_json_end(&o, &t);
 	hunt_report(&o, &t);
 	if (t.failures)
 		return 1;

@@ -132,15 +132,23 @@ void hunt_discard(const struct hunt_opts *o, uint64_t run)
 	}
 }
 
-/* A name run-DIGITS.(bin|out|err): what an earlier hunt left in DIR. */
-static bool ours(const char *name)
+/* A name run-DIGITS.(bin|out|err): what an earlier hunt left in DIR. A shard (--shard,
+ * --seeds) takes only its own runs' names: the shards of one campaign may share DIR,
+ * and one that starts later must not remove what another found. */
+static bool ours(const struct hunt_opts *o, const char *name)
 {
 	if (strncmp(name, "run-", 4))
 		return false;
 	const char *p = name + 4, *q = p;
 	while (*q >= '0' && *q <= '9')
 		q++;
-	return q > p && (!strcmp(q, ".bin") || !strcmp(q, ".out") || !strcmp(q, ".err"));
+	if (q == p || (strcmp(q, ".bin") && strcmp(q, ".out") && strcmp(q, ".err")))
+		return false;
+	if (o->shard_n == 1 && !o->seeds_src)
+		return true;
+	uint64_t run = strtoull(p, NULL, 10);
+	return run >= o->first && (!o->runs || run < o->runs) &&
+	       (run - o->first) % o->shard_n == o->shard_k;
 }
 
 /* The runs of an earlier hunt in DIR would be taken for this one's: they go. */
@@ -151,7 +159,7 @@ void hunt_clear_keep(const struct hunt_opts *o)
 		hunt_die(2, "%s: cannot read the directory", o->keep);
 	struct dirent *e;
 	while ((e = readdir(d)))
-		if (ours(e->d_name))
+		if (ours(o, e->d_name))
 			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
