@@ -11,6 +11,8 @@
 #define RP_HUNT_SITE_LEVELS 5 /* a call site preempts with probability 2^-2 .. 2^-5 */
 #define RP_HUNT_SITE_VISITS_LOG2 10 /* ... and at one visit up to the 2^10th */
 #define RP_HUNT_QUIET_MAX_LOG2 16 /* a quiet stretch is at most 2^16 counts */
+#define RP_HUNT_TURN_MIN_LOG2 12   /* while a demoted thread waits, the others' turns are */
+#define RP_HUNT_TURN_RATIO_LOG2 2  /* at least 2^12 counts, at most 2^2 times its own */
 #define RP_HUNT_SITES 1024    /* call sites told apart (hashed) */
 #define RP_HUNT_PLACES 1024   /* places of preemptions told apart (hashed) */
 #define RP_HUNT_PLACE_VISITS_LOG2 10 /* a place's first 2^10 placed with care ... */
