@@ -26,6 +26,7 @@ static struct {
 	uint64_t steps;    /* steps so far */
 	unsigned sync_shift;   /* a call site's first step demotes with probability 2^-shift */
 	unsigned window_shift; /* a slice's end with a window ahead demotes: 2^-shift */
+	unsigned start_shift;  /* a new thread's first turn ends at an access: 2^-shift */
 	unsigned slice_log2;   /* slices are log-uniform up to 2^slice_log2 counts */
 	uint64_t fair;         /* counts a thread runs before a demotion lets the others */
 	unsigned slice_lo, slice_hi; /* chaos: log2 bounds of a slice */
@@ -110,6 +111,7 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 		}
 		h.change[j] = c;
 	}
+	h.start_shift = (unsigned)below(3); /* a new thread's first turn: 1 .. 1/4 */
 }
 
 bool rp_hunt_on(void)
@@ -304,6 +306,21 @@ bool rp_hunt_place_worth(uintptr_t pc)
 	if (!(v >> RP_HUNT_PLACE_VISITS_LOG2))
 		return true;
 	return one_in_pow2((unsigned)(31 - __builtin_clz(v)) - RP_HUNT_PLACE_DOUBLING_LOG2);
+}
+
+bool rp_hunt_thread_start(void)
+{
+	return h.on && h.pct && one_in_pow2(h.start_shift);
+}
+
+int rp_hunt_start_demote(int tid)
+{
+	struct rp_hunt_decision d = {0};
+	if (!h.strict)
+		return 0; /* round robin: the next thread's turn */
+	h.steps++;
+	demote(&d, tid, --h.demoted, true, 0);
+	return d.new_priority;
 }
 
 unsigned rp_hunt_choose(unsigned n)

@@ -67,6 +67,12 @@ bool rp_hunt_take_window(void);
  * breakpoint at a memory access or where a loop ends, or by a seek from where a slice
  * ended): worth it still, or (false) taken at a counting point as it comes? */
 bool rp_hunt_place_worth(uintptr_t pc);
+/* A thread is created (--hunt): does its first turn end at one of the shared memory
+ * accesses its start function begins with (a switch between two plain stores, `a = 1;
+ * b = -1;`, where there is no counting point and no window)? */
+bool rp_hunt_thread_start(void);
+/* ... it reached the access, others are runnable: its demotion's priority. */
+int rp_hunt_start_demote(int tid);
 /* One of n candidates (memory accesses), uniformly. */
 unsigned rp_hunt_choose(unsigned n);
 
