@@ -59,6 +59,9 @@ struct rp_thread {
 	bool pending;             /* ... for a decision taken already (a window missed) */
 	uintptr_t seek_pc;        /* ... the pc the slice ended at */
 	unsigned seek_left;       /* ... counting points it may still look at */
+	uintptr_t start_memop;    /* a shared access of its start function where its first
+				   * turn is to end (count.c, rp_hunt_thread_start) */
+	bool start_trap;          /* ... its breakpoint is armed */
 	/* Its clock reads' number, the next one's (inputs/in_clock.c: a logged value's key). */
 	uint64_t clock_reads;
 	/* Its counter was made to run out at its next counting point for a signal from
@@ -66,6 +69,7 @@ struct rp_thread {
 	 * took the signal meanwhile. */
 	bool async_soon;
 	void *(*fn)(void *);      /* what it runs (threads of rp_thread_create) */
+	void *(*prog_fn)(void *); /* ... the program's function it calls (pthread_create's) */
 	void *arg;
 };
 /* The running thread (the main thread before sched runs). */
@@ -76,7 +80,8 @@ uint64_t *rp_thread_counter(struct rp_thread *t);
 
 /* thread.c */
 int rp_thread_create(struct sched_thread **out, const struct sched_thread_attr *attr,
-		     void *(*fn)(void *), void *arg);
+		     void *(*fn)(void *), void *arg,
+		     void *(*prog_fn)(void *));
 void rp_threads_init(struct sched_hooks *h);
 /* Final counts of every thread so far (exited ones and, for live ones, now; uc: the
  * signal that stopped the running thread, or NULL in our own code). */

@@ -43,7 +43,7 @@ static int create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(
 	int err = pt_table_reserve_next();
 	struct sched_thread *st;
 	if (!err)
-		err = rp_thread_create(&st, &sa, pt_start, pt);
+		err = rp_thread_create(&st, &sa, pt_start, pt, start);
 	if (err) {
 		free(pt);
 		if (err == EPERM && sched_thread_id(sched_current()) == 0)

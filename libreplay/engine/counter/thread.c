@@ -169,13 +169,14 @@ static void on_resume(struct sched_thread *st)
 }
 
 int rp_thread_create(struct sched_thread **out, const struct sched_thread_attr *attr,
-		     void *(*fn)(void *), void *arg)
+		     void *(*fn)(void *), void *arg, void *(*prog_fn)(void *))
 {
 	struct rp_thread *t = rp_calloc(1, sizeof *t);
 	if (!t)
 		return EAGAIN;
 	t->fn = fn;
 	t->arg = arg;
+	t->prog_fn = prog_fn;
 	struct sched_thread *st;
 	int err = sched_create(&st, attr, thread_start, t);
 	if (err) {

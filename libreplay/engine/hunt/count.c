@@ -50,11 +50,14 @@ static void exit_pc_cancel(struct rp_thread *t)
 
 static void soon_pc_cancel(struct rp_thread *t)
 {
+	t->start_trap = false;
 	if (t->soon_pc) {
 		rp_bp_disarm();
 		t->soon_pc = 0;
 	}
 }
+
+static bool soon_at(struct rp_thread *t, uintptr_t pc);
 
 void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
 {
@@ -64,6 +67,14 @@ void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
 	prev->new_prio = 0; /* a decision not taken before it switched goes */
 	next->in_count = next->offset - *rp_thread_counter(next);
 	rp_hunt_resumed(next->tid);
+	if (next->start_memop) {
+		/* its first turn: ends at the access, if it gets there before its slice's
+		 * end or a switch (either takes the breakpoint back) */
+		uintptr_t pc = next->start_memop;
+		next->start_memop = 0;
+		if (!rp_replaying && soon_at(next, pc))
+			next->start_trap = true;
+	}
 }
 
 /* The repeated or atomic memory accesses (sicpp/hunt.c) in the window after from, where
@@ -106,6 +117,7 @@ static bool soon_at(struct rp_thread *t, uintptr_t pc)
 	if (!rp_bp_ready() || !pc)
 		return false;
 	t->exit_pc = 0; /* one breakpoint: it was that one */
+	t->start_trap = false;
 	rp_bp_arm(pc);
 	t->soon_pc = pc;
 	return true;
@@ -132,6 +144,27 @@ static void give_priority(struct sched_thread *st, int prio)
 		rp_log_input(rp_writer, (uint32_t)rp_cur->tid, RP_INPUT_PRIORITY, &r, sizeof r);
 }
 
+/* One of the first shared memory accesses (any kind) of a start function, where its
+ * thread's first turn may end (rp_hunt_thread_start), or 0. */
+static uintptr_t start_access(uintptr_t fn)
+{
+	/* its first return, as sicpp writes it (movq $TOKEN, %r15; ret): the accesses
+	 * after it are another function's */
+	static const unsigned char ret[] = {0x49, 0xc7, 0xc7, 0xde, 0xc0, 0x5a, 0x9e, 0xc3};
+	uintptr_t c[RP_WINDOW_CANDIDATES];
+	if (!rp_bp_ready() || !rp_sic_pc_instrumented(fn))
+		return 0;
+	const unsigned char *end = rp_sic_pc_instrumented(fn + RP_WINDOW_BYTES - 1) ?
+		memmem((const void *)fn, RP_WINDOW_BYTES, ret, sizeof ret) : NULL; /* (mapped) */
+	uintptr_t to = end ? (uintptr_t)end : fn + RP_WINDOW_BYTES;
+	size_t found = rp_sic_memops(fn, to, RP_MEMOP_ANY, c, RP_WINDOW_CANDIDATES);
+	size_t n = 0;
+	for (size_t i = 0; i < found; i++)
+		if (rp_sic_pc_preemptible(c[i]))
+			c[n++] = c[i];
+	return n ? c[rp_hunt_choose((unsigned)n)] : 0;
+}
+
 void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t)
 {
 	if (rp_replaying) {
@@ -150,6 +183,8 @@ void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t)
 	t->slice_end = (t->offset - t->home) + rp_hunt_slice();
 	if (pct)
 		give_priority(st, rp_hunt_priority(sched_priority(sched_current())));
+	if (pct && t->prog_fn && rp_hunt_thread_start())
+		t->start_memop = start_access((uintptr_t)t->prog_fn);
 }
 
 /* Replay: the priority a change point gave, right after its PREEMPT. */
@@ -386,6 +421,12 @@ void rp_count_trap(ucontext_t *uc, int sig)
 		return; /* not its breakpoint any more */
 	t->soon_pc = 0;
 	t->soon = false;
+	if (t->start_trap) { /* its first turn ends here, below every other thread */
+		t->start_trap = false;
+		if (!sched_others_runnable())
+			return;
+		t->new_prio = rp_hunt_start_demote(t->tid);
+	}
 	if (!preempt_worth(t)) {
 		t->new_prio = 0;
 		return;

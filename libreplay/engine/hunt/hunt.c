@@ -26,11 +26,13 @@ static struct {
 	uint64_t steps;    /* steps so far */
 	unsigned sync_shift;   /* a call site's first step demotes with probability 2^-shift */
 	unsigned window_shift; /* a slice's end with a window ahead demotes: 2^-shift */
+	unsigned start_shift;  /* a new thread's first turn ends at an access: 2^-shift */
 	unsigned slice_log2;   /* slices are log-uniform up to 2^slice_log2 counts */
 	uint64_t fair;         /* counts a thread runs before a demotion lets the others */
 	unsigned slice_lo, slice_hi; /* chaos: log2 bounds of a slice */
 	int demoted;           /* the last priority a demotion gave (-1, -2 ...) */
 	int cooldown;          /* the thread demoted last, until it runs again (0: none) */
+	uint64_t cooldown_ran; /* counts it ran in the turn that ended so */
 	uint64_t site_salt;    /* the seed's draw of each call site's visit and probability */
 	uint32_t site_visits[RP_HUNT_SITES]; /* visits of each call site (hashed) */
 	uint32_t place_visits[RP_HUNT_PLACES]; /* preemptions placed at each place (hashed) */
@@ -109,6 +111,7 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 		}
 		h.change[j] = c;
 	}
+	h.start_shift = (unsigned)below(3); /* a new thread's first turn: 1 .. 1/4 */
 }
 
 bool rp_hunt_on(void)
@@ -184,12 +187,31 @@ void rp_hunt_resumed(int tid)
 /* A demotion below every other thread; at a window or a call site (cooldown), the
  * others then run until they block with no demotion breaking in, so the window spans
  * all they do. */
-static void demote(struct rp_hunt_decision *d, int tid, int prio, bool cooldown)
+static void demote(struct rp_hunt_decision *d, int tid, int prio, bool cooldown, uint64_t ran)
 {
 	d->preempt = true;
 	d->new_priority = prio;
-	if (cooldown)
+	if (cooldown) {
 		h.cooldown = tid;
+		h.cooldown_ran = ran;
+	}
+}
+
+/* The counts a thread may run before fairness demotes it. While a thread demoted at a
+ * window or call site waits for its turn, the others' turns are at most 2^2 times the
+ * turn it had (at least 2^12 counts), not the seed's 2^12 .. 2^20: a thread that works
+ * meets windows and is demoted at one after a slice, a spinning thread meets none and
+ * ran to its fairness point, so the worker got one slice a round and the spinners
+ * 2^20 counts each (a work-stealing loop waiting on a counter only the worker lowers,
+ * as SPLASH-2 VOLREND's, ran 150x to 1,000x longer than natively, past 20 s). */
+static uint64_t fair_now(void)
+{
+	if (!h.cooldown)
+		return h.fair;
+	uint64_t f = h.cooldown_ran << RP_HUNT_TURN_RATIO_LOG2;
+	if (f < (UINT64_C(1) << RP_HUNT_TURN_MIN_LOG2))
+		f = UINT64_C(1) << RP_HUNT_TURN_MIN_LOG2;
+	return f < h.fair ? f : h.fair;
 }
 
 /* A slice's end while the thread demoted last waits for its turn (a cooldown), with
@@ -201,13 +223,14 @@ static void demote(struct rp_hunt_decision *d, int tid, int prio, bool cooldown)
  * a second, each an overflow that saves the vector state, a seek and a trap. */
 uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran)
 {
-	if (!h.on || !h.pct || !h.strict || !h.cooldown || wake_wanted || ran >= h.fair)
+	uint64_t fair = fair_now();
+	if (!h.on || !h.pct || !h.strict || !h.cooldown || wake_wanted || ran >= fair)
 		return 0;
 	if (h.next_change < h.nchange && h.steps + 1 >= h.change[h.next_change])
 		return 0; /* this step is a change point */
 	uint64_t cap = UINT64_C(1) << RP_HUNT_QUIET_MAX_LOG2;
-	if (h.fair - ran < cap)
-		cap = h.fair - ran;
+	if (fair - ran < cap)
+		cap = fair - ran;
 	h.steps++;
 	uint64_t q = rp_hunt_slice();
 	while (q < cap && (h.next_change >= h.nchange || h.steps + 1 < h.change[h.next_change])) {
@@ -241,12 +264,12 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 	if (h.next_change < h.nchange && h.steps >= h.change[h.next_change]) {
 		/* a change point: PCT gives the i-th priority d - i, below every thread's */
 		h.next_change++;
-		demote(&d, q->tid, h.depth - h.next_change, false);
+		demote(&d, q->tid, h.depth - h.next_change, false, q->ran);
 	} else if (q->wake_wanted) {
 		d.preempt = true; /* a thread that outranks it runs first, at once */
 		return d;
-	} else if (q->where == RP_HUNT_SLICE && q->ran >= h.fair) {
-		demote(&d, q->tid, --h.demoted, false); /* fairness: it ran long, the others wait */
+	} else if (q->where == RP_HUNT_SLICE && q->ran >= fair_now()) {
+		demote(&d, q->tid, --h.demoted, false, q->ran); /* fairness: it ran long, the others wait */
 		return d;
 	} else if (h.cooldown) {
 		/* The thread demoted last has not run since: the others run on until they
@@ -254,7 +277,7 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 		return d;
 	} else if (q->where == RP_HUNT_SLICE ? q->window && one_in_pow2(h.window_shift)
 					       : site_preempts(q->site, q->where)) {
-		demote(&d, q->tid, --h.demoted, true);
+		demote(&d, q->tid, --h.demoted, true, q->ran);
 	}
 	/* Where: at a slice's end, in the window ahead; after a call, one time in two in
 	 * the window after it, else right after the call returns. */
@@ -283,6 +306,21 @@ bool rp_hunt_place_worth(uintptr_t pc)
 	if (!(v >> RP_HUNT_PLACE_VISITS_LOG2))
 		return true;
 	return one_in_pow2((unsigned)(31 - __builtin_clz(v)) - RP_HUNT_PLACE_DOUBLING_LOG2);
+}
+
+bool rp_hunt_thread_start(void)
+{
+	return h.on && h.pct && one_in_pow2(h.start_shift);
+}
+
+int rp_hunt_start_demote(int tid)
+{
+	struct rp_hunt_decision d = {0};
+	if (!h.strict)
+		return 0; /* round robin: the next thread's turn */
+	h.steps++;
+	demote(&d, tid, --h.demoted, true, 0);
+	return d.new_priority;
 }
 
 unsigned rp_hunt_choose(unsigned n)

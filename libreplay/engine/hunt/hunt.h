@@ -11,6 +11,8 @@
 #define RP_HUNT_SITE_LEVELS 5 /* a call site preempts with probability 2^-2 .. 2^-5 */
 #define RP_HUNT_SITE_VISITS_LOG2 10 /* ... and at one visit up to the 2^10th */
 #define RP_HUNT_QUIET_MAX_LOG2 16 /* a quiet stretch is at most 2^16 counts */
+#define RP_HUNT_TURN_MIN_LOG2 12   /* while a demoted thread waits, the others' turns are */
+#define RP_HUNT_TURN_RATIO_LOG2 2  /* at least 2^12 counts, at most 2^2 times its own */
 #define RP_HUNT_SITES 1024    /* call sites told apart (hashed) */
 #define RP_HUNT_PLACES 1024   /* places of preemptions told apart (hashed) */
 #define RP_HUNT_PLACE_VISITS_LOG2 10 /* a place's first 2^10 placed with care ... */
@@ -65,6 +67,12 @@ bool rp_hunt_take_window(void);
  * breakpoint at a memory access or where a loop ends, or by a seek from where a slice
  * ended): worth it still, or (false) taken at a counting point as it comes? */
 bool rp_hunt_place_worth(uintptr_t pc);
+/* A thread is created (--hunt): does its first turn end at one of the shared memory
+ * accesses its start function begins with (a switch between two plain stores, `a = 1;
+ * b = -1;`, where there is no counting point and no window)? */
+bool rp_hunt_thread_start(void);
+/* ... it reached the access, others are runnable: its demotion's priority. */
+int rp_hunt_start_demote(int tid);
 /* One of n candidates (memory accesses), uniformly. */
 unsigned rp_hunt_choose(unsigned n);
 

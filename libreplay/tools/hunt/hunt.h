@@ -24,7 +24,12 @@ enum hunt_mode {
 };
 
 struct hunt_opts {
-	uint64_t runs;        /* at most this many runs; 0: no limit (--time alone) */
+	uint64_t runs;        /* the campaign's runs are first .. runs-1; 0: no limit (--time
+			       * alone) */
+	uint64_t first;       /* --seeds A-B: A - seed (else 0) */
+	uint64_t shard_k, shard_n; /* --shard K/N: this shard's runs are first+K, first+K+N,
+				    * ... (N = 1: every run) */
+	const char *json;     /* --json FILE: a line per run, for --merge */
 	uint64_t time_ns;     /* start no run after this much time; 0: no limit */
 	unsigned jobs;        /* runs at once */
 	uint64_t seed;        /* run i uses seed + i */
@@ -39,6 +44,8 @@ struct hunt_opts {
 	regex_t *fail_if;      /* a failure when a line of output matches */
 	regex_t *expect;       /* a failure when no line of output matches */
 	const char *fail_if_src, *expect_src;
+	const char *stdin_path; /* each run's stdin (--stdin), else /dev/null */
+	const char *seeds_src, *shard_src; /* as given, for the report */
 	char **cmd;            /* the program and its arguments */
 	int ncmd;
 	/* what the program's runtime accepts (probe.c) */
@@ -64,6 +71,7 @@ struct hunt_result {
 	enum hunt_verdict verdict;
 	int code; /* the exit status or the signal */
 	uint64_t ns; /* wall time of the run */
+	const char *keep; /* --merge: the directory its shard kept it in (else NULL: o->keep) */
 };
 
 /* A run in flight. */
@@ -83,6 +91,9 @@ void hunt_format_duration(char *buf, size_t len, uint64_t ns);
 char *hunt_path(const struct hunt_opts *o, uint64_t run, const char *ext);
 void hunt_print_quoted(FILE *f, const char *s);
 
+/* replay-hunt.c */
+void hunt_parse_mode(struct hunt_opts *o, const char *v);
+
 /* spawn.c */
 pid_t hunt_spawn(const struct hunt_opts *o, uint64_t run);
 void hunt_child_argv(const struct hunt_opts *o, uint64_t run, char ***argv, int *argc);
@@ -94,10 +105,12 @@ enum hunt_verdict hunt_judge(const struct hunt_opts *o, uint64_t run, int status
 const char *hunt_verdict_name(enum hunt_verdict v);
 void hunt_describe(FILE *f, const struct hunt_result *r);
 void hunt_discard(const struct hunt_opts *o, uint64_t run);
+void hunt_check_shared_keep(const struct hunt_opts *o);
 
 /* loop.c */
 struct hunt_tally {
 	uint64_t runs, failures, started;
+	uint64_t lo, hi; /* the lowest and highest run started (when started) */
 	uint64_t by_verdict[HUNT_NVERDICTS];
 	struct hunt_result *failed; /* every failing run, in the order they ended */
 	size_t nfailed, capfailed;
@@ -105,8 +118,16 @@ struct hunt_tally {
 	bool interrupted;
 };
 void hunt_loop(const struct hunt_opts *o, struct hunt_tally *t);
+void hunt_tally_add(struct hunt_tally *t, const struct hunt_result *r);
 
 /* report.c */
 void hunt_report(const struct hunt_opts *o, struct hunt_tally *t);
+uint64_t hunt_shard_runs(const struct hunt_opts *o);
+
+/* json.c: --json's lines (docs/tools.md) and --merge */
+void hunt_json_open(const struct hunt_opts *o);
+void hunt_json_run(const struct hunt_opts *o, const struct hunt_result *r);
+void hunt_json_end(const struct hunt_opts *o, const struct hunt_tally *t);
+int hunt_merge(int nfiles, char **files);
 
 #endif

@@ -35,7 +35,7 @@ static bool may_start(const struct loop *l, uint64_t now)
 	if (l->stopping || (o->stop && l->t->failures))
 		return false;
 	if (o->runs && l->next >= o->runs)
-		return false;
+		return false; /* the campaign's last run (of this shard) is started */
 	return !o->time_ns || now - l->start_ns < o->time_ns;
 }
 
@@ -44,7 +44,11 @@ static void start_run(struct loop *l, uint64_t now)
 	struct hunt_slot *s = l->slots;
 	while (s->pid)
 		s++;
-	s->run = l->next++;
+	s->run = l->next;
+	l->next += l->o->shard_n;
+	if (!l->t->started++)
+		l->t->lo = s->run;
+	l->t->hi = s->run;
 	s->pid = hunt_spawn(l->o, s->run);
 	s->start_ns = now;
 	s->kill_ns = now + l->limit_ns;
@@ -52,7 +56,7 @@ static void start_run(struct loop *l, uint64_t now)
 	l->active++;
 }
 
-static void tally(struct hunt_tally *t, const struct hunt_result *r)
+void hunt_tally_add(struct hunt_tally *t, const struct hunt_result *r)
 {
 	t->runs++;
 	t->by_verdict[r->verdict]++;
@@ -79,7 +83,8 @@ static void finish(struct loop *l, struct hunt_slot *s, int status)
 		r.verdict = hunt_judge(l->o, s->run, status, s->killed, &r.code);
 		if (r.verdict == HUNT_OK)
 			hunt_discard(l->o, s->run);
-		tally(l->t, &r);
+		hunt_tally_add(l->t, &r);
+		hunt_json_run(l->o, &r);
 	}
 	s->pid = 0;
 	l->active--;
@@ -119,7 +124,7 @@ static void progress(const struct loop *l, uint64_t now)
 	const struct hunt_tally *t = l->t;
 	fprintf(stderr, "\rreplay-hunt: %llu", (unsigned long long)t->runs);
 	if (l->o->runs)
-		fprintf(stderr, "/%llu", (unsigned long long)l->o->runs);
+		fprintf(stderr, "/%llu", (unsigned long long)hunt_shard_runs(l->o));
 	fprintf(stderr, " runs, %llu failed", (unsigned long long)t->failures);
 	if (t->nfailed) {
 		uint64_t first = t->failed[0].run;
@@ -193,6 +198,7 @@ void hunt_loop(const struct hunt_opts *o, struct hunt_tally *t)
 	sigaddset(&l.sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &l.sigs, NULL);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	l.next = o->first + o->shard_k;
 	l.start_ns = hunt_now_ns();
 	uint64_t shown = 0;
 	for (;;) {
@@ -214,6 +220,5 @@ void hunt_loop(const struct hunt_opts *o, struct hunt_tally *t)
 	if (l.tty && shown)
 		fputs("\r\033[K", stderr);
 	t->elapsed_ns = hunt_now_ns() - l.start_ns;
-	t->started = l.next;
 	free(l.slots);
 }

@@ -62,8 +62,13 @@ static void print_replay_gdb(void)
 	fputs("replay-gdb", stdout);
 }
 
-static void commands(const struct hunt_opts *o, uint64_t run)
+static void commands(const struct hunt_opts *shard, const struct hunt_result *r)
 {
+	struct hunt_opts where = *shard;
+	if (r->keep)
+		where.keep = r->keep; /* --merge: its shard's directory */
+	const struct hunt_opts *o = &where;
+	uint64_t run = r->run;
 	char *bin = hunt_path(o, run, "bin"), *out = hunt_path(o, run, "out"),
 	     *err = hunt_path(o, run, "err");
 	if (o->mode == HUNT_MODE_NATIVE) {
@@ -73,6 +78,12 @@ static void commands(const struct hunt_opts *o, uint64_t run)
 		hunt_print_quoted(stdout, o->cmd[0]);
 		fputs(" --replay ", stdout);
 		hunt_print_quoted(stdout, bin);
+		if (o->stdin_path) {
+			/* the log holds what the run read; the file keeps the replay's stdin
+			 * of the recording's kind, so the runtime warns of no difference */
+			fputs(" < ", stdout);
+			hunt_print_quoted(stdout, o->stdin_path);
+		}
 		fputs("\ndebug: ", stdout);
 		print_replay_gdb();
 		putchar(' ');
@@ -94,8 +105,11 @@ void hunt_report(const struct hunt_opts *o, struct hunt_tally *t)
 	printf("runs: %llu (%.1f s, %u job%s, mode %s", (unsigned long long)t->runs,
 	       (double)t->elapsed_ns / 1e9, o->jobs, o->jobs == 1 ? "" : "s", o->mode_name);
 	if (seeded(o) && t->started)
-		printf(", seeds %llu to %llu", (unsigned long long)o->seed,
-		       (unsigned long long)(o->seed + t->started - 1));
+		printf(", seeds %llu to %llu", (unsigned long long)(o->seed + t->lo),
+		       (unsigned long long)(o->seed + t->hi));
+	if (o->shard_n > 1)
+		printf(", shard %llu/%llu", (unsigned long long)o->shard_k,
+		       (unsigned long long)o->shard_n);
 	puts(")");
 	printf("failures: %llu", (unsigned long long)t->failures);
 	const char *sep = " (";
@@ -118,7 +132,25 @@ void hunt_report(const struct hunt_opts *o, struct hunt_tally *t)
 		return;
 	fputs("first failing run: ", stdout);
 	one_run(o, &t->failed[0]);
-	commands(o, t->failed[0].run);
-	printf("kept: the %zu failing run%s in %s/ (run-N.bin, .out, .err)\n", t->nfailed,
-	       t->nfailed == 1 ? "" : "s", o->keep);
+	commands(o, &t->failed[0]);
+	printf("kept: the %zu failing run%s in ", t->nfailed, t->nfailed == 1 ? "" : "s");
+	/* each directory once (--merge: the shards' own, in the order of their runs) */
+	for (size_t i = 0; i < t->nfailed; i++) {
+		const char *dir = t->failed[i].keep ? t->failed[i].keep : o->keep;
+		size_t j = 0;
+		while (j < i && strcmp(t->failed[j].keep ? t->failed[j].keep : o->keep, dir))
+			j++;
+		if (j == i)
+			printf("%s%s/", i ? ", " : "", dir);
+	}
+	puts(" (run-N.bin, .out, .err)");
+}
+
+/* The runs this shard starts: first+K, first+K+N, ... below runs (0: no limit). */
+uint64_t hunt_shard_runs(const struct hunt_opts *o)
+{
+	if (!o->runs)
+		return 0;
+	uint64_t from = o->first + o->shard_k;
+	return from >= o->runs ? 0 : (o->runs - from + o->shard_n - 1) / o->shard_n;
 }

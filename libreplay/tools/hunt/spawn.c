@@ -1,5 +1,6 @@
 /* spawn.c: starting runs. Each run is a process in its own process group (so a
- * hang is killed with everything it started), stdin from /dev/null, stdout and
+ * hang is killed with everything it started), stdin from /dev/null (or --stdin's
+ * file, opened anew for each run, so each reads it from the start), stdout and
  * stderr into DIR/run-I.out and .err, the mode's flags before the program's
  * arguments. Also the probe: what the program's runtime accepts. */
 #include <errno.h>
@@ -54,12 +55,13 @@ void hunt_child_argv(const struct hunt_opts *o, uint64_t run, char ***argvp, int
 	*argcp = n;
 }
 
-/* In the child: fd becomes `target`, or the parent hears why not. */
+/* In the child: fd becomes `target`, or the parent hears why not (3: stdin's file
+ * could not be read; 1: an output file could not be written). */
 static void child_fd(int target, const char *path, int flags, int report)
 {
 	int fd = open(path, flags, 0644);
 	if (fd < 0 || dup2(fd, target) < 0) {
-		int e[2] = {1, errno};
+		int e[2] = {target == 0 ? 3 : 1, errno};
 		if (write(report, e, sizeof e) < 0)
 			_exit(127);
 		_exit(127);
@@ -83,10 +85,10 @@ static void child_exec(char **argv, int report)
 	_exit(127);
 }
 
-/* fork + exec, stdin from /dev/null, stdout into the file out (or, when out is
+/* fork + exec, stdin from the file in (or /dev/null), stdout into the file out (or, when out is
  * NULL, the pipe end pipe_w), stderr into the file err (or /dev/null). Dies with
  * one line if the program cannot be started. */
-static pid_t spawn(char **argv, const char *out, const char *err, int pipe_w)
+static pid_t spawn(char **argv, const char *in, const char *out, const char *err, int pipe_w)
 {
 	int rep[2];
 	if (pipe2(rep, O_CLOEXEC) < 0)
@@ -97,7 +99,7 @@ static pid_t spawn(char **argv, const char *out, const char *err, int pipe_w)
 	if (pid == 0) {
 		close(rep[0]);
 		setpgid(0, 0);
-		child_fd(0, "/dev/null", O_RDONLY, rep[1]);
+		child_fd(0, in ? in : "/dev/null", O_RDONLY, rep[1]);
 		if (out)
 			child_fd(1, out, O_WRONLY | O_CREAT | O_TRUNC, rep[1]);
 		else
@@ -114,6 +116,8 @@ static pid_t spawn(char **argv, const char *out, const char *err, int pipe_w)
 	close(rep[0]);
 	if (got == (ssize_t)sizeof e) {
 		waitpid(pid, NULL, 0);
+		if (e[0] == 3)
+			hunt_die(2, "--stdin %s: %s", in, strerror(e[1]));
 		if (e[0] == 1)
 			hunt_die(2, "cannot write %s: %s", out ? out : err, strerror(e[1]));
 		hunt_die(2, "%s: %s", argv[0], strerror(e[1]));
@@ -127,7 +131,7 @@ pid_t hunt_spawn(const struct hunt_opts *o, uint64_t run)
 	int argc;
 	hunt_child_argv(o, run, &argv, &argc);
 	char *out = hunt_path(o, run, "out"), *err = hunt_path(o, run, "err");
-	pid_t pid = spawn(argv, out, err, -1);
+	pid_t pid = spawn(argv, o->stdin_path, out, err, -1);
 	if (o->mode != HUNT_MODE_NATIVE)
 		free(argv[2]);
 	free(argv);
@@ -185,7 +189,7 @@ static void help_text(const char *prog, char *buf, size_t len)
 	if (pipe2(p, O_CLOEXEC) < 0)
 		hunt_die(2, "pipe: %s", strerror(errno));
 	char *argv[] = {(char *)prog, "--replay-help", NULL};
-	pid_t pid = spawn(argv, NULL, NULL, p[1]);
+	pid_t pid = spawn(argv, NULL, NULL, NULL, p[1]);
 	close(p[1]);
 	size_t n = 0;
 	uint64_t until = hunt_now_ns() + 10000000000ull;

@@ -1,5 +1,6 @@
 /* verdict.c: the failure oracle (what became of a run), in words, and what is
  * kept of it: a failing run's log and output stay in DIR, a passing run's go. */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,4 +130,37 @@ void hunt_discard(const struct hunt_opts *o, uint64_t run)
 		unlink(p);
 		free(p);
 	}
+}
+
+/* A name run-DIGITS.(bin|out|err) of one of this shard's own runs. */
+static bool ours(const struct hunt_opts *o, const char *name)
+{
+	if (strncmp(name, "run-", 4))
+		return false;
+	const char *p = name + 4, *q = p;
+	while (*q >= '0' && *q <= '9')
+		q++;
+	if (q == p || (strcmp(q, ".bin") && strcmp(q, ".out") && strcmp(q, ".err")))
+		return false;
+	uint64_t run = strtoull(p, NULL, 10);
+	return run >= o->first && (!o->runs || run < o->runs) &&
+	       (run - o->first) % o->shard_n == o->shard_k;
+}
+
+/* A shard's --keep is its campaign's, shared by every shard (their run numbers, and so
+ * their names, never collide): it may exist, but nothing in it is overwritten or
+ * removed. A file named as one of this shard's runs is an earlier campaign's: refused
+ * before any run, so no failure of either is lost. */
+void hunt_check_shared_keep(const struct hunt_opts *o)
+{
+	DIR *d = opendir(o->keep);
+	if (!d)
+		hunt_die(2, "--keep %s: cannot read the directory", o->keep);
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (ours(o, e->d_name)) {
+			hunt_die(2, "--keep %s already holds %s, an earlier campaign's: give each "
+				 "campaign a --keep of its own", o->keep, e->d_name);
+		}
+	closedir(d);
 }
