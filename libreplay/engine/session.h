@@ -132,6 +132,8 @@ struct rp_options {
 	bool any_layout;        /* --any-layout: replay at other addresses than the recording's */
 	bool any_libraries;     /* --any-libraries: replay with other shared libraries */
 	bool syscall_audit;     /* --syscall-audit: name the calls the recording misses (audit.c) */
+	bool races;             /* --races: a replay by the race build reports races (races/) */
+	const char *races_of;   /* --races=EXE: the recorded executable (else the log's) */
 };
 extern struct rp_options rp_opts;
 
