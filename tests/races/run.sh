@@ -77,6 +77,30 @@ for src in clean_condvar_queue.c clean_barrier.c clean_once.c clean_atomics.c cl
 	else fail "$name: $bad"; fi
 done
 
+# Without debug registers (the breakpoint a trap byte in the code): the preemptions at
+# mapped pcs are reached the same way.
+name=clean_atomics
+if [ -x "$WORK/$name.races" ] && LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 \
+	"$WORK/$name.races" --replay "$WORK/$name.1.bin" --races --breakpoints=software >"$WORK/sw.out" 2>&1 &&
+	grep -q '^libreplay: --races: 0 races found in this run$' "$WORK/sw.out"; then
+	pass "$name: replayed by the race build with software breakpoints"
+else fail "$name: with software breakpoints: $(tail -n 2 "$WORK/sw.out" | tr '\n' ' ')"; fi
+
+# gdb: replay-gdb passes --races for a race build; `replay races stop` stops at the
+# race's instruction, `info races` lists it, and `replay goto` of the earlier access
+# goes back to that very instruction, before it ran.
+then=$(sed -n 's/^libreplay:   write thread 2 .*replay goto \([0-9]*:[0-9]*@0x[0-9a-f]*\)$/\1/p' "$WORK/rmw.replay" | head -n 1)
+(cd "$WORK" && timeout 300 "$ROOT/build/bin/replay-gdb" ./rmw.races rmw.bin -batch -nx \
+	-ex 'replay races stop' -ex run -ex 'info races' -ex "replay goto $then" -ex 'replay when' \
+	-ex 'print hits' -ex 'info races') >"$WORK/gdb.out" 2>&1
+if [ -n "$then" ] && grep -q '^libreplay: stopped at a data race, before its access runs:' "$WORK/gdb.out" &&
+   grep -q "^race 1 at 0x[0-9a-f]* (hits)" "$WORK/gdb.out" &&
+   grep -q "^this instruction: replay goto $then\$" "$WORK/gdb.out" &&
+   grep -q '^\$1 = 999$' "$WORK/gdb.out" &&
+   grep -q '^No race found so far in this replay.$' "$WORK/gdb.out"; then
+	pass "gdb: replay races stop, info races, replay goto back to the earlier access ($then)"
+else fail "gdb: races: $(grep -v '^\[' "$WORK/gdb.out" | tail -n 8 | tr '\n' ' ')"; fi
+
 # The refusals, each one line and exit 2.
 out=$("$WORK/rmw" --replay "$WORK/rmw.bin" --races 2>&1); rc=$?
 if [ $rc -eq 2 ] && grep -q 'not a race build' <<<"$out"; then pass "refused: --races by the ordinary build"

@@ -193,10 +193,12 @@ static void report(uintptr_t addr, const struct rp_race_access *now, const struc
 	rp_say("race %u%s: %s of %s by thread %d races an earlier %s by thread %d",
 	       nraces, nraces == 1 ? " (the first in this run)" : "", what(now), at, now->tid,
 	       what(then), then->tid);
-	rp_say("  %-5s thread %d at count %llu: %s   replay goto %d:%llu", what(now), now->tid,
-	       (unsigned long long)now->count, where[0], now->tid, (unsigned long long)now->count);
-	rp_say("  %-5s thread %d at count %llu: %s   replay goto %d:%llu", what(then), then->tid,
-	       (unsigned long long)then->count, where[1], then->tid, (unsigned long long)then->count);
+	rp_say("  %-5s thread %d at count %llu: %s   replay goto %d:%llu@%#lx", what(now), now->tid,
+	       (unsigned long long)now->count, where[0], now->tid, (unsigned long long)now->count,
+	       (unsigned long)now->pc);
+	rp_say("  %-5s thread %d at count %llu: %s   replay goto %d:%llu@%#lx", what(then), then->tid,
+	       (unsigned long long)then->count, where[1], then->tid, (unsigned long long)then->count,
+	       (unsigned long)then->pc);
 	rp_say("  locks: thread %d holds %s; thread %d holds %s now", now->tid,
 	       *held_now ? held_now : "none", then->tid, *held_then ? held_then : "none");
 	struct rp_race_seen *v = &rp_race_view.race[(nraces - 1) % RACE_VIEW_MAX];
