@@ -65,7 +65,19 @@ struct word {
 	struct cell c[RACE_CELLS];
 	uint8_t next;   /* the cell to evict when all are taken */
 	uint8_t atomic; /* an atomic instruction used it: a synchronization variable */
+	uint8_t owner;  /* the first thread to touch it, + 1 */
+	uint8_t shared; /* a second thread touched it */
+	uint32_t alone; /* its accesses while only its owner had touched it */
 };
+
+/* What an optimal event-based trace (paper 002's Table 2, after Netzer) would monitor
+ * and log of this run: the accesses to words that more than one thread touches, and
+ * the inter-thread dependences among them: an access that conflicts with another
+ * thread's last access to its bytes (one of them a write), counted unless that very
+ * access of that thread is known to this one already through the dependences logged
+ * between the two (kept per pair of threads by count: not reduced transitively). */
+struct rp_race_stats rp_race_stats;
+static uint64_t *dep_known; /* [t][ct]: the count of ct's last access t depends on */
 
 struct vc {
 	uint32_t c[RACE_THREADS];
@@ -194,6 +206,7 @@ void rp_race_sync(const void *obj, int how)
 	struct vc *me = thread_vc(t);
 	if (!me || !rp_races_on)
 		return;
+	rp_race_stats.syncs++;
 	if (how & RP_RACE_ACQUIRE) {
 		struct vc *s = sync_vc((uintptr_t)obj);
 		if (!s)
@@ -278,6 +291,32 @@ static uint64_t cell_count(const struct cell *c) { return c->info >> 16; }
 static int cell_tid(const struct cell *c) { return (int)((c->info >> 8) & 0xff); }
 static unsigned cell_mask(const struct cell *c) { return (unsigned)(c->info & 0xff); }
 
+/* Has the race between the instructions at pcs a and b been found already? Each pair
+ * is reported once; a table of the pairs found (open addressing, never full: past
+ * half, the report path's own list decides), so that the run's later races of the
+ * same two instructions cost no report path. */
+#define SEEN_CAP 8192
+static uint64_t seen_pairs[SEEN_CAP];
+static unsigned nseen_pairs;
+
+static bool seen_before(uintptr_t a, uintptr_t b)
+{
+	uint64_t lo = a < b ? a : b, hi = a ^ b ^ lo;
+	uint64_t key = ((lo - rp_exe_base) << 32 | ((hi - rp_exe_base) & 0xffffffffu)) + 1;
+	for (uint64_t h = key * 0x9e3779b97f4a7c15ull >> 51;; h++) {
+		uint64_t *s = &seen_pairs[h & (SEEN_CAP - 1)];
+		if (*s == key)
+			return true;
+		if (!*s) {
+			if (nseen_pairs >= SEEN_CAP / 2)
+				return false;
+			*s = key;
+			nseen_pairs++;
+			return false;
+		}
+	}
+}
+
 /* Check one word's bytes (mask) against its cells, then note this access. */
 static void check_word(uintptr_t addr, unsigned mask, bool write, bool freeing, uintptr_t pc,
 		       int t, struct vc *me, uint64_t count)
@@ -285,6 +324,19 @@ static void check_word(uintptr_t addr, unsigned mask, bool write, bool freeing, 
 	struct word *w = word_of(addr);
 	if (!w)
 		return;
+	rp_race_stats.accesses++;
+	if (!w->owner) {
+		w->owner = (uint8_t)(t + 1);
+	} else if (!w->shared && w->owner != t + 1) {
+		w->shared = 1;
+		rp_race_stats.shared += w->alone;
+	}
+	if (w->shared)
+		rp_race_stats.shared++;
+	else
+		w->alone++;
+	if (!dep_known)
+		dep_known = take(sizeof *dep_known * RACE_THREADS * RACE_THREADS);
 	int slot = -1, empty = -1, merge = -1;
 	for (int i = 0; i < RACE_CELLS; i++) {
 		struct cell *c = &w->c[i];
@@ -305,14 +357,24 @@ static void check_word(uintptr_t addr, unsigned mask, bool write, bool freeing, 
 			continue;
 		}
 		bool ordered = c->clock <= me->c[ct];
+		if ((cm & mask) && (write || cw) && dep_known) {
+			uint64_t *k = &dep_known[t * RACE_THREADS + ct];
+			if (cell_count(c) + 1 > *k) {
+				*k = cell_count(c) + 1;
+				rp_race_stats.dependences++;
+			}
+		}
 		if (!ordered && (cm & mask) && (write || cw)) {
 			struct rp_race_access now = {pc, count, t, write, freeing};
 			struct rp_race_access then = {rp_exe_base + (c->pc & CELL_PC), cell_count(c), ct,
 						      cw, (c->pc & CELL_FREE) != 0};
-			rp_race_found(addr + (unsigned)__builtin_ctz(cm & mask), &now, &then);
+			if (!seen_before(pc, then.pc))
+				rp_race_found(addr + (unsigned)__builtin_ctz(cm & mask), &now, &then);
 			/* Reported once: that access is forgotten, this one kept. */
 			if (slot < 0)
 				slot = i;
+			else
+				c->info = 0;
 			continue;
 		}
 		if (ordered && write && !(cm & ~mask) && slot < 0)

@@ -40,6 +40,14 @@ static inline bool rp_race_pending_any(void)
 	return rp_race_pending.n || rp_race_pending.nomem || rp_race_pending.threads;
 }
 
+struct rp_race_stats {
+	uint64_t accesses;    /* checked, by the word (an access across two words: two) */
+	uint64_t shared;      /* ... of words more than one thread touched */
+	uint64_t dependences; /* inter-thread dependences among them (races.c) */
+	uint64_t syncs;       /* synchronization operations (the pthread layer's, atomics) */
+};
+extern struct rp_race_stats rp_race_stats;
+
 void rp_race_found(uintptr_t addr, const struct rp_race_access *now, const struct rp_race_access *then);
 int rp_race_access(uintptr_t addr, unsigned kind, uintptr_t pc, uint64_t r15);
 int rp_race_range(uintptr_t dst, uintptr_t src, size_t n, uintptr_t pc, uint64_t r15);

@@ -239,10 +239,15 @@ void rp_race_alloc_c(uintptr_t p)
 		rp_race_alloc(p, malloc_usable_size((void *)p));
 }
 
-/* At the end of the replay: how many. */
+/* At the end of the replay: how many, and what an optimal event-based trace of this
+ * run would have monitored and logged (races.c, struct rp_race_stats; bench/table2.sh). */
 void rp_races_end(void)
 {
 	if (!rp_races_on && !nraces)
 		return;
 	rp_say("--races: %u race%s found in this run", nraces, nraces == 1 ? "" : "s");
+	rp_say("--races: %llu accesses checked, %llu of them to shared memory, %llu "
+		       "inter-thread dependences, %llu synchronization operations",
+		       (unsigned long long)rp_race_stats.accesses, (unsigned long long)rp_race_stats.shared,
+		       (unsigned long long)rp_race_stats.dependences, (unsigned long long)rp_race_stats.syncs);
 }
