@@ -244,6 +244,7 @@ bench: all
 	bench/realprogs.sh
 	bench/codesize.sh
 	bench/table1.sh
+	bench/table2.sh
 	bench/logsize.sh
 	bench/world.sh
 	bench/logstore.sh
