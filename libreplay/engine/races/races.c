@@ -200,8 +200,14 @@ static int cur_tid(void)
 static uintptr_t held[RACE_THREADS][RACE_HELD];
 static int nheld[RACE_THREADS];
 
+/* Set while the detector's own reports run: the locks libunwind takes through the
+ * pthread layer are not the program's synchronization. */
+bool rp_race_busy;
+
 void rp_race_sync(const void *obj, int how)
 {
+	if (rp_race_busy)
+		return;
 	int t = cur_tid();
 	struct vc *me = thread_vc(t);
 	if (!me || !rp_races_on)
@@ -351,9 +357,10 @@ static void check_word(uintptr_t addr, unsigned mask, bool write, bool freeing, 
 		if (ct == t) {
 			if (!(cm & ~mask) && (write || !cw) && slot < 0)
 				slot = i; /* the same thread's, covered: this one says more */
-			else if (c->clock == me->c[t] && cw == write && merge < 0)
-				merge = i; /* the same epoch and kind: one cell for both (a
-					    * loop over bytes fills a word) */
+			else if (c->clock == me->c[t] && cw == write && merge < 0 &&
+				 (c->pc & CELL_PC) == ((pc - rp_exe_base) & CELL_PC))
+				merge = i; /* the same instruction, epoch and kind: one cell
+					    * for both (a loop over bytes fills a word) */
 			continue;
 		}
 		bool ordered = c->clock <= me->c[ct];
@@ -368,13 +375,10 @@ static void check_word(uintptr_t addr, unsigned mask, bool write, bool freeing, 
 			struct rp_race_access now = {pc, count, t, write, freeing};
 			struct rp_race_access then = {rp_exe_base + (c->pc & CELL_PC), cell_count(c), ct,
 						      cw, (c->pc & CELL_FREE) != 0};
+			/* Reported once per pair of instructions; the cell stays, for the
+			 * races of this access with others. */
 			if (!seen_before(pc, then.pc))
 				rp_race_found(addr + (unsigned)__builtin_ctz(cm & mask), &now, &then);
-			/* Reported once: that access is forgotten, this one kept. */
-			if (slot < 0)
-				slot = i;
-			else
-				c->info = 0;
 			continue;
 		}
 		if (ordered && write && !(cm & ~mask) && slot < 0)

@@ -34,6 +34,9 @@ struct rp_race_pending {
 	bool nomem, threads; /* the detector stopped: out of memory; too many threads */
 };
 extern struct rp_race_pending rp_race_pending;
+/* The detector's reports are running (their calls' synchronization is not the
+ * program's). */
+extern bool rp_race_busy;
 
 static inline bool rp_race_pending_any(void)
 {

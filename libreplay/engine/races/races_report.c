@@ -12,6 +12,7 @@
  */
 #include "engine/core.h"
 #include "engine/races/races.h"
+#include "engine/ending/crash_sym.h"
 #include "base/rp_alloc.h"
 #include "base/rp_syscall.h"
 
@@ -25,6 +26,8 @@
 #include <sys/wait.h>
 
 #define SEEN_MAX 4096
+#define SYM_MAX 12   /* pcs named by one addr2line */
+#define STACK_MAX 8  /* frames of the racing access's stack shown */
 
 static struct {
 	uintptr_t a, b;
@@ -79,10 +82,10 @@ static void symbolize(const uintptr_t *pc, int n, char out[][256])
 		return;
 	}
 	exe[el] = '\0';
-	char addrs[4][24];
-	char *argv[10] = {"addr2line", "-f", "-s", "-e", exe};
+	char addrs[SYM_MAX][24];
+	char *argv[SYM_MAX + 6] = {"addr2line", "-f", "-s", "-e", exe};
 	int k = 5;
-	for (int i = 0; i < n && i < 4; i++) {
+	for (int i = 0; i < n && i < SYM_MAX; i++) {
 		snprintf(addrs[i], sizeof addrs[i], "%#lx", (unsigned long)(pc[i] - rp_exe_base));
 		argv[k++] = addrs[i];
 	}
@@ -178,9 +181,23 @@ static void report(uintptr_t addr, const struct rp_race_access *now, const struc
 	if (nseen < SEEN_MAX)
 		seen[nseen].a = a, seen[nseen].b = b, nseen++;
 	nraces++;
-	uintptr_t pcs[2] = {now->pc, then->pc};
-	char where[2][256];
-	symbolize(pcs, 2, where);
+	/* The racing access's stack: the program's frames above this check (their return
+	 * addresses, named by the call: pc - 1). */
+	uintptr_t pcs[2 + STACK_MAX] = {now->pc, then->pc}, raw[64];
+	size_t nraw = rp_crash_stack_here(raw, 64);
+	int n = 2;
+	bool past = false; /* the access's own frame is now->pc: its callers follow */
+	for (size_t i = 0; i < nraw && n < 2 + STACK_MAX; i++) {
+		if (!rp_sic_pc_instrumented(raw[i]))
+			continue;
+		if (!past) { /* the return address into the access's own function */
+			past = true;
+			continue;
+		}
+		pcs[n++] = raw[i] - 1;
+	}
+	char where[2 + STACK_MAX][256];
+	symbolize(pcs, n, where);
 	char held_now[256], held_then[256];
 	locks_text(now->tid, held_now, sizeof held_now);
 	locks_text(then->tid, held_then, sizeof held_then);
@@ -199,6 +216,13 @@ static void report(uintptr_t addr, const struct rp_race_access *now, const struc
 	rp_say("  %-5s thread %d at count %llu: %s   replay goto %d:%llu@%#lx", what(then), then->tid,
 	       (unsigned long long)then->count, where[1], then->tid, (unsigned long long)then->count,
 	       (unsigned long)then->pc);
+	if (n > 2) {
+		char stack[1024];
+		size_t at = 0;
+		for (int i = 2; i < n && at < sizeof stack; i++)
+			at += (size_t)snprintf(stack + at, sizeof stack - at, " <- %s", where[i]);
+		rp_say("  called from%s", stack + 3 > stack + at ? "" : stack + 3);
+	}
 	rp_say("  locks: thread %d holds %s; thread %d holds %s now", now->tid,
 	       *held_now ? held_now : "none", then->tid, *held_then ? held_then : "none");
 	struct rp_race_seen *v = &rp_race_view.race[(nraces - 1) % RACE_VIEW_MAX];
@@ -215,8 +239,10 @@ void rp_race_report_pending(void)
 	struct rp_race_pending *p = &rp_race_pending;
 	int n = p->n;
 	p->n = 0;
+	rp_race_busy = true;
 	for (int i = 0; i < n; i++)
 		report(p->race[i].addr, &p->race[i].now, &p->race[i].then);
+	rp_race_busy = false;
 	if ((p->nomem || p->threads) && !warned) {
 		warned = true;
 		rp_say("--races: %s: no more races are looked for in this run",
