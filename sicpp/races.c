@@ -294,13 +294,16 @@ bool races_anchor_after(const struct analysis *an, int i)
 		return false;
 	if (s->kind == ST_LABEL)
 		return is_code(an, i) || (an->sect[i] >= 0 && an->sect_exec[an->sect[i]]);
-	if (s->kind == ST_DIRECTIVE) {
-		if (an->sect[i] < 0 || !an->sect_exec[an->sect[i]])
-			return false;
-		return !strcmp(s->name, ".p2align") || !strcmp(s->name, ".align") ||
-		       !strcmp(s->name, ".balign") || !strcmp(s->name, ".text") ||
-		       !strcmp(s->name, ".section") || !strcmp(s->name, ".previous") ||
-		       !strcmp(s->name, ".popsection") || !strcmp(s->name, ".pushsection");
-	}
 	return is_code(an, i) && (s->info.cls == IC_JMP || s->info.cls == IC_JCC);
+}
+
+bool races_anchor_due(const struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	if (s->foreign || s->kind != ST_DIRECTIVE || an->sect[i] < 0 || !an->sect_exec[an->sect[i]])
+		return false;
+	return !strcmp(s->name, ".p2align") || !strcmp(s->name, ".align") ||
+	       !strcmp(s->name, ".balign") || !strcmp(s->name, ".text") ||
+	       !strcmp(s->name, ".section") || !strcmp(s->name, ".previous") ||
+	       !strcmp(s->name, ".popsection") || !strcmp(s->name, ".pushsection");
 }

@@ -15,8 +15,13 @@
 
 /* Does statement i get an anchor (and, in a race build, a check) right before it? */
 bool races_anchor_before(const struct analysis *an, int i);
-/* ...or right after it (labels, section switches, alignment, jumps)? */
+/* ...or right after it (labels of code, jumps)? */
 bool races_anchor_after(const struct analysis *an, int i);
+/* Is statement i a section switch into an executable section or an alignment there?
+ * Then an anchor is due before the next instruction of code, unless a label's comes
+ * first: not right after the directive, which may switch to a section with no code
+ * (gcc's ".section .note.GNU-stack,"x"" for nested functions, discarded at link). */
+bool races_anchor_due(const struct analysis *an, int i);
 /* The race build's check before statement i, whose anchor is .Lsic_an_<anchor>;
  * rsp_cfa: the frame's CFA is computed from %rsp here. */
 void races_emit_check(FILE *o, const struct analysis *an, int i, int anchor, bool rsp_cfa);

@@ -49,6 +49,7 @@ struct rw {
 	int nnp;         /* nopreempt labels */
 	int nmemops;     /* memory access labels (hunt.c) */
 	int nanchors;    /* sic_anchors (races.c) */
+	bool anchor_due; /* before the next instruction of code (races_anchor_due) */
 	struct labels { int *v; int n, cap; } atomics, repeats; /* which memops are */
 	struct loop { char *head; int exit; } *loops;          /* sic_loops */
 	int nloops, caploops;
@@ -607,6 +608,10 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			emit_count(&w, p->count); /* a loop head at inline asm (a pause) */
 		if (is_code(an, i)) {
 			range_open(&w);
+			if (w.anchor_due && s->kind == ST_INSN) {
+				fprintf(out, ".Lsic_an_%d:\n", w.nanchors++);
+				w.anchor_due = false;
+			}
 			if (p->count)
 				emit_count(&w, p->count);
 			if (p->home_store || p->ret_store)
@@ -635,8 +640,12 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			emit_direct_transfer(&w, s);
 		else
 			emit_stmt(&w, s);
-		if (races_anchor_after(an, i))
+		if (races_anchor_after(an, i)) {
 			fprintf(out, ".Lsic_an_%d:\n", w.nanchors++);
+			w.anchor_due = false;
+		}
+		if (races_anchor_due(an, i))
+			w.anchor_due = true;
 		if (p->loop_exit) {
 			char head[256];
 			add_loop(&w, branch_target(s, head, sizeof head));

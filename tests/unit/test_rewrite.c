@@ -1196,6 +1196,42 @@ static void races_same_anchors_both_builds(void **state)
 	free(race);
 }
 
+/* A section switch or an alignment puts an anchor before the next instruction, not
+ * right after the directive: gcc's nested functions end the file in
+ * ".section .note.GNU-stack,"x"", an executable section ld discards, where an anchor
+ * made the link fail (tests/pthread's nested_fn). */
+static void races_no_anchor_in_a_section_without_code(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"\t.text\n"
+		"\t.type\tf, @function\n"
+		"f:\n"
+		"\tmovl\tg(%rip), %eax\n"
+		"\tret\n"
+		"\t.section\t.text.unlikely,\"ax\",@progbits\n"
+		"\tmovl\t$1, %eax\n"
+		"\tret\n"
+		"\t.section\t.note.GNU-stack,\"x\",@progbits\n";
+	char *out = rewrite_races(text, false);
+	skip_anchors = false;
+	struct lines l = split_lines(out);
+	skip_anchors = true;
+	/* none from the note to the tables */
+	int note = find(&l, 0, ".section .note.GNU-stack,\"x\",@progbits");
+	int tables = find(&l, note, ".section sic_anchors,\"R\",@progbits");
+	for (int i = note; i < tables; i++)
+		assert_true(strncmp(l.v[i], ".Lsic_an_", 9) != 0);
+	/* the cold part's: before its first instruction */
+	int sw = find(&l, 0, ".section .text.unlikely,\"ax\",@progbits");
+	int mov = find(&l, sw, "movl $1, %eax");
+	int an = -1;
+	char rest[4];
+	assert_int_equal(sscanf(l.v[mov - 1], ".Lsic_an_%d%3s", &an, rest), 2);
+	free_lines(&l);
+	free(out);
+}
+
 /* Before each listed access, its check: the address by leaq of the operand, the size
  * and kind, the access's anchor right before it; atomic ones marked so. */
 static void races_checks_before_accesses(void **state)
@@ -1676,6 +1712,7 @@ int main(void)
 		cmocka_unit_test(memory_accesses_listed),
 		cmocka_unit_test(races_same_anchors_both_builds),
 		cmocka_unit_test(races_checks_before_accesses),
+		cmocka_unit_test(races_no_anchor_in_a_section_without_code),
 		cmocka_unit_test(repeated_accesses_listed),
 		cmocka_unit_test(rep_string_op_marked),
 		cmocka_unit_test(note_and_tables),
