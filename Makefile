@@ -24,12 +24,12 @@ DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/analyze_flags.c \
                  sicpp/analyze_calls.c sicpp/analyze_indirect.c sicpp/analyze_loops.c \
-                 sicpp/cfi.c sicpp/rewrite.c sicpp/hunt.c
+                 sicpp/cfi.c sicpp/rewrite.c sicpp/hunt.c sicpp/races.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # The runtime's layers (libreplay/README.md): each folder one concern. The engine's
 # files are in its rooms (libreplay/engine/README.md), bottom to top; its headers
 # shared by every room are in libreplay/engine/ itself.
-ENGINE_ROOMS  := core counter schedule ending hunt session
+ENGINE_ROOMS  := core counter schedule ending hunt races session
 RT_DIRS       := base log engine $(ENGINE_ROOMS:%=engine/%) inputs pthread signals io
 RT_SRC        := $(wildcard $(RT_DIRS:%=libreplay/%/*.c)) libreplay/main.c
 RT_ASM        := $(wildcard $(RT_DIRS:%=libreplay/%/*.S))
@@ -103,6 +103,10 @@ $(BIN)/replay-doctor: $(DOCTOR_OBJ) $(SICPP_LIB_OBJ) $(SCHED_OBJ) $(filter-out %
 
 # The overflow's quick path runs with the program's vector registers live (sic_rt.S).
 $(BUILD)/obj/libreplay/engine/counter/sic_quick.o: ALL_CFLAGS += -mgeneral-regs-only
+# The race checks run between two instructions of the program with its vector
+# registers live: general registers only, and no call to the C library's memset.
+$(BUILD)/obj/libreplay/engine/races/races.o: ALL_CFLAGS += -mgeneral-regs-only \
+	-fno-tree-loop-distribute-patterns
 
 $(BUILD)/obj/%.o: %.S sicpp/rewrite.h
 	@mkdir -p $(dir $@)
@@ -240,6 +244,7 @@ bench: all
 	bench/realprogs.sh
 	bench/codesize.sh
 	bench/table1.sh
+	bench/table2.sh
 	bench/logsize.sh
 	bench/world.sh
 	bench/logstore.sh

@@ -20,6 +20,7 @@
  */
 #include "rewrite.h"
 #include "cfi.h"
+#include "races.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -47,6 +48,8 @@ struct rw {
 	int next_id;
 	int nnp;         /* nopreempt labels */
 	int nmemops;     /* memory access labels (hunt.c) */
+	int nanchors;    /* sic_anchors (races.c) */
+	bool anchor_due; /* before the next instruction of code (races_anchor_due) */
 	struct labels { int *v; int n, cap; } atomics, repeats; /* which memops are */
 	struct loop { char *head; int exit; } *loops;          /* sic_loops */
 	int nloops, caploops;
@@ -509,6 +512,13 @@ static void emit_tables(struct rw *w)
 		fprintf(o, "\t.long\t.Lsic_np_%d - .\n", k);
 	if (w->an->pic && w->nranges && !w->nnp) /* the registration names both tables */
 		fprintf(o, "\t.long\t.Lsic_rs_0 - .\n");
+	if (w->opts->races) /* the race build's mark (engine/races/races_report.c) */
+		fprintf(o, "\t.section\tsic_race_build,\"R\",@progbits\n\t.byte\t1\n");
+	if (w->nanchors) { /* not loaded: no cost at run time (races.c) */
+		fprintf(o, "\t.section\tsic_anchors,\"R\",@progbits\n\t.p2align 3\n");
+		for (int k = 0; k < w->nanchors; k++)
+			fprintf(o, "\t.quad\t.Lsic_an_%d\n", k);
+	}
 	if (w->nmemops) {
 		fprintf(o, "\t.section\tsic_memops,\"a\",@progbits\n\t.p2align 2\n");
 		for (int k = 0; k < w->nmemops; k++)
@@ -598,6 +608,10 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			emit_count(&w, p->count); /* a loop head at inline asm (a pause) */
 		if (is_code(an, i)) {
 			range_open(&w);
+			if (w.anchor_due && s->kind == ST_INSN) {
+				fprintf(out, ".Lsic_an_%d:\n", w.nanchors++);
+				w.anchor_due = false;
+			}
 			if (p->count)
 				emit_count(&w, p->count);
 			if (p->home_store || p->ret_store)
@@ -606,6 +620,12 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 				fprintf(out, "\tmovq\t$" SIC_TOKEN ", %%r15\n");
 			if (p->nopreempt || p->token || p->ret_store)
 				nopreempt(&w); /* r15 holds the token (a return: the count just published) */
+			if (races_anchor_before(an, i)) {
+				if (opts->races)
+					races_emit_check(out, an, i, w.nanchors,
+							 w.cfi.cur.in_proc && w.cfi.cur.known && cfi_cfa_is_rsp(&w.cfi.cur));
+				fprintf(out, ".Lsic_an_%d:\n", w.nanchors++);
+			}
 			if (p->memop) {
 				if (p->memop & MEMOP_ATOMIC)
 					add_label(&w.atomics, w.nmemops);
@@ -620,6 +640,12 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			emit_direct_transfer(&w, s);
 		else
 			emit_stmt(&w, s);
+		if (races_anchor_after(an, i)) {
+			fprintf(out, ".Lsic_an_%d:\n", w.nanchors++);
+			w.anchor_due = false;
+		}
+		if (races_anchor_due(an, i))
+			w.anchor_due = true;
 		if (p->loop_exit) {
 			char head[256];
 			add_loop(&w, branch_target(s, head, sizeof head));
@@ -627,6 +653,12 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		if (p->home_reload) {
 			nopreempt(&w);
 			emit_home_load(&w);
+		}
+		if (races_alloc_after(an, i)) {
+			if (opts->races)
+				races_emit_alloc(out, an, w.cfi.cur.in_proc && w.cfi.cur.known &&
+							       cfi_cfa_is_rsp(&w.cfi.cur));
+			fprintf(out, ".Lsic_an_%d:\n", w.nanchors++);
 		}
 		if (p->landing_reload) {
 			range_open(&w);

@@ -6,6 +6,7 @@
 
 struct rewrite_opts {
 	bool rename_main;   /* main -> __sic_main, so libreplay's main() runs first */
+	bool races;         /* the race build: checks before memory accesses (races.c) */
 };
 
 /* Names shared with the runtime (libreplay/sic_rt.S). */

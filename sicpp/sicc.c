@@ -109,13 +109,21 @@ static char *copy_stdin(void)
  * assembler stand-in with -Wa,--sicpp-pic, which it takes off before running as. */
 #define SICPP_PIC_FLAG "--sicpp-pic"
 static bool pic;
+/* The race build (sicc --races): sicpp --races, told the same way. */
+#define SICPP_RACES_FLAG "--sicpp-races"
+static bool races;
 
 /* sicpp in -o out; its exit status. */
 static int run_sicpp(const char *in, const char *out)
 {
 	char sicpp[PATH_MAX];
 	snprintf(sicpp, sizeof sicpp, "%s/sicpp", self_dir);
-	char *sargv[] = {sicpp, (char *)in, "-o", (char *)out, pic ? "--pic" : NULL, NULL};
+	char *sargv[6] = {sicpp, (char *)in, "-o", (char *)out};
+	int n = 4;
+	if (pic)
+		sargv[n++] = "--pic";
+	if (races)
+		sargv[n++] = "--races";
 	return run(sargv);
 }
 
@@ -164,6 +172,8 @@ static int as_main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], SICPP_PIC_FLAG))
 			pic = true;
+		else if (!strcmp(argv[i], SICPP_RACES_FLAG))
+			races = true;
 		else
 			argv[nargs++] = argv[i];
 	argc = nargs;
@@ -309,6 +319,15 @@ static int driver_main(int argc, char **argv, bool cxx)
 	bool compile_only = false, asm_only = false, preprocess = false, no_link_lib = false;
 	bool query = argc == 1;
 	const char *output = NULL;
+	/* --races: the race build (docs/races.md); ours, gcc never sees it. */
+	int kept = 1;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--races"))
+			races = true;
+		else
+			argv[kept++] = argv[i];
+	argc = kept;
+	argv[argc] = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-c"))
@@ -378,6 +397,8 @@ static int driver_main(int argc, char **argv, bool cxx)
 		args[n++] = inc;
 		if (pic)
 			args[n++] = "-Wa," SICPP_PIC_FLAG;
+		if (races)
+			args[n++] = "-Wa," SICPP_RACES_FLAG;
 	}
 	for (int i = 1; i < argc; i++)
 		args[n++] = argv[i];

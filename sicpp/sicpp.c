@@ -23,6 +23,8 @@ static void usage(FILE *o)
 	      "  --keep-main      do not rename main to __sic_main\n"
 	      "  --pic            code for a shared object: reach the runtime through the\n"
 	      "                   GOT and register the module's tables (gcc -fPIC)\n"
+	      "  --races          the race build: a call to the race detector before each\n"
+	      "                   memory access (docs/races.md); counts as the ordinary build\n"
 	      "  --stats          print what was inserted on stderr\n"
 	      "  -h, --help       this text\n",
 	      o);
@@ -34,6 +36,7 @@ int main(int argc, char **argv)
 		{"keep-main", no_argument, NULL, 'k'},
 		{"stats", no_argument, NULL, 's'},
 		{"pic", no_argument, NULL, 'p'},
+		{"races", no_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -48,6 +51,7 @@ int main(int argc, char **argv)
 		case 'k': opts.rename_main = false; break;
 		case 's': stats = true; break;
 		case 'p': pic = true; break;
+		case 'r': opts.races = true; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
 			fprintf(stderr, "sicpp: option '%s' needs an argument (see sicpp --help)\n", argv[optind - 1]);

@@ -18,7 +18,7 @@ suites=(tests/replay/run.sh tests/invariant/run.sh tests/io/run.sh tests/e2e/run
 	tests/schedule/run.sh tests/apps/run.sh tests/demo/run.sh tests/layout/run.sh
 	tests/doctor/run.sh tests/hermetic/run.sh tests/pack/run.sh
 	tests/audit/run.sh tests/logpath/run.sh
-	tests/gdb/ends.sh)
+	tests/gdb/ends.sh tests/races/run.sh)
 jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 if [ "$jobs" -gt 1 ]; then

@@ -288,4 +288,20 @@ void rp_layout_record(void);
 void rp_layout_check(const void *recorded, size_t len);
 const char *rp_layout_differences(void);
 
+/* ---- anchors.c ----------------------------------------------------------------------------- */
+
+/* --races: the recorded build's pcs mapped to this race build's (sicpp/races.c). */
+extern bool rp_anchors_on;
+/* The contents of section name of the ELF file at path (rp_malloc'd, *len its size). */
+void *rp_elf_section(const char *path, const char *name, size_t *len);
+/* Load the recorded executable's anchors and this one's; -1 and why if they differ. */
+int rp_anchors_load(const char *recorded, char *why, size_t whylen);
+/* Once, from --races=EXE or the log's OBJECTS note (NULL: none came), or exit 2. */
+void rp_anchors_need(const void *note, size_t len);
+/* Offsets from the load base: the recording's to this build's, and back. */
+uint64_t rp_anchors_map(uint64_t off);
+uint64_t rp_anchors_unmap(uint64_t off);
+/* A record's pcs (PREEMPT, END's stop, SIGNAL_AT, SIGNAL_STOP), rewritten in place. */
+void rp_anchors_map_record(struct rp_log_record *r);
+
 #endif

@@ -389,4 +389,23 @@ void rp_debug_outcome(int how);
 /* replay.c: "libreplay: replay diverged: ..." and exit RP_EXIT_DIVERGED. */
 _Noreturn void rp_diverge(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- races/ (--races, docs/races.md) ------------------------------------------------- */
+
+/* The race detector of a replay by the race build: happens-before from the pthread
+ * layer's synchronization. RP_RACE_SYNC costs a test when it is off. */
+extern bool rp_races_on;
+enum { RP_RACE_ACQUIRE = 1, RP_RACE_RELEASE = 2, RP_RACE_LOCKED = 4, RP_RACE_UNLOCKED = 8 };
+void rp_race_sync(const void *obj, int how);
+#define RP_RACE_SYNC(obj, how)                          \
+	do {                                            \
+		if (rp_races_on)                        \
+			rp_race_sync((const void *)(uintptr_t)(obj), (how)); \
+	} while (0)
+/* The running thread made thread child (which has not run yet); joined it (exited). */
+void rp_race_thread_created(int child);
+void rp_race_thread_joined(int child);
+/* races_report.c: the session's start (a replay with --races) and end. */
+void rp_races_start(void);
+void rp_races_end(void);
+
 #endif

@@ -134,6 +134,8 @@ struct rp_options {
 	bool log_in_dir;        /* no --record FILE: a new log in the recording directory
 				 * (core/logdir.c); log_path says so until it is made */
 	const char *log_dir;    /* --record-dir: that directory (else LIBREPLAY_DIR ...) */
+	bool races;             /* --races: a replay by the race build reports races (races/) */
+	const char *races_of;   /* --races=EXE: the recorded executable (else the log's) */
 };
 extern struct rp_options rp_opts;
 

@@ -29,6 +29,7 @@
 #   stepping.py    next and step over a preemption
 #   stops.py       replay status and stop-at, count conditions, the outcome's and the
 #                  log end's stops, the software breakpoint's trap
+#   races.py       info races, replay races stop (a replay by the race build)
 #   timetravel.py  going back in time: time, checkpoints, replay when/goto/checkpoints
 #   reverse.py     reverse-continue, reverse-stepi, -finish, -next, -step
 # Each of the others is a module of its own, loaded from beside this file and handed
@@ -300,7 +301,7 @@ def setup_signals():
 
 
 # The families of commands, beside this file: their names become this module's.
-FAMILIES = ("rthreads", "stepping", "stops")
+FAMILIES = ("rthreads", "stepping", "stops", "races")
 # Going back in time (timetravel.py, beside this file): its own module, handed this one.
 timetravel = None
 
@@ -359,6 +360,9 @@ def register():
     ReplayStatus()
     ReplayStopAt()
     Rcount()
+    InfoRaces()
+    ReplayRaces()
+    ReplayRacesStop()
     ensure_outcome_bp()
     gdb.events.new_objfile.connect(ensure_outcome_bp)
     gdb.current_progspace().frame_filters["libreplay-runtime-frames"] = RuntimeFrames()

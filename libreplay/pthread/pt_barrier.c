@@ -20,7 +20,10 @@ int pthread_barrier_destroy(pthread_barrier_t *b)
 
 int pthread_barrier_wait(pthread_barrier_t *b)
 {
-	return PT_SYNC(sched_barrier_wait(bar(b)));
+	RP_RACE_SYNC(b, RP_RACE_RELEASE); /* everyone's arrival before anyone leaves */
+	int r = PT_SYNC(sched_barrier_wait(bar(b)));
+	RP_RACE_SYNC(b, RP_RACE_ACQUIRE);
+	return r;
 }
 
 int pthread_barrierattr_init(pthread_barrierattr_t *a)

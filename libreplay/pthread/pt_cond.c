@@ -30,12 +30,14 @@ int pthread_cond_destroy(pthread_cond_t *c)
 int pthread_cond_signal(pthread_cond_t *c)
 {
 	pc(c)->seq++;
+	RP_RACE_SYNC(c, RP_RACE_RELEASE);
 	return PT_SYNC(sched_cond_signal(&pc(c)->c));
 }
 
 int pthread_cond_broadcast(pthread_cond_t *c)
 {
 	pc(c)->seq++;
+	RP_RACE_SYNC(c, RP_RACE_RELEASE);
 	return PT_SYNC(sched_cond_broadcast(&pc(c)->c));
 }
 
@@ -47,6 +49,8 @@ static int relock(struct pt_thread *self, pthread_mutex_t *m, unsigned depth)
 	int err = pt_mutex_wait_lock(self, m, NULL, CLOCK_REALTIME, false);
 	if (!err && depth > 1)
 		s->count = depth;
+	if (!err)
+		RP_RACE_SYNC(m, RP_RACE_ACQUIRE | RP_RACE_LOCKED);
 	return err;
 }
 
@@ -62,7 +66,10 @@ static int wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *de
 	for (;;) {
 		unsigned seq = pc(c)->seq;
 		pt_wait_begin(self, PT_WAIT_COND);
+		if (s->count && s->owner == sched_thread_id(sched_current()))
+			RP_RACE_SYNC(m, RP_RACE_RELEASE | RP_RACE_UNLOCKED);
 		err = sched_cond_wait_unlocked(&pc(c)->c, s, timed ? deadline : NULL, clk);
+		RP_RACE_SYNC(c, RP_RACE_ACQUIRE); /* what the signaller did before */
 		self->waiting = PT_WAIT_NONE;
 		if (err == EPERM || err == EINVAL)
 			return err; /* m was not released */

@@ -55,6 +55,8 @@ static int create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(
 	/* The creator goes on running: the new thread cannot have run yet. */
 	pt->id = sched_thread_id(st);
 	pt_register(pt);
+	if (rp_races_on) /* what the creator did happens before the new thread */
+		rp_race_thread_created(pt->id);
 	*thread = (pthread_t)st;
 	return 0;
 }

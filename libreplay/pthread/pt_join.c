@@ -11,6 +11,7 @@ static int join(pthread_t thread, void **retval, int mode, const struct timespec
 	struct pt_thread *self = pt_self();
 	void *value;
 	int err;
+	int id = t ? sched_thread_id(t) : -1;
 	if (t == sched_current())
 		return EDEADLK;
 	if (mode == JOIN_TRY) {
@@ -36,6 +37,8 @@ static int join(pthread_t thread, void **retval, int mode, const struct timespec
 	}
 	if (err)
 		return err;
+	if (rp_races_on) /* everything the thread did happens before the join returns */
+		rp_race_thread_joined(id);
 	if (retval)
 		*retval = value;
 	return 0;

@@ -119,6 +119,8 @@ static int lock(pthread_mutex_t *m, const struct timespec *deadline, clockid_t c
 	else
 		err = pt_mutex_wait_lock(pt_self(), m, deadline, clk, timed);
 	err = err ? err : pt_mutex_taken(m, sm(m)->count == 1);
+	if (!err || err == EOWNERDEAD) /* (--races: happens-before) */
+		RP_RACE_SYNC(m, RP_RACE_ACQUIRE | RP_RACE_LOCKED);
 	if (pt_signals_queued) /* a delivery point; the test keeps the common case cheap */
 		pt_signals_check(pt_self());
 	return err;
@@ -146,7 +148,10 @@ static int mutex_trylock_call(pthread_mutex_t *m)
 	if (sm(m)->type & PT_MUTEX_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
 	int err = sched_mutex_trylock(sm(m));
-	return err ? pt_try_failed(err) : pt_mutex_taken(m, sm(m)->count == 1);
+	err = err ? pt_try_failed(err) : pt_mutex_taken(m, sm(m)->count == 1);
+	if (!err || err == EOWNERDEAD)
+		RP_RACE_SYNC(m, RP_RACE_ACQUIRE | RP_RACE_LOCKED);
+	return err;
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -157,6 +162,8 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
 static int mutex_unlock_call(pthread_mutex_t *m)
 {
 	struct sched_mutex *s = sm(m);
+	if (s->count && s->owner == sched_thread_id(sched_current()))
+		RP_RACE_SYNC(m, RP_RACE_RELEASE | RP_RACE_UNLOCKED);
 	if (!robust(m))
 		return sched_mutex_unlock(s);
 	/* Robust mutexes check their owner whatever their type, as in glibc. */

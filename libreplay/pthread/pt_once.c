@@ -17,8 +17,10 @@ static void undo(void *arg)
 int pthread_once(pthread_once_t *once, void (*routine)(void))
 {
 	for (;;) {
-		if (*once == ONCE_DONE)
+		if (*once == ONCE_DONE) {
+			RP_RACE_SYNC(once, RP_RACE_ACQUIRE); /* what the routine did */
 			return 0;
+		}
 		if (*once == 0)
 			break;
 		sched_block(&waiters, NULL, CLOCK_MONOTONIC);
@@ -27,6 +29,7 @@ int pthread_once(pthread_once_t *once, void (*routine)(void))
 	pthread_cleanup_push(undo, once);
 	routine();
 	pthread_cleanup_pop(0);
+	RP_RACE_SYNC(once, RP_RACE_RELEASE);
 	*once = ONCE_DONE;
 	sched_wake_all(&waiters);
 	return 0;

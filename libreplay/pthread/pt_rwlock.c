@@ -26,6 +26,8 @@ static int take(pthread_rwlock_t *l, bool write, const struct timespec *deadline
 				: (deadline ? sched_rwlock_timedrdlock(rw(l), deadline, clk)
 					    : sched_rwlock_rdlock(rw(l)));
 		self->waiting = PT_WAIT_NONE;
+		if (!err)
+			RP_RACE_SYNC(l, RP_RACE_ACQUIRE | RP_RACE_LOCKED);
 		if (err != PT_ESIGNALED)
 			return err;
 	}
@@ -92,6 +94,7 @@ int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk, const struct 
 
 int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
+	RP_RACE_SYNC(l, RP_RACE_RELEASE | RP_RACE_UNLOCKED);
 	return PT_SYNC(sched_rwlock_unlock(rw(l)));
 }
 

@@ -49,6 +49,8 @@ static int wait(sem_t *s, const struct timespec *deadline, clockid_t clk, bool t
 		enum pt_handled h = pt_wait_end(self, err == PT_EINTERRUPTED);
 		if (err == PT_ESIGNALED && (h == PT_HANDLED_NONE || (h == PT_HANDLED_RESTART && !timed)))
 			continue;
+		if (!err)
+			RP_RACE_SYNC(s, RP_RACE_ACQUIRE);
 		return err ? fail(err) : 0;
 	}
 }
@@ -75,6 +77,8 @@ int sem_clockwait(sem_t *s, clockid_t clk, const struct timespec *abstime)
 static int sem_trywait_call(sem_t *s)
 {
 	int err = sched_sem_trywait(ss(s));
+	if (!err)
+		RP_RACE_SYNC(s, RP_RACE_ACQUIRE);
 	return err ? fail(pt_try_failed(err)) : 0;
 }
 
@@ -85,6 +89,7 @@ int sem_trywait(sem_t *s)
 
 static int sem_post_call(sem_t *s)
 {
+	RP_RACE_SYNC(s, RP_RACE_RELEASE);
 	int err = sched_sem_post(ss(s));
 	return err ? fail(err) : 0;
 }

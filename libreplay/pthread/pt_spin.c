@@ -28,6 +28,7 @@ static int spin_lock_call(pthread_spinlock_t *l)
 	while (*l)
 		sched_thread_yield();
 	*l = self;
+	RP_RACE_SYNC(l, RP_RACE_ACQUIRE | RP_RACE_LOCKED);
 	return 0;
 }
 
@@ -41,6 +42,7 @@ static int spin_trylock_call(pthread_spinlock_t *l)
 	if (*l)
 		return pt_try_failed(EBUSY);
 	*l = me();
+	RP_RACE_SYNC(l, RP_RACE_ACQUIRE | RP_RACE_LOCKED);
 	return 0;
 }
 
@@ -51,6 +53,7 @@ int pthread_spin_trylock(pthread_spinlock_t *l)
 
 static int spin_unlock_call(pthread_spinlock_t *l)
 {
+	RP_RACE_SYNC(l, RP_RACE_RELEASE | RP_RACE_UNLOCKED);
 	*l = 0;
 	return 0;
 }

@@ -10,7 +10,7 @@ LAYERS="sched base log engine inputs pthread signals io main tools"
 # FAIL and "N passed, M failed" like the other suites.
 # The engine's rooms (libreplay/engine/README.md) follow the same rule inside engine/,
 # bottom to top (its headers in engine/ itself are shared by every room):
-ROOMS="core counter schedule ending hunt session"
+ROOMS="core counter schedule ending hunt races session"
 # A room reaches a higher one only through a hook (core.h: rp_up, rp_resumed_hook,
 # rp_session_fatal_hook), never by name: no call from a room to a higher one's symbols
 # is allowed (object symbol, one a line, would name an exception).

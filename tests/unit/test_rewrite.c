@@ -12,6 +12,8 @@ struct lines {
 	int n;
 };
 
+static bool skip_anchors = true;
+
 static struct lines split_lines(const char *text)
 {
 	struct lines l = {NULL, 0};
@@ -23,6 +25,14 @@ static struct lines split_lines(const char *text)
 		assert_non_null(norm);
 		snprintf(raw, sizeof raw, "%.*s", (int)n, p);
 		norm_ws(raw, norm, 1024);
+		if (!strncmp(norm, ".Lsic_an_", 9) && skip_anchors) {
+			/* the race detector's anchors: races_* below look at them */
+			free(norm);
+			if (!e)
+				break;
+			p = e + 1;
+			continue;
+		}
 		l.v = realloc(l.v, (l.n + 1) * sizeof *l.v);
 		assert_non_null(l.v);
 		l.v[l.n++] = norm;
@@ -1108,6 +1118,158 @@ static int memop_before(const struct lines *l, const char *s)
 	return n;
 }
 
+/* ---- the race build (sicpp/races.c) ------------------------------------------------------- */
+
+static char *rewrite_races(const char *text, bool races)
+{
+	struct unit u;
+	unit_load(&u, text);
+	if (u.rc != 0)
+		fail_msg("analyze refused the snippet: %s", u.errors);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	struct rewrite_opts opts = {.rename_main = true, .races = races};
+	assert_int_equal(rewrite(out, &u.an, &opts), 0);
+	fclose(out);
+	unit_free(&u);
+	check_well_formed(buf);
+	return buf;
+}
+
+/* The lines of out with the race checks taken out: from "leaq -128(%rsp), %rsp" to
+ * the .cfi_adjust_cfa_offset -160 (or the leaq back) after a call __race_*, and the
+ * race build's mark. */
+static struct lines without_checks(const char *out)
+{
+	skip_anchors = false;
+	struct lines l = split_lines(out), k = {NULL, 0};
+	skip_anchors = true;
+	for (int i = 0; i < l.n; i++) {
+		if (!strncmp(l.v[i], ".section sic_race_build,", 24)) { /* the race build's mark */
+			i++; /* and its .byte */
+			continue;
+		}
+		if (!strcmp(l.v[i], "leaq -128(%rsp), %rsp") && i + 1 < l.n && !strcmp(l.v[i + 1], "pushq %rdi")) {
+			int j = i;
+			while (j < l.n && strcmp(l.v[j], "leaq 128(%rsp), %rsp"))
+				j++;
+			bool check = false;
+			for (int m = i; m < j; m++)
+				check |= !strncmp(l.v[m], "call __race_", 12);
+			if (check) {
+				if (j + 1 < l.n && !strcmp(l.v[j + 1], ".cfi_adjust_cfa_offset -160"))
+					j++;
+				i = j;
+				continue;
+			}
+		}
+		k.v = realloc(k.v, (k.n + 1) * sizeof *k.v);
+		k.v[k.n++] = strdup(l.v[i]);
+	}
+	free_lines(&l);
+	return k;
+}
+
+/* Both builds carry the same anchors in the same order, and between two of them the
+ * same instructions once the checks are taken out: what maps a recorded pc to the
+ * race build's (engine/schedule/anchors.c). */
+static void races_same_anchors_both_builds(void **state)
+{
+	(void)state;
+	char *plain = rewrite_races(spins, false), *race = rewrite_races(spins, true);
+	assert_int_equal(count_substr(plain, "__race_"), 0);
+	assert_int_equal(count_substr(plain, "sic_race_build"), 0);
+	assert_int_equal(count_substr(race, "sic_race_build"), 1);
+	int anchors = count_substr(plain, "\t.quad\t.Lsic_an_");
+	assert_true(anchors > 10);
+	assert_int_equal(count_substr(race, "\t.quad\t.Lsic_an_"), anchors);
+	assert_true(strstr(plain, ".section\tsic_anchors,\"R\",@progbits") != NULL);
+	struct lines a = without_checks(plain), b = without_checks(race);
+	assert_int_equal(a.n, b.n);
+	for (int i = 0; i < a.n; i++)
+		assert_string_equal(a.v[i], b.v[i]);
+	free_lines(&a);
+	free_lines(&b);
+	free(plain);
+	free(race);
+}
+
+/* A section switch or an alignment puts an anchor before the next instruction, not
+ * right after the directive: gcc's nested functions end the file in
+ * ".section .note.GNU-stack,"x"", an executable section ld discards, where an anchor
+ * made the link fail (tests/pthread's nested_fn). */
+static void races_no_anchor_in_a_section_without_code(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"\t.text\n"
+		"\t.type\tf, @function\n"
+		"f:\n"
+		"\tmovl\tg(%rip), %eax\n"
+		"\tret\n"
+		"\t.section\t.text.unlikely,\"ax\",@progbits\n"
+		"\tmovl\t$1, %eax\n"
+		"\tret\n"
+		"\t.section\t.note.GNU-stack,\"x\",@progbits\n";
+	char *out = rewrite_races(text, false);
+	skip_anchors = false;
+	struct lines l = split_lines(out);
+	skip_anchors = true;
+	/* none from the note to the tables */
+	int note = find(&l, 0, ".section .note.GNU-stack,\"x\",@progbits");
+	int tables = find(&l, note, ".section sic_anchors,\"R\",@progbits");
+	for (int i = note; i < tables; i++)
+		assert_true(strncmp(l.v[i], ".Lsic_an_", 9) != 0);
+	/* the cold part's: before its first instruction */
+	int sw = find(&l, 0, ".section .text.unlikely,\"ax\",@progbits");
+	int mov = find(&l, sw, "movl $1, %eax");
+	int an = -1;
+	char rest[4];
+	assert_int_equal(sscanf(l.v[mov - 1], ".Lsic_an_%d%3s", &an, rest), 2);
+	free_lines(&l);
+	free(out);
+}
+
+/* Before each listed access, its check: the address by leaq of the operand, the size
+ * and kind, the access's anchor right before it; atomic ones marked so. */
+static void races_checks_before_accesses(void **state)
+{
+	(void)state;
+	char *race = rewrite_races(spins, true);
+	skip_anchors = false;
+	struct lines l = split_lines(race);
+	skip_anchors = true;
+	struct {
+		const char *insn, *addr;
+		unsigned kind;
+	} want[] = {
+		{"movl flag(%rip), %eax", "leaq flag(%rip), %rdi", 4},
+		{"movl (%rax), %eax", "leaq (%rax), %rdi", 4},
+		{"movl %eax, copy(%rip)", "leaq copy(%rip), %rdi", 4 | 0x100},
+		{"xchgl (%rdi), %eax", "leaq (%rdi), %rdi", 4 | 0x200},
+		{"lock addl $1, counter(%rip)", "leaq counter(%rip), %rdi", 4 | 0x200},
+	};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		int i = find(&l, 0, want[k].insn);
+		int mo = -1, an = -1;
+		char rest[4], kind[32], pc[64];
+		assert_int_equal(sscanf(l.v[i - 1], ".Lsic_mo_%d%3s", &mo, rest), 2);
+		assert_int_equal(sscanf(l.v[i - 2], ".Lsic_an_%d%3s", &an, rest), 2);
+		assert_string_equal(l.v[i - 3], ".cfi_adjust_cfa_offset -160");
+		assert_string_equal(l.v[i - 4], "leaq 128(%rsp), %rsp");
+		assert_string_equal(l.v[i - 9], "call __race_access");
+		snprintf(pc, sizeof pc, "leaq .Lsic_an_%d(%%rip), %%rdx", an);
+		assert_string_equal(l.v[i - 10], pc);
+		snprintf(kind, sizeof kind, "movl $%u, %%esi", want[k].kind);
+		assert_string_equal(l.v[i - 11], kind);
+		assert_string_equal(l.v[i - 12], want[k].addr);
+	}
+	free_lines(&l);
+	free(race);
+}
+
 static void memory_accesses_listed(void **state)
 {
 	char *out = rewrite_checked(spins);
@@ -1548,6 +1710,9 @@ int main(void)
 		cmocka_unit_test(leaf_entry_counts),
 		cmocka_unit_test(spin_waits_yield),
 		cmocka_unit_test(memory_accesses_listed),
+		cmocka_unit_test(races_same_anchors_both_builds),
+		cmocka_unit_test(races_checks_before_accesses),
+		cmocka_unit_test(races_no_anchor_in_a_section_without_code),
 		cmocka_unit_test(repeated_accesses_listed),
 		cmocka_unit_test(rep_string_op_marked),
 		cmocka_unit_test(note_and_tables),

@@ -69,6 +69,9 @@ static void help(const char *prog)
 	       "                    the program's code (glibc's own: stdio, mkstemp...) that\n"
 	       "                    reads an input or changes the world: what the recording\n"
 	       "                    misses (Linux 5.11+; each such call costs some us)\n"
+	       "  --races[=EXE]     with --replay, run by the race build of the program (sicc\n"
+	       "                    --races): report the data races of the recorded run; EXE\n"
+	       "                    the recorded executable (default: the one the log names)\n"
 	       "  --replay-help     this text\n"
 	       "  --                end of libreplay's flags\n"
 	       "The same flags can come from the environment: LIBREPLAY_OPTS=\"--hunt=7\".\n"
@@ -173,6 +176,13 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 		rp_opts.any_libraries = true;
 	} else if (!strcmp(a, "--syscall-audit")) {
 		rp_opts.syscall_audit = true;
+	} else if (!strcmp(a, "--races")) {
+		rp_opts.races = true;
+	} else if (!strncmp(a, "--races=", 8)) {
+		rp_opts.races = true;
+		rp_opts.races_of = a + 8;
+		if (!*rp_opts.races_of)
+			usage_exit("--races= needs the recorded executable%s", "");
 	} else if (!strcmp(a, "--no-record")) {
 		rp_opts.mode = RP_MODE_OFF;
 	} else if (!strcmp(a, "--chaos") || !strcmp(a, "--hunt")) {
@@ -246,7 +256,7 @@ void rp_options_parse(int *argc, char **argv)
 		    !strncmp(argv[i], "--trace-schedule", 16) || !strncmp(argv[i], "--breakpoints", 13) ||
 		    !strncmp(argv[i], "--tls", 5) || !strcmp(argv[i], "--any-layout") ||
 		    !strcmp(argv[i], "--any-libraries") ||
-		    !strcmp(argv[i], "--syscall-audit"))) {
+		    !strcmp(argv[i], "--syscall-audit") || !strncmp(argv[i], "--races", 7))) {
 			int took = one_flag(*argc, argv, i, prog);
 			if (!took)
 				usage_exit("unknown flag '%s'", argv[i]);
@@ -267,6 +277,9 @@ void rp_options_parse(int *argc, char **argv)
 			rp_say("hunting with seed %llu",
 				(unsigned long long)rp_opts.seed);
 	}
+	if (rp_opts.races && rp_opts.mode != RP_MODE_REPLAY)
+		usage_exit("--races goes with --replay FILE: a recording by the ordinary build, "
+			   "replayed by the race build (docs/races.md)%s", "");
 	/* Take what we used off argv. */
 	int k = 1;
 	for (int j = i; j < *argc; j++)

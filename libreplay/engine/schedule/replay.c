@@ -133,8 +133,11 @@ static bool read_next(void)
 						 cur.input_kind == RP_INPUT_LAYOUT)) {
 			if (cur.input_kind == RP_INPUT_CONTEXT)
 				rp_context_check(cur.data, cur.len);
-			if (cur.input_kind == RP_INPUT_OBJECTS)
+			if (cur.input_kind == RP_INPUT_OBJECTS) {
 				rp_objects_check(cur.data, cur.len);
+				if (rp_opts.races)
+					rp_anchors_need(cur.data, cur.len);
+			}
 			if (cur.input_kind == RP_INPUT_LAYOUT)
 				rp_layout_check(cur.data, cur.len);
 			rp_replay_view.done = ++next_rec;
@@ -142,6 +145,10 @@ static bool read_next(void)
 		}
 		if (cur.kind == RP_LOG_INPUT && cur.input_kind == RP_INPUT_ASYNC_SIGNAL)
 			rp_replay_refuse_async(&cur);
+		if (rp_opts.races) { /* the recorded build's pcs, as this race build's */
+			rp_anchors_need(NULL, 0);
+			rp_anchors_map_record(&cur);
+		}
 		have_cur = true;
 	}
 	return have_cur;
@@ -760,7 +767,8 @@ void rp_replay_load_log(void)
 		rp_say("%s", err);
 		exit(RP_EXIT_USAGE);
 	}
-	if (rp_log_check_build_id(r, err, sizeof err) < 0) {
+	/* A race build replays the ordinary build's recording (anchors.c). */
+	if (!rp_opts.races && rp_log_check_build_id(r, err, sizeof err) < 0) {
 		rp_say("%s", err);
 		exit(RP_EXIT_USAGE);
 	}

@@ -31,6 +31,7 @@ static void finish(int how, int value, const ucontext_t *uc)
 static void on_exit_handler(int status, void *arg)
 {
 	rp_record_stop_timer();
+	rp_races_end();
 	finish(RP_LOG_EXITED, status & 0xff, NULL);
 	rp_record_close();
 }
@@ -224,6 +225,8 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 		rp_record_schedule();
 	} else {
 		rp_replay_start(argc, argv);
+		if (rp_opts.races)
+			rp_races_start();
 	}
 	on_exit(on_exit_handler, NULL);
 	rp_crash_init();

@@ -1,0 +1,279 @@
+/*
+ * races_report.c: the race detector's start, its reports and its summary (--races,
+ * docs/races.md). Runs with every register saved (races_rt.S), so it may use the C
+ * library; the checks themselves are races.c's.
+ *
+ * A race is reported once per pair of instructions, as it is found: at the second
+ * access, which is the running one. Both accesses are named by function and
+ * file:line (addr2line, run once per report: the runtime reads no DWARF), thread and
+ * count, with the `replay goto T:C` that lands on each under gdb, and the locks the
+ * racing thread holds. Races are numbered in the order the run found them: race 1 is
+ * the first in the run, and RecPlay's point stands: the run is correct up to it.
+ */
+#include "engine/core.h"
+#include "engine/races/races.h"
+#include "engine/ending/crash_sym.h"
+#include "base/rp_alloc.h"
+#include "base/rp_syscall.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define SEEN_MAX 4096
+#define SYM_MAX 12   /* pcs named by one addr2line */
+#define STACK_MAX 8  /* frames of the racing access's stack shown */
+
+static struct {
+	uintptr_t a, b;
+} seen[SEEN_MAX];
+static int nseen;
+static unsigned nraces;
+static bool warned;
+
+/* The races reported, for the debugger (gdb's `info races`): the last RACE_VIEW_MAX. */
+struct rp_race_view rp_race_view;
+
+/* Called after each report: gdb's `replay races stop` breaks here, inside the racing
+ * access's check (`finish` twice, or `up`, is the program's instruction). */
+__attribute__((noinline)) void rp_race_reported(void)
+{
+	__asm__ volatile("");
+}
+
+/* Is this the race build (sicpp --races marks it)? */
+static bool race_build(void)
+{
+	size_t len = 0;
+	void *mark = rp_elf_section("/proc/self/exe", "sic_race_build", &len);
+	rp_free(mark);
+	return mark != NULL;
+}
+
+void rp_races_start(void)
+{
+	if (!race_build()) {
+		rp_say("--races: this executable is not a race build: build it again with sicc "
+		       "--races (the same sources and flags as the recorded one; docs/races.md)");
+		exit(RP_EXIT_USAGE);
+	}
+	rp_races_on = true;
+}
+
+/* "function (file:line)" for each pc of this executable, by addr2line; "?" where it
+ * cannot say. */
+static void symbolize(const uintptr_t *pc, int n, char out[][256])
+{
+	for (int i = 0; i < n; i++)
+		snprintf(out[i], 256, "pc %#lx", (unsigned long)(pc[i] - rp_exe_base));
+	int fds[2];
+	if (rp_raw_syscall(SYS_pipe2, (long)fds, O_CLOEXEC, 0, 0, 0, 0) != 0)
+		return;
+	char exe[4096];
+	ssize_t el = rp_raw_syscall(SYS_readlink, (long)"/proc/self/exe", (long)exe, sizeof exe - 1, 0, 0, 0);
+	if (el <= 0) {
+		rp_sys_close(fds[0]);
+		rp_sys_close(fds[1]);
+		return;
+	}
+	exe[el] = '\0';
+	char addrs[SYM_MAX][24];
+	char *argv[SYM_MAX + 6] = {"addr2line", "-f", "-s", "-e", exe};
+	int k = 5;
+	for (int i = 0; i < n && i < SYM_MAX; i++) {
+		snprintf(addrs[i], sizeof addrs[i], "%#lx", (unsigned long)(pc[i] - rp_exe_base));
+		argv[k++] = addrs[i];
+	}
+	argv[k] = NULL;
+	/* fork by the system call: no atfork handler of the program or ours runs. */
+	long pid = rp_raw_syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+	if (pid == 0) {
+		rp_raw_syscall(SYS_dup2, fds[1], 1, 0, 0, 0, 0);
+		static char *const envp[] = {"LC_ALL=C", NULL};
+		rp_raw_syscall(SYS_execve, (long)"/usr/bin/addr2line", (long)argv, (long)envp, 0, 0, 0);
+		rp_raw_syscall(SYS_exit_group, 127, 0, 0, 0, 0, 0);
+	}
+	rp_sys_close(fds[1]);
+	char buf[4096];
+	size_t got = 0;
+	ssize_t r;
+	while (pid > 0 && got < sizeof buf - 1 && (r = rp_sys_read(fds[0], buf + got, sizeof buf - 1 - got)) > 0)
+		got += (size_t)r;
+	buf[got] = '\0';
+	rp_sys_close(fds[0]);
+	if (pid > 0)
+		rp_raw_syscall(SYS_wait4, pid, 0, 0, 0, 0, 0);
+	char *line = buf, *nl;
+	for (int i = 0; i < n && (nl = strchr(line, '\n')); i++) {
+		*nl = '\0';
+		char *fn = line;
+		line = nl + 1;
+		if (!(nl = strchr(line, '\n')))
+			break;
+		*nl = '\0';
+		char *pos = line;
+		line = nl + 1;
+		char *disc = strstr(pos, " (discriminator");
+		if (disc)
+			*disc = '\0';
+		if (strcmp(fn, "??"))
+			snprintf(out[i], 256, "%.120s (%.120s)", fn, pos);
+	}
+}
+
+/* The variable of this executable at addr, "name" or "name+off" (its symbol table,
+ * read once), or "" if none holds it: the heap's, the stack's, a library's. */
+static void variable(uintptr_t addr, char *out, size_t cap)
+{
+	static Elf64_Sym *syms;
+	static char *strs;
+	static size_t nsyms, nstrs;
+	static bool read;
+	out[0] = '\0';
+	if (!read) {
+		read = true;
+		size_t len = 0;
+		syms = rp_elf_section("/proc/self/exe", ".symtab", &len);
+		nsyms = syms ? len / sizeof *syms : 0;
+		strs = rp_elf_section("/proc/self/exe", ".strtab", &nstrs);
+	}
+	uint64_t off = addr - rp_exe_base;
+	for (size_t i = 0; strs && i < nsyms; i++) {
+		const Elf64_Sym *s = &syms[i];
+		if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || s->st_name >= nstrs || s->st_shndx == SHN_UNDEF ||
+		    off < s->st_value || off >= s->st_value + (s->st_size ? s->st_size : 1))
+			continue;
+		if (off == s->st_value)
+			snprintf(out, cap, "%s", strs + s->st_name);
+		else
+			snprintf(out, cap, "%s+%llu", strs + s->st_name, (unsigned long long)(off - s->st_value));
+		return;
+	}
+}
+
+static const char *what(const struct rp_race_access *a)
+{
+	return a->freeing ? "free" : a->write ? "write" : "read";
+}
+
+/* The locks thread tid holds, "" if none: "mutex 0x... , 0x...". */
+static void locks_text(int tid, char *out, size_t cap)
+{
+	uintptr_t l[RACE_HELD];
+	int n = rp_race_held(tid, l, RACE_HELD);
+	size_t at = 0;
+	out[0] = '\0';
+	for (int i = 0; i < n && at < cap; i++)
+		at += (size_t)snprintf(out + at, cap - at, "%s%#lx", i ? ", " : "", (unsigned long)l[i]);
+}
+
+static void report(uintptr_t addr, const struct rp_race_access *now, const struct rp_race_access *then)
+{
+	uintptr_t a = now->pc < then->pc ? now->pc : then->pc, b = now->pc ^ then->pc ^ a;
+	for (int i = 0; i < nseen; i++)
+		if (seen[i].a == a && seen[i].b == b)
+			return;
+	if (nseen < SEEN_MAX)
+		seen[nseen].a = a, seen[nseen].b = b, nseen++;
+	nraces++;
+	/* The racing access's stack: the program's frames above this check (their return
+	 * addresses, named by the call: pc - 1). */
+	uintptr_t pcs[2 + STACK_MAX] = {now->pc, then->pc}, raw[64];
+	size_t nraw = rp_crash_stack_here(raw, 64);
+	int n = 2;
+	bool past = false; /* the access's own frame is now->pc: its callers follow */
+	for (size_t i = 0; i < nraw && n < 2 + STACK_MAX; i++) {
+		if (!rp_sic_pc_instrumented(raw[i]))
+			continue;
+		if (!past) { /* the return address into the access's own function */
+			past = true;
+			continue;
+		}
+		pcs[n++] = raw[i] - 1;
+	}
+	char where[2 + STACK_MAX][256];
+	symbolize(pcs, n, where);
+	char held_now[256], held_then[256];
+	locks_text(now->tid, held_now, sizeof held_now);
+	locks_text(then->tid, held_then, sizeof held_then);
+	char var[160], at[200];
+	variable(addr, var, sizeof var);
+	if (*var)
+		snprintf(at, sizeof at, "%s (%#lx)", var, (unsigned long)addr);
+	else
+		snprintf(at, sizeof at, "%#lx", (unsigned long)addr);
+	rp_say("race %u%s: %s of %s by thread %d races an earlier %s by thread %d",
+	       nraces, nraces == 1 ? " (the first in this run)" : "", what(now), at, now->tid,
+	       what(then), then->tid);
+	rp_say("  %-5s thread %d at count %llu: %s   replay goto %d:%llu@%#lx", what(now), now->tid,
+	       (unsigned long long)now->count, where[0], now->tid, (unsigned long long)now->count,
+	       (unsigned long)now->pc);
+	rp_say("  %-5s thread %d at count %llu: %s   replay goto %d:%llu@%#lx", what(then), then->tid,
+	       (unsigned long long)then->count, where[1], then->tid, (unsigned long long)then->count,
+	       (unsigned long)then->pc);
+	if (n > 2) {
+		char stack[1024];
+		size_t at = 0;
+		for (int i = 2; i < n && at < sizeof stack; i++)
+			at += (size_t)snprintf(stack + at, sizeof stack - at, " <- %s", where[i]);
+		rp_say("  called from%s", stack + 3 > stack + at ? "" : stack + 3);
+	}
+	rp_say("  locks: thread %d holds %s; thread %d holds %s now", now->tid,
+	       *held_now ? held_now : "none", then->tid, *held_then ? held_then : "none");
+	struct rp_race_seen *v = &rp_race_view.race[(nraces - 1) % RACE_VIEW_MAX];
+	v->number = nraces;
+	v->addr = addr;
+	v->now = *now;
+	v->then = *then;
+	rp_race_view.n = nraces;
+	rp_race_reported();
+}
+
+void rp_race_report_pending(void)
+{
+	struct rp_race_pending *p = &rp_race_pending;
+	int n = p->n;
+	p->n = 0;
+	rp_race_busy = true;
+	for (int i = 0; i < n; i++)
+		report(p->race[i].addr, &p->race[i].now, &p->race[i].then);
+	rp_race_busy = false;
+	if ((p->nomem || p->threads) && !warned) {
+		warned = true;
+		rp_say("--races: %s: no more races are looked for in this run",
+		       p->nomem ? "the detector ran out of memory" : "more than 256 threads");
+	}
+	p->nomem = p->threads = false;
+}
+
+void rp_race_free_c(uintptr_t p, uintptr_t pc, uint64_t r15)
+{
+	if (!p || !rp_races_on)
+		return;
+	if (rp_race_free(p, malloc_usable_size((void *)p), pc, r15))
+		rp_race_report_pending();
+}
+
+void rp_race_alloc_c(uintptr_t p)
+{
+	if (p && rp_races_on)
+		rp_race_alloc(p, malloc_usable_size((void *)p));
+}
+
+/* At the end of the replay: how many, and what an optimal event-based trace of this
+ * run would have monitored and logged (races.c, struct rp_race_stats; bench/table2.sh). */
+void rp_races_end(void)
+{
+	if (!rp_races_on && !nraces)
+		return;
+	rp_say("--races: %u race%s found in this run", nraces, nraces == 1 ? "" : "s");
+	rp_say("--races: %llu accesses checked, %llu of them to shared memory, %llu "
+		       "inter-thread dependences, %llu synchronization operations",
+		       (unsigned long long)rp_race_stats.accesses, (unsigned long long)rp_race_stats.shared,
+		       (unsigned long long)rp_race_stats.dependences, (unsigned long long)rp_race_stats.syncs);
+}
