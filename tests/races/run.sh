@@ -25,7 +25,7 @@ replay_races() {
 	"$WORK/$name.races" --replay "$2" --races >"$WORK/$name.replay" 2>&1
 }
 
-for src in rmw.c check_then_act.c publish.c use_after_free.c memcpy_race.c rwlock_readers.c; do
+for src in rmw.c check_then_act.c publish.c use_after_free.c memcpy_race.c rwlock_readers.c report.c; do
 	name=${src%.c}
 	if ! build "$src"; then fail "$name: build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"; continue; fi
 	"$WORK/$name" --record "$WORK/$name.bin" >"$WORK/$name.out" 2>&1
@@ -54,6 +54,26 @@ done
 n=$(grep -c '^libreplay: race [0-9]' "$WORK/rmw.replay" 2>/dev/null)
 if [ "$n" = 1 ]; then pass "rmw: one report for a race repeated 1000 times"
 else fail "rmw: $n reports, want 1"; fi
+
+# The report's contents (report.c): both accesses' callers (the earlier access's from
+# its cell: its frames are gone), the locks each thread held at its access, where
+# each thread was created, and the first race in the run; the lines are the source's
+# marked ones.
+line() { grep -n "$1" report.c | head -n 1 | cut -d: -f1; }
+r=$WORK/report.replay
+want=("called from pay (report.c:$(line 'CALLER pay')) <- teller (report.c:$(line 'CALLER teller'))"
+	"called from auditor (report.c:$(line 'CALLER auditor'))"
+	"locks held: till (0x" "locks held: ledger (0x"
+	"created by thread 1 at count [0-9]*: main (report.c:$(line 'CREATE teller'))   replay goto 1:[0-9]*$"
+	"created by thread 1 at count [0-9]*: main (report.c:$(line 'CREATE auditor'))   replay goto 1:[0-9]*$"
+	"--races: the first in the run is race 1, at thread [23]'s count [0-9]*: the run is correct up to there")
+miss=""
+for w in "${want[@]}"; do
+	grep -q -- "$w" "$r" 2>/dev/null || miss="$miss [$w]"
+done
+if [ -z "$miss" ] && [ "$(grep -c '^libreplay:     called from' "$r")" = 2 ]; then
+	pass "report: both accesses' callers, the locks each thread held, where each thread was created, the first race"
+else fail "report: missing$miss: $(grep '^libreplay:  ' "$r" 2>/dev/null | head -n 9 | tr '\n' ' ')"; fi
 
 for src in clean_condvar_queue.c clean_barrier.c clean_once.c clean_atomics.c clean_join.c \
 	clean_rwlock.c clean_sem.c clean_spin.c clean_sync_builtins.c; do
