@@ -75,6 +75,20 @@ if [ -z "$miss" ] && [ "$(grep -c '^libreplay:     called from' "$r")" = 2 ]; th
 	pass "report: both accesses' callers, the locks each thread held, where each thread was created, the first race"
 else fail "report: missing$miss: $(grep '^libreplay:  ' "$r" 2>/dev/null | head -n 9 | tr '\n' ' ')"; fi
 
+# A failing run (abort after its race): the replay dies as the recording did, and
+# says before the crash report how many races the run had and which came first.
+if build abort_race.c; then
+	{ "$WORK/abort_race" --record "$WORK/abort_race.bin" >/dev/null 2>&1; } 2>/dev/null
+	{ "$WORK/abort_race.races" --replay "$WORK/abort_race.bin" --races >"$WORK/abort_race.replay" 2>&1; } 2>/dev/null
+	rc=$?
+	r=$WORK/abort_race.replay
+	if [ $rc = 134 ] && grep -q '^libreplay: --races: 1 race found in this run$' "$r" &&
+	   grep -q "^libreplay: --races: the first in the run is race 1, at thread [12]'s count" "$r" &&
+	   [ "$(grep -n 'races found\|race found' "$r" | cut -d: -f1)" -lt "$(grep -n 'died of SIGABRT' "$r" | cut -d: -f1)" ]; then
+		pass "abort_race: a failing run's replay names its races and the first before the crash report"
+	else fail "abort_race: rc $rc: $(grep -E 'races|SIGABRT' "$r" | head -n 4 | tr '\n' ' ')"; fi
+else fail "abort_race: build: $(head -n 3 "$WORK/build.log" | tr '\n' ' ')"; fi
+
 for src in clean_condvar_queue.c clean_barrier.c clean_once.c clean_atomics.c clean_join.c \
 	clean_rwlock.c clean_sem.c clean_spin.c clean_sync_builtins.c; do
 	name=${src%.c}
