@@ -6,9 +6,11 @@
  * A race is reported once per pair of instructions, as it is found: at the second
  * access, which is the running one. Both accesses are named by function and
  * file:line (addr2line, run once per report: the runtime reads no DWARF), thread and
- * count, with the `replay goto T:C` that lands on each under gdb, and the locks the
- * racing thread holds. Races are numbered in the order the run found them: race 1 is
- * the first in the run, and RecPlay's point stands: the run is correct up to it.
+ * count, with the `replay goto T:C` that lands on each under gdb, its callers and the
+ * locks its thread held at it (the earlier access's as its cell kept them: races.c's
+ * shadow stacks and lock sets), then where each thread was created. Races are
+ * numbered in the order the run found them: race 1 is the first in the run, and
+ * RecPlay's point stands: the run is correct up to it (said again at the end).
  */
 #include "engine/core.h"
 #include "engine/races/races.h"
