@@ -5,7 +5,7 @@
  *    that is not loaded (like debug information: no cost at run time). One at every
  *    label of code, at every section switch to code, after every jump (its encoding,
  *    rel8 or rel32, depends on the distance), before every memory access of
- *    sic_memops, every call to memcpy/memmove/memset and every rep string
+ *    sic_memops, every call (memcpy/memmove/memset too) and every rep string
  *    instruction. Two builds of the same assembly, one with the race checks and one
  *    without, have the same anchors in the same order, and between two anchors the
  *    same bytes: a pc of one maps to the other by (the anchor before it, the offset
@@ -19,7 +19,7 @@
  * RACE_ACCESS takes the address in %rdi, the size and kind in %rsi, the access's pc
  * (its anchor) in %rdx; RACE_RANGE (memcpy, memset, a string instruction) the
  * destination, the source (0: none) and the length in %rdi, %rsi, %rdx, as memcpy
- * takes them, and the pc in %rcx.
+ * takes them, and the pc in %rcx; RACE_CALL the call's pc (its anchor) in %rdi.
  */
 #include "races.h"
 
@@ -200,7 +200,7 @@ bool races_anchor_before(const struct analysis *an, int i)
 	if (!is_code(an, i))
 		return false;
 	return (an->plan[i].memop & MEMOP_ACCESS) || is_mem_call(s, &set) || is_string_insn(s) ||
-	       is_free_call(s);
+	       is_free_call(s) || s->info.cls == IC_CALL;
 }
 
 /* Save what the call sequence uses, past the red zone: the site may be in a leaf.
@@ -232,6 +232,15 @@ void races_emit_check(FILE *o, const struct analysis *an, int i, int anchor, boo
 	bool set;
 	if (!is_code(an, i))
 		return;
+	if (s->info.cls == IC_CALL) {
+		/* The call's site, for the detector's shadow stack of each thread: a cell
+		 * keeps the stack of its access, which a report names for the earlier one
+		 * (the frame is gone by then). No hook at returns: a frame whose call site
+		 * has %rsp below the thread's is over (a longjmp too). */
+		open_call(o, rsp_cfa);
+		fprintf(o, "\tleaq\t.Lsic_an_%d(%%rip), %%rdi\n", anchor);
+		close_call(o, an->pic, rsp_cfa, RACE_CALL);
+	}
 	if (an->plan[i].memop & MEMOP_ACCESS) { /* (MEMOP_REPEAT alone: a jump back) */
 		int mi = mem_index(s);
 		if (mi < 0)

@@ -9,6 +9,7 @@
 #define RACE_RANGE  "__race_range"
 #define RACE_FREE   "__race_free"
 #define RACE_ALLOC  "__race_alloc"
+#define RACE_CALL   "__race_call"
 /* RACE_ACCESS's %esi: the size in bytes (low byte), and what the access is. */
 #define RACE_WRITE  0x100
 #define RACE_ATOMIC 0x200

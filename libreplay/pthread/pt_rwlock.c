@@ -12,6 +12,26 @@ static struct sched_rwlock *rw(pthread_rwlock_t *l)
 	return (struct sched_rwlock *)l;
 }
 
+/* --races' happens-before (docs/races.md), as ThreadSanitizer's: a writer's unlock
+ * releases into the lock's clock, a reader's into a second one (the lock's address
+ * + 1); a reader acquires the writers' clock alone (two readers are not ordered: what
+ * they write under a read lock may race), a writer both. */
+static void race_locked(pthread_rwlock_t *l, bool write)
+{
+	RP_RACE_SYNC(l, RP_RACE_ACQUIRE | RP_RACE_LOCKED);
+	if (write)
+		RP_RACE_SYNC((char *)l + 1, RP_RACE_ACQUIRE);
+}
+
+static void race_unlock(pthread_rwlock_t *l)
+{
+	struct sched_rwlock *s = rw(l);
+	bool write = s->writer && s->wowner == sched_thread_id(sched_current());
+	if (write || s->readers)
+		RP_RACE_SYNC(write ? (char *)l : (char *)l + 1, RP_RACE_RELEASE);
+	RP_RACE_SYNC(l, RP_RACE_UNLOCKED);
+}
+
 /* A read (write false) or write lock, waiting as signals expect: pending handlers
  * run first, and a signal sent while it waits runs its handler there and the wait
  * goes on (as pt_mutex_wait_lock). */
@@ -27,7 +47,7 @@ static int take(pthread_rwlock_t *l, bool write, const struct timespec *deadline
 					    : sched_rwlock_rdlock(rw(l)));
 		self->waiting = PT_WAIT_NONE;
 		if (!err)
-			RP_RACE_SYNC(l, RP_RACE_ACQUIRE | RP_RACE_LOCKED);
+			race_locked(l, write);
 		if (err != PT_ESIGNALED)
 			return err;
 	}
@@ -49,9 +69,17 @@ int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 	return PT_SYNC(take(l, false, NULL, CLOCK_REALTIME));
 }
 
+static int tryrdlock_call(pthread_rwlock_t *l)
+{
+	int err = sched_rwlock_tryrdlock(rw(l));
+	if (!err)
+		race_locked(l, false);
+	return pt_try_failed(err);
+}
+
 int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
-	return PT_SYNC(pt_try_failed(sched_rwlock_tryrdlock(rw(l))));
+	return PT_SYNC(tryrdlock_call(l));
 }
 
 int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
@@ -73,9 +101,17 @@ int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 	return PT_SYNC(take(l, true, NULL, CLOCK_REALTIME));
 }
 
+static int trywrlock_call(pthread_rwlock_t *l)
+{
+	int err = sched_rwlock_trywrlock(rw(l));
+	if (!err)
+		race_locked(l, true);
+	return pt_try_failed(err);
+}
+
 int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
-	return PT_SYNC(pt_try_failed(sched_rwlock_trywrlock(rw(l))));
+	return PT_SYNC(trywrlock_call(l));
 }
 
 int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
@@ -94,7 +130,7 @@ int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk, const struct 
 
 int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
-	RP_RACE_SYNC(l, RP_RACE_RELEASE | RP_RACE_UNLOCKED);
+	race_unlock(l);
 	return PT_SYNC(sched_rwlock_unlock(rw(l)));
 }
 

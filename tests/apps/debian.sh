@@ -11,12 +11,14 @@
 #   100 us slices, the hunting scheduler) and replayed byte for byte (the stream
 #   also equal to the unrecorded run's and to Debian's own xz's); `xz -v` on a
 #   terminal (script(1)'s), whose progress line comes with each alarm(1)'s SIGALRM,
-#   recorded and replayed to the same stream and the same terminal output.
+#   recorded and replayed to the same stream and the same terminal output. The race
+#   build (sicc --races) replays the 100 us recording with --races: no race.
 # - libzstd's thread pool (lib/common/pool.c) and its test program tests/poolTests
 #   (job order, waiting, resizing the pool, ending with jobs queued), unrecorded,
 #   recorded seven ways (chaos, 50 us slices, --hunt seeds 1-3) and replayed. Its
 #   POOL_add ends in a tail jump to pthread_mutex_unlock: the hunt's preemptions
 #   before a synchronization call must not take main's call of POOL_add for it.
+#   Its race build replays the seven recordings with --races: no race.
 #
 # A package whose source cannot be fetched is a SKIP line, counted apart.
 # The builds are kept under build/apps-build, keyed by the toolchain (sicc, sicpp,
@@ -45,11 +47,12 @@ build_tree() {
 	echo "$tree"
 }
 
-# run OUT CMD...: in $WORK, stdout to OUT, stderr to OUT.err, status to OUT.rc.
+# run OUT CMD...: in $WORK, stdout to OUT, stderr to OUT.err, status to OUT.rc; killed
+# after RUN_TIMEOUT seconds (300).
 run() {
 	local out=$WORK/$1
 	shift
-	(cd "$WORK" && timeout 300 "$@" >"$out" 2>"$out.err"); echo $? >"$out.rc"
+	(cd "$WORK" && timeout "${RUN_TIMEOUT:-300}" "$@" >"$out" 2>"$out.err"); echo $? >"$out.rc"
 }
 
 # same A B: stdout, stderr and status all equal.
@@ -144,6 +147,27 @@ else
 	if [ "${n:-0}" -ge 10 ]; then pass "xz-utils: the 100 us recording has $n preemptions"
 	else fail "xz-utils: the 100 us recording has ${n:-0} preemptions"; fi
 
+	# The race build (sicc --races, docs/races.md) replays that recording of the
+	# ordinary build with --races, its thousands of preemptions at mapped pcs: the same
+	# stream, and no race in xz's threads (about 640M accesses checked).
+	xz_races() {
+		./configure CC="$SICC --races" CFLAGS=-O2 --disable-shared --disable-doc --disable-nls && make -j2
+	}
+	if ! XZR=$(build_tree xz-utils-races "$src" xz_races); then
+		fail "xz-utils: configure CC='sicc --races' && make: $(tail -n 3 "$WORK/xz-utils-races.build" | tr '\n' ' ')"
+	else
+		mv "$in" "$in.away"
+		# (35 s of CPU time: 640M checks; 224 s of wall time at a load of 12 on 2 CPUs)
+		RUN_TIMEOUT=900 run xz.races "$XZR/src/xz/xz" --replay xz.quantum_100us.bin --races
+		mv "$in.away" "$in"
+		if cmp -s "$WORK/xz.races" "$WORK/xz.quantum_100us.rec" &&
+		   grep -q '^libreplay: --races: 0 races found in this run$' "$WORK/xz.races.err"; then
+			pass "xz-utils: xz -T4 --quantum 100us replayed by the race build with --races: the same stream, no race"
+		else
+			fail "xz-utils: xz -T4 replayed with --races (status $(cat "$WORK/xz.races.rc")): $(grep -m 3 'race\|diverged' "$WORK/xz.races.err" | tr '\n' ' ')"
+		fi
+	fi
+
 	# xz -v on a terminal redraws its progress line at each alarm(1): SIGALRM from
 	# outside, recorded where it was delivered and delivered there in the replay
 	# (docs/inputs.md). The terminal is script(1)'s; the replay's terminal output (the
@@ -193,6 +217,24 @@ else
 			pass "libzstd: poolTests $slices: all POOL tests pass; the replay is the same"
 		fi
 	done
+	# The pool's race build replays each recording with --races: the same output, and
+	# no race in pool.c (its mutex and condvars order every job's handover).
+	zstd_pool_races() { make -C tests poolTests CC="$SICC --races"; }
+	if ! ZR=$(build_tree libzstd-pool-races "$src" zstd_pool_races); then
+		fail "libzstd: make -C tests poolTests CC='sicc --races': $(tail -n 3 "$WORK/libzstd-pool-races.build" | tr '\n' ' ')"
+	else
+		bad=""
+		for tag in chaos_5 chaos_77 chaos_4242 quantum_50us hunt_1 hunt_2 hunt_3; do
+			run "pool.$tag.races" "$ZR/tests/poolTests" --replay "pool.$tag.bin" --races
+			if ! cmp -s "$WORK/pool.$tag.races" "$WORK/pool.$tag.rec" ||
+			   ! grep -q '^libreplay: --races: 0 races found in this run$' "$WORK/pool.$tag.races.err"; then
+				bad="$tag (status $(cat "$WORK/pool.$tag.races.rc")): $(grep -m 3 'race\|diverged' "$WORK/pool.$tag.races.err" | tr '\n' ' ')"
+				break
+			fi
+		done
+		if [ -z "$bad" ]; then pass "libzstd: poolTests' 7 recordings replayed by the race build with --races: the same output, no race"
+		else fail "libzstd: poolTests replayed with --races: $bad"; fi
+	fi
 fi
 
 echo "$npass passed, $nfail failed, $nskip skipped"

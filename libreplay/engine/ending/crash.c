@@ -151,25 +151,6 @@ uintptr_t rp_crash_first_frame_in(ucontext_t *uc, uintptr_t lo, uintptr_t hi)
 	return 0;
 }
 
-/* The pcs of the running code's frames, from the caller outwards, at most max (the
- * race reports: engine/races/races_report.c); 0 without libunwind. */
-size_t rp_crash_stack_here(uintptr_t *pcs, size_t max)
-{
-	ucontext_t uc;
-	unw_cursor_t c;
-	if (!u_step || getcontext(&uc) != 0 ||
-	    (u_init_local2 ? u_init_local2(&c, (unw_context_t *)&uc, 0) : u_init_local(&c, (unw_context_t *)&uc)) != 0)
-		return 0;
-	size_t n = 0;
-	while (n < max && u_step(&c) > 0) {
-		unw_word_t ip = 0;
-		if (u_get_reg(&c, UNW_REG_IP, &ip) != 0 || !ip)
-			break;
-		pcs[n++] = (uintptr_t)ip;
-	}
-	return n;
-}
-
 /* ---- output without stdio --------------------------------------------------------- */
 
 static char out[8192];

@@ -19,8 +19,5 @@ void rp_crash_debug_path(char *out, size_t len, const char *dir, const unsigned 
  * by libunwind; 0 if none, or without libunwind. */
 #include <ucontext.h>
 uintptr_t rp_crash_first_frame_in(ucontext_t *uc, uintptr_t lo, uintptr_t hi);
-/* crash.c: the pcs of the running code's frames, the caller's first (return
- * addresses); at most max, 0 without libunwind. */
-size_t rp_crash_stack_here(uintptr_t *pcs, size_t max);
 
 #endif

@@ -56,6 +56,8 @@ struct cell {
 	uint32_t clock;
 	uint32_t pc;     /* from the load base; RACE_CELL_WRITE, _FREE in the top bits */
 	uint64_t info;   /* count (48 bits) | tid (8) | mask of the word's bytes (8) */
+	uint32_t stack;  /* its callers (the depot below), for a report of a later access */
+	uint32_t locks;  /* the lock set its thread held */
 };
 #define CELL_WRITE 0x80000000u
 #define CELL_FREE  0x40000000u
@@ -196,9 +198,179 @@ static int cur_tid(void)
 	return rp_cur ? rp_cur->tid : 0;
 }
 
-/* The held locks of each thread, innermost last, for the reports. */
+/* ---- stacks: each thread's calls, for the reports ----------------------------------
+ *
+ * The race build calls rp_race_call before each call the program makes (its pc, the
+ * program's %rsp there); the frame it makes lasts while the thread's %rsp is below
+ * that. No hook at returns: each check and each call first drops the frames whose
+ * call site's %rsp is not above the thread's (returned, or left by a longjmp). A cell
+ * keeps the stack of its access as an id of the depot, a tree of (caller id, call pc)
+ * nodes made as accesses need them (a frame that makes no checked access is never
+ * entered there), so that a race reported at a later access names the earlier one's
+ * callers too, as ThreadSanitizer's do. */
+#define STACK_DEPTH 256         /* frames kept per thread; deeper calls are not pushed */
+#define NODES_MAX (1u << 22)    /* depot nodes; past them, a stack is cut short */
+
+struct frame {
+	uintptr_t sp;
+	uint32_t pc;   /* from the load base */
+	uint32_t node; /* the depot's id of the stack up to this frame, 0: not made yet */
+};
+static struct frame *frames[RACE_THREADS];
+static int depth[RACE_THREADS];
+
+struct node {
+	uint32_t parent, pc;
+};
+static struct node *nodes;     /* [0] unused: id 0 is the empty stack */
+static uint32_t *node_index;   /* open addressing, 2 * NODES_MAX slots of ids */
+static uint32_t nnodes;
+
+static uint32_t node_of(uint32_t parent, uint32_t pc)
+{
+	if (!nodes) {
+		nodes = take(sizeof *nodes * NODES_MAX);
+		node_index = take(sizeof *node_index * 2 * NODES_MAX);
+		if (!nodes || !node_index) {
+			nodes = NULL;
+			return parent;
+		}
+		nnodes = 1;
+	}
+	uint64_t key = (uint64_t)parent << 32 | pc;
+	for (uint64_t h = (key * 0x9e3779b97f4a7c15ull) >> 40;; h++) {
+		uint32_t *slot = &node_index[h & (2 * NODES_MAX - 1)];
+		if (!*slot) {
+			if (nnodes >= NODES_MAX)
+				return parent; /* full: the stack shown is shorter */
+			nodes[nnodes] = (struct node){parent, pc};
+			*slot = nnodes;
+			return nnodes++;
+		}
+		if (nodes[*slot].parent == parent && nodes[*slot].pc == pc)
+			return *slot;
+	}
+}
+
+/* Drop thread t's frames that are over at %rsp sp. Past STACK_DEPTH, the deeper
+ * frames were not kept: they end with the last kept one. */
+static void frames_pop(int t, uintptr_t sp)
+{
+	int d = depth[t];
+	if (d > STACK_DEPTH) {
+		if (frames[t][STACK_DEPTH - 1].sp > sp)
+			return;
+		d = STACK_DEPTH;
+	}
+	while (d > 0 && frames[t][d - 1].sp <= sp)
+		d--;
+	depth[t] = d;
+}
+
+/* The depot's id of thread t's stack now. */
+static uint32_t stack_now(int t)
+{
+	int d = depth[t] < STACK_DEPTH ? depth[t] : STACK_DEPTH;
+	if (!d)
+		return 0;
+	struct frame *f = frames[t];
+	int i = d - 1;
+	while (i >= 0 && !f[i].node)
+		i--;
+	uint32_t id = i >= 0 ? f[i].node : 0;
+	for (i++; i < d; i++)
+		id = f[i].node = node_of(id, f[i].pc);
+	return id;
+}
+
+void rp_race_call(uintptr_t pc, uintptr_t rsp)
+{
+	int t = cur_tid();
+	if (!rp_races_on || t < 0 || t >= RACE_THREADS)
+		return;
+	if (!frames[t] && !(frames[t] = take(sizeof(struct frame) * STACK_DEPTH)))
+		return;
+	frames_pop(t, rsp);
+	if (depth[t] < STACK_DEPTH)
+		frames[t][depth[t]] = (struct frame){rsp, (uint32_t)(pc - rp_exe_base), 0};
+	depth[t]++;
+}
+
+int rp_race_stack(uint32_t id, uintptr_t *out, int max)
+{
+	int n = 0;
+	while (id && nodes && id < nnodes && n < max) {
+		out[n++] = rp_exe_base + nodes[id].pc;
+		id = nodes[id].parent;
+	}
+	return n;
+}
+
+/* ---- lock sets ------------------------------------------------------------------------
+ * The held locks of each thread, innermost last, and as an id of a table of the sets
+ * seen (made at each lock and unlock, not at accesses), which a cell keeps. */
 static uintptr_t held[RACE_THREADS][RACE_HELD];
 static int nheld[RACE_THREADS];
+static uint32_t lockset_now[RACE_THREADS];
+
+#define LOCKSETS_MAX (1u << 16)
+#define LOCKSET_UNKNOWN 0xffffffffu
+struct lockset {
+	int n;
+	uintptr_t l[RACE_HELD];
+};
+static struct lockset *locksets; /* [0]: the empty set */
+static uint32_t *lockset_index;
+static uint32_t nlocksets;
+
+static uint32_t lockset_of(const uintptr_t *l, int n)
+{
+	if (!n)
+		return 0;
+	if (!locksets) {
+		locksets = take(sizeof *locksets * LOCKSETS_MAX);
+		lockset_index = take(sizeof *lockset_index * 2 * LOCKSETS_MAX);
+		if (!locksets || !lockset_index) {
+			locksets = NULL;
+			return LOCKSET_UNKNOWN;
+		}
+		nlocksets = 1;
+	}
+	uint64_t h = (uint64_t)n;
+	for (int i = 0; i < n; i++)
+		h = (h ^ l[i]) * 0x9e3779b97f4a7c15ull;
+	for (h >>= 40;; h++) {
+		uint32_t *slot = &lockset_index[h & (2 * LOCKSETS_MAX - 1)];
+		if (!*slot) {
+			if (nlocksets >= LOCKSETS_MAX)
+				return LOCKSET_UNKNOWN;
+			struct lockset *s = &locksets[nlocksets];
+			s->n = n;
+			for (int i = 0; i < n; i++)
+				s->l[i] = l[i];
+			*slot = nlocksets;
+			return nlocksets++;
+		}
+		struct lockset *s = &locksets[*slot];
+		bool same = s->n == n;
+		for (int i = 0; same && i < n; i++)
+			same = s->l[i] == l[i];
+		if (same)
+			return *slot;
+	}
+}
+
+int rp_race_lockset(uint32_t id, uintptr_t *out, int max)
+{
+	if (id == LOCKSET_UNKNOWN || (id && (!locksets || id >= nlocksets)))
+		return -1;
+	if (!id)
+		return 0;
+	int n = locksets[id].n < max ? locksets[id].n : max;
+	for (int i = 0; i < n; i++)
+		out[i] = locksets[id].l[i];
+	return n;
+}
 
 /* Set while the detector's own reports run: the locks libunwind takes through the
  * pthread layer are not the program's synchronization. */
@@ -236,6 +408,8 @@ void rp_race_sync(const void *obj, int how)
 				nheld[t]--;
 				break;
 			}
+	if (how & (RP_RACE_LOCKED | RP_RACE_UNLOCKED))
+		lockset_now[t] = lockset_of(held[t], nheld[t]);
 }
 
 int rp_race_held(int tid, uintptr_t *out, int max)
@@ -248,12 +422,24 @@ int rp_race_held(int tid, uintptr_t *out, int max)
 	return n;
 }
 
+static struct rp_race_birth births[RACE_THREADS];
+
+const struct rp_race_birth *rp_race_birth_of(int tid)
+{
+	return tid >= 0 && tid < RACE_THREADS && births[tid].parent != 0 ? &births[tid] : NULL;
+}
+
 void rp_race_thread_created(int child)
 {
 	int t = cur_tid();
 	struct vc *me = thread_vc(t), *c = thread_vc(child);
 	if (!me || !c || !rp_races_on)
 		return;
+	/* In pthread_create: its call's frame is the thread's innermost; the count is
+	 * the one published for the call. */
+	births[child] = (struct rp_race_birth){t, rp_cur ? rp_cur->offset - __sic_home : 0, stack_now(t)};
+	depth[child] = nheld[child] = 0; /* (a thread id used again: nothing of the last one's) */
+	lockset_now[child] = 0;
 	vc_join(c, me);
 	c->c[child]++;
 	me->c[t]++;
@@ -325,7 +511,7 @@ static bool seen_before(uintptr_t a, uintptr_t b)
 
 /* Check one word's bytes (mask) against its cells, then note this access. */
 static void check_word(uintptr_t addr, unsigned mask, bool write, bool freeing, uintptr_t pc,
-		       int t, struct vc *me, uint64_t count)
+		       int t, struct vc *me, uint64_t count, uint32_t stack)
 {
 	struct word *w = word_of(addr);
 	if (!w)
@@ -372,9 +558,9 @@ static void check_word(uintptr_t addr, unsigned mask, bool write, bool freeing, 
 			}
 		}
 		if (!ordered && (cm & mask) && (write || cw)) {
-			struct rp_race_access now = {pc, count, t, write, freeing};
+			struct rp_race_access now = {pc, count, t, write, freeing, stack, lockset_now[t]};
 			struct rp_race_access then = {rp_exe_base + (c->pc & CELL_PC), cell_count(c), ct,
-						      cw, (c->pc & CELL_FREE) != 0};
+						      cw, (c->pc & CELL_FREE) != 0, c->stack, c->locks};
 			/* Reported once per pair of instructions; the cell stays, for the
 			 * races of this access with others. */
 			if (!seen_before(pc, then.pc))
@@ -398,6 +584,8 @@ static void check_word(uintptr_t addr, unsigned mask, bool write, bool freeing, 
 	c->clock = me->c[t];
 	c->pc = (uint32_t)((pc - rp_exe_base) & CELL_PC) | (write ? CELL_WRITE : 0) | (freeing ? CELL_FREE : 0);
 	c->info = (count << 16) | ((uint64_t)(t & 0xff) << 8) | (mask & 0xff);
+	c->stack = stack;
+	c->locks = lockset_now[t];
 }
 
 /* The running thread's count at an instrumented instruction: r15 is its counter. */
@@ -408,12 +596,15 @@ static uint64_t count_now(uint64_t r15)
 	return rp_cur ? rp_cur->offset - r15 : 0;
 }
 
-static void check_range(uintptr_t addr, size_t size, bool write, bool freeing, uintptr_t pc, uint64_t r15)
+static void check_range(uintptr_t addr, size_t size, bool write, bool freeing, uintptr_t pc, uint64_t r15,
+			uintptr_t rsp)
 {
 	int t = cur_tid();
 	struct vc *me = thread_vc(t);
 	if (!me || !size)
 		return;
+	if (frames[t])
+		frames_pop(t, rsp);
 	if (size <= 8 && !freeing) {
 		struct word *w = word_of(addr & ~(uintptr_t)7);
 		if (w && w->atomic) { /* a synchronization variable's plain load or store */
@@ -422,12 +613,13 @@ static void check_range(uintptr_t addr, size_t size, bool write, bool freeing, u
 		}
 	}
 	uint64_t count = count_now(r15);
+	uint32_t stack = stack_now(t);
 	uintptr_t end = addr + size;
 	while (addr < end && rp_races_on) {
 		uintptr_t word_end = (addr | 7) + 1;
 		uintptr_t stop = end < word_end ? end : word_end;
 		unsigned mask = (unsigned)(((1u << (stop - addr)) - 1) << (addr & 7));
-		check_word(addr & ~(uintptr_t)7, mask, write, freeing, pc, t, me, count);
+		check_word(addr & ~(uintptr_t)7, mask, write, freeing, pc, t, me, count, stack);
 		addr = stop;
 	}
 }
@@ -445,7 +637,7 @@ void rp_race_found(uintptr_t addr, const struct rp_race_access *now, const struc
 
 /* races_rt.S's __race_access: kind is sicpp's (RACE_WRITE, RACE_ATOMIC, the size).
  * Returns nonzero when a report waits (rp_race_pending). */
-int rp_race_access(uintptr_t addr, unsigned kind, uintptr_t pc, uint64_t r15)
+int rp_race_access(uintptr_t addr, unsigned kind, uintptr_t pc, uint64_t r15, uintptr_t rsp)
 {
 	if (!rp_races_on)
 		return 0;
@@ -458,18 +650,18 @@ int rp_race_access(uintptr_t addr, unsigned kind, uintptr_t pc, uint64_t r15)
 		rp_race_sync((const void *)(addr & ~(uintptr_t)7), RP_RACE_ACQUIRE | RP_RACE_RELEASE);
 		return rp_race_pending_any();
 	}
-	check_range(addr, kind & 0xff, (kind & RACE_KIND_WRITE) != 0, false, pc, r15);
+	check_range(addr, kind & 0xff, (kind & RACE_KIND_WRITE) != 0, false, pc, r15, rsp);
 	return rp_race_pending_any();
 }
 
 /* __race_range: memcpy(dst, src, n), memset(dst, 0, n) or a string instruction. */
-int rp_race_range(uintptr_t dst, uintptr_t src, size_t n, uintptr_t pc, uint64_t r15)
+int rp_race_range(uintptr_t dst, uintptr_t src, size_t n, uintptr_t pc, uint64_t r15, uintptr_t rsp)
 {
 	if (!rp_races_on)
 		return 0;
 	if (src)
-		check_range(src, n, false, false, pc, r15);
-	check_range(dst, n, true, false, pc, r15);
+		check_range(src, n, false, false, pc, r15, rsp);
+	check_range(dst, n, true, false, pc, r15, rsp);
 	return rp_race_pending_any();
 }
 
@@ -477,11 +669,11 @@ int rp_race_range(uintptr_t dst, uintptr_t src, size_t n, uintptr_t pc, uint64_t
  * another thread that does not happen after it is a use after free); __race_alloc:
  * the block malloc gave, new: its shadow forgotten, so that what the allocator hands
  * from one thread to another (its own locks are not the program's) is no race. */
-int rp_race_free(uintptr_t p, size_t size, uintptr_t pc, uint64_t r15)
+int rp_race_free(uintptr_t p, size_t size, uintptr_t pc, uint64_t r15, uintptr_t rsp)
 {
 	if (!rp_races_on || !p)
 		return 0;
-	check_range(p, size, true, true, pc, r15);
+	check_range(p, size, true, true, pc, r15, rsp);
 	return rp_race_pending_any();
 }
 

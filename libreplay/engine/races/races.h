@@ -22,6 +22,16 @@ struct rp_race_access {
 	uint64_t count;
 	int tid;
 	bool write, freeing;
+	uint32_t stack; /* its callers (rp_race_stack), 0: none known */
+	uint32_t locks; /* the locks its thread held (rp_race_lockset) */
+};
+
+/* A thread's start: who created it, where (its stack then: the call of
+ * pthread_create innermost). */
+struct rp_race_birth {
+	int parent; /* 0: not created by a thread the detector saw (the main thread) */
+	uint64_t count;
+	uint32_t stack;
 };
 
 /* Found by an access, reported before it goes on. */
@@ -52,12 +62,19 @@ struct rp_race_stats {
 extern struct rp_race_stats rp_race_stats;
 
 void rp_race_found(uintptr_t addr, const struct rp_race_access *now, const struct rp_race_access *then);
-int rp_race_access(uintptr_t addr, unsigned kind, uintptr_t pc, uint64_t r15);
-int rp_race_range(uintptr_t dst, uintptr_t src, size_t n, uintptr_t pc, uint64_t r15);
-int rp_race_free(uintptr_t p, size_t size, uintptr_t pc, uint64_t r15);
+/* rsp: the program's at the checked instruction (races_rt.S), which ends the frames
+ * of the thread's shadow stack that have returned. */
+int rp_race_access(uintptr_t addr, unsigned kind, uintptr_t pc, uint64_t r15, uintptr_t rsp);
+int rp_race_range(uintptr_t dst, uintptr_t src, size_t n, uintptr_t pc, uint64_t r15, uintptr_t rsp);
+int rp_race_free(uintptr_t p, size_t size, uintptr_t pc, uint64_t r15, uintptr_t rsp);
 void rp_race_alloc(uintptr_t p, size_t size);
-/* The locks thread tid holds now, innermost last. */
-int rp_race_held(int tid, uintptr_t *out, int max);
+void rp_race_call(uintptr_t pc, uintptr_t rsp);
+/* The call sites of stack id (innermost first), up to max: how many. */
+int rp_race_stack(uint32_t id, uintptr_t *out, int max);
+/* The locks of lock set id (innermost last), up to max: how many; -1 if the set was
+ * not kept (the detector's table of sets is full). */
+int rp_race_lockset(uint32_t id, uintptr_t *out, int max);
+const struct rp_race_birth *rp_race_birth_of(int tid);
 
 /* The races reported, read by gdb's extension (libreplay/gdb/races.py). */
 #define RACE_VIEW_MAX 64
@@ -74,7 +91,7 @@ void rp_race_reported(void);
 
 /* races_report.c, called by races_rt.S with every register saved. */
 void rp_race_report_pending(void);
-void rp_race_free_c(uintptr_t p, uintptr_t pc, uint64_t r15);
+void rp_race_free_c(uintptr_t p, uintptr_t pc, uint64_t r15, uintptr_t rsp);
 void rp_race_alloc_c(uintptr_t p);
 
 #endif

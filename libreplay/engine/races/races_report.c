@@ -6,13 +6,14 @@
  * A race is reported once per pair of instructions, as it is found: at the second
  * access, which is the running one. Both accesses are named by function and
  * file:line (addr2line, run once per report: the runtime reads no DWARF), thread and
- * count, with the `replay goto T:C` that lands on each under gdb, and the locks the
- * racing thread holds. Races are numbered in the order the run found them: race 1 is
- * the first in the run, and RecPlay's point stands: the run is correct up to it.
+ * count, with the `replay goto T:C` that lands on each under gdb, its callers and the
+ * locks its thread held at it (the earlier access's as its cell kept them: races.c's
+ * shadow stacks and lock sets), then where each thread was created. Races are
+ * numbered in the order the run found them: race 1 is the first in the run, and
+ * RecPlay's point stands: the run is correct up to it (said again at the end).
  */
 #include "engine/core.h"
 #include "engine/races/races.h"
-#include "engine/ending/crash_sym.h"
 #include "base/rp_alloc.h"
 #include "base/rp_syscall.h"
 
@@ -26,8 +27,8 @@
 #include <sys/wait.h>
 
 #define SEEN_MAX 4096
-#define SYM_MAX 12   /* pcs named by one addr2line */
-#define STACK_MAX 8  /* frames of the racing access's stack shown */
+#define STACK_MAX 8  /* callers shown of each access, and of each thread's creation */
+#define SYM_MAX (2 + 4 * STACK_MAX) /* pcs named by one addr2line */
 
 static struct {
 	uintptr_t a, b;
@@ -35,6 +36,8 @@ static struct {
 static int nseen;
 static unsigned nraces;
 static bool warned;
+static struct rp_race_access first; /* race 1's second access: the run is correct up to it */
+static bool first_race;
 
 /* The races reported, for the debugger (gdb's `info races`): the last RACE_VIEW_MAX. */
 struct rp_race_view rp_race_view;
@@ -99,7 +102,7 @@ static void symbolize(const uintptr_t *pc, int n, char out[][256])
 		rp_raw_syscall(SYS_exit_group, 127, 0, 0, 0, 0, 0);
 	}
 	rp_sys_close(fds[1]);
-	char buf[4096];
+	char buf[SYM_MAX * 512];
 	size_t got = 0;
 	ssize_t r;
 	while (pid > 0 && got < sizeof buf - 1 && (r = rp_sys_read(fds[0], buf + got, sizeof buf - 1 - got)) > 0)
@@ -161,15 +164,32 @@ static const char *what(const struct rp_race_access *a)
 	return a->freeing ? "free" : a->write ? "write" : "read";
 }
 
-/* The locks thread tid holds, "" if none: "mutex 0x... , 0x...". */
-static void locks_text(int tid, char *out, size_t cap)
+/* "m (0x...), 0x..." for lock set id (the variable's name where the executable has
+ * one); "none" if empty. */
+static void locks_text(uint32_t id, char *out, size_t cap)
 {
 	uintptr_t l[RACE_HELD];
-	int n = rp_race_held(tid, l, RACE_HELD);
+	int n = rp_race_lockset(id, l, RACE_HELD);
+	size_t at = 0;
+	snprintf(out, cap, "%s", n < 0 ? "not known (too many lock sets)" : "none");
+	for (int i = 0; i < n && at < cap; i++) {
+		char var[160];
+		variable(l[i], var, sizeof var);
+		if (*var)
+			at += (size_t)snprintf(out + at, cap - at, "%s%s (%#lx)", i ? ", " : "", var,
+					       (unsigned long)l[i]);
+		else
+			at += (size_t)snprintf(out + at, cap - at, "%s%#lx", i ? ", " : "", (unsigned long)l[i]);
+	}
+}
+
+/* " <- "-joined names of pcs[from, to), into out. */
+static void chain(char where[][256], int from, int to, char *out, size_t cap)
+{
 	size_t at = 0;
 	out[0] = '\0';
-	for (int i = 0; i < n && at < cap; i++)
-		at += (size_t)snprintf(out + at, cap - at, "%s%#lx", i ? ", " : "", (unsigned long)l[i]);
+	for (int i = from; i < to && at < cap; i++)
+		at += (size_t)snprintf(out + at, cap - at, "%s%s", i > from ? " <- " : "", where[i]);
 }
 
 static void report(uintptr_t addr, const struct rp_race_access *now, const struct rp_race_access *then)
@@ -181,26 +201,21 @@ static void report(uintptr_t addr, const struct rp_race_access *now, const struc
 	if (nseen < SEEN_MAX)
 		seen[nseen].a = a, seen[nseen].b = b, nseen++;
 	nraces++;
-	/* The racing access's stack: the program's frames above this check (their return
-	 * addresses, named by the call: pc - 1). */
-	uintptr_t pcs[2 + STACK_MAX] = {now->pc, then->pc}, raw[64];
-	size_t nraw = rp_crash_stack_here(raw, 64);
-	int n = 2;
-	bool past = false; /* the access's own frame is now->pc: its callers follow */
-	for (size_t i = 0; i < nraw && n < 2 + STACK_MAX; i++) {
-		if (!rp_sic_pc_instrumented(raw[i]))
-			continue;
-		if (!past) { /* the return address into the access's own function */
-			past = true;
-			continue;
-		}
-		pcs[n++] = raw[i] - 1;
+	/* The pcs to name: both accesses, the callers of each (the detector's shadow
+	 * stacks: the earlier access's as its cell kept it), and the call that created
+	 * each thread with its callers. */
+	const struct rp_race_access *acc[2] = {now, then};
+	const struct rp_race_birth *birth[2] = {rp_race_birth_of(now->tid), rp_race_birth_of(then->tid)};
+	uintptr_t pcs[SYM_MAX] = {now->pc, then->pc};
+	int n = 2, from[4], to[4];
+	for (int k = 0; k < 4; k++) {
+		uint32_t stack = k < 2 ? acc[k]->stack : birth[k - 2] ? birth[k - 2]->stack : 0;
+		from[k] = n;
+		n += rp_race_stack(stack, pcs + n, STACK_MAX);
+		to[k] = n;
 	}
-	char where[2 + STACK_MAX][256];
+	char where[SYM_MAX][256];
 	symbolize(pcs, n, where);
-	char held_now[256], held_then[256];
-	locks_text(now->tid, held_now, sizeof held_now);
-	locks_text(then->tid, held_then, sizeof held_then);
 	char var[160], at[200];
 	variable(addr, var, sizeof var);
 	if (*var)
@@ -210,27 +225,41 @@ static void report(uintptr_t addr, const struct rp_race_access *now, const struc
 	rp_say("race %u%s: %s of %s by thread %d races an earlier %s by thread %d",
 	       nraces, nraces == 1 ? " (the first in this run)" : "", what(now), at, now->tid,
 	       what(then), then->tid);
-	rp_say("  %-5s thread %d at count %llu: %s   replay goto %d:%llu@%#lx", what(now), now->tid,
-	       (unsigned long long)now->count, where[0], now->tid, (unsigned long long)now->count,
-	       (unsigned long)now->pc);
-	rp_say("  %-5s thread %d at count %llu: %s   replay goto %d:%llu@%#lx", what(then), then->tid,
-	       (unsigned long long)then->count, where[1], then->tid, (unsigned long long)then->count,
-	       (unsigned long)then->pc);
-	if (n > 2) {
-		char stack[1024];
-		size_t at = 0;
-		for (int i = 2; i < n && at < sizeof stack; i++)
-			at += (size_t)snprintf(stack + at, sizeof stack - at, " <- %s", where[i]);
-		rp_say("  called from%s", stack + 3 > stack + at ? "" : stack + 3);
+	for (int k = 0; k < 2; k++) {
+		const struct rp_race_access *x = acc[k];
+		char text[2048];
+		rp_say("  %-5s thread %d at count %llu: %s   replay goto %d:%llu@%#lx", what(x), x->tid,
+		       (unsigned long long)x->count, where[k], x->tid, (unsigned long long)x->count,
+		       (unsigned long)x->pc);
+		if (to[k] > from[k]) {
+			chain(where, from[k], to[k], text, sizeof text);
+			rp_say("    called from %s", text);
+		}
+		locks_text(x->locks, text, sizeof text);
+		rp_say("    locks held: %s", text);
 	}
-	rp_say("  locks: thread %d holds %s; thread %d holds %s now", now->tid,
-	       *held_now ? held_now : "none", then->tid, *held_then ? held_then : "none");
+	for (int k = 0; k < 2; k++) {
+		const struct rp_race_birth *bt = birth[k];
+		char text[2048];
+		if (!bt) {
+			rp_say("  thread %d: the main thread", acc[k]->tid);
+			continue;
+		}
+		chain(where, from[2 + k], to[2 + k], text, sizeof text);
+		rp_say("  thread %d created by thread %d at count %llu: %s   replay goto %d:%llu", acc[k]->tid,
+		       bt->parent, (unsigned long long)bt->count, *text ? text : "?", bt->parent,
+		       (unsigned long long)bt->count);
+	}
 	struct rp_race_seen *v = &rp_race_view.race[(nraces - 1) % RACE_VIEW_MAX];
 	v->number = nraces;
 	v->addr = addr;
 	v->now = *now;
 	v->then = *then;
 	rp_race_view.n = nraces;
+	if (nraces == 1) {
+		first = *now;
+		first_race = true;
+	}
 	rp_race_reported();
 }
 
@@ -251,11 +280,11 @@ void rp_race_report_pending(void)
 	p->nomem = p->threads = false;
 }
 
-void rp_race_free_c(uintptr_t p, uintptr_t pc, uint64_t r15)
+void rp_race_free_c(uintptr_t p, uintptr_t pc, uint64_t r15, uintptr_t rsp)
 {
 	if (!p || !rp_races_on)
 		return;
-	if (rp_race_free(p, malloc_usable_size((void *)p), pc, r15))
+	if (rp_race_free(p, malloc_usable_size((void *)p), pc, r15, rsp))
 		rp_race_report_pending();
 }
 
@@ -272,6 +301,10 @@ void rp_races_end(void)
 	if (!rp_races_on && !nraces)
 		return;
 	rp_say("--races: %u race%s found in this run", nraces, nraces == 1 ? "" : "s");
+	if (first_race)
+		rp_say("--races: the first in the run is race 1, at thread %d's count %llu: the run is "
+		       "correct up to there (replay goto %d:%llu)", first.tid, (unsigned long long)first.count,
+		       first.tid, (unsigned long long)first.count);
 	rp_say("--races: %llu accesses checked, %llu of them to shared memory, %llu "
 		       "inter-thread dependences, %llu synchronization operations",
 		       (unsigned long long)rp_race_stats.accesses, (unsigned long long)rp_race_stats.shared,

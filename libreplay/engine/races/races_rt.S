@@ -72,12 +72,17 @@
 	movq	%r11, %rsp
 .endm
 
+/* The program's %rsp at the checked instruction: the call sequence stepped over the
+ * red zone (128), pushed four registers and the return address; RACE_ENTER %rbp. */
+#define PROGRAM_RSP 176(%rbp)
+
 /* __race_access: %rdi the address, %esi the kind and size, %rdx the pc. */
 	.globl	__race_access
 	.type	__race_access, @function
 __race_access:
 	RACE_ENTER
 	movq	%r15, %rcx
+	leaq	PROGRAM_RSP, %r8
 	call	rp_race_access
 	testl	%eax, %eax
 	jz	1f
@@ -92,6 +97,7 @@ __race_access:
 __race_range:
 	RACE_ENTER
 	movq	%r15, %r8
+	leaq	PROGRAM_RSP, %r9
 	call	rp_race_range
 	testl	%eax, %eax
 	jz	1f
@@ -106,9 +112,20 @@ __race_free:
 	RACE_ENTER
 	movq	%rcx, %rsi
 	movq	%r15, %rdx
+	leaq	PROGRAM_RSP, %rcx
 	RACE_XSAVE_CALL rp_race_free_c
 	RACE_LEAVE
 	.size	__race_free, .-__race_free
+
+/* __race_call: %rdi the pc of a call the program makes (its shadow stack). */
+	.globl	__race_call
+	.type	__race_call, @function
+__race_call:
+	RACE_ENTER
+	leaq	PROGRAM_RSP, %rsi
+	call	rp_race_call
+	RACE_LEAVE
+	.size	__race_call, .-__race_call
 
 /* __race_alloc: %rdi the block malloc, calloc or realloc returned. */
 	.globl	__race_alloc

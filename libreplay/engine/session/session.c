@@ -46,6 +46,7 @@ static void on_fatal(int sig, siginfo_t *si, void *ucv)
 {
 	rp_dying = 1;
 	rp_record_stop_timer();
+	rp_races_end(); /* a failing run's races: how many, the first (--races) */
 	finish(RP_LOG_SIGNALED, sig, ucv);
 	rp_crash(sig, si, ucv);
 	rp_crash_reraise(sig);
