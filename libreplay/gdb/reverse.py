@@ -5,6 +5,8 @@
 # goto it uses (`tt`), and handed libreplay.py's module (`lr`); the names defined here
 # are timetravel.py's too.
 
+import math
+
 import gdb
 
 lr = None  # libreplay.py, set by its load()
@@ -1167,10 +1169,16 @@ def watch_state(regions):
 NO_CLONES = Clones([])
 
 
+WATCH_MARKS = 8          # checkpoints forked along a segment's first pass, at most
+WATCH_FORK_NS = 10000000  # about what forking one costs, in replay time (10 ms)
+
+
 def last_change(regions, here):
-    """Where the bytes changed last before here: (tid, count, end) where the change
-    was made by thread tid's instructions between its counts count-1 and count
-    (end: None, or here when the change came after here's counting point)."""
+    """Where the bytes changed last before here: (tid, count, stop, base) where the
+    change was made by thread tid's instructions between its counts count-1 and
+    count (stop: None, or here when the change came after here's counting point);
+    base is a temporary checkpoint (to drop) at a counting point of tid's before
+    count-1, from which the search goes on forward."""
     end = here
     while True:
         ck = latest_before(end)
@@ -1178,31 +1186,62 @@ def last_change(regions, here):
             return None
         Stats.segments += 1
         tt.Store.pinned.append(ck)
+        marks = []
         try:
+            # The segment's replay CPU time says how many checkpoints to fork along
+            # the first pass: the change's stretch is then replayed again from the
+            # last one before it, not from the segment's start.
+            if end is here:
+                ns = tt.replay_ns() - ck.replay_ns
+            else:
+                ns = next((c.replay_ns for c in tt.Store.ckpts if c.time == end.time),
+                          ck.replay_ns) - ck.replay_ns
+            # n marks cost n forks and leave 1/(n+1) of the segment to replay
+            # again: about the square root of the segment over a fork's cost
+            n = min(WATCH_MARKS, math.isqrt(max(ns, 0) // WATCH_FORK_NS))
             tt.restore_checkpoint(ck)
             watch_on(regions, WATCH_EVERY, tt.running_tid(), ck.pos.count)
             try:
+                for k in range(1, n + 1):
+                    t = ck.time + (end.time - ck.time) * k // (n + 1)
+                    if t > tt.position().time:
+                        tt.goto(t=t)  # forward, comparing on the way
+                        marks.append(temp_checkpoint())
                 run_counting(end, NO_CLONES)
                 last, tail, seen = watch_state(regions)
             finally:
                 watch_off()
+            if tail and end is here:
+                # after the last counting point: here's own stretch
+                tid, frm, to, stop = here.tid, seen[1], here.count, here
+            elif last is not None:
+                (tid, frm, to), stop = last, None
+            else:
+                end = ck.pos
+                continue
+            frm = max(frm, 1)
+            # the last mark before thread tid reached frm, or the segment's start
+            from_mark = [m for m in marks if m.pos.counts.get(tid, 0) < frm]
+            tt.restore_checkpoint(from_mark[-1] if from_mark else ck)
+            watch_off()  # (a mark was forked comparing)
+            tt.goto(tid, frm)
+            base = temp_checkpoint()
         finally:
             tt.Store.pinned.remove(ck)
-        if tail and end is here:
-            # after the last counting point: here's own stretch
-            tid, frm, to, stop = here.tid, seen[1], here.count, here
-        elif last is not None:
-            (tid, frm, to), stop = last, None
-        else:
-            end = ck.pos
-            continue
-        return exact_count(regions, tid, max(frm, 1), to, stop)
+            for m in marks:
+                tt.drop(m)
+        try:
+            count, stop = exact_count(regions, tid, frm, to, stop)
+        except BaseException:
+            tt.drop(base)
+            raise
+        return tid, count, stop, base
 
 
 def exact_count(regions, tid, frm, to, stop):
-    """The change of thread tid between its counts frm and to: replay that stretch
-    with a comparison at every counting point. (tid, count, stop)."""
-    tt.goto(tid, frm)
+    """The change of thread tid between its counts frm and to (the replay is at
+    frm): replay that stretch with a comparison at every counting point.
+    (count, stop)."""
     watch_on(regions, 1, tid, frm)
     try:
         if stop is not None:
@@ -1213,16 +1252,19 @@ def exact_count(regions, tid, frm, to, stop):
     finally:
         watch_off()
     if stop is not None and tail:
-        return tid, seen[1] + 1, stop
+        return seen[1] + 1, stop
     if last is None or last[0] != tid:
         raise tt.TimeError("libreplay: replay last-write: the change seen between counts %d "
                            "and %d of green thread %d is not there again" % (frm, to, tid))
-    return tid, last[2], None
+    return last[2], None
 
 
-def writing_instruction(regions, tid, count, stop):
-    """Step thread tid from its count count-1 (its counting point) to count (or to
-    stop): the last instruction after which the bytes differ. A Write."""
+def writing_instruction(regions, tid, count, stop, base):
+    """Step thread tid from its count count-1 (its counting point; the replay goes
+    there from base, a checkpoint before it) to count (or to stop): the last
+    instruction after which the bytes differ. A Write."""
+    tt.restore_checkpoint(base)
+    watch_off()
     tt.goto(tid, count - 1)
     val = regions.read()
     found = None
@@ -1257,10 +1299,16 @@ def last_write(regions):
         if found is None:
             tt.goto(here.tid, here.count, pc=here.pc)
             return None
-        w = writing_instruction(regions, *found)
-        tt.goto(w.tid, w.count)
-        for _ in range(w.steps):
-            gdb.execute("stepi", to_string=True)
+        base = found[3]
+        try:
+            w = writing_instruction(regions, *found)
+            tt.restore_checkpoint(base)
+            watch_off()
+            tt.goto(w.tid, w.count)
+            for _ in range(w.steps):
+                gdb.execute("stepi", to_string=True)
+        finally:
+            tt.drop(base)
     tt.resync_watchpoints()
     tt.Store.history.resume_at(tt.position())
     return w
