@@ -267,8 +267,11 @@ def reverse_continue(arg=""):
     Stats.segments, Stats.known, Stats.counted = 0, True, 0
     watches = [b for b in stopping_breakpoints() if b.type in WATCH_CLASSES]
     write = None
-    if watches and (hardware_watch_dead() or registers_short(watches)):
-        # The runtime finds the last write; then the breakpoints' last stop is
+    if watches and (hardware_watch_dead() or registers_short(watches) or
+                    (any(b.type == gdb.BP_WATCHPOINT for b in watches) and
+                     all(plain_watch(b) for b in watches))):
+        # The runtime finds the last write (gdb's software watchpoints would
+        # single-step the whole search); then the breakpoints' last stop is
         # searched with the watchpoints off, and wins if it comes after the write.
         Stats.known = False
         write = reverse_to_write(watches)
@@ -1231,17 +1234,23 @@ def last_change(regions, here):
             for m in marks:
                 tt.drop(m)
         try:
-            count, stop = exact_count(regions, tid, frm, to, stop)
+            if stop is None and frm >= to:
+                # seen where tid switched out, still at the count of the last
+                # comparison: the write came after that counting point
+                count, stop, switched = to + 1, None, True
+            else:
+                count, stop, switched = exact_count(regions, tid, frm, to, stop)
         except BaseException:
             tt.drop(base)
             raise
-        return tid, count, stop, base
+        return tid, count, stop, base, switched
 
 
 def exact_count(regions, tid, frm, to, stop):
     """The change of thread tid between its counts frm and to (the replay is at
     frm): replay that stretch with a comparison at every counting point.
-    (count, stop)."""
+    (count, stop, switched): switched, the change was seen where tid switched out
+    after count-1's counting point, before count's."""
     watch_on(regions, 1, tid, frm)
     try:
         if stop is not None:
@@ -1252,17 +1261,21 @@ def exact_count(regions, tid, frm, to, stop):
     finally:
         watch_off()
     if stop is not None and tail:
-        return seen[1] + 1, stop
+        return seen[1] + 1, stop, False
     if last is None or last[0] != tid:
         raise tt.TimeError("libreplay: replay last-write: the change seen between counts %d "
                            "and %d of green thread %d is not there again" % (frm, to, tid))
-    return last[2], None
+    if last[1] >= last[2]:
+        return last[2] + 1, None, True
+    return last[2], None, False
 
 
-def writing_instruction(regions, tid, count, stop, base):
+def writing_instruction(regions, tid, count, stop, base, switched=False):
     """Step thread tid from its count count-1 (its counting point; the replay goes
-    there from base, a checkpoint before it) to count (or to stop): the last
-    instruction after which the bytes differ. A Write."""
+    there from base, a checkpoint before it) to count (or to stop; switched: to
+    where it switches out): the last instruction after which the bytes differ. A
+    Write. (A thread that switches out within a count and back in: only the
+    stretch before the switch is stepped where switched.)"""
     tt.restore_checkpoint(base)
     watch_off()
     tt.goto(tid, count - 1)
@@ -1273,6 +1286,14 @@ def writing_instruction(regions, tid, count, stop, base):
         if stop is not None and tt.position().same_place(stop):
             break
         pc = gdb.newest_frame().pc()
+        if preempted_at(pc):
+            # the recorded preemption: tid switches out here (a stepi over the
+            # runtime's trap byte would take its SIGILL past the runtime)
+            if switched:
+                break
+            raise tt.TimeError("libreplay: replay last-write: green thread %d is preempted "
+                               "within count %d, before the write: not followed yet" %
+                               (tid, count - 1))
         gdb.execute("stepi", to_string=True)
         if not lr.live():
             raise tt.TimeError("The program ended on the way.")
@@ -1281,12 +1302,24 @@ def writing_instruction(regions, tid, count, stop, base):
         if now != val:
             found = Write(tid, count - 1, steps - 1, pc, val, now, regions.changed(val, now))
             val = now
-        if tt.running_tid() == tid and (lr.count_of(lr.find_green(tid), lr.current_ext()) or 0) >= count:
+        if tt.running_tid() != tid:
+            if switched:
+                break
+        elif (lr.count_of(lr.find_green(tid), lr.current_ext()) or 0) >= count:
             break
     if found is None:
         raise tt.TimeError("libreplay: replay last-write: no instruction of green thread %d "
                            "at count %d changed the bytes" % (tid, count - 1))
     return found
+
+
+def preempted_at(pc):
+    """Is the runtime's software breakpoint (the next recorded preemption's trap
+    byte, engine/schedule/breakpoint.c) armed at pc?"""
+    if runtime_bp_mode() != 2:  # RP_BP_SOFTWARE
+        return False
+    trap = lr.glob("rp_bp_trap")
+    return lr.u64(trap["pc"]) == pc and not int(trap["under_debugger"])
 
 
 def last_write(regions):
@@ -1348,6 +1381,11 @@ def hardware_watch_dead():
     return runtime_bp_mode() == 2  # RP_BP_SOFTWARE
 
 
+def plain_watch(b):
+    """Can the runtime follow watchpoint b (a write watchpoint without a condition)?"""
+    return b.type in (gdb.BP_WATCHPOINT, gdb.BP_HARDWARE_WATCHPOINT) and not b.condition
+
+
 class WriteStop:
     """reverse_to_write's find: the Write, the stop before it (pos), the moment the
     search started from (here), and the watchpoints whose bytes it changed."""
@@ -1368,7 +1406,7 @@ def reverse_to_write(watches):
     passes: as many as it holds, not four); a WriteStop, or None (the replay is
     where it was)."""
     for b in watches:
-        if b.type not in (gdb.BP_WATCHPOINT, gdb.BP_HARDWARE_WATCHPOINT) or b.condition:
+        if not plain_watch(b):
             raise tt.TimeError("libreplay: %s, reverse-continue follows write watchpoints "
                                "without conditions only (watchpoint %d)" % (
                                    "without debug registers" if hardware_watch_dead() else
