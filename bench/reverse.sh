@@ -34,7 +34,9 @@
 # checkpoint. The same with `break hop if $rcount(3) == C`, from 1,000 counts after
 # C (C: the first pass at or after count 150,000,000, found going forward). Each
 # reverse-continue must stop where the forward one did (the pass, the same in every
-# run). Medians of RUNS sessions, and their ratio (the goal: within 2x).
+# run). Medians of RUNS sessions, and their ratio (the goal: within 2x). Then `watch
+# passes` with the debug registers dead (the runtime finds the last write) the same
+# way: reverse-continue from count 200,000,000 against going forward to its stop.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/build/bench/reverse"
@@ -124,6 +126,22 @@ for run in $(seq "$RUNS"); do
 		[ "$(sed -n 's/^AT hot //p' "hot-$run.out")" = "$(sed -n 's/^AT hot //p' hot-1.out)" ] ||
 		{ echo "hot run $run: reverse-continue stopped elsewhere (hot-$run.out)"; status=1; }
 done
+# A watchpoint without debug registers (LIBREPLAY_TEST_DEAD_DEBUG_REGS=1): `watch
+# passes` (hop() writes it at each pass) from thread 3's count 200,000,000,
+# reverse-continue to its last write, timed (the runtime compares the bytes:
+# reverse.py's last-write); then forward to that stop from a later moment, timed.
+for run in $(seq "$RUNS"); do
+	LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 timeout 3600 "$ROOT/build/bin/replay-gdb" ./hot hot.bin -batch -nx -x hot.py \
+		-ex 'break __sic_main' -ex run -ex delete -ex 'replay goto 3:200000000' -ex 'watch passes' \
+		-ex 'python timed("reverse-continue", "watch")' -ex 'python W = at(); print("AT watch", W)' -ex delete \
+		-ex 'replay goto 3:250000000' -ex 'python timed("replay goto " + W, "watchfwd")' \
+		-ex kill >"watch-$run.out" 2>&1
+	[ "$(sed -n 's/^AT watch //p' "watch-$run.out")" = "$(sed -n 's/^AT watch //p' watch-1.out)" ] &&
+		grep -q '^Watchpoint 2: passes' "watch-$run.out" ||
+		{ echo "watch run $run: reverse-continue stopped elsewhere (watch-$run.out)"; status=1; }
+done
+m_watch=$(cat watch-*.out | sed -n 's/^T watch \([0-9.]*\)$/\1/p' | median)
+m_watchfwd=$(cat watch-*.out | sed -n 's/^T watchfwd \([0-9.]*\)$/\1/p' | median)
 for k in hot hotfwd cond condfwd; do
 	eval "m_$k=\$(cat hot-*.out | sed -n 's/^T $k \([0-9.]*\)$/\1/p' | median)"
 done
@@ -132,5 +150,7 @@ printf "hot breakpoint (%s runs): reverse-continue to the previous pass %s s, fo
 	"$RUNS" "$m_hot" "$m_hotfwd" "$(ratio "$m_hot" "$m_hotfwd")"
 printf "count condition, 1,000 counts back (%s runs): reverse-continue %s s, forward %s s: %sx\n" \
 	"$RUNS" "$m_cond" "$m_condfwd" "$(ratio "$m_cond" "$m_condfwd")"
+printf "watchpoint, no debug registers (%s runs): reverse-continue to the last write %s s, forward to it from the nearest checkpoint %s s: %sx\n" \
+	"$RUNS" "$m_watch" "$m_watchfwd" "$(ratio "$m_watch" "$m_watchfwd")"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit $status

@@ -303,8 +303,9 @@ void rp_report_flush(void);
 /* session.c: the crash handler's last act: die of sig (its default action is back). */
 void rp_crash_reraise(int sig);
 /* debug.c: the debugger's requests (docs/gdb.md). */
-#define RP_DEBUG_VERSION 5
-#define RP_DEBUG_WATCH 64
+#define RP_DEBUG_VERSION 6
+#define RP_DEBUG_WATCHES 32 /* regions of bytes watched ... */
+#define RP_DEBUG_WATCH 512  /* ... and their bytes in all */
 #define RP_DEBUG_STOPS 64
 struct rp_debug {
 	int version;
@@ -336,10 +337,14 @@ struct rp_debug {
 			      * process's (-1: none), as of the last checkpoint */
 	int quiet;           /* debugger: replaying again what was seen (going back): a
 			      * deadlock or hang reached prints no report */
-	/* Who changed these bytes last (the extension's `replay last-write`): compared
-	 * at every counting point that reaches the runtime and at every switch. */
-	uint64_t watch_addr; /* debugger: the bytes watched (0: none) ... */
-	int watch_len;       /* ... how many (at most RP_DEBUG_WATCH) ... */
+	/* Who changed these bytes last (the extension's `replay last-write`, and its
+	 * watchpoints without debug registers): compared at every counting point that
+	 * reaches the runtime and at every switch. */
+	int watch_n;          /* debugger: the regions watched (0: none) ... */
+	struct rp_debug_watch {
+		uint64_t addr;
+		int len;      /* their bytes lie one region after another in watch_val */
+	} watches[RP_DEBUG_WATCHES];
 	uint64_t watch_every; /* ... and a counter overflows at least every this many
 			       * counts of a thread while they are (0: no more often) */
 	unsigned char watch_val[RP_DEBUG_WATCH]; /* debugger, then runtime: their value
@@ -347,7 +352,10 @@ struct rp_debug {
 	uint64_t watch_changes; /* runtime: changes seen so far; the last one: */
 	int watch_tid;        /* the thread that ran ... */
 	uint64_t watch_from;  /* ... from this count (a comparison saw the old value) ... */
-	uint64_t watch_to;    /* ... to this one (the next saw the new) */
+	uint64_t watch_to;    /* ... to this one (the next saw the new) ... */
+	uint32_t watch_which; /* ... and the regions that changed (bit i: watches[i]) */
+	int watch_stop;       /* debugger: stop (rp_debug_stopped, hit_tid and hit_count
+			       * set) at the comparison that sees a change */
 	int seen_tid;         /* runtime: the running thread and its count at the last */
 	uint64_t seen_count;  /* comparison or switch */
 };

@@ -5,6 +5,8 @@
 # goto it uses (`tt`), and handed libreplay.py's module (`lr`); the names defined here
 # are timetravel.py's too.
 
+import math
+
 import gdb
 
 lr = None  # libreplay.py, set by its load()
@@ -265,31 +267,67 @@ def reverse_continue(arg=""):
                       (n - 1, mine[0].number))
     Stats.segments, Stats.known, Stats.counted = 0, True, 0
     watches = [b for b in stopping_breakpoints() if b.type in WATCH_CLASSES]
-    if watches and hardware_watch_dead():
-        if len(watches) != len(stopping_breakpoints()):
-            raise tt.TimeError("libreplay: without debug registers, reverse-continue "
-                               "follows watchpoints alone: disable the breakpoints, or the "
-                               "watchpoints and use replay last-write EXPR")
+    write = None
+    if watches and (hardware_watch_dead() or registers_short(watches) or
+                    (any(b.type == gdb.BP_WATCHPOINT for b in watches) and
+                     all(plain_watch(b) for b in watches))):
+        # The runtime finds the last write (gdb's software watchpoints would
+        # single-step the whole search); then the breakpoints' last stop is
+        # searched with the watchpoints off, and wins if it comes after the write.
         Stats.known = False
-        reverse_to_write(watches)
-        return
-    for _ in range(1 << 30):
-        hit = previous_hit()
+        write = reverse_to_write(watches)
+        if len(watches) == len(stopping_breakpoints()):
+            show_write(write)
+            return
+        if write is not None:
+            with tt.Quiet():
+                tt.goto(write.here.tid, write.here.count, pc=write.here.pc)
+        for b in watches:
+            b.enabled = False
+        try:
+            hit, users, stops = breakpoint_stop(write)
+        finally:
+            for b in watches:
+                if b.is_valid():
+                    b.enabled = True
+        tt.resync_watchpoints()
+        if hit is None:
+            if write is not None:
+                with tt.Quiet():
+                    tt.goto(write.pos.tid, write.pos.count, pc=write.pos.pc)
+                tt.Store.history.resume_at(tt.position())
+            show_write(write)
+            return
+    else:
+        hit, users, stops = breakpoint_stop(None)
         if hit is None:
             beginning()
             return
+    hit.numbers = stops
+    show_hit(hit)
+    for k in stops:
+        if users[k].is_valid() and users[k].temporary:
+            users[k].delete()
+
+
+def breakpoint_stop(write):
+    """The last stop of the breakpoints before now, ignore counts spent on the way:
+    (hit, {number: breakpoint}, the numbers that stop); (None, ...) if there is none,
+    or (a write: reverse_to_write's) none after the write."""
+    for _ in range(1 << 30):
+        hit = previous_hit()
+        if hit is None:
+            return None, {}, []
+        if write is not None and hit.pos.time < write.pos.time:
+            return None, {}, []
         users = {b.number: b for b in tt.user_breakpoints()}
         stops = [k for k in hit.numbers if k in users and users[k].ignore_count == 0]
         for k in hit.numbers:
             if k in users and users[k].ignore_count > 0:
                 users[k].ignore_count -= 1
         if stops:
-            break
-    hit.numbers = stops
-    show_hit(hit)
-    for k in stops:
-        if users[k].is_valid() and users[k].temporary:
-            users[k].delete()
+            return hit, users, stops
+    return None, {}, []
 
 
 def previous_hit():
@@ -1101,62 +1139,102 @@ def rf():
 
 
 # ---- who wrote this last: replay last-write, watchpoints without debug registers ------
-# The runtime compares the watched bytes (at most RP_DEBUG_WATCH) with their last value
-# at every counting point that reaches it and at every switch (debug.c, watch_check):
-# a change seen there was made by the thread that ran since the last comparison,
-# between two of its counts. Three passes, newest segment first: (1) from a
-# checkpoint to the segment's end with a counter overflow at least every WATCH_EVERY
-# counts of a thread: the last change in the segment, to within WATCH_EVERY counts of
-# one thread; (2) that stretch again with an overflow at every counting point: the
-# count; (3) the instructions of that count, one stepi each, the bytes read after
-# each: the writing instruction (the last that changed them). No debug register is
-# used. A change undone within the same WATCH_EVERY counts of one thread, after the
-# last change seen, is not seen (the first pass compares values, not writes).
+# The runtime compares the watched regions (up to RP_DEBUG_WATCHES of them, at most
+# RP_DEBUG_WATCH bytes in all) with their last value at every counting point that
+# reaches it and at every switch (debug.c, watch_check): a change seen there was made
+# by the thread that ran since the last comparison, between two of its counts. Three
+# passes, newest segment first: (1) from a checkpoint to the segment's end with a
+# counter overflow at least every WATCH_EVERY counts of a thread: the last change in
+# the segment, to within WATCH_EVERY counts of one thread; (2) that stretch again
+# with an overflow at every counting point: the count; (3) the instructions of that
+# count, one stepi each, the bytes read after each: the writing instruction (the last
+# that changed them). No debug register is used, and every region is compared in the
+# same passes: ten watchpoints cost what one does. A change undone within the same
+# WATCH_EVERY counts of one thread, after the last change seen, is not seen (the
+# first pass compares values, not writes).
 
 WATCH_EVERY = 4096
+
+
+class Regions:
+    """The bytes watched: (address, size) of each region, in rp_debug.watches order."""
+
+    def __init__(self, spans):
+        self.spans = list(spans)
+
+    def read(self):
+        """Their bytes now, one region after another."""
+        return b"".join(read_bytes(a, n) for a, n in self.spans)
+
+    def split(self, raw):
+        out, at = [], 0
+        for _, n in self.spans:
+            out.append(raw[at:at + n])
+            at += n
+        return out
+
+    def changed(self, a, b):
+        """The regions whose bytes differ between a and b (two reads)."""
+        return [i for i, (x, y) in enumerate(zip(self.split(a), self.split(b))) if x != y]
 
 
 class Write:
     """The last change found: green thread tid ran the instruction at pc (count
     `count`, after `steps` stepi from that count's counting point) and the bytes went
-    from old to new."""
+    from old to new (all regions: `which` are those it changed)."""
 
-    def __init__(self, tid, count, steps, pc, old, new):
+    def __init__(self, tid, count, steps, pc, old, new, which):
         self.tid, self.count, self.steps, self.pc = tid, count, steps, pc
-        self.old, self.new = old, new
+        self.old, self.new, self.which = old, new, which
 
 
-def watched(expr):
-    """(address, size) of the bytes of expression expr."""
-    try:
-        v = gdb.parse_and_eval(expr)
-    except gdb.error as e:
-        raise tt.TimeError("replay last-write: %s" % e)
-    if v.address is None:
-        raise tt.TimeError("replay last-write: %s is not in memory (no address)" % expr)
-    n = v.type.sizeof
-    if n < 1 or n > lr.glob("rp_debug")["watch_val"].type.sizeof:
-        raise tt.TimeError("replay last-write: %s is %d bytes: at most %d can be watched" %
-                           (expr, n, lr.glob("rp_debug")["watch_val"].type.sizeof))
-    return int(v.address), n
+def watch_limits():
+    dbg = lr.glob("rp_debug")
+    return dbg["watches"].type.range()[1] + 1, dbg["watch_val"].type.sizeof
+
+
+def watched(exprs, who="replay last-write"):
+    """The Regions of the bytes of expressions exprs."""
+    most, room = watch_limits()
+    if len(exprs) > most:
+        raise tt.TimeError("%s: %d expressions: at most %d can be watched at once" %
+                           (who, len(exprs), most))
+    spans = []
+    for expr in exprs:
+        try:
+            v = gdb.parse_and_eval(expr)
+        except gdb.error as e:
+            raise tt.TimeError("%s: %s" % (who, e))
+        if v.address is None:
+            raise tt.TimeError("%s: %s is not in memory (no address)" % (who, expr))
+        n = v.type.sizeof
+        if n < 1 or n > room:
+            raise tt.TimeError("%s: %s is %d bytes: at most %d can be watched" %
+                               (who, expr, n, room))
+        room -= n
+        spans.append((int(v.address), n))
+    return Regions(spans)
 
 
 def read_bytes(addr, n):
     return bytes(gdb.selected_inferior().read_memory(addr, n))
 
 
-def watch_on(addr, n, every, tid, count):
-    """Ask the runtime to compare the n bytes at addr, from their value now, with an
+def watch_on(regions, every, tid, count):
+    """Ask the runtime to compare the regions, from their value now, with an
     overflow at least every `every` counts; the running thread tid is at count."""
     try:
-        now = read_bytes(addr, n)
-    except gdb.MemoryError:
-        raise tt.TimeError("replay last-write: 0x%x is not mapped at time %d: the bytes "
-                           "must be there from a checkpoint on" % (addr, tt.position().time))
+        now = regions.read()
+    except gdb.MemoryError as e:
+        raise tt.TimeError("replay last-write: %s at time %d: the bytes must be there "
+                           "from a checkpoint on" % (e, tt.position().time))
     dbg = lr.glob("rp_debug")
     gdb.selected_inferior().write_memory(int(dbg["watch_val"].address), now)
-    for field, value in (("watch_addr", addr), ("watch_every", every), ("watch_changes", 0),
-                         ("seen_tid", tid), ("seen_count", count), ("watch_len", n)):
+    for i, (addr, n) in enumerate(regions.spans):
+        gdb.execute("set var rp_debug.watches[%d].addr = %d" % (i, addr), to_string=True)
+        gdb.execute("set var rp_debug.watches[%d].len = %d" % (i, n), to_string=True)
+    for field, value in (("watch_every", every), ("watch_changes", 0), ("seen_tid", tid),
+                         ("seen_count", count), ("watch_n", len(regions.spans))):
         lr.set_debug(field, value)
     # the running thread's counter was loaded before: load it again to overflow at
     # its next comparison
@@ -1164,16 +1242,18 @@ def watch_on(addr, n, every, tid, count):
 
 
 def watch_off():
-    lr.set_debug("watch_len", 0)
+    lr.set_debug("watch_n", 0)
     lr.set_debug("watch_every", 0)
 
 
-def watch_state(addr, n):
-    """After a pass: (tid, from, to) of the last change the runtime saw, or None; and
+def watch_state(regions):
+    """After a pass: (tid, from, to) of the last change the runtime saw, or None;
     whether the bytes changed since the last comparison (the stretch from the last
-    counting point to a moment between two)."""
+    counting point to a moment between two); the thread and count of that
+    comparison."""
     dbg = lr.glob("rp_debug")
-    tail = read_bytes(addr, n) != bytes(int(dbg["watch_val"][i]) for i in range(n))
+    n = sum(n for _, n in regions.spans)
+    tail = regions.read() != bytes(int(dbg["watch_val"][i]) for i in range(n))
     seen = (int(dbg["seen_tid"]), lr.u64(dbg["seen_count"]))
     last = None
     if lr.u64(dbg["watch_changes"]):
@@ -1184,10 +1264,16 @@ def watch_state(addr, n):
 NO_CLONES = Clones([])
 
 
-def last_change(addr, n, here):
-    """Where the bytes changed last before here: (tid, count, end) where the change
-    was made by thread tid's instructions between its counts count-1 and count
-    (end: None, or here when the change came after here's counting point)."""
+WATCH_MARKS = 8          # checkpoints forked along a segment's first pass, at most
+WATCH_FORK_NS = 10000000  # about what forking one costs, in replay time (10 ms)
+
+
+def last_change(regions, here):
+    """Where the bytes changed last before here: (tid, count, stop, base) where the
+    change was made by thread tid's instructions between its counts count-1 and
+    count (stop: None, or here when the change came after here's counting point);
+    base is a temporary checkpoint (to drop) at a counting point of tid's before
+    count-1, from which the search goes on forward."""
     end = here
     while True:
         ck = latest_before(end)
@@ -1195,68 +1281,123 @@ def last_change(addr, n, here):
             return None
         Stats.segments += 1
         tt.Store.pinned.append(ck)
+        marks = []
         try:
+            # The segment's replay CPU time says how many checkpoints to fork along
+            # the first pass: the change's stretch is then replayed again from the
+            # last one before it, not from the segment's start.
+            if end is here:
+                ns = tt.replay_ns() - ck.replay_ns
+            else:
+                ns = next((c.replay_ns for c in tt.Store.ckpts if c.time == end.time),
+                          ck.replay_ns) - ck.replay_ns
+            # n marks cost n forks and leave 1/(n+1) of the segment to replay
+            # again: about the square root of the segment over a fork's cost
+            n = min(WATCH_MARKS, math.isqrt(max(ns, 0) // WATCH_FORK_NS))
             tt.restore_checkpoint(ck)
-            watch_on(addr, n, WATCH_EVERY, tt.running_tid(), ck.pos.count)
+            watch_on(regions, WATCH_EVERY, tt.running_tid(), ck.pos.count)
             try:
+                for k in range(1, n + 1):
+                    t = ck.time + (end.time - ck.time) * k // (n + 1)
+                    if t > tt.position().time:
+                        tt.goto(t=t)  # forward, comparing on the way
+                        marks.append(temp_checkpoint())
                 run_counting(end, NO_CLONES)
-                last, tail, seen = watch_state(addr, n)
+                last, tail, seen = watch_state(regions)
             finally:
                 watch_off()
+            if tail and end is here:
+                # after the last counting point: here's own stretch
+                tid, frm, to, stop = here.tid, seen[1], here.count, here
+            elif last is not None:
+                (tid, frm, to), stop = last, None
+            else:
+                end = ck.pos
+                continue
+            frm = max(frm, 1)
+            # the last mark before thread tid reached frm, or the segment's start
+            from_mark = [m for m in marks if m.pos.counts.get(tid, 0) < frm]
+            tt.restore_checkpoint(from_mark[-1] if from_mark else ck)
+            watch_off()  # (a mark was forked comparing)
+            tt.goto(tid, frm)
+            base = temp_checkpoint()
         finally:
             tt.Store.pinned.remove(ck)
-        if tail and end is here:
-            # after the last counting point: here's own stretch
-            tid, frm, to, stop = here.tid, seen[1], here.count, here
-        elif last is not None:
-            (tid, frm, to), stop = last, None
-        else:
-            end = ck.pos
-            continue
-        return exact_count(addr, n, tid, max(frm, 1), to, stop)
+            for m in marks:
+                tt.drop(m)
+        try:
+            if stop is None and frm >= to:
+                # seen where tid switched out, still at the count of the last
+                # comparison: the write came after that counting point
+                count, stop, switched = to + 1, None, True
+            else:
+                count, stop, switched = exact_count(regions, tid, frm, to, stop)
+        except BaseException:
+            tt.drop(base)
+            raise
+        return tid, count, stop, base, switched
 
 
-def exact_count(addr, n, tid, frm, to, stop):
-    """The change of thread tid between its counts frm and to: replay that stretch
-    with a comparison at every counting point. (tid, count, stop)."""
-    tt.goto(tid, frm)
-    watch_on(addr, n, 1, tid, frm)
+def exact_count(regions, tid, frm, to, stop):
+    """The change of thread tid between its counts frm and to (the replay is at
+    frm): replay that stretch with a comparison at every counting point.
+    (count, stop, switched): switched, the change was seen where tid switched out
+    after count-1's counting point, before count's."""
+    watch_on(regions, 1, tid, frm)
     try:
         if stop is not None:
             run_counting(stop, NO_CLONES)
         else:
             to_count(tid, to, NO_CLONES)
-        last, tail, seen = watch_state(addr, n)
+        last, tail, seen = watch_state(regions)
     finally:
         watch_off()
     if stop is not None and tail:
-        return tid, seen[1] + 1, stop
+        return seen[1] + 1, stop, False
     if last is None or last[0] != tid:
         raise tt.TimeError("libreplay: replay last-write: the change seen between counts %d "
                            "and %d of green thread %d is not there again" % (frm, to, tid))
-    return tid, last[2], None
+    if last[1] >= last[2]:
+        return last[2] + 1, None, True
+    return last[2], None, False
 
 
-def writing_instruction(addr, n, tid, count, stop):
-    """Step thread tid from its count count-1 (its counting point) to count (or to
-    stop): the last instruction after which the bytes differ. A Write."""
+def writing_instruction(regions, tid, count, stop, base, switched=False):
+    """Step thread tid from its count count-1 (its counting point; the replay goes
+    there from base, a checkpoint before it) to count (or to stop; switched: to
+    where it switches out): the last instruction after which the bytes differ. A
+    Write. (A thread that switches out within a count and back in: only the
+    stretch before the switch is stepped where switched.)"""
+    tt.restore_checkpoint(base)
+    watch_off()
     tt.goto(tid, count - 1)
-    val = read_bytes(addr, n)
+    val = regions.read()
     found = None
     steps = 0
     for _ in range(1000000):
         if stop is not None and tt.position().same_place(stop):
             break
         pc = gdb.newest_frame().pc()
+        if preempted_at(pc):
+            # the recorded preemption: tid switches out here (a stepi over the
+            # runtime's trap byte would take its SIGILL past the runtime)
+            if switched:
+                break
+            raise tt.TimeError("libreplay: replay last-write: green thread %d is preempted "
+                               "within count %d, before the write: not followed yet" %
+                               (tid, count - 1))
         gdb.execute("stepi", to_string=True)
         if not lr.live():
             raise tt.TimeError("The program ended on the way.")
         steps += 1
-        now = read_bytes(addr, n)
+        now = regions.read()
         if now != val:
-            found = Write(tid, count - 1, steps - 1, pc, val, now)
+            found = Write(tid, count - 1, steps - 1, pc, val, now, regions.changed(val, now))
             val = now
-        if tt.running_tid() == tid and (lr.count_of(lr.find_green(tid), lr.current_ext()) or 0) >= count:
+        if tt.running_tid() != tid:
+            if switched:
+                break
+        elif (lr.count_of(lr.find_green(tid), lr.current_ext()) or 0) >= count:
             break
     if found is None:
         raise tt.TimeError("libreplay: replay last-write: no instruction of green thread %d "
@@ -1264,68 +1405,128 @@ def writing_instruction(addr, n, tid, count, stop):
     return found
 
 
-def last_write(expr):
-    """Go to just before the last write that changed expr before now; a Write, or
-    None if none did since the replay's first checkpoint (the replay stays where it
-    was)."""
-    tt.need_replay("replay last-write")
-    tt.check_refusal()
-    lr.restore()
-    addr, n = watched(expr)
+def preempted_at(pc):
+    """Is the runtime's software breakpoint (the next recorded preemption's trap
+    byte, engine/schedule/breakpoint.c) armed at pc?"""
+    if runtime_bp_mode() != 2:  # RP_BP_SOFTWARE
+        return False
+    trap = lr.glob("rp_bp_trap")
+    return lr.u64(trap["pc"]) == pc and not int(trap["under_debugger"])
+
+
+def last_write(regions):
+    """Go to just before the last write that changed any of the regions before now;
+    a Write, or None if none did since the replay's first checkpoint (the replay
+    stays where it was)."""
     here = tt.position()
     with tt.Quiet():
-        found = last_change(addr, n, here)
+        found = last_change(regions, here)
         if found is None:
             tt.goto(here.tid, here.count, pc=here.pc)
             return None
-        w = writing_instruction(addr, n, *found)
-        tt.goto(w.tid, w.count)
-        for _ in range(w.steps):
-            gdb.execute("stepi", to_string=True)
+        base = found[3]
+        try:
+            w = writing_instruction(regions, *found)
+            tt.restore_checkpoint(base)
+            watch_off()
+            tt.goto(w.tid, w.count)
+            for _ in range(w.steps):
+                gdb.execute("stepi", to_string=True)
+        finally:
+            tt.drop(base)
     tt.resync_watchpoints()
     tt.Store.history.resume_at(tt.position())
     return w
+
+
+DEBUG_REGISTERS = 4  # x86's, for breakpoints and watchpoints of 1, 2, 4 or 8 bytes
+
+
+def registers_short(watches):
+    """Would gdb's hardware watchpoints need more debug registers than are free?
+    The runtime's own hardware breakpoint holds one; a watchpoint takes one per
+    aligned 8 bytes it spans (gdb's x86 code can need more: this is the least).
+    Past that gdb cannot insert them ("No space left on device")."""
+    free = DEBUG_REGISTERS - (1 if runtime_bp_mode() == 1 else 0)  # RP_BP_HARDWARE
+    need = 0
+    for b in watches:
+        try:
+            v = gdb.parse_and_eval(watch_expression(b))
+            a, n = int(v.address), v.type.sizeof
+            need += (a + n - 1) // 8 - a // 8 + 1
+        except (gdb.error, TypeError):
+            need += 1
+    return need > free
+
+
+def runtime_bp_mode():
+    try:
+        return int(lr.glob("rp_bp_mode"))
+    except (gdb.error, lr.ReplayError):
+        return 0
 
 
 def hardware_watch_dead():
     """Do gdb's hardware watchpoints fail here? Where the runtime's own breakpoint
     had to do without the debug registers (they do not fire, perf refuses them,
     or --breakpoints=software), gdb's cannot be relied on either."""
-    try:
-        return int(lr.glob("rp_bp_mode")) == 2  # RP_BP_SOFTWARE
-    except (gdb.error, lr.ReplayError):
-        return False
+    return runtime_bp_mode() == 2  # RP_BP_SOFTWARE
+
+
+def plain_watch(b):
+    """Can the runtime follow watchpoint b (a write watchpoint without a condition)?"""
+    return b.type in (gdb.BP_WATCHPOINT, gdb.BP_HARDWARE_WATCHPOINT) and not b.condition
+
+
+class WriteStop:
+    """reverse_to_write's find: the Write, the stop before it (pos), the moment the
+    search started from (here), and the watchpoints whose bytes it changed."""
+
+    def __init__(self, w, pos, here, bps):
+        self.w, self.pos, self.here, self.bps = w, pos, here, bps
+
+
+def watch_expression(b):
+    """What watchpoint b watches, as an expression (`watch -l E` names -location E)."""
+    e = b.expression or ""
+    return e[len("-location "):] if e.startswith("-location ") else e
 
 
 def reverse_to_write(watches):
-    """reverse-continue with watchpoints and no debug registers: the latest of their
-    last writes (the bytes each watches), shown as a watchpoint's reverse stop."""
+    """With watchpoints and no debug registers: go to just before the last write
+    that changed the bytes of any of them (found by the runtime, all in the same
+    passes: as many as it holds, not four); a WriteStop, or None (the replay is
+    where it was)."""
     for b in watches:
-        if b.type not in (gdb.BP_WATCHPOINT, gdb.BP_HARDWARE_WATCHPOINT) or b.condition:
-            raise tt.TimeError("libreplay: without debug registers, reverse-continue follows "
-                               "write watchpoints without conditions only (watchpoint %d)"
-                               % b.number)
+        if not plain_watch(b):
+            raise tt.TimeError("libreplay: %s, reverse-continue follows write watchpoints "
+                               "without conditions only (watchpoint %d)" % (
+                                   "without debug registers" if hardware_watch_dead() else
+                                   "with more watchpoints than free debug registers",
+                                   b.number))
+    tt.need_replay("reverse-continue")
+    tt.check_refusal()
+    lr.restore()
+    regions = watched([watch_expression(b) for b in watches], "reverse-continue")
     here = tt.position()
-    best = None
-    for k, b in enumerate(watches):
-        if k:
-            with tt.Quiet():
-                tt.goto(here.tid, here.count, pc=here.pc)
-        w = last_write(b.expression)
-        if w is not None:
-            t = tt.position().time
-            if best is None or t > best[0]:
-                best = (t, b, w, tt.position())
-    if best is None:
+    w = last_write(regions)
+    if w is None:
+        return None
+    return WriteStop(w, tt.position(), here, [(watches[i], regions.split(w.old)[i],
+                                               regions.split(w.new)[i]) for i in w.which])
+
+
+def show_write(write):
+    """Show reverse_to_write's stop as gdb shows a watchpoint's going back: before
+    the write, the value after it as the old one; None: the start of history."""
+    if write is None:
         beginning()
         return
-    t, b, w, pos = best
-    if not tt.position().same_place(pos):
-        with tt.Quiet():
-            tt.goto(pos.tid, pos.count, pc=pos.pc)
-    gdb.write("\nWatchpoint %d: %s\n\nOld value = %s\nNew value = %s\n" % (
-        b.number, b.expression, value_of(b.expression, w.new), value_of(b.expression, w.old)))
-    tt.Store.history.shown = [b.number]
+    for b, old, new in write.bps:
+        e = watch_expression(b)
+        gdb.write("\nWatchpoint %d: %s\n\nOld value = %s\nNew value = %s\n" % (
+            b.number, b.expression, value_of(e, new), value_of(e, old)))
+    tt.Store.history.shown = [b.number for b, _, _ in write.bps]
     tt.Store.history.resume_at(tt.position())
     tt.show_frame()
 
@@ -1341,7 +1542,7 @@ def value_of(expr, raw):
 
 class ReplayLastWrite(gdb.Command):
     """replay last-write EXPR: go back to the last write that changed EXPR (its bytes,
-at most 64), stopped before the writing instruction in the writing green thread;
+at most 512), stopped before the writing instruction in the writing green thread;
 says which thread, count and pc, and the value before and after. No debug register
 is used (docs/gdb.md)."""
 
@@ -1351,17 +1552,22 @@ is used (docs/gdb.md)."""
     def invoke(self, arg, from_tty):
         if not arg.strip():
             raise tt.TimeError("Usage: replay last-write EXPR")
+        tt.need_replay("replay last-write")
+        tt.check_refusal()
+        lr.restore()
+        expr = arg.strip()
+        regions = watched([expr])
         restores = tt.Store.restores
         Stats.segments = 0
         try:
-            w = last_write(arg.strip())
+            w = last_write(regions)
         finally:
             tt.warn_went_back(restores)
         if w is None:
             gdb.write("replay last-write: %s did not change since the replay's first "
-                      "checkpoint\n" % arg.strip())
+                      "checkpoint\n" % expr)
             return
         gdb.write("replay last-write: green thread %d at count %d, pc 0x%x, changed %s from "
-                  "%s to %s\n" % (w.tid, w.count, w.pc, arg.strip(),
-                                  value_of(arg.strip(), w.old), value_of(arg.strip(), w.new)))
+                  "%s to %s\n" % (w.tid, w.count, w.pc, expr, value_of(expr, w.old),
+                                   value_of(expr, w.new)))
         tt.show_frame()

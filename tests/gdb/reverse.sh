@@ -173,11 +173,13 @@ else
 		-ex 'print account' -ex 'delete 1' -ex continue -ex 'break heisenbug.c:33' -ex continue \
 		-ex 'print account' -ex 'delete' -ex continue >watch.out 2>&1
 	# Going forward from there, the write happens, and the next stop is the failure
-	# again: no other write came between.
+	# again: no other write came between. (Where the runtime's breakpoint is
+	# software, as under restrict --no-perf, the reverse stop is the runtime's
+	# "Watchpoint 2", gdb's others "Hardware watchpoint 2".)
 	if grep -q "^Old value = {" watch.out && grep -Eq '^#0 .* in transfer \(.*\) at .*heisenbug\.c:1[45]' watch.out &&
 		grep -Eq '^#1 .* teller \(arg=' watch.out &&
 		[ "$(grep -c "^Breakpoint 3, auditor" watch.out)" -eq 1 ] &&
-		[ "$(grep -c '^Hardware watchpoint 2: account' watch.out)" -eq 3 ] &&
+		[ "$(grep -cE '^(Hardware watchpoint|Watchpoint) 2: account$' watch.out)" -eq 3 ] &&
 		[ "$(sed -n 's/^\$1 = //p' watch.out)" = "$(sed -n 's/^\$3 = //p' watch.out)" ]; then
 		pass "heisenbug: watch account + reverse-continue stops at the last write, in transfer, in the teller's thread"
 	else
@@ -185,6 +187,19 @@ else
 	fi
 	grep -qxF "$(tail -n 1 bug.rec)" watch.out && pass "heisenbug: the failing replay ends as recorded after going back" ||
 		fail "heisenbug: output after going back: $(tail -n 3 watch.out | tr '\n' ' ')"
+	# The same without debug registers (the runtime compares the bytes): the chaos
+	# schedule preempts a teller between its counting points, after the write, so the
+	# last change is seen where it switches out (stepping across the runtime's trap
+	# byte there ran the replay off to the end).
+	hb=(-batch -nx -ex 'break heisenbug.c:33' -ex run -ex 'watch account')
+	for i in 1 2; do hb+=(-ex reverse-continue -ex 'echo @@ h'$i'\n<<\n' -ex 'replay when' -ex 'echo >>\n'); done
+	timeout 600 "$RGDB" ./heisenbug bug.bin "${hb[@]}" >hb_hw.out 2>&1
+	LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 timeout 600 "$RGDB" ./heisenbug bug.bin "${hb[@]}" >hb_sw.out 2>&1
+	hbat() { for i in 1 2; do blocks "$1" | sed -n "s/^h$i\tthis instruction: replay goto //p"; done | xargs; }
+	[ "$(hbat hb_sw.out | wc -w)" = 2 ] && [ "$(hbat hb_sw.out)" = "$(hbat hb_hw.out)" ] &&
+		[ "$(grep -cx 'Watchpoint 2: account' hb_sw.out)" = 2 ] &&
+		pass "heisenbug: watch account + reverse-continue twice without debug registers: gdb's hardware watchpoint's stops ($(hbat hb_sw.out))" ||
+		fail "heisenbug without debug registers: stops $(hbat hb_sw.out), gdb's $(hbat hb_hw.out): $(grep -v '^\[' hb_sw.out | grep -E 'rror|xception|No more' | head -n 2 | tr '\n' ' ')"
 fi
 
 # A breakpoint set after the fact, with commands: reverse-continue stops where a
@@ -472,10 +487,18 @@ elif [ "$sw" = "$hw" ]; then
 else
 	fail "watch turns + reverse-continue without debug registers stopped at $sw, gdb's hardware watchpoint at $hw"
 fi
+# gdb's software watchpoints (set can-use-hw-watchpoints 0) would single-step the
+# whole search going back (issue 28: 388 s, then a failure): the runtime compares
+# instead, in seconds, and the stops are those found without debug registers.
+timeout 120 "$RGDB" ./racy racy.bin -batch -nx -ex 'set can-use-hw-watchpoints 0' "${wargs[@]:2}" >watch_soft.out 2>&1
+soft="$(wat watch_soft.out w1) $(wat watch_soft.out w2) $(wat watch_soft.out w3)"
+[ "$(echo $soft | wc -w)" = 3 ] && [ "$soft" = "$sw" ] && [ "$(grep -cx 'Watchpoint 2: turns' watch_soft.out)" -ge 3 ] &&
+	pass "a software watchpoint (can-use-hw-watchpoints 0) + reverse-continue: the three stops found without debug registers ($soft)" ||
+	fail "a software watchpoint + reverse-continue: stops $soft, without debug registers $sw: $(grep -v '^\[' watch_soft.out | grep -E 'rror|xception|No more' | head -n 2 | tr '\n' ' ')"
 LIBREPLAY_OPTS=--breakpoints=software timeout 600 "$RGDB" ./racy racy.bin -batch -nx -ex 'break __sic_main' -ex run -ex delete \
 	-ex 'replay goto 3:2000000' -ex 'replay last-write total' -ex 'echo @@ lw\n<<\n' -ex 'replay when' -ex 'echo >>\n' \
 	-ex 'print total' -ex stepi -ex 'print total' -ex 'replay last-write' -ex 'replay last-write 1+1' \
-	-ex 'break racy.c:25' -ex 'watch total' -ex reverse-continue >lastw.out 2>&1
+	-ex 'rwatch total' -ex reverse-continue >lastw.out 2>&1
 timeout 600 "$RGDB" ./racy racy.bin -batch -nx -ex 'break __sic_main' -ex run -ex delete \
 	-ex 'replay goto 3:2000000' -ex 'watch total' -ex reverse-continue -ex 'echo @@ lw\n<<\n' -ex 'replay when' -ex 'echo >>\n' >lastw_hw.out 2>&1
 lw=$(wat lastw.out lw) lwhw=$(wat lastw_hw.out lw)
@@ -488,9 +511,69 @@ else
 	fail "replay last-write total: at ${lw:-?} (said ${said:-?}, gdb's watchpoint ${lwhw:-?}), total $v1 then $v2 after a stepi: $(grep -v '^\[' lastw.out | grep -E 'rror|xception|last-write' | head -n 3 | tr '\n' ' ')"
 fi
 grep -qx 'Usage: replay last-write EXPR' lastw.out && grep -qx 'replay last-write: 1+1 is not in memory (no address)' lastw.out &&
-	grep -q '^libreplay: without debug registers, reverse-continue follows watchpoints alone' lastw.out &&
-	pass "replay last-write without an expression, or not an lvalue, and watchpoints with breakpoints without debug registers: one line each" ||
+	grep -q '^libreplay: without debug registers, reverse-continue follows write watchpoints without conditions only (watchpoint [0-9]*)$' lastw.out &&
+	pass "replay last-write without an expression, or not an lvalue, and a read watchpoint without debug registers: one line each" ||
 	fail "replay last-write's errors: $(grep -E 'last-write|without debug' lastw.out | tr '\n' ' ')"
+# More watchpoints than the four debug registers, and breakpoints beside them, without
+# debug registers (issue 28): cells.c's three threads write six cells now and then.
+# From late in the run, `watch cells[0]` .. `cells[5]` + reverse-continue four times stops at
+# the writes of the merge, by time, of two sessions of three watchpoints each
+# (cells 0, 2, 4 and 1, 3, 5: with the debug registers where they work here, gdb's
+# own hardware watchpoints); all six are compared in the same passes (going back to
+# the first, each segment from now back to it is replayed once, as for one). With `break work` too (its stops at the threads'
+# starts come between the first writes: the last four of those six moments hold
+# both), from early in the run, the stops are gdb's hardware watchpoints' and
+# breakpoint's.
+"$SICC" -O1 -g -o cells "$P/cells.c" && ./cells --record cells.bin --quantum 100us >cells.rec 2>&1
+cells_rc() { # OUT ENV GDB-ARGS...: reverse-continue four times, each stop's moment as "@@ rcN"
+	local out=$1 env=$2; shift 2
+	local a=(-batch -nx -ex 'replay checkpoints every 0.01' -ex 'break __sic_main' -ex run -ex delete "$@"
+		-ex 'echo @@ now\n<<\n' -ex 'replay when' -ex 'echo >>\n')
+	for i in 1 2 3 4; do
+		a+=(-ex reverse-continue -ex 'echo @@ rc'$i'\n<<\n' -ex 'replay when' -ex 'echo >>\n')
+		[ $i = 1 ] && a+=(-ex 'python tt = __import__("__main__").timetravel; print("SEGMENTS", tt.Stats.segments); print("CKPTS", " ".join(str(c.time) for c in tt.Store.ckpts))')
+	done
+	env $env timeout 600 "$RGDB" ./cells cells.bin "${a[@]}" >"$out" 2>&1
+}
+late=(-ex 'replay goto 4:590000')
+cells_rc cells6.out LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 "${late[@]}" -ex 'watch cells[0]' -ex 'watch cells[1]' \
+	-ex 'watch cells[2]' -ex 'watch cells[3]' -ex 'watch cells[4]' -ex 'watch cells[5]'
+hwenv=LIBREPLAY_TEST_DEAD_DEBUG_REGS=0
+cells_rc cells_a.out $hwenv "${late[@]}" -ex 'watch cells[0]' -ex 'watch cells[2]' -ex 'watch cells[4]'
+cells_rc cells_b.out $hwenv "${late[@]}" -ex 'watch cells[1]' -ex 'watch cells[3]' -ex 'watch cells[5]'
+# each session's stops with their times (from the `replay when` block's two lines)
+stops_t() { blocks "$1" | awk -F'\t' '/^rc[1-4]\ttime /{split($2, w, /[ :]/); t=w[2]} /^rc[1-4]\tthis instruction/{sub(/.*replay goto /, "", $2); print t, $2}'; }
+six=$(stops_t cells6.out | cut -d' ' -f2 | xargs)
+merged=$( (stops_t cells_a.out; stops_t cells_b.out) | sort -rn | head -n 4 | cut -d' ' -f2 | xargs)
+# segments replayed going back to the first: those from now back to it, once each
+tnow=$(blocks cells6.out | sed -n 's/^now\ttime \([0-9]*\):.*/\1/p')
+t1=$(stops_t cells6.out | head -n 1 | cut -d' ' -f1)
+segs6=$(sed -n 's/^SEGMENTS //p' cells6.out)
+segs1=$(( $(sed -n 's/^CKPTS //p' cells6.out | tr ' ' '\n' | awk -v a="$t1" -v b="$tnow" '$1 > a && $1 < b' | wc -l) + 1 ))
+if [ "$(echo $six | wc -w)" = 4 ] && [ "$six" = "$merged" ] && grep -q '^Watchpoint [2-7]: cells\[[0-5]\]$' cells6.out &&
+	[ -n "$segs6" ] && [ "$segs6" = "$segs1" ]; then
+	pass "six watchpoints + reverse-continue without debug registers: the four last writes of two sessions of three ($six), each of the $segs6 segments back to the first replayed once"
+else
+	fail "six watchpoints without debug registers: stops $six, the two sessions of three: $merged; ${segs6:-?} segments replayed back to the first, $segs1 there: $(grep -v '^\[' cells6.out | grep -E 'rror|xception|No more' | head -n 2 | tr '\n' ' ')"
+fi
+# The same six where the debug registers work (more than they hold: gdb could not
+# insert them, "No space left on device"): the same stops, found by the runtime.
+cells_rc cells6hw.out $hwenv "${late[@]}" -ex 'watch cells[0]' -ex 'watch cells[1]' \
+	-ex 'watch cells[2]' -ex 'watch cells[3]' -ex 'watch cells[4]' -ex 'watch cells[5]'
+six_hw=$(stops_t cells6hw.out | cut -d' ' -f2 | xargs)
+[ "$(echo $six_hw | wc -w)" = 4 ] && [ "$six_hw" = "$six" ] &&
+	pass "six watchpoints + reverse-continue with the debug registers on: the same four stops" ||
+	fail "six watchpoints with the debug registers on: stops $six_hw, without them $six: $(grep -v '^\[' cells6hw.out | grep -E 'rror|xception|No more|No space' | head -n 2 | tr '\n' ' ')"
+early=(-ex 'replay goto 4:103500' -ex 'watch cells[0]' -ex 'watch cells[2]' -ex 'watch cells[4]' -ex 'break work')
+cells_rc cells_mix.out LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 "${early[@]}"
+cells_rc cells_mixhw.out $hwenv "${early[@]}"
+mix=$(stops_t cells_mix.out | cut -d' ' -f2 | xargs) mixhw=$(stops_t cells_mixhw.out | cut -d' ' -f2 | xargs)
+if [ "$(echo $mix | wc -w)" = 4 ] && [ "$mix" = "$mixhw" ] && grep -q '^Breakpoint 5, work (' cells_mix.out &&
+	grep -q '^Watchpoint [234]: cells' cells_mix.out; then
+	pass "watchpoints and a breakpoint + reverse-continue without debug registers: the stops of gdb's own ($mix)"
+else
+	fail "watchpoints and a breakpoint without debug registers: stops $mix, gdb's own $mixhw: $(grep -v '^\[' cells_mix.out | grep -E 'rror|xception|No more' | head -n 2 | tr '\n' ' ')"
+fi
 check "replay goto with a bad time: one line, an error" bash -c \
 	"timeout 120 '$RGDB' ./racy racy.bin -batch -nx -ex 'break __sic_main' -ex run -ex 'replay goto soon' 2>&1 | grep -qx 'Usage: replay goto TIME | replay goto THREAD:COUNT\[@PC\]'"
 summary

@@ -32,11 +32,12 @@
  * rp_bp_reopen): the perf event it inherited belongs to the process
  * it was forked from.
  *
- * Who changed some bytes last (`replay last-write`, and watchpoints going back where
- * the debug registers do not work): while watch_len is set, the runtime compares
- * them with their last value at every counting point that reaches it (at least
- * every watch_every counts of a thread) and at every switch, and notes the thread
- * and the two counts between which the last change came (watch_check). */
+ * Who changed some bytes last (`replay last-write`, and watchpoints where the debug
+ * registers do not work, or more than they hold): while watch_n is set, the runtime
+ * compares up to RP_DEBUG_WATCHES regions with their last value at every counting
+ * point that reaches it (at least every watch_every counts of a thread) and at
+ * every switch, and notes the thread, the two counts between which the last change
+ * came and the regions it changed (watch_check); with watch_stop, it stops there. */
 #include "engine/core.h"
 
 #include <errno.h>
@@ -74,7 +75,7 @@ uint64_t rp_debug_clip(int tid, uint64_t now, uint64_t left)
 	}
 	if (rp_debug.tick_every)
 		left = min_left(left, rp_debug.tick_every - now % rp_debug.tick_every);
-	if (rp_debug.watch_len && rp_debug.watch_every)
+	if (rp_debug.watch_n && rp_debug.watch_every)
 		left = min_left(left, rp_debug.watch_every - now % rp_debug.watch_every);
 	if (rp_debug.stop_time) {
 		/* Nothing else runs until this thread's counter is loaded again. */
@@ -122,36 +123,47 @@ static void tick(void)
  * reads the last change and then looks closer (libreplay/gdb/reverse.py). The
  * bytes must stay mapped meanwhile: the extension checks that they are from the
  * checkpoint the pass starts at. */
-static void watch_check(int tid, uint64_t now)
+static bool watch_check(int tid, uint64_t now)
 {
-	int len = rp_debug.watch_len;
-	if (!len || len > RP_DEBUG_WATCH)
-		return;
-	const volatile unsigned char *p = (const volatile unsigned char *)rp_debug.watch_addr;
-	bool changed = false;
-	for (int i = 0; i < len; i++) {
-		if (p[i] != rp_debug.watch_val[i]) {
-			rp_debug.watch_val[i] = p[i];
-			changed = true;
+	int n = rp_debug.watch_n;
+	if (n <= 0 || n > RP_DEBUG_WATCHES)
+		return false;
+	uint32_t which = 0;
+	int at = 0;
+	for (int w = 0; w < n; w++) {
+		int len = rp_debug.watches[w].len;
+		if (len <= 0 || len > RP_DEBUG_WATCH - at)
+			break; /* the debugger's mistake: compare no further */
+		const volatile unsigned char *p =
+			(const volatile unsigned char *)rp_debug.watches[w].addr;
+		for (int i = 0; i < len; i++) {
+			if (p[i] != rp_debug.watch_val[at + i]) {
+				rp_debug.watch_val[at + i] = p[i];
+				which |= 1u << w;
+			}
 		}
+		at += len;
 	}
-	if (changed) {
+	bool stop = false;
+	if (which) {
 		rp_debug.watch_changes++;
 		rp_debug.watch_tid = tid;
 		rp_debug.watch_from = rp_debug.seen_tid == tid ? rp_debug.seen_count : 0;
 		rp_debug.watch_to = now;
+		rp_debug.watch_which = which;
+		stop = rp_debug.watch_stop;
 	}
 	rp_debug.seen_tid = tid;
 	rp_debug.seen_count = now;
+	return stop;
 }
 
 void rp_debug_check(int tid, uint64_t now)
 {
-	watch_check(tid, now);
+	bool stop = watch_check(tid, now);
 	if (rp_debug.tick_every && now % rp_debug.tick_every == 0)
 		tick();
 	int n = rp_debug.nstops < RP_DEBUG_STOPS ? rp_debug.nstops : RP_DEBUG_STOPS;
-	bool stop = false;
 	for (int i = 0; i < n; i++) {
 		volatile struct rp_debug_stop *s = &rp_debug.stops[i];
 		if (s->tid == tid && s->count == now) {
@@ -206,7 +218,9 @@ void rp_debug_preempt_end(int tid)
 void rp_debug_switched(struct rp_thread *prev, uint64_t prev_count, struct rp_thread *next,
 		       bool preempted)
 {
-	watch_check(prev->tid, prev_count);
+	if (watch_check(prev->tid, prev_count))
+		hit(prev->tid, prev_count); /* before the switch's bookkeeping: the
+					     * debugger goes back to look closer */
 	rp_debug.seen_tid = next->tid;
 	rp_debug.seen_count = next->offset - *rp_thread_counter(next);
 	rp_debug.switches++;
