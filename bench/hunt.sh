@@ -12,7 +12,13 @@
 #      wall time of a recording against the same source built with gcc -pthread
 #      run natively, both pinned to one CPU (taskset -c 0), in alternating rounds;
 #   3. log bytes per second of a loop of clock reads (bench/hunt/clock_loop.c) and of
-#      lock/unlock (bench/hunt/lock_loop.c), recorded, medians.
+#      lock/unlock (bench/hunt/lock_loop.c), recorded, medians;
+#   4. a benchmark of published bugs: SCTBench's concurrent-software-benchmarks (the
+#      bugs its benchmarks/buggy.txt lists; github.com/mc-imperial/sctbench, fetched
+#      outside the repository, SCTBENCH=DIR) and our tests/hunt programs: per program
+#      and per strategy (MODES4), failures per RUNS4 runs and the first failing run;
+#      and what a hunted run costs: the median wall time of --record --hunt=S against
+#      --no-record (the default slices), each program's seeds 1..COST_RUNS.
 #
 # Numbers only: nothing here is asserted (the issue's goals are printed beside them).
 # Exit 1 only when something does not build or a spin program fails.
@@ -24,7 +30,11 @@
 #                 (or a hang) costs that much
 #   PROGS="..."   the buggy programs of part 1 (default: all of tests/hunt/bugs)
 #   MODES="..."   the modes of part 1 (default: default quantum=50us chaos hunt native)
-#   PARTS="..."   the parts to run (default: 1 2 3)
+#   PARTS="..."   the parts to run (default: 1 2 3, and 4 when SCTBENCH is set)
+#   SCTBENCH=DIR  a checkout of mc-imperial/sctbench (part 4; not needed otherwise)
+#   RUNS4=N       runs per program and strategy in part 4 (default 100)
+#   MODES4="..."  part 4's strategies (default: hunt chaos quantum=50us)
+#   COST_RUNS=N   runs of each kind for part 4's cost column (default 5)
 #
 # Results: stdout and build/bench/hunt.txt; part 1's kept failing runs in
 # build/bench/hunt/keep-PROGRAM-MODE/.
@@ -44,7 +54,11 @@ TIMEOUT=${TIMEOUT:-2s}
 BUGS=$ROOT/tests/hunt/bugs
 PROGS=${PROGS:-$(cd "$BUGS" && ls ./*.c | sed 's|^\./||; s|\.c$||' | tr '\n' ' ')}
 MODES=${MODES:-default quantum=50us chaos hunt native}
-PARTS=${PARTS:-1 2 3}
+SCTBENCH=${SCTBENCH:-}
+PARTS=${PARTS:-1 2 3${SCTBENCH:+ 4}}
+RUNS4=${RUNS4:-100}
+MODES4=${MODES4:-hunt chaos quantum=50us}
+COST_RUNS=${COST_RUNS:-5}
 
 die() {
 	echo "hunt-bench: $*" >&2
@@ -152,7 +166,7 @@ echo "   (recorded: --record, the default 10 ms slices; hunt: --record --hunt=RO
 fi
 
 # ---- 3. log bytes per second ------------------------------------------------------------
-part 3 || exit 0
+if part 3; then
 echo
 echo "== 3. Log written per second of recording: median of $SPIN_RUNS runs"
 lvariants="recorded"
@@ -175,3 +189,64 @@ for p in clock_loop lock_loop; do
 	done
 done
 echo "   (goal: at most a few KB/s)"
+fi
+
+# ---- 4. a benchmark of published bugs -------------------------------------------------
+part 4 || exit 0
+CS=$SCTBENCH/benchmarks/concurrent-software-benchmarks
+[ -n "$SCTBENCH" ] && [ -f "$SCTBENCH/benchmarks/buggy.txt" ] && [ -d "$CS" ] ||
+	die "part 4 needs SCTBENCH=DIR, a checkout of github.com/mc-imperial/sctbench"
+W4=$W/sctbench
+mkdir -p "$W4"
+# SCTBench's own flags (its build.py: -pthread -g -O0); ours as tests/hunt builds them.
+progs4=""
+for p in $(awk '$1 == "concurrent-software-benchmarks" { print $2 }' "$SCTBENCH/benchmarks/buggy.txt"); do
+	"$SICC" -g -O0 -pthread -o "$W4/$p.sic" "$CS/$p.c" >"$W4/$p.build" 2>&1 ||
+		{ echo "   $p: does not build with sicc: $(head -c 200 "$W4/$p.build")"; continue; }
+	progs4="$progs4 $p"
+done
+for p in $PROGS; do
+	"$SICC" -O2 -g -o "$W4/$p.sic" "$BUGS/$p.c" -lpthread >"$W4/$p.build" 2>&1 || die "$p: sicc failed"
+	progs4="$progs4 $p"
+done
+# seconds CMD...: the wall time of a run, whatever its exit status.
+seconds() {
+	local t0=$EPOCHREALTIME
+	"$@" >/dev/null 2>&1 </dev/null || true
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f\n", b - a }'
+}
+echo
+echo "== 4. Published bugs (SCTBench's concurrent-software-benchmarks) and tests/hunt's:"
+echo "   failures per $RUNS4 runs and the first failing run, per strategy (replay-hunt --mode);"
+echo "   cost: median wall time of --record --hunt=S over --no-record, seeds 1-$COST_RUNS"
+printf '%-22s' program
+for m in $MODES4; do printf ' %14s' "$m"; done
+printf ' %8s\n' cost
+declare -A found4=()
+n4=0
+for p in $progs4; do
+	n4=$((n4 + 1))
+	printf '%-22s' "$p"
+	for m in $MODES4; do
+		"$HUNT" --runs "$RUNS4" --timeout "$TIMEOUT" --mode "$m" --keep "$W4/keep-$p-${m%%=*}" \
+			--json "$W4/$p-${m%%=*}.json" -- "$W4/$p.sic" >"$W4/$p-${m%%=*}.report" 2>&1 || true
+		f=$(sed -n 's/^failures: \([0-9]*\).*/\1/p' "$W4/$p-${m%%=*}.report")
+		first=$(sed -n 's/^first failing run: \([0-9]*\).*/\1/p' "$W4/$p-${m%%=*}.report")
+		[ -n "$f" ] || die "$p, mode $m: no report: $(head -c 300 "$W4/$p-${m%%=*}.report")"
+		[ "$f" -gt 0 ] && found4[$m]=$((${found4[$m]:-0} + 1))
+		printf ' %14s' "$f/$RUNS4${first:+ @$((first + 1))}"
+	done
+	: >"$W4/$p.cost"
+	for r in $(seq "$COST_RUNS"); do
+		echo "plain $(seconds "$W4/$p.sic" --no-record)" >>"$W4/$p.cost"
+		echo "hunt $(seconds "$W4/$p.sic" --record "$W4/cost.bin" --hunt="$r" --timeout="$TIMEOUT")" >>"$W4/$p.cost"
+	done
+	plain=$(awk '$1 == "plain" { print $2 }' "$W4/$p.cost" | median)
+	hunted=$(awk '$1 == "hunt" { print $2 }' "$W4/$p.cost" | median)
+	printf ' %8s\n' "$(awk -v a="$hunted" -v b="$plain" 'BEGIN { printf "%.2fx", a / b }')"
+done
+printf '%-22s' "found (of $n4)"
+for m in $MODES4; do printf ' %14s' "${found4[$m]:-0}"; done
+echo
+echo "   (N/$RUNS4 @K: N runs failed, the first at run K (from 1); cost over medians of short runs"
+echo "    is dominated by start-up; goal: every bug within 100 runs, hunting at most 2x --no-record)"
