@@ -27,6 +27,7 @@ static struct {
 	unsigned sync_shift;   /* a call site's first step demotes with probability 2^-shift */
 	unsigned window_shift; /* a slice's end with a window ahead demotes: 2^-shift */
 	unsigned start_shift;  /* a new thread's first turn ends at an access: 2^-shift */
+	bool any_access;       /* decisions land at any shared access, not only windows */
 	unsigned slice_log2;   /* slices are log-uniform up to 2^slice_log2 counts */
 	uint64_t fair;         /* counts a thread runs before a demotion lets the others */
 	unsigned slice_lo, slice_hi; /* chaos: log2 bounds of a slice */
@@ -112,6 +113,10 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 		h.change[j] = c;
 	}
 	h.start_shift = (unsigned)below(3); /* a new thread's first turn: 1 .. 1/4 */
+	/* One seed in two places its decisions at any shared access ahead (a = 1; b = -1;
+	 * split, a read, increment and re-read after a lock taken in a wrapper), the
+	 * other at windows alone (repeated and atomic accesses: fewer, likelier places). */
+	h.any_access = below(2);
 }
 
 bool rp_hunt_on(void)
@@ -321,6 +326,11 @@ int rp_hunt_start_demote(int tid)
 	h.steps++;
 	demote(&d, tid, --h.demoted, true, 0);
 	return d.new_priority;
+}
+
+bool rp_hunt_any_access(void)
+{
+	return h.on && h.pct && h.any_access;
 }
 
 unsigned rp_hunt_choose(unsigned n)

@@ -73,6 +73,9 @@ bool rp_hunt_place_worth(uintptr_t pc);
 bool rp_hunt_thread_start(void);
 /* ... it reached the access, others are runnable: its demotion's priority. */
 int rp_hunt_start_demote(int tid);
+/* Does this seed place its decisions at any shared memory access ahead (sic_memops,
+ * up to the function's return and past it into the caller), not only at windows? */
+bool rp_hunt_any_access(void);
 /* One of n candidates (memory accesses), uniformly. */
 unsigned rp_hunt_choose(unsigned n);
 
