@@ -84,6 +84,29 @@ else
 	has "a recorded hang (a runtime without --timeout): killed" '^failures: 1 \(1 killed\)$'
 fi
 
+# --timeout is the run's own time: the wall time less its waits for a CPU (the
+# runtime's --timeout-own, and the runner's own kill likewise), so a run a loaded
+# machine slows down is no hang. Four busy loops on CPU 0, the runs pinned there too:
+# a run of ~0.3 s of work takes 1.5 s of wall time or more, and a wall-time --timeout
+# of 1 s called it a hang (88; natively, killed).
+if command -v taskset >/dev/null && ./oracle.sic --replay-help | grep -q -- --timeout-own; then
+	hogs=""
+	for i in 1 2 3 4; do
+		taskset -c 0 bash -c 'while :; do :; done' &
+		hogs="$hogs $!"
+	done
+	t0=$EPOCHREALTIME
+	timeout 120 taskset -c 0 "$HUNT" --runs 2 --jobs 1 --timeout 1s --mode default -- ./oracle.sic work 600 >h.out 2>h.err
+	wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", (b - a) / 2 }')
+	has "under load (4 busy loops on its CPU), a recorded run of ${wall} s is no hang at --timeout 1s" '^failures: 0$'
+	timeout 120 taskset -c 0 "$HUNT" --runs 1 --jobs 1 --timeout 1s --mode native -- ./oracle.gcc work 600 >h.out 2>h.err
+	has "... nor a native one (the runner's own kill counts its own time too)" '^failures: 0$'
+	timeout 120 taskset -c 0 "$HUNT" --runs 1 --jobs 1 --timeout 1s --mode default -- ./oracle.sic spin >h.out 2>h.err
+	has "... and a spin still is one, the runtime's (88)" '^failures: 1 \(1 hang\)$'
+	kill $hogs
+	wait $hogs 2>/dev/null
+fi
+
 # The output predicate, on stdout and stderr.
 rm -f tickets
 hunt --runs 5 --jobs 1 --mode default --fail-if '^ticket 4$' -- ./oracle.sic ticket tickets
@@ -241,6 +264,8 @@ one_line_error "no program" "no program to run" --runs 3
 one_line_error "--shard 2/2" "--shard '2/2': want K/N" --shard 2/2 ./oracle.sic
 one_line_error "--shard 1" "--shard '1': want K/N" --shard 1 ./oracle.sic
 one_line_error "--seeds 5-3" "--seeds '5-3': want A-B" --seeds 5-3 ./oracle.sic
+one_line_error "--mode hunt:sloppy" "--mode 'hunt:sloppy': want hunt:windows, hunt:accesses" --mode hunt:sloppy ./oracle.sic
+one_line_error "--mode hunt:pct, a runtime without --hunt-strategy" "has no --hunt-strategy" --mode hunt:pct ./fake
 one_line_error "--seeds and --runs" "give one of them" --seeds 1-5 --runs 5 ./oracle.sic
 one_line_error "--seeds below --seed" "below --seed 3" --seed 3 --seeds 1-5 ./oracle.sic
 echo 'not json' >in.txt.none
@@ -387,6 +412,35 @@ for p in $BUGS; do
 		has "$p.fixed: 6 runs, no failure (--mode $m)" '^failures: 0$'
 	done
 done
+
+# The portfolio: without --hunt-strategy each seed draws its strategy (the bugs above
+# were found so); --mode hunt:S runs one (--hunt-strategy=S). Each strategy finds,
+# within 10 runs, a bug of bugs/ it is strong on (bench/hunt.sh part 4: found in half
+# the runs or more, the first at run 1), and that failure replays.
+declare -A STRONG=([windows]=lock_order [accesses]=pop_race [pct]=use_before_init [quick]=pop_race
+	[delays]=missing_unlock)
+for s in windows accesses pct quick delays; do
+	p=${STRONG[$s]}
+	hunt --runs 10 --stop --mode "hunt:$s" --json "strategy-$s.json" --keep "keep-$s" -- "./$p.sic"
+	first=$(sed -n 's/^first failing run: \([0-9]*\).*/\1/p' h.out)
+	got=$(sed -n 's/^first failing run: [0-9]*\( ([^)]*)\)\{0,1\}: //p' h.out)
+	if [ -z "$first" ] || [ "$got" != "${OUTCOME[$p]}" ]; then
+		fail "--mode hunt:$s: $p not found in 10 runs as '${OUTCOME[$p]}': $(head -n 3 h.out | tr '\n' ' ') $(head -c 200 h.err)"
+		continue
+	fi
+	pass "--mode hunt:$s: $p found at run $first: $got"
+	check "--mode hunt:$s: the run was given --hunt-strategy=$s (the JSON says hunt:$s)" \
+		grep -q "\"strategy\":\"hunt:$s\"" "strategy-$s.json"
+	case $got in
+	*SIGSEGV) rc=139 ;;
+	*'exit status '*) rc=$(echo "$got" | sed 's/.*exit status \([0-9]*\).*/\1/') ;;
+	esac
+	r=$({ timeout 60 "./$p.sic" --replay "keep-$s/run-$first.bin" >rep.out 2>rep.err; echo $?; } 2>/dev/null)
+	check "--mode hunt:$s: its failure replays (status $r)" test "$r" -eq "$rc" -a -z "$(grep diverged rep.err)"
+done
+./pop_race.sic --record ps.bin --hunt=1 --hunt-strategy=sloppy >ps.out 2>ps.err
+check "--hunt-strategy=sloppy: one line, exit 2" \
+	test $? -eq 2 -a "$(grep -c . ps.err)" -eq 1 -a -n "$(grep "bad --hunt-strategy 'sloppy'" ps.err)"
 
 # Spin-waits under --hunt's priorities: a spinning thread yields to the thread that
 # waited longest, whatever its priority (the one it waits for may be lower).

@@ -615,7 +615,7 @@ void rp_count_start(void)
 		rp_hang_start(rp_opts.timeout_ns);
 	if (!rp_opts.chaos && !rp_opts.hunt)
 		return;
-	struct rp_hunt_params p = {rp_opts.seed, rp_opts.hunt_depth, rp_opts.chaos};
+	struct rp_hunt_params p = {rp_opts.seed, rp_opts.hunt_depth, rp_opts.chaos, rp_opts.hunt_strategy};
 	rp_hunt_init(&p);
 	rp_counting = true;
 	rp_sic_memops_load();
