@@ -18,7 +18,11 @@
 #      outside the repository, SCTBENCH=DIR) and our tests/hunt programs: per program
 #      and per strategy (MODES4), failures per RUNS4 runs and the first failing run;
 #      and what a hunted run costs: the median wall time of --record --hunt=S against
-#      --no-record (the default slices), each program's seeds 1..COST_RUNS.
+#      --no-record (the default slices), each program's seeds 1..COST_RUNS;
+#   5. the cost of hunting on Table 1's workloads (bench/table1.sh's: paper 002's three,
+#      the four SPLASH-2 kernels of bench/splash) at SCALE5 % of their work: user+sys
+#      CPU and wall time of --record --hunt=S against --no-record, seeds 1..RUNS5 in
+#      turn, medians; and that every hunted run ends (no livelock) with the answer.
 #
 # Numbers only: nothing here is asserted (the issue's goals are printed beside them).
 # Exit 1 only when something does not build or a spin program fails.
@@ -30,11 +34,13 @@
 #                 (or a hang) costs that much
 #   PROGS="..."   the buggy programs of part 1 (default: all of tests/hunt/bugs)
 #   MODES="..."   the modes of part 1 (default: default quantum=50us chaos hunt native)
-#   PARTS="..."   the parts to run (default: 1 2 3, and 4 when SCTBENCH is set)
+#   PARTS="..."   the parts to run (default: 1 2 3 5, and 4 when SCTBENCH is set)
 #   SCTBENCH=DIR  a checkout of mc-imperial/sctbench (part 4; not needed otherwise)
 #   RUNS4=N       runs per program and strategy in part 4 (default 100)
-#   MODES4="..."  part 4's strategies (default: hunt chaos quantum=50us)
+#   MODES4="..."  part 4's strategies (default: hunt, each of hunt:S, chaos, quantum=50us)
 #   COST_RUNS=N   runs of each kind for part 4's cost column (default 5)
+#   SCALE5=P, RUNS5=N, TIMEOUT5=T  part 5's work (25 %), seeds (3), --timeout-own (60s)
+#   T1="..."      part 5's workloads (default: table1.sh's seven)
 #
 # Results: stdout and build/bench/hunt.txt; part 1's kept failing runs in
 # build/bench/hunt/keep-PROGRAM-MODE/.
@@ -55,10 +61,14 @@ BUGS=$ROOT/tests/hunt/bugs
 PROGS=${PROGS:-$(cd "$BUGS" && ls ./*.c | sed 's|^\./||; s|\.c$||' | tr '\n' ' ')}
 MODES=${MODES:-default quantum=50us chaos hunt native}
 SCTBENCH=${SCTBENCH:-}
-PARTS=${PARTS:-1 2 3${SCTBENCH:+ 4}}
+PARTS=${PARTS:-1 2 3${SCTBENCH:+ 4} 5}
 RUNS4=${RUNS4:-100}
-MODES4=${MODES4:-hunt chaos quantum=50us}
+MODES4=${MODES4:-hunt hunt:windows hunt:accesses hunt:pct hunt:quick hunt:delays chaos quantum=50us}
 COST_RUNS=${COST_RUNS:-5}
+SCALE5=${SCALE5:-25}
+RUNS5=${RUNS5:-3}
+TIMEOUT5=${TIMEOUT5:-60s}
+T1=${T1:-paper_racy paper_rounds paper_matmul radix lu fft cholesky}
 
 die() {
 	echo "hunt-bench: $*" >&2
@@ -192,7 +202,7 @@ echo "   (goal: at most a few KB/s)"
 fi
 
 # ---- 4. a benchmark of published bugs -------------------------------------------------
-part 4 || exit 0
+if part 4; then
 CS=$SCTBENCH/benchmarks/concurrent-software-benchmarks
 [ -n "$SCTBENCH" ] && [ -f "$SCTBENCH/benchmarks/buggy.txt" ] && [ -d "$CS" ] ||
 	die "part 4 needs SCTBENCH=DIR, a checkout of github.com/mc-imperial/sctbench"
@@ -250,3 +260,43 @@ for m in $MODES4; do printf ' %14s' "${found4[$m]:-0}"; done
 echo
 echo "   (N/$RUNS4 @K: N runs failed, the first at run K (from 1); cost over medians of short runs"
 echo "    is dominated by start-up; goal: every bug within 100 runs, hunting at most 2x --no-record)"
+fi
+
+# ---- 5. the cost of hunting on Table 1's workloads ------------------------------------
+if part 5; then
+W5=$W/table1
+mkdir -p "$W5"
+# Does the answer depend on the schedule? (table1.sh's: the racy count, the lock order)
+schedule_dependent() { case $1 in paper_racy | paper_rounds) return 0 ;; *) return 1 ;; esac; }
+echo
+echo "== 5. The cost of hunting on Table 1's workloads (bench/table1.sh's, $SCALE5 % of its work):"
+echo "   --record --hunt=S against --no-record, seeds 1-$RUNS5, in turn; medians of user+sys CPU"
+echo "   and of wall time; ended: hunted runs that ended (--timeout-own=$TIMEOUT5) with exit 0 and"
+echo "   --no-record's answer (but the racy count's and the lock order's)"
+printf '%-13s %9s %9s %7s %9s %9s %7s %6s\n' workload "sic cpu" "hunt cpu" ratio "sic wall" "hunt wall" ratio ended
+for w in $T1; do
+	case $w in paper_*) src=$ROOT/bench/$w.c ;; *) src=$ROOT/bench/splash/$w.c ;; esac
+	"$SICC" -O2 -o "$W5/$w.sic" "$src" -lm >"$W5/$w.build" 2>&1 || die "$w: sicc failed: $(head -c 300 "$W5/$w.build")"
+	: >"$W5/$w.t"
+	ended=0
+	for s in $(seq "$RUNS5"); do
+		t=$( { TIMEFORMAT='%R %U %S'; time "$W5/$w.sic" --no-record -- "$SCALE5" >"$W5/$w.sic.out" 2>"$W5/$w.sic.err"; } 2>&1 )
+		echo "sic $t" >>"$W5/$w.t"
+		t=$( { TIMEFORMAT='%R %U %S'; time "$W5/$w.sic" --record "$W5/$w.bin" --hunt="$s" \
+			--timeout-own="$TIMEOUT5" -- "$SCALE5" >"$W5/$w.hunt.out" 2>"$W5/$w.hunt.err"; } 2>&1 )
+		rc=$?
+		echo "hunt $t" >>"$W5/$w.t"
+		if [ $rc -eq 0 ] && { schedule_dependent "$w" || cmp -s "$W5/$w.sic.out" "$W5/$w.hunt.out"; }; then
+			ended=$((ended + 1))
+		else
+			echo "   $w --hunt=$s: status $rc: $(tail -n 2 "$W5/$w.hunt.err" | tr '\n' ' ')"
+		fi
+	done
+	col() { awk -v k="$1" -v c="$2" '$1 == k { print c == 2 ? $2 : $3 + $4 }' "$W5/$w.t" | median; }
+	sc=$(col sic 3) hc=$(col hunt 3) sw=$(col sic 2) hw=$(col hunt 2)
+	printf '%-13s %9.3f %9.3f %6.2fx %9.3f %9.3f %6.2fx %6s\n' "$w" "$sc" "$hc" \
+		"$(awk -v a="$hc" -v b="$sc" 'BEGIN { print a / b }')" "$sw" "$hw" \
+		"$(awk -v a="$hw" -v b="$sw" 'BEGIN { print a / b }')" "$ended/$RUNS5"
+done
+echo "   (goal: hunting at most 2x --no-record, and every hunted run ends)"
+fi

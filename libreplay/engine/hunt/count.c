@@ -139,6 +139,28 @@ static size_t places_ahead(uintptr_t from, uintptr_t *c, uintptr_t *retp)
 	return accesses_ahead(from, c, RP_PLACE_CANDIDATES, retp);
 }
 
+/* What places_ahead finds from a pc is the code's, fixed: a hot synchronization call
+ * site or counting point asks again and again (a lock loop 10^7 times: the return's
+ * memmem and the tables' binary searches made hunting cost 9x --no-record), so each
+ * answer is kept, a few hundred of them (direct-mapped, by pc). */
+#define RP_PLACES_CACHE 512
+struct places {
+	uintptr_t from, ret;
+	size_t n;
+	uintptr_t c[RP_PLACE_CANDIDATES];
+};
+
+static const struct places *places_cached(uintptr_t from)
+{
+	static struct places cache[RP_PLACES_CACHE];
+	struct places *e = &cache[(from ^ from >> 9) % RP_PLACES_CACHE];
+	if (e->from != from || !from) {
+		e->from = from;
+		e->n = places_ahead(from, e->c, &e->ret);
+	}
+	return e;
+}
+
 /* The first instruction after a call from the program returns: past the reload of the
  * count (movq __sic_home(%rip), %r15, as sicpp writes it), at the count the call
  * published. 0 if ret is not such a return or the instruction is not preemptible. */
@@ -153,6 +175,20 @@ static uintptr_t after_call(uintptr_t ret)
 	    ret + 7 + (intptr_t)disp != (uintptr_t)&__sic_home)
 		return 0;
 	return rp_sic_pc_preemptible(ret + 7) ? ret + 7 : 0;
+}
+
+/* after_call(ret), kept as places_cached keeps its answers. */
+static uintptr_t after_cached(uintptr_t ret)
+{
+	static struct {
+		uintptr_t ret, first;
+	} cache[RP_PLACES_CACHE];
+	size_t i = (ret ^ ret >> 9) % RP_PLACES_CACHE;
+	if (cache[i].ret != ret) {
+		cache[i].ret = ret;
+		cache[i].first = after_call(ret);
+	}
+	return cache[i].first;
 }
 
 /* Stop t at pc with the breakpoint (before its next counting point). */
@@ -348,8 +384,10 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 	if (t->ret_walk)
 		t->new_prio = 0; /* ... or before the return: the decision goes */
 	soon_pc_cancel(t);
-	uintptr_t pc = rp_stub_resume_pc(stub_ret), c[RP_PLACE_CANDIDATES], ret;
-	size_t n = places_ahead(pc, c, &ret);
+	uintptr_t pc = rp_stub_resume_pc(stub_ret);
+	const struct places *pl = places_cached(pc);
+	const uintptr_t *c = pl->c, ret = pl->ret;
+	size_t n = pl->n;
 	bool careful = true; /* a slice's decision at a place sought, by a trap if need be */
 	if (!count_eligible(t)) {
 		t->soon = t->pending = false;
@@ -590,8 +628,10 @@ void rp_sync_end_slow(void *ret)
 		return;
 	if (!sched_others_runnable())
 		return;
-	uintptr_t first = after_call((uintptr_t)ret), c[RP_PLACE_CANDIDATES], r;
-	size_t n = places_ahead(first, c, &r);
+	uintptr_t first = after_cached((uintptr_t)ret);
+	const struct places *pl = places_cached(first);
+	const uintptr_t *c = pl->c, r = pl->ret;
+	size_t n = pl->n;
 	struct rp_hunt_question q = {RP_HUNT_AFTER, t->tid, (uintptr_t)ret - rp_exe_base,
 				     sched_preempt_wanted(), n > 0 || r, t->offset - __sic_home - t->in_count,
 				     created};
