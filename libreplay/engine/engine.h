@@ -62,6 +62,8 @@ struct rp_thread {
 	uintptr_t start_memop;    /* a shared access of its start function where its first
 				   * turn is to end (count.c, rp_hunt_thread_start) */
 	bool start_trap;          /* ... its breakpoint is armed */
+	bool ret_walk;            /* its breakpoint is at a return: a decision looks on
+				   * from there in the caller (count.c, ret_walk_at) */
 	/* Its clock reads' number, the next one's (inputs/in_clock.c: a logged value's key). */
 	uint64_t clock_reads;
 	/* Its counter was made to run out at its next counting point for a signal from

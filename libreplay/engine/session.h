@@ -19,6 +19,10 @@ enum rp_bp_kind { RP_BP_NONE, RP_BP_HARDWARE, RP_BP_SOFTWARE };
 #define RP_DEFAULT_QUANTUM_NS 10000000ull /* 10 ms */
 #define RP_MIN_QUANTUM_NS 50000ull        /* 50 us */
 #define RP_HUNT_MAX_DEPTH 16 /* --hunt-depth at most (hunt.c) */
+/* --hunt-strategy (hunt.c, docs/replay.md "A portfolio"): drawn per seed, or one. */
+enum { RP_HUNT_DRAWN, RP_HUNT_WINDOWS, RP_HUNT_ACCESSES, RP_HUNT_PCT, RP_HUNT_QUICK,
+       RP_HUNT_DELAYS, RP_HUNT_STRATEGIES };
+#define RP_HUNT_STRATEGY_NAMES {"drawn", "windows", "accesses", "pct", "quick", "delays"}
 
 /* Exit statuses of our own (the program's are passed through). */
 #define RP_EXIT_USAGE 2     /* bad flags, unreadable or foreign log */
@@ -124,7 +128,9 @@ struct rp_options {
 	bool seed_given;
 	uint64_t seed;
 	int hunt_depth;      /* 0: the default */
+	int hunt_strategy;   /* --hunt-strategy: RP_HUNT_DRAWN (each seed draws one), ... */
 	uint64_t timeout_ns; /* --timeout: 0 none */
+	bool timeout_own;    /* ... less the waits for a CPU (--timeout-own), else wall */
 	const char *trace_path; /* --trace-schedule: every switch, for the timeline */
 	enum rp_bp_choice breakpoints; /* --breakpoints */
 	int tls_path; /* --tls: enum sched_tls_path, 0 auto */

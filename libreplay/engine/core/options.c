@@ -49,9 +49,13 @@ static void help(const char *prog)
 	       "                    SEED alone: the same seed, the same schedule\n"
 	       "  --hunt-depth=D    PCT's bug depth for --hunt: D-1 change points (default: 1\n"
 	       "                    to 5, drawn from the seed; at most 16)\n"
+	       "  --hunt-strategy=S --hunt's strategy: windows, accesses, pct, quick or delays\n"
+	       "                    (default: each seed draws one)\n"
 	       "  --chaos[=SEED]    slices of random instruction counts, round robin (the same\n"
 	       "                    seed, the same schedule)\n"
 	       "  --timeout=TIME    stop a run still going after TIME (e.g. 10s): a hang, exit 88\n"
+	       "  --timeout-own=TIME  the same, after TIME of the run's own time: wall time\n"
+	       "                    less its waits for a CPU (a loaded machine makes no hang)\n"
 	       "  --trace-schedule FILE  write every thread switch to FILE (replay-dump\n"
 	       "                    --timeline draws it); with --replay: the recording's schedule\n"
 	       "  --breakpoints=HOW how a replay (and --hunt) stops between counting points:\n"
@@ -148,6 +152,10 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 		rp_opts.quantum_ns = parse_duration(val, "--quantum", RP_MIN_QUANTUM_NS);
 	} else if (VALUE("--timeout")) {
 		rp_opts.timeout_ns = parse_duration(val, "--timeout", 1000000);
+		rp_opts.timeout_own = false;
+	} else if (VALUE("--timeout-own")) {
+		rp_opts.timeout_ns = parse_duration(val, "--timeout", 1000000);
+		rp_opts.timeout_own = true;
 	} else if (VALUE("--breakpoints")) {
 		if (!strcmp(val, "auto"))
 			rp_opts.breakpoints = RP_BP_WANT_AUTO;
@@ -163,6 +171,14 @@ static int one_flag(int argc, char **argv, int i, const char *prog)
 		if (*end || end == val || d < 1 || d > RP_HUNT_MAX_DEPTH)
 			usage_exit("bad --hunt-depth '%s': want 1 to 16", val);
 		rp_opts.hunt_depth = (int)d;
+	} else if (VALUE("--hunt-strategy")) {
+		static const char *const names[] = RP_HUNT_STRATEGY_NAMES;
+		int s = RP_HUNT_DRAWN + 1;
+		while (s < RP_HUNT_STRATEGIES && strcmp(names[s], val))
+			s++;
+		if (s == RP_HUNT_STRATEGIES)
+			usage_exit("bad --hunt-strategy '%s': want windows, accesses, pct, quick or delays", val);
+		rp_opts.hunt_strategy = s;
 	} else if (VALUE("--tls")) {
 		int p = SCHED_TLS_AUTO;
 		while (sched_tls_path_name(p) && strcmp(sched_tls_path_name(p), val))

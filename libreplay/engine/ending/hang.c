@@ -10,6 +10,7 @@
 #include "engine/core.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -21,6 +22,55 @@ uintptr_t rp_hang_pc;              /* the breakpoint that stops the hang there *
 static int hang_timer_made;
 static timer_t hang_timer;
 static unsigned hang_tries;
+static uint64_t own_ns;               /* --timeout-own: the run's own time allowed */
+static uint64_t start_ns, start_wait_ns; /* ... from here (monotonic), less waits past this */
+
+/* The time this process has waited on a run queue for a CPU (the kernel's
+ * /proc/self/schedstat, its second field, in ns), or -1 if unknown. Raw system calls:
+ * from the timer's signal handler. */
+static int64_t run_queue_wait_ns(void)
+{
+	char buf[96];
+	long fd = rp_raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/schedstat", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	long n = rp_raw_syscall(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
+	rp_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	const char *p = buf;
+	while (*p && *p != ' ')
+		p++; /* past the time on a CPU */
+	if (*p++ != ' ' || *p < '0' || *p > '9')
+		return -1;
+	int64_t v = 0;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (*p++ - '0');
+	return v;
+}
+
+/* --timeout-own: the timer came, but the run's own time (the wall time since it
+ * started, less its waits for a CPU: a loaded machine) is short of TIME: the timer
+ * again for the rest, so that a hang is TIME of the run's own time (running, or
+ * blocked on its own), not of others'. Own time only grows, so it comes to an end. */
+static bool hang_postponed(void)
+{
+	if (!rp_opts.timeout_own)
+		return false;
+	int64_t w = run_queue_wait_ns();
+	uint64_t wall = rp_mono_ns() - start_ns;
+	if (w < 0 || (uint64_t)w < start_wait_ns)
+		return false; /* unknown */
+	uint64_t waited = (uint64_t)w - start_wait_ns;
+	uint64_t own = wall > waited ? wall - waited : 0;
+	if (own + 1000000 >= own_ns)
+		return false; /* within 1 ms */
+	uint64_t rest = own_ns - own;
+	struct itimerspec it = {{0, 0}, {(time_t)(rest / 1000000000u), (long)(rest % 1000000000u)}};
+	timer_settime(hang_timer, 0, &it, NULL);
+	return true;
+}
 extern const char __executable_start[], etext[];
 
 /* Every thread waits for time or a descriptor: a hang due (or, replaying, a hang the
@@ -64,6 +114,8 @@ static void on_hang(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 	if (rp_dying)
 		return;
+	if (!rp_hang_due && hang_postponed())
+		return;
 	rp_hang_due = 1;
 	struct rp_thread *t = rp_cur;
 	uintptr_t pc = rp_pc_of(uc);
@@ -99,6 +151,10 @@ void rp_hang_start(uint64_t ns)
 	if (timer_create(CLOCK_MONOTONIC, &ev, &hang_timer) != 0)
 		rp_fatal("--timeout: cannot create a timer: %s", strerror(errno));
 	hang_timer_made = 1;
+	int64_t w = rp_opts.timeout_own ? run_queue_wait_ns() : -1;
+	start_wait_ns = w > 0 ? (uint64_t)w : 0; /* (the start-up's waits are not counted) */
+	start_ns = rp_mono_ns();
+	own_ns = ns;
 	struct itimerspec it = {{0, 0}, {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)}};
 	timer_settime(hang_timer, 0, &it, NULL);
 	rp_bp_open(); /* stops at a counting point go through it */

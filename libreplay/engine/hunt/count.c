@@ -51,6 +51,7 @@ static void exit_pc_cancel(struct rp_thread *t)
 static void soon_pc_cancel(struct rp_thread *t)
 {
 	t->start_trap = false;
+	t->ret_walk = false;
 	if (t->soon_pc) {
 		rp_bp_disarm();
 		t->soon_pc = 0;
@@ -82,6 +83,7 @@ void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
 #define RP_SEEK_POINTS 256 /* counting points a slice's end looks on for a window */
 #define RP_EXIT_SLICES 2   /* slices a loop's end is waited for */
 #define RP_WINDOW_CANDIDATES 4
+#define RP_PLACE_CANDIDATES 8 /* the arrays: windows, or any accesses (places_ahead) */
 static size_t window_ahead(uintptr_t from, uintptr_t *c)
 {
 	if (!rp_bp_ready() || !from || !rp_sic_pc_instrumented(from))
@@ -93,6 +95,70 @@ static size_t window_ahead(uintptr_t from, uintptr_t *c)
 		if (rp_sic_pc_preemptible(c[i]))
 			c[n++] = c[i];
 	return n;
+}
+
+/* The first return of the function from is in (sicpp writes each as movq $TOKEN, %r15;
+ * ret), within the window after from: where its `ret` is, or 0. */
+static uintptr_t return_ahead(uintptr_t from)
+{
+	static const unsigned char ret[] = {0x49, 0xc7, 0xc7, 0xde, 0xc0, 0x5a, 0x9e, 0xc3};
+	if (!rp_sic_pc_instrumented(from + RP_WINDOW_BYTES - 1))
+		return 0; /* (mapped) */
+	const unsigned char *r = memmem((const void *)from, RP_WINDOW_BYTES, ret, sizeof ret);
+	return r ? (uintptr_t)r + sizeof ret - 1 : 0;
+}
+
+/* The shared memory accesses (any kind sic_memops lists: stores and loads of non-stack
+ * memory) ahead of from, before its function's first return (those after it are
+ * another function's), preemptible ones, at most max; none before the return: *retp
+ * gets its `ret` (else 0), where a trap can look on in the caller (ret_walk). */
+static size_t accesses_ahead(uintptr_t from, uintptr_t *c, size_t max, uintptr_t *retp)
+{
+	*retp = 0;
+	if (!rp_bp_ready() || !from || !rp_sic_pc_instrumented(from))
+		return 0;
+	uintptr_t r = return_ahead(from);
+	size_t found = rp_sic_memops(from, r ? r : from + RP_WINDOW_BYTES, RP_MEMOP_ANY, c, max);
+	size_t n = 0;
+	for (size_t i = 0; i < found; i++)
+		if (rp_sic_pc_preemptible(c[i]))
+			c[n++] = c[i];
+	if (!n && r && rp_sic_pc_instrumented(r))
+		*retp = r;
+	return n;
+}
+
+/* Where a decision taken at from may land ahead: its windows, or, in a seed that
+ * switches at any shared access (rp_hunt_any_access), the accesses ahead, up to the
+ * function's return and past it (*retp). */
+static size_t places_ahead(uintptr_t from, uintptr_t *c, uintptr_t *retp)
+{
+	*retp = 0;
+	if (!rp_hunt_any_access())
+		return window_ahead(from, c);
+	return accesses_ahead(from, c, RP_PLACE_CANDIDATES, retp);
+}
+
+/* What places_ahead finds from a pc is the code's, fixed: a hot synchronization call
+ * site or counting point asks again and again (a lock loop 10^7 times: the return's
+ * memmem and the tables' binary searches made hunting cost 9x --no-record), so each
+ * answer is kept, a few hundred of them (direct-mapped, by pc). */
+#define RP_PLACES_CACHE 512
+struct places {
+	uintptr_t from, ret;
+	size_t n;
+	uintptr_t c[RP_PLACE_CANDIDATES];
+};
+
+static const struct places *places_cached(uintptr_t from)
+{
+	static struct places cache[RP_PLACES_CACHE];
+	struct places *e = &cache[(from ^ from >> 9) % RP_PLACES_CACHE];
+	if (e->from != from || !from) {
+		e->from = from;
+		e->n = places_ahead(from, e->c, &e->ret);
+	}
+	return e;
 }
 
 /* The first instruction after a call from the program returns: past the reload of the
@@ -109,6 +175,20 @@ static uintptr_t after_call(uintptr_t ret)
 	    ret + 7 + (intptr_t)disp != (uintptr_t)&__sic_home)
 		return 0;
 	return rp_sic_pc_preemptible(ret + 7) ? ret + 7 : 0;
+}
+
+/* after_call(ret), kept as places_cached keeps its answers. */
+static uintptr_t after_cached(uintptr_t ret)
+{
+	static struct {
+		uintptr_t ret, first;
+	} cache[RP_PLACES_CACHE];
+	size_t i = (ret ^ ret >> 9) % RP_PLACES_CACHE;
+	if (cache[i].ret != ret) {
+		cache[i].ret = ret;
+		cache[i].first = after_call(ret);
+	}
+	return cache[i].first;
 }
 
 /* Stop t at pc with the breakpoint (before its next counting point). */
@@ -130,6 +210,20 @@ static bool window_at(struct rp_thread *t, uintptr_t pc)
 	return rp_bp_ready() && pc && rp_hunt_place_worth(pc - rp_exe_base) && soon_at(t, pc);
 }
 
+/* A decision to land at an access ahead, where there is none before the function
+ * returns: stop t at its `ret` (r) by the breakpoint, and look on from there in the
+ * caller (rp_count_trap), so a lock taken in a wrapper (lock(m) calling
+ * pthread_mutex_lock) is followed by a switch at the caller's accesses. Not soon: the
+ * return's own counting point comes before the `ret`. */
+static bool ret_walk_at(struct rp_thread *t, uintptr_t r)
+{
+	if (!r || !rp_hunt_place_worth(r - rp_exe_base) || !soon_at(t, r))
+		return false;
+	t->ret_walk = true;
+	t->soon = false;
+	return true;
+}
+
 /* Priorities: sched's, logged where the replay takes them (rp_count_thread_created,
  * replay_priorities). */
 struct prio_rec {
@@ -148,20 +242,8 @@ static void give_priority(struct sched_thread *st, int prio)
  * thread's first turn may end (rp_hunt_thread_start), or 0. */
 static uintptr_t start_access(uintptr_t fn)
 {
-	/* its first return, as sicpp writes it (movq $TOKEN, %r15; ret): the accesses
-	 * after it are another function's */
-	static const unsigned char ret[] = {0x49, 0xc7, 0xc7, 0xde, 0xc0, 0x5a, 0x9e, 0xc3};
-	uintptr_t c[RP_WINDOW_CANDIDATES];
-	if (!rp_bp_ready() || !rp_sic_pc_instrumented(fn))
-		return 0;
-	const unsigned char *end = rp_sic_pc_instrumented(fn + RP_WINDOW_BYTES - 1) ?
-		memmem((const void *)fn, RP_WINDOW_BYTES, ret, sizeof ret) : NULL; /* (mapped) */
-	uintptr_t to = end ? (uintptr_t)end : fn + RP_WINDOW_BYTES;
-	size_t found = rp_sic_memops(fn, to, RP_MEMOP_ANY, c, RP_WINDOW_CANDIDATES);
-	size_t n = 0;
-	for (size_t i = 0; i < found; i++)
-		if (rp_sic_pc_preemptible(c[i]))
-			c[n++] = c[i];
+	uintptr_t c[RP_WINDOW_CANDIDATES], r;
+	size_t n = accesses_ahead(fn, c, RP_WINDOW_CANDIDATES, &r);
 	return n ? c[rp_hunt_choose((unsigned)n)] : 0;
 }
 
@@ -274,12 +356,14 @@ static bool seek_found(struct rp_thread *t, uintptr_t pc, size_t n)
 /* Take decision d here (pc, now) or at a window ahead (c, n); returns the counter to
  * go on with, or 0 once preempted here (the counter is then __sic_home). */
 static bool count_place(struct rp_thread *t, uint64_t now, uintptr_t pc, const uintptr_t *c,
-			size_t n, bool at_memop)
+			size_t n, uintptr_t ret, bool at_memop)
 {
 	if (at_memop && n && window_at(t, c[rp_hunt_choose((unsigned)n)])) {
 		t->soon = true; /* held until the access, or looked on for at the next point */
 		return false;
 	}
+	if (at_memop && !n && ret_walk_at(t, ret))
+		return false; /* held until the return, then the caller's accesses */
 	if (pc && rp_sic_pc_preemptible(pc) && preempt_worth(t)) {
 		t->soon = false;
 		__sic_home = 0;
@@ -297,9 +381,13 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 	struct rp_thread *t = rp_cur;
 	uint64_t now = t->offset; /* the counter is 0 */
 	bool missed = t->soon_pc != 0; /* the next counting point came before the access */
+	if (t->ret_walk)
+		t->new_prio = 0; /* ... or before the return: the decision goes */
 	soon_pc_cancel(t);
-	uintptr_t pc = rp_stub_resume_pc(stub_ret), c[RP_WINDOW_CANDIDATES];
-	size_t n = window_ahead(pc, c);
+	uintptr_t pc = rp_stub_resume_pc(stub_ret);
+	const struct places *pl = places_cached(pc);
+	const uintptr_t *c = pl->c, ret = pl->ret;
+	size_t n = pl->n;
 	bool careful = true; /* a slice's decision at a place sought, by a trap if need be */
 	if (!count_eligible(t)) {
 		t->soon = t->pending = false;
@@ -315,7 +403,7 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 		seek_start(t, RP_SEEK_WINDOW, pc, now);
 	}
 	if (t->soon) { /* here: after a call whose return was not preemptible, say */
-		if (count_place(t, now, pc, c, n, false))
+		if (count_place(t, now, pc, c, n, ret, false))
 			return __sic_home;
 		goto arm;
 	}
@@ -360,21 +448,21 @@ decide:;
 	t->slice_end = now + rp_hunt_slice();
 	if (t->pending) { /* a decision looking for its window */
 		t->pending = false;
-		if (count_place(t, now, pc, c, n, n > 0))
+		if (count_place(t, now, pc, c, n, ret, n > 0 || ret))
 			return __sic_home;
 	} else if (!sched_others_runnable() && sched_preempt_useful()) {
 		/* Alone, but threads wait for deadlines or descriptors: a preemption asks
 		 * whether they may run (as a time slice's end does). */
-		if (count_place(t, now, pc, c, 0, false))
+		if (count_place(t, now, pc, c, 0, 0, false))
 			return __sic_home;
 	} else if (sched_others_runnable()) {
 		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(),
-					     n > 0 || exited, now - t->in_count, false};
+					     n > 0 || ret || exited, now - t->in_count, false};
 		struct rp_hunt_decision d = rp_hunt_step(&q);
 		if (d.preempt) {
 			t->new_prio = d.new_priority;
 			t->seek_left = RP_SEEK_POINTS;
-			if (count_place(t, now, pc, c, n, d.at_memop && careful))
+			if (count_place(t, now, pc, c, n, ret, d.at_memop && careful))
 				return __sic_home;
 		}
 	}
@@ -392,11 +480,30 @@ void rp_count_trap(ucontext_t *uc, int sig)
 	rp_bp_disarm();
 	if (rp_hang_due && pc == rp_hang_pc && t->tid != 0)
 		rp_outcome(RP_LOG_HANG, uc, t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15], pc);
+	if (pc == t->soon_pc && t->ret_walk) {
+		/* its function returns (ret_walk_at): the decision lands at one of the
+		 * accesses after the call in the caller, else at the next counting point.
+		 * At the `ret` the count is in __sic_home and r15 holds the token. */
+		t->ret_walk = false;
+		t->soon_pc = 0;
+		if (!count_eligible(t)) {
+			t->new_prio = 0;
+			return;
+		}
+		uintptr_t to = *(const uintptr_t *)uc->uc_mcontext.gregs[REG_RSP], c[RP_PLACE_CANDIDATES], r;
+		uintptr_t first = after_call(to);
+		size_t n = first ? accesses_ahead(first, c, RP_PLACE_CANDIDATES, &r) : 0;
+		if (n)
+			window_at(t, c[rp_hunt_choose((unsigned)n)]);
+		t->soon = true;
+		rp_count_arm(t, &__sic_home);
+		return;
+	}
 	if (pc == t->exit_pc && count_eligible(t)) {
 		/* its loop ended: a slice's place, as if it ended here */
 		t->exit_pc = 0;
-		uintptr_t c[RP_WINDOW_CANDIDATES];
-		size_t n = window_ahead(pc, c);
+		uintptr_t c[RP_PLACE_CANDIDATES], ret;
+		size_t n = places_ahead(pc, c, &ret); /* (here: no return crossed) */
 		uint64_t now = t->offset - (uint64_t)uc->uc_mcontext.gregs[REG_R15];
 		if (!sched_others_runnable())
 			return;
@@ -521,10 +628,12 @@ void rp_sync_end_slow(void *ret)
 		return;
 	if (!sched_others_runnable())
 		return;
-	uintptr_t first = after_call((uintptr_t)ret), c[RP_WINDOW_CANDIDATES];
-	size_t n = window_ahead(first, c);
+	uintptr_t first = after_cached((uintptr_t)ret);
+	const struct places *pl = places_cached(first);
+	const uintptr_t *c = pl->c, r = pl->ret;
+	size_t n = pl->n;
 	struct rp_hunt_question q = {RP_HUNT_AFTER, t->tid, (uintptr_t)ret - rp_exe_base,
-				     sched_preempt_wanted(), n > 0, t->offset - __sic_home - t->in_count,
+				     sched_preempt_wanted(), n > 0 || r, t->offset - __sic_home - t->in_count,
 				     created};
 	struct rp_hunt_decision d = rp_hunt_step(&q);
 	if (!d.preempt)
@@ -533,7 +642,9 @@ void rp_sync_end_slow(void *ret)
 	/* Right after the call returns (a thread that outranks it runs first), or at one
 	 * of the accesses in the window after it; else at the next counting point. */
 	soon_pc_cancel(t);
-	soon_at(t, d.at_memop ? c[rp_hunt_choose((unsigned)n)] : first);
+	if (d.at_memop && !n && ret_walk_at(t, r))
+		return; /* at the caller's accesses, past the return */
+	soon_at(t, d.at_memop && n ? c[rp_hunt_choose((unsigned)n)] : first);
 	t->soon = true;
 	rp_count_arm(t, &__sic_home);
 }
@@ -544,7 +655,7 @@ void rp_count_start(void)
 		rp_hang_start(rp_opts.timeout_ns);
 	if (!rp_opts.chaos && !rp_opts.hunt)
 		return;
-	struct rp_hunt_params p = {rp_opts.seed, rp_opts.hunt_depth, rp_opts.chaos};
+	struct rp_hunt_params p = {rp_opts.seed, rp_opts.hunt_depth, rp_opts.chaos, rp_opts.hunt_strategy};
 	rp_hunt_init(&p);
 	rp_counting = true;
 	rp_sic_memops_load();

@@ -27,6 +27,10 @@ static struct {
 	unsigned sync_shift;   /* a call site's first step demotes with probability 2^-shift */
 	unsigned window_shift; /* a slice's end with a window ahead demotes: 2^-shift */
 	unsigned start_shift;  /* a new thread's first turn ends at an access: 2^-shift */
+	bool any_access;       /* decisions land at any shared access, not only windows */
+	int strategy;          /* the seed's (RP_HUNT_WINDOWS ...) */
+	bool quick;            /* a switch at every slice's end, nothing else */
+	bool bounded;          /* change points (and fairness) alone: pct, delays */
 	unsigned slice_log2;   /* slices are log-uniform up to 2^slice_log2 counts */
 	uint64_t fair;         /* counts a thread runs before a demotion lets the others */
 	unsigned slice_lo, slice_hi; /* chaos: log2 bounds of a slice */
@@ -75,6 +79,34 @@ static bool one_in_pow2(unsigned shift)
 	return shift == 0 || (next() & ((UINT64_C(1) << shift) - 1)) == 0;
 }
 
+/* The d-1 change points: steps among the first K, K a power of two from 2^3 to
+ * 2^max_log2, drawn. */
+static void draw_changes(unsigned max_log2)
+{
+	uint64_t k = UINT64_C(1) << (3 + below(max_log2 - 2));
+	h.nchange = h.depth - 1;
+	for (int i = 0; i < h.nchange; i++) {
+		uint64_t c = 1 + below(k);
+		int j = i;
+		while (j > 0 && h.change[j - 1] > c) { /* insertion: ascending */
+			h.change[j] = h.change[j - 1];
+			j--;
+		}
+		h.change[j] = c;
+	}
+}
+
+/* A seed's strategy, when --hunt-strategy gives none: each finds bugs the others miss
+ * (bench/hunt.sh part 4), so a campaign runs them all, seed by seed, in these shares
+ * (of 8). */
+static int draw_strategy(void)
+{
+	static const int share[8] = {RP_HUNT_WINDOWS, RP_HUNT_WINDOWS, RP_HUNT_ACCESSES,
+				     RP_HUNT_ACCESSES, RP_HUNT_PCT, RP_HUNT_QUICK, RP_HUNT_QUICK,
+				     RP_HUNT_DELAYS};
+	return share[below(8)];
+}
+
 void rp_hunt_init(const struct rp_hunt_params *p)
 {
 	memset(&h, 0, sizeof h);
@@ -97,21 +129,46 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 	h.window_shift = (unsigned)below(3);                /* 1 .. 1/4 */
 	h.slice_log2 = 8 + (unsigned)below(9);               /* slices up to 2^8 .. 2^16 */
 	h.fair = UINT64_C(1) << (12 + below(9));             /* 2^12 .. 2^20 counts */
-	uint64_t k = UINT64_C(1) << (3 + below(12));         /* 2^3 .. 2^14 steps */
 	/* Without --hunt-depth, each seed its own d (1 .. 5), as iterative-deepening PCT. */
 	h.depth = p->depth < 1 ? 1 + (int)below(5) :
 		  p->depth > RP_HUNT_MAX_DEPTH ? RP_HUNT_MAX_DEPTH : p->depth;
-	h.nchange = h.depth - 1;
-	for (int i = 0; i < h.nchange; i++) {
-		uint64_t c = 1 + below(k);
-		int j = i;
-		while (j > 0 && h.change[j - 1] > c) { /* insertion: ascending */
-			h.change[j] = h.change[j - 1];
-			j--;
-		}
-		h.change[j] = c;
-	}
+	draw_changes(14);
 	h.start_shift = (unsigned)below(3); /* a new thread's first turn: 1 .. 1/4 */
+	h.strategy = p->strategy > RP_HUNT_DRAWN && p->strategy < RP_HUNT_STRATEGIES ?
+		     p->strategy : draw_strategy();
+	switch (h.strategy) {
+	case RP_HUNT_WINDOWS: /* the above: decisions at windows (repeated, atomic accesses) */
+		break;
+	case RP_HUNT_ACCESSES: /* ... at any shared access ahead: a = 1; b = -1; split */
+		h.any_access = true;
+		break;
+	case RP_HUNT_PCT:
+		/* PCT as published: priorities, d-1 change points among the steps (d 1 .. 3),
+		 * each landing at a shared access ahead; no other demotion but fairness's. */
+		h.strict = h.any_access = h.bounded = true;
+		h.depth = p->depth < 1 ? 1 + (int)below(3) : h.depth;
+		draw_changes(RP_BOUNDED_STEPS_MAX_LOG2);
+		break;
+	case RP_HUNT_QUICK:
+		/* Frequent random switches (what a 50 us time slice finds): round robin, a
+		 * switch at every slice's end, slices 2^8 .. 2^14 counts, one time in two
+		 * at a shared access ahead. A window that recurs thousands of times is hit. */
+		h.strict = false;
+		h.quick = h.any_access = true;
+		h.slice_lo = RP_QUICK_SLICE_MIN_LOG2;
+		h.slice_hi = RP_QUICK_SLICE_MAX_LOG2;
+		break;
+	case RP_HUNT_DELAYS:
+		/* Delay bounding (Emmi, Qadeer, Lal, POPL 2011): round robin, each thread runs
+		 * until it blocks (or, for fairness, 2^14 .. 2^20 counts); d-1 delays (d 1 .. 3)
+		 * among the steps, each the next thread's turn, at a shared access ahead. */
+		h.strict = false;
+		h.any_access = h.bounded = true;
+		h.depth = p->depth < 1 ? 1 + (int)below(3) : h.depth;
+		h.fair = UINT64_C(1) << (14 + below(7));
+		draw_changes(RP_BOUNDED_STEPS_MAX_LOG2);
+		break;
+	}
 }
 
 bool rp_hunt_on(void)
@@ -142,7 +199,7 @@ int rp_hunt_priority(int creator)
 
 uint64_t rp_hunt_slice(void)
 {
-	if (!h.pct) {
+	if (!h.pct || h.quick) {
 		/* chaos: log-uniform between 2^lo and 2^hi counts */
 		unsigned e = h.slice_lo + (unsigned)below(h.slice_hi - h.slice_lo);
 		uint64_t base = UINT64_C(1) << e;
@@ -245,9 +302,23 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 	struct rp_hunt_decision d = {0};
 	if (!h.on)
 		return d;
-	if (!h.pct) { /* chaos: slices only, round robin; where they end, or in a window */
+	if (!h.pct || h.quick) { /* chaos, quick: slices only, round robin; where they
+				  * end, or at an access ahead (a window, for chaos) */
 		d.preempt = q->where == RP_HUNT_SLICE;
 		d.at_memop = d.preempt && q->window && (next() & 1);
+		return d;
+	}
+	if (h.bounded && !h.strict) {
+		/* delays: the change points, and fairness for spinning threads, alone; each
+		 * the next thread's turn */
+		h.steps++;
+		if (h.next_change < h.nchange && h.steps >= h.change[h.next_change]) {
+			h.next_change++;
+			d.preempt = true;
+		} else {
+			d.preempt = q->where == RP_HUNT_SLICE && q->ran >= h.fair;
+		}
+		d.at_memop = d.preempt && q->window && (q->where == RP_HUNT_SLICE || (next() & 1));
 		return d;
 	}
 	if (!h.strict) {
@@ -271,9 +342,10 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 	} else if (q->where == RP_HUNT_SLICE && q->ran >= fair_now()) {
 		demote(&d, q->tid, --h.demoted, false, q->ran); /* fairness: it ran long, the others wait */
 		return d;
-	} else if (h.cooldown) {
+	} else if (h.cooldown || h.bounded) {
 		/* The thread demoted last has not run since: the others run on until they
-		 * block, so its window spans all they do (no demotion breaks in). */
+		 * block, so its window spans all they do (no demotion breaks in). (pct:
+		 * change points and fairness alone.) */
 		return d;
 	} else if (q->where == RP_HUNT_SLICE ? q->window && one_in_pow2(h.window_shift)
 					       : site_preempts(q->site, q->where)) {
@@ -321,6 +393,11 @@ int rp_hunt_start_demote(int tid)
 	h.steps++;
 	demote(&d, tid, --h.demoted, true, 0);
 	return d.new_priority;
+}
+
+bool rp_hunt_any_access(void)
+{
+	return h.on && h.pct && h.any_access;
 }
 
 unsigned rp_hunt_choose(unsigned n)

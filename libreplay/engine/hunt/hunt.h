@@ -20,11 +20,17 @@
 /* --chaos: slices log-uniform between these powers of two, in counts. */
 #define RP_CHAOS_SLICE_MIN_LOG2 10
 #define RP_CHAOS_SLICE_MAX_LOG2 20
+/* --hunt's quick strategy: a switch at every slice's end, slices 2^8 .. 2^14 counts. */
+#define RP_QUICK_SLICE_MIN_LOG2 8
+#define RP_QUICK_SLICE_MAX_LOG2 14
+/* pct and delays: their d-1 change points among the first 2^3 .. 2^10 steps. */
+#define RP_BOUNDED_STEPS_MAX_LOG2 10
 
 struct rp_hunt_params {
 	uint64_t seed;
 	int depth; /* 0: the default */
 	bool chaos; /* count slices alone: FIFO, no priorities, no synchronization steps */
+	int strategy; /* --hunt: RP_HUNT_DRAWN (each seed draws one), RP_HUNT_WINDOWS ... */
 };
 
 void rp_hunt_init(const struct rp_hunt_params *p);
@@ -73,6 +79,9 @@ bool rp_hunt_place_worth(uintptr_t pc);
 bool rp_hunt_thread_start(void);
 /* ... it reached the access, others are runnable: its demotion's priority. */
 int rp_hunt_start_demote(int tid);
+/* Does this seed place its decisions at any shared memory access ahead (sic_memops,
+ * up to the function's return and past it into the caller), not only at windows? */
+bool rp_hunt_any_access(void);
 /* One of n candidates (memory accesses), uniformly. */
 unsigned rp_hunt_choose(unsigned n);
 

@@ -39,6 +39,7 @@ struct hunt_opts {
 	enum hunt_mode mode;
 	const char *mode_name; /* as given, for the report */
 	const char *quantum;   /* HUNT_MODE_QUANTUM's value */
+	const char *strategy;  /* hunt:NAME's NAME (--hunt-strategy), else NULL */
 	const char **pass;     /* extra runtime flags (--pass), npass of them */
 	int npass;
 	regex_t *fail_if;      /* a failure when a line of output matches */
@@ -50,6 +51,7 @@ struct hunt_opts {
 	int ncmd;
 	/* what the program's runtime accepts (probe.c) */
 	bool rt_timeout;
+	bool rt_timeout_own;   /* ... and --timeout-own (waits for a CPU not counted) */
 };
 
 /* What became of one run. */

@@ -108,11 +108,33 @@ static void kill_all(struct loop *l)
 			kill(-l->slots[i].pid, SIGKILL);
 }
 
+/* The time process pid has waited on a run queue for a CPU (/proc/PID/schedstat's
+ * second field, ns), or 0 if unknown. */
+static uint64_t run_queue_wait_ns(pid_t pid)
+{
+	char path[64];
+	unsigned long long on_cpu, waited;
+	snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	int got = fscanf(f, "%llu %llu", &on_cpu, &waited);
+	fclose(f);
+	return got == 2 ? waited : 0;
+}
+
+/* A run is killed once its own time passes the limit: the wall time since it started
+ * less its waits for a CPU (a loaded machine, other jobs), so that a run slowed by
+ * others is not called a hang, and one blocked for good still is. Its deadline moves
+ * on by each wait (kill_ns). */
 static void kill_late(struct loop *l, uint64_t now)
 {
 	for (unsigned i = 0; i < l->o->jobs; i++) {
 		struct hunt_slot *s = &l->slots[i];
-		if (s->pid && !s->killed && now >= s->kill_ns) {
+		if (!s->pid || s->killed || now < s->kill_ns)
+			continue;
+		s->kill_ns = s->start_ns + l->limit_ns + run_queue_wait_ns(s->pid);
+		if (now >= s->kill_ns) {
 			kill(-s->pid, SIGKILL);
 			s->killed = true;
 		}

@@ -44,7 +44,9 @@ static void usage(void)
 	       "                   DIR is taken: an earlier hunt's failures are never touched;\n"
 	       "                   with --shard or --seeds, DIR itself, the campaign's, which\n"
 	       "                   its shards share)\n"
-	       "  --mode MODE      hunt (default: --hunt=SEED), chaos (--chaos=SEED),\n"
+	       "  --mode MODE      hunt (default: --hunt=SEED, each seed draws a strategy),\n"
+	       "                   hunt:S (one strategy, --hunt-strategy=S: windows,\n"
+	       "                   accesses, pct, quick or delays), chaos (--chaos=SEED),\n"
 	       "                   quantum=T (--quantum T), default (the default slices),\n"
 	       "                   native (a program not built with sicc: no flags, no log)\n"
 	       "  --pass FLAG      one more flag for the program's runtime (repeatable)\n"
@@ -107,13 +109,23 @@ void hunt_parse_mode(struct hunt_opts *o, const char *v)
 			o->mode = modes[i].mode;
 			return;
 		}
+	static const char *const strategies[] = {"windows", "accesses", "pct", "quick", "delays"};
+	for (size_t i = 0; !strncmp(v, "hunt:", 5) && i < sizeof strategies / sizeof *strategies; i++)
+		if (!strcmp(v + 5, strategies[i])) {
+			o->mode = HUNT_MODE_HUNT;
+			o->strategy = v + 5;
+			return;
+		}
 	uint64_t ns;
 	if (!strncmp(v, "quantum=", 8) && hunt_parse_duration(v + 8, &ns)) {
 		o->mode = HUNT_MODE_QUANTUM;
 		o->quantum = v + 8;
 		return;
 	}
-	hunt_die(2, "--mode '%s': want hunt, chaos, quantum=TIME, default or native", v);
+	if (!strncmp(v, "hunt:", 5))
+		hunt_die(2, "--mode '%s': want hunt:windows, hunt:accesses, hunt:pct, hunt:quick"
+			    " or hunt:delays", v);
+	hunt_die(2, "--mode '%s': want hunt, hunt:STRATEGY, chaos, quantum=TIME, default or native", v);
 }
 
 static unsigned cpus(void)

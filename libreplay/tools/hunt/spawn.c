@@ -21,7 +21,7 @@
  * by the slots of a static buffer per run (used before the next call). */
 void hunt_child_argv(const struct hunt_opts *o, uint64_t run, char ***argvp, int *argcp)
 {
-	static char seed[64], timeout[64];
+	static char seed[64], timeout[64], strategy[64];
 	char **argv = hunt_xmalloc((size_t)(o->ncmd + o->npass + 10) * sizeof *argv);
 	int n = 0;
 	argv[n++] = o->cmd[0];
@@ -33,6 +33,10 @@ void hunt_child_argv(const struct hunt_opts *o, uint64_t run, char ***argvp, int
 				 o->mode == HUNT_MODE_HUNT ? "hunt" : "chaos",
 				 (unsigned long long)(o->seed + run));
 			argv[n++] = seed;
+			if (o->strategy) {
+				snprintf(strategy, sizeof strategy, "--hunt-strategy=%s", o->strategy);
+				argv[n++] = strategy;
+			}
 		} else if (o->mode == HUNT_MODE_QUANTUM) {
 			argv[n++] = "--quantum";
 			argv[n++] = (char *)o->quantum;
@@ -40,7 +44,7 @@ void hunt_child_argv(const struct hunt_opts *o, uint64_t run, char ***argvp, int
 		if (o->rt_timeout) {
 			char t[32];
 			hunt_format_duration(t, sizeof t, o->timeout_ns);
-			snprintf(timeout, sizeof timeout, "--timeout=%s", t);
+			snprintf(timeout, sizeof timeout, "--timeout%s=%s", o->rt_timeout_own ? "-own" : "", t);
 			argv[n++] = timeout;
 		}
 		for (int i = 0; i < o->npass; i++)
@@ -230,5 +234,8 @@ void hunt_probe(struct hunt_opts *o)
 	if (o->mode == HUNT_MODE_HUNT && !strstr(help, "--hunt"))
 		hunt_die(2, "%s: its libreplay has no --hunt (rebuild it, or use --mode chaos"
 			    " or --mode quantum=50us)", prog);
+	if (o->strategy && !strstr(help, "--hunt-strategy"))
+		hunt_die(2, "%s: its libreplay has no --hunt-strategy (rebuild it, or use --mode hunt)", prog);
 	o->rt_timeout = strstr(help, "--timeout") != NULL;
+	o->rt_timeout_own = strstr(help, "--timeout-own") != NULL;
 }

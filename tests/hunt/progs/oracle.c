@@ -5,7 +5,8 @@
  *   oracle spin [PIDFILE]     run forever (with PIDFILE: fork a child that runs
  *                             forever too and write its pid there first)
  *   oracle rendezvous DIR K MAX   wait (up to 20 s) until K runs have been in DIR
- *                             at once; exit 3 if they never were, 4 if more than MAX */
+ *                             at once; exit 3 if they never were, 4 if more than MAX
+ *   oracle work N             N million iterations of a loop (CPU work), then exit 0 */
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -43,6 +44,15 @@ static void spin(const char *pidfile)
 	}
 	for (;;)
 		;
+}
+
+static int work(long n)
+{
+	volatile unsigned long x = 0;
+	for (long i = 0; i < n * 1000000L; i++)
+		x += (unsigned long)i;
+	printf("worked\n");
+	return 0;
 }
 
 static int present(const char *dir)
@@ -97,6 +107,8 @@ int main(int argc, char **argv)
 		return raise(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "spin"))
 		spin(argc > 2 ? argv[2] : NULL);
+	if (argc == 3 && !strcmp(argv[1], "work"))
+		return work(atol(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "rendezvous"))
 		return rendezvous(argv[2], atoi(argv[3]), atoi(argv[4]));
 	fprintf(stderr, "oracle: bad arguments\n");
