@@ -3,10 +3,13 @@
  * FIFO), CPU affinity (accepted; one kernel thread runs them all), concurrency. */
 #include "pthread/pt_impl.h"
 
-/* (pthread_yield: <pthread.h> redirects it here.) */
+/* (pthread_yield: <pthread.h> redirects it here.) The thread that has waited longest
+ * runs next, whatever the priorities --hunt gives: a program yields to wait for another
+ * thread (a spin on a flag, a try-lock loop), and with priorities the two highest of
+ * three yielding to each other would never let the third, which they wait for, run. */
 int sched_yield(void)
 {
-	sched_thread_yield();
+	sched_thread_yield_fifo();
 	pt_signals_check(pt_self());
 	return 0;
 }

@@ -26,7 +26,7 @@ static int spin_lock_call(pthread_spinlock_t *l)
 	if (*l == self)
 		return EDEADLK;
 	while (*l)
-		sched_thread_yield();
+		sched_thread_yield_fifo(); /* the holder may wait longest: sched_yield's why */
 	*l = self;
 	RP_RACE_SYNC(l, RP_RACE_ACQUIRE | RP_RACE_LOCKED);
 	return 0;

@@ -478,6 +478,20 @@ timeout 60 ./steal_wait.sic --replay steal.bin >steal.rep 2>&1
 check "steal_wait --hunt=5: ends (status $rec) and the replay prints what the recording did" \
 	test $rec -eq 0 -a "$(cat steal.rec)" = "$(cat steal.rep)"
 
+# Waiting by yielding (progs/yield_wait.c: spins on sched_yield, a spin lock, a
+# try-lock loop). sched_yield and pthread_spin_lock's yield let the thread that has
+# waited longest run, whatever --hunt's priorities: a yield to the highest other thread
+# let two spinners hand the turn to each other for ever (seeds 4 and 8 of 16 hung).
+"$SICC" -O2 -g -o yield_wait.sic "$P/yield_wait.c" -lpthread >build.out 2>&1 ||
+	fail "yield_wait: sicc build: $(head -c 300 build.out)"
+hunt --runs 16 --timeout 10s --expect '^done: work 500500$' --keep keep-yield -- ./yield_wait.sic
+has "yield_wait: seeds 1-16 under --hunt end, none hangs (a yield is not a priority's)" '^failures: 0$'
+timeout 60 ./yield_wait.sic --record yield.bin --hunt=4 --timeout=10s >yield.rec 2>&1
+rec=$?
+timeout 60 ./yield_wait.sic --replay yield.bin >yield.rep 2>&1
+check "yield_wait --hunt=4: ends (status $rec) and the replay prints what the recording did" \
+	test $rec -eq 0 -a "$(cat yield.rec)" = "$(cat yield.rep)"
+
 # A hot lock loop under --hunt: a call site's preemptions grow with the logarithm of
 # its visits (past its first 2^10), so 2 threads x 400,000 lock/unlock pairs take at
 # most one preemption per 100 iterations (the fairness demotions and the slices' ends
