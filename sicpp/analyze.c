@@ -538,6 +538,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				break;
 			if (pure_call(an, i)) /* nothing of ours on top: no cycle through it */
 				an->n_calls_pure++;
+			else if (cross_file_call(an, i))
+				an->n_calls_xcall++; /* counts at the callee's cross-file entry */
 			else if (call_counts(an, i, !local_call(y) && !direct_callee(an, i)))
 				plan_site_count(an, i);
 			else
@@ -549,7 +551,9 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				 * a callee of this file's that keeps it there needs no reload. */
 				an->plan[i].direct = true;
 				an->plan[i].home_reload = !returns_count(an, y);
-				y->shim |= y->def < 0;
+				an->plan[i].xcall = cross_file_call(an, i);
+				y->xshim |= an->plan[i].xcall;
+				y->shim |= y->def < 0 && !an->plan[i].xcall;
 				an->n_calls_direct++;
 			} else {
 				an->plan[i].home_store = an->plan[i].home_reload = true;

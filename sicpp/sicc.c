@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sicc_link.h"
+
 static char self_dir[PATH_MAX - 64]; /* the directory sicc lives in */
 
 static void die(const char *fmt, const char *arg)
@@ -402,6 +404,29 @@ static int driver_main(int argc, char **argv, bool cxx)
 	}
 	args[n] = NULL;
 	int rc = run(args);
+	bool sources = false; /* compiled here too: a second link would compile again */
+	for (int i = 1; i < argc; i++)
+		sources |= (argv[i][0] != '-' && is_source(argv[i]) && strcmp(argv[i - 1], "-o")) || !strcmp(argv[i], "-");
+	if (rc == 0 && links && !no_link_lib && !sources) {
+		/* Calls between files: the cross-file entries the whole program lets go
+		 * straight to their direct entries, then the same link with them
+		 * (sicc_link.c). Not where this command compiles too, which would
+		 * compile everything twice: make's links take objects. */
+		int nd;
+		char **defs = sicc_link_defsyms(output ? output : "a.out", &nd);
+		if (nd) {
+			char **again = calloc(n + nd + 1, sizeof *again);
+			if (!again)
+				die("%s", "out of memory");
+			memcpy(again, args, n * sizeof *args);
+			memcpy(again + n, defs, nd * sizeof *defs);
+			rc = run(again);
+			free(again);
+		}
+		for (int k = 0; k < nd; k++)
+			free(defs[k]);
+		free(defs);
+	}
 	if (rc != 0 || !asm_only || preprocess)
 		return rc;
 

@@ -1,5 +1,6 @@
 /* callee.c: the instrumented callees of main.c (tests/e2e/direct_entries.sh). */
 long ping(long x, int depth);
+long plain_fn(long x);
 
 long leaf(long x)
 {
@@ -21,4 +22,9 @@ __attribute__((noinline)) long tail_to_leaf(long x)
 	if (x & 1)
 		return leaf(x >> 1);
 	return x;
+}
+
+long non_leaf(long x)
+{
+	return plain_fn(x) + 2;
 }

@@ -10,6 +10,7 @@ long bounce(long x, int depth); /* callee.c: calls back into main.c's ping */
 long plain_fn(long x);          /* plain.c, built by gcc */
 long weak_fn(long x);           /* callee.c (weak) or plain.c (strong) */
 long tail_to_leaf(long x);      /* callee.c: a tail jump to leaf */
+long non_leaf(long x);          /* callee.c: calls plain_fn, in no cycle of calls */
 
 long ping(long x, int depth)
 {
@@ -29,7 +30,7 @@ int main(void)
 		v[i] = (i * 37) % 64;
 	qsort(v, 64, sizeof v[0], by_value);
 	for (int i = 0; i < 20000; i++) {
-		sum += leaf(i) + plain_fn(i) + weak_fn(i) + tail_to_leaf(i);
+		sum += leaf(i) + plain_fn(i) + weak_fn(i) + tail_to_leaf(i) + non_leaf(i);
 		if (i % 1000 == 0)
 			sum += ping(i, 6);
 	}
