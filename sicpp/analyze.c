@@ -520,7 +520,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			 * (and counts there when the caller is foreign). */
 			if (y && y->is_func && returns_publish(y) && owner(an, y) == y && an->sect[i] >= 0 &&
 			    an->sect_exec[an->sect[i]])
-				plan_entry_check(an, i, y->leaf || libc_pure(y->name));
+				plan_entry_check(an, i, y->leaf || libc_pure(y->name) ||
+							(xcall_skippable(y) && !gets_xcall_thunk(y)));
 			/* The unwinder lands here with the r15 of the call that threw: the
 			 * token it passed (the count is in __sic_home). */
 			if (y && y->landing_pad && is_code_label(an, y))

@@ -43,8 +43,10 @@ struct sym *direct_callee(struct analysis *an, int i);
 /* Is the call at statement i one to another file's function at its direct entry, which
  * counts at the callee's cross-file entry rather than at the call? */
 bool cross_file_call(struct analysis *an, int i);
-/* Does fn, defined here, get a cross-file entry that counts before its direct entry (a
- * thunk the link may resolve away), rather than at its leaf's entry count? */
+/* May sicc's link step point fn's cross-file entry, whose count precedes its direct
+ * entry, at the direct entry (fn, defined here, is no leaf)? */
+bool xcall_skippable(const struct sym *fn);
+/* Is fn's cross-file entry a thunk (else the count on its entry check's fast path)? */
 bool gets_xcall_thunk(const struct sym *fn);
 /* Plan the entry check of the function labelled at statement label. */
 void plan_entry_check(struct analysis *an, int label, bool leaf);

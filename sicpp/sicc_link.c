@@ -1,12 +1,13 @@
 /*
  * sicc_link.c: sicc's link step, calls between files (docs/sic.md, "Calls between
  * files"). A call to another file's function f goes to f.sic_xcall, which f's object
- * defines as a thunk that counts and jumps to f's direct entry (sicpp/xcall.c). Once
- * the program is linked, its .sic_xcalls section holds, from every object the link
- * took (archive members included, exactly those), which functions have such a thunk
- * and which other files' functions each function reaches through calls that count
- * nowhere. A thunk's count is needed only where such calls can come back to its
- * function: a cycle of that graph. Every other f.sic_xcall is pointed at f.sic_direct
+ * defines as a count right before f's direct entry, or a thunk that counts and jumps
+ * there (sicpp/xcall.c). Once the program is linked, its .sic_xcalls section holds,
+ * from every object the link took (archive members included, exactly those), which
+ * functions' counts there a link may skip (no leaf's), which are called so, and which
+ * other files' functions each function reaches through calls that count nowhere. Such
+ * a count is needed only where those calls can come back to its function: a cycle of
+ * that graph. Every other f.sic_xcall that is called is pointed at f.sic_direct
  * (--defsym) and the program linked again: its callers then reach the direct entry
  * with nothing on the way, and f's returns count, as for a caller of f's own file.
  */
@@ -68,7 +69,7 @@ struct graph {
 	int n, cap;
 	int *hash;
 	int hcap;
-	bool *thunk;      /* T: f has a thunk */
+	bool *thunk;      /* T: f's cross-file entry has a count a link may skip */
 	bool *called;     /* X: some file calls f at its cross-file entry */
 	int *efrom, *eto;
 	int ne, ecap;

@@ -3,15 +3,18 @@
  * another file's function goes to its cross-file entry, f.sic_xcall, and does not
  * count at the call. What this file writes for them:
  *
- *  - for each function of this file that has a direct entry and is no leaf, the thunk
- *    f.sic_xcall: it counts and jumps to the direct entry (a leaf's f.sic_xcall is its
- *    entry check's count, right before the direct entry: rewrite.c);
+ *  - for each global function of this file that has a direct entry, is no leaf and
+ *    whose address the file takes, the thunk f.sic_xcall: it counts and jumps to the
+ *    direct entry (any other's f.sic_xcall is its entry check's count, right before
+ *    the direct entry, as a leaf's: rewrite.c; a caller through a pointer, which
+ *    passes the token to the entry check, would pay for it there);
  *  - for each other file's function called so, a weak shim of that name (one copy per
  *    linked module) that counts, publishes the count and passes the token to f, for
  *    a callee that defines none (foreign code, a weak function, an object built
  *    otherwise);
  *  - the facts sicc's link step needs to point f.sic_xcall at the direct entry itself
- *    where that is safe: which functions have a thunk, which are called so, and which other files'
+ *    where that is safe: which functions have a count there it may skip (no leaf's),
+ *    which are called so, and which other files'
  *    functions each function with a direct entry reaches through calls that do not
  *    count (the file's own uncounted calls, then one to another file). In the section
  *    .sic_xcalls, not loaded: the linker puts every linked object's together.
@@ -82,7 +85,8 @@ static const struct sym *callee_here(struct analysis *an, int i)
 	return y && y->is_func && y->def >= 0 ? owner(an, y) : NULL;
 }
 
-/* "T f": f has a thunk; "X f": this file calls f at its cross-file entry; "R f g h ...":
+/* "T f": f's cross-file entry has a count a link may skip; "X f": this file calls f at
+ * its cross-file entry; "R f g h ...":
  * f has a direct entry, and g, h ... are other files' functions that f reaches through
  * this file's calls that do not count, then one call to them. */
 static void emit_facts(FILE *o, struct analysis *an)
@@ -125,7 +129,7 @@ static void emit_facts(FILE *o, struct analysis *an)
 	}
 	bool thunks = false;
 	for (int k = 0; k < ns; k++)
-		thunks |= gets_xcall_thunk(&an->syms[k]);
+		thunks |= xcall_skippable(&an->syms[k]);
 	if (!any && !thunks) {
 		free(from), free(to);
 		return;
@@ -143,7 +147,7 @@ static void emit_facts(FILE *o, struct analysis *an)
 	fprintf(o, "\t.section\t.sic_xcalls,\"\",@progbits\n");
 	for (int k = 0; k < ns; k++) {
 		const struct sym *fn = &an->syms[k];
-		if (gets_xcall_thunk(fn))
+		if (xcall_skippable(fn))
 			fprintf(o, "\t.ascii\t\"T %s\\n\"\n", fn->name);
 		if (fn->xshim)
 			fprintf(o, "\t.ascii\t\"X %s\\n\"\n", fn->name);

@@ -59,17 +59,19 @@ check "a weak function has no direct entry" bash -c "! nm '$W/callee.o' | grep -
 		"objdump -d '$W/objs' | awk '/<plain_fn.sic_xcall>:/ { s = 1; next } s && /jmp/ { print; exit }' | grep -q '<plain_fn>'"
 
 # Calls between files (docs/sic.md, "Calls between files"): sicc's link step points the
-# cross-file entry of a function no cycle of uncounted calls passes (non_leaf) at
-# its direct entry; bounce and ping call each other across the files and keep the
-# thunk that counts; leaf's is its entry count; plain.c (gcc) calls leaf at its checked
-# entry. Each way, recorded with a preemption every few counts and replayed.
+# cross-file entries of functions no cycle of uncounted calls passes (non_leaf,
+# taken_fn) at their direct entries; bounce and ping call each other across the files
+# and keep the count of bounce's entry check's fast path; leaf's is its entry count;
+# plain.c (gcc) calls leaf at its checked entry. Each way, recorded with a preemption
+# every few counts and replayed.
 xcalls() { # NAME EXE
-	check "$1: main calls non_leaf's direct entry" bash -c \
-		"objdump -d '$2' | grep -q 'call.*<non_leaf.sic_direct>' && ! objdump -d '$2' | grep -q 'call.*<non_leaf.sic_xcall>'"
-	check "$1: the call to bounce goes through its thunk, which counts" bash -c \
+	check "$1: main calls non_leaf's and taken_fn's direct entries" bash -c \
+		"objdump -d '$2' | grep -q 'call.*<non_leaf.sic_direct>' && ! objdump -d '$2' | grep -q 'call.*<non_leaf.sic_xcall>' &&
+		 objdump -d '$2' | grep -q 'call.*<taken_fn.sic_direct>' && ! objdump -d '$2' | grep -q 'call.*<taken_fn.sic_xcall>'"
+	check "$1: the call to bounce goes to its cross-file entry, which counts" bash -c \
 		"objdump -d '$2' | grep -q 'call.*<bounce.sic_xcall>' &&
-		 objdump -d '$2' | awk '/<bounce.sic_xcall>:/ { s = 1; next } s { print; if (++n == 4) exit }' |
-		 tr '\\n' ' ' | grep -Eq 'dec +%r15.*jne.*__sic_overflow.*jmp.*<bounce.sic_direct>'"
+		 objdump -d '$2' | awk '/<bounce.sic_xcall>:/ { s = 1; next } s { print; if (++n == 2) exit }' |
+		 tr '\\n' ' ' | grep -Eq 'dec +%r15.*je .*<bounce.sic_stub'"
 	check "$1: plain_fn (gcc) calls leaf at its checked entry" bash -c \
 		"objdump -d '$2' | awk '/<plain_fn>:/ { s = 1; next } s && /call/ { print; exit }' | grep -q '<leaf>'"
 	local log=$W/$1.log out rout
@@ -92,8 +94,12 @@ gcc $O -o "$W/byhand" "$W/main.o" "$W/callee.o" "$W/plain.o" "$ROOT/build/lib/li
 	"$ROOT/build/lib/libreplay.a" -Wl,--dynamic-list="$ROOT/build/lib/libreplay.dynlist" \
 	-Wl,--export-dynamic-symbol='__sic_*' &&
 	same "linked by gcc" "$W/byhand" &&
-	check "linked by gcc: main calls non_leaf's thunk" bash -c \
-		"objdump -d '$W/byhand' | grep -q 'call.*<non_leaf.sic_xcall>'"
+	check "linked by gcc: main calls non_leaf's and taken_fn's cross-file entries" bash -c \
+		"objdump -d '$W/byhand' | grep -q 'call.*<non_leaf.sic_xcall>' &&
+		 objdump -d '$W/byhand' | grep -q 'call.*<taken_fn.sic_xcall>'" &&
+	check "linked by gcc: taken_fn's is a thunk that counts" bash -c \
+		"objdump -d '$W/byhand' | awk '/<taken_fn.sic_xcall>:/ { s = 1; next } s { print; if (++n == 4) exit }' |
+		 tr '\\n' ' ' | grep -Eq 'dec +%r15.*jne.*__sic_overflow.*jmp.*<taken_fn.sic_direct>'"
 
 # compiled and linked by one command: no second link (it would compile again), the
 # thunks stay

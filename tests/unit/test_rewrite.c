@@ -540,7 +540,8 @@ static void stub_of_non_leaf(void **state)
 	int at_call = number_in(&l, call + 3, "jz .Lsic_ov_%d");
 	int at_ret = number_in(&l, find(&l, call, "ret") - 4, "jz .Lsic_ov_%d");
 	stub_of(&l, at_call, &first, &last);
-	assert_true(has_between(&l, first, last, ".cfi_startproc"));
+	/* (g's run of stubs, one FDE, begins with its entry check's count: CFA + 8) */
+	assert_false(has_between(&l, first, last, ".cfi_startproc"));
 	int row = find(&l, first, ".cfi_def_cfa_offset 16");
 	assert_string_equal(l.v[row + 1], "call __sic_overflow_near");
 	char resume[64];
@@ -637,17 +638,23 @@ static void foreign_entry_check(void **state)
 	int id = number_in(&l, endbr + 4, "jne .Lsic_fe_%d");
 	assert_true(is_np_label(l.v[endbr + 5]));
 	assert_string_equal(l.v[endbr + 6], "movq __sic_home(%rip), %r15");
-	assert_int_equal(number_in(&l, endbr + 7, ".Lsic_fb_%d:"), id);
+	/* g's cross-file entry: a count on the fast path (g is global, no leaf, and this
+	 * file does not take its address: xcall.c), which other files' callers reach
+	 * unless sicc's link step points them at the direct entry; the slow path counts
+	 * in __sic_foreign_entry and comes back after it */
+	assert_string_equal(l.v[endbr + 7], ".globl g.sic_xcall");
+	assert_string_equal(l.v[endbr + 8], ".hidden g.sic_xcall");
+	assert_string_equal(l.v[endbr + 9], "g.sic_xcall:");
+	fast_count_after(&l, endbr + 9);
+	assert_int_equal(number_in(&l, endbr + 14, ".Lsic_fb_%d:"), id);
 	/* the direct entry: global, hidden, no type nor size (debuggers name its PCs
 	 * after g) */
-	assert_string_equal(l.v[endbr + 8], ".globl g.sic_direct");
-	assert_string_equal(l.v[endbr + 9], ".hidden g.sic_direct");
-	assert_string_equal(l.v[endbr + 10], "g.sic_direct:");
+	assert_string_equal(l.v[endbr + 15], ".globl g.sic_direct");
+	assert_string_equal(l.v[endbr + 16], ".hidden g.sic_direct");
+	assert_string_equal(l.v[endbr + 17], "g.sic_direct:");
 	assert_int_equal(count_substr(out, ".type\tg.sic_direct"), 0);
 	assert_int_equal(count_substr(out, ".size\tg.sic_direct"), 0);
-	/* no count on the fast path: an instrumented caller counted at its call; the
-	 * slow path counts in __sic_foreign_entry */
-	assert_string_equal(l.v[endbr + 11], "subq $8, %rsp");
+	assert_string_equal(l.v[endbr + 18], "subq $8, %rsp");
 	/* the slow path, in the stub section */
 	char fe[32], fb[48];
 	snprintf(fe, sizeof fe, ".Lsic_fe_%d:", id);
@@ -701,14 +708,10 @@ static void call_to_direct_entry(void **state)
 	/* no type nor size: the linker would give them to the winning definition */
 	assert_int_equal(count_substr(out, "ext.sic_xcall, @function"), 0);
 	assert_int_equal(count_substr(out, ".size\text.sic_xcall"), 0);
-	/* g's thunk: counts, then its direct entry */
-	int th = find(&l, 0, "g.sic_xcall:");
-	assert_string_equal(l.v[th - 2], ".globl g.sic_xcall");
-	assert_string_equal(l.v[th - 1], ".hidden g.sic_xcall");
-	assert_string_equal(l.v[th + 2], "decq %r15");
-	assert_string_equal(l.v[th + 4], "call __sic_overflow");
-	assert_string_equal(l.v[th + 6], "jmp g.sic_direct");
-	/* the facts: g has a thunk, and reaches ext with no count on the way */
+	/* g's cross-file entry is its entry check's count (foreign_entry_check): no thunk */
+	assert_int_equal(count_substr(out, ".text.sic_xcall,"), 0);
+	/* the facts: g's entry count may be skipped, and g reaches ext with no count on
+	 * the way */
 	int facts = find(&l, 0, ".section .sic_xcalls,\"\",@progbits");
 	find(&l, facts, ".ascii \"T g\\n\"");
 	find(&l, facts, ".ascii \"R g ext\\n\"");
@@ -717,6 +720,56 @@ static void call_to_direct_entry(void **state)
 	int local = find(&l, 0, "call helper");
 	assert_string_equal(l.v[local - 1], ".cfi_def_cfa_offset 16");
 	assert_string_not_equal(l.v[local + 1], "movq __sic_home(%rip), %r15");
+	free_lines(&l);
+	free(out);
+}
+
+/* A global function whose address its file takes (callers through a pointer pass the
+ * token to its entry check) keeps its fast path free: its cross-file entry is a thunk
+ * that counts and jumps to the direct entry, outside the ranges. */
+static void xcall_thunk_of_address_taken(void **state)
+{
+	char *out = rewrite_checked("\t.text\n"
+				    "\t.globl\tcbg\n"
+				    "\t.type\tcbg, @function\n"
+				    "cbg:\n"
+				    "\t.cfi_startproc\n"
+				    "\tsubq\t$8, %rsp\n"
+				    "\t.cfi_def_cfa_offset 16\n"
+				    "\tcall\text@PLT\n"
+				    "\taddq\t$8, %rsp\n"
+				    "\t.cfi_def_cfa_offset 8\n"
+				    "\tret\n"
+				    "\t.cfi_endproc\n"
+				    "\t.size\tcbg, .-cbg\n"
+				    "\t.globl\treg\n"
+				    "\t.type\treg, @function\n"
+				    "reg:\n"
+				    "\t.cfi_startproc\n"
+				    "\tleaq\tcbg(%rip), %rdi\n"
+				    "\tjmp\tregister_cb@PLT\n"
+				    "\t.cfi_endproc\n"
+				    "\t.size\treg, .-reg\n");
+	struct lines l = split_lines(out);
+	int check = find(&l, find(&l, 0, "cbg:"), "movq __sic_home(%rip), %r15");
+	number_in(&l, check + 1, ".Lsic_fb_%d:"); /* nothing counts on the fast path */
+	int sect = find(&l, 0, ".section .text.sic_xcall,\"ax\",@progbits");
+	assert_string_equal(l.v[sect + 1], ".globl cbg.sic_xcall");
+	assert_string_equal(l.v[sect + 2], ".hidden cbg.sic_xcall");
+	assert_string_equal(l.v[sect + 3], "cbg.sic_xcall:");
+	assert_string_equal(l.v[sect + 4], ".cfi_startproc");
+	assert_string_equal(l.v[sect + 5], "decq %r15");
+	int xc = number_in(&l, sect + 6, "jnz .Lsic_xc_%d");
+	assert_string_equal(l.v[sect + 7], "call __sic_overflow");
+	assert_int_equal(number_in(&l, sect + 8, ".Lsic_xc_%d:"), xc);
+	assert_string_equal(l.v[sect + 9], "jmp cbg.sic_direct");
+	assert_string_equal(l.v[sect + 10], ".cfi_endproc");
+	/* outside sic_ranges: the last range closed before the thunks */
+	assert_true(find(&l, 0, ".Lsic_re_0:") < sect);
+	int facts = find(&l, 0, ".section .sic_xcalls,\"\",@progbits");
+	find(&l, facts, ".ascii \"T cbg\\n\"");
+	find(&l, facts, ".ascii \"X ext\\n\"");
+	find(&l, facts, ".ascii \"R cbg ext\\n\"");
 	free_lines(&l);
 	free(out);
 }
@@ -1566,6 +1619,7 @@ int main(void)
 		cmocka_unit_test(stub_of_drap_frame),
 		cmocka_unit_test(stub_without_cfi),
 		cmocka_unit_test(stub_of_non_leaf),
+		cmocka_unit_test(xcall_thunk_of_address_taken),
 		cmocka_unit_test(safe_count_sequence),
 		cmocka_unit_test(foreign_entry_check),
 		cmocka_unit_test(call_to_direct_entry),

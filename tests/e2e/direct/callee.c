@@ -28,3 +28,11 @@ long non_leaf(long x)
 {
 	return plain_fn(x) + 2;
 }
+
+/* Its address is taken here: its cross-file entry is a thunk (sicpp/xcall.c). */
+long taken_fn(long x)
+{
+	return plain_fn(x) - 3;
+}
+
+long (*taken_ptr)(long) = taken_fn;

@@ -11,6 +11,8 @@ long plain_fn(long x);          /* plain.c, built by gcc */
 long weak_fn(long x);           /* callee.c (weak) or plain.c (strong) */
 long tail_to_leaf(long x);      /* callee.c: a tail jump to leaf */
 long non_leaf(long x);          /* callee.c: calls plain_fn, in no cycle of calls */
+long taken_fn(long x);          /* callee.c: the same, its address taken there */
+extern long (*taken_ptr)(long);
 
 long ping(long x, int depth)
 {
@@ -31,6 +33,7 @@ int main(void)
 	qsort(v, 64, sizeof v[0], by_value);
 	for (int i = 0; i < 20000; i++) {
 		sum += leaf(i) + plain_fn(i) + weak_fn(i) + tail_to_leaf(i) + non_leaf(i);
+		sum += taken_fn(i) + taken_ptr(i);
 		if (i % 1000 == 0)
 			sum += ping(i, 6);
 	}
