@@ -162,9 +162,8 @@ static void emit_entry_check(struct rw *w, const struct sym *fn, bool count)
 	emit_home_load(w);
 	/* A leaf's count is its cross-file entry too (xcall.c): callers of other files
 	 * come here with the count in r15, as the fast path goes on. */
-	if (count && fn && fn->direct && fn->global)
-		fprintf(w->out, "\t.globl\t%s" SIC_XCALL_SUFFIX "\n\t.hidden\t%s" SIC_XCALL_SUFFIX "\n%s" SIC_XCALL_SUFFIX ":\n",
-			fn->name, fn->name, fn->name);
+	if (count)
+		emit_xcall_label(w->out, fn);
 	if (count) /* a leaf's: its returns do not count (analyze_calls.c, plan_entry_check) */
 		emit_count(w, CNT_FAST);
 	fprintf(w->out, ".Lsic_fb_%d:\n", id);

@@ -184,6 +184,13 @@ static void emit_facts(FILE *o, struct analysis *an)
 	free(from), free(to), free(first), free(adj), free(fill), free(seen), free(named), free(stack);
 }
 
+void emit_xcall_label(FILE *o, const struct sym *fn)
+{
+	if (fn && fn->direct && fn->global)
+		fprintf(o, "\t.globl\t%s" SIC_XCALL_SUFFIX "\n\t.hidden\t%s" SIC_XCALL_SUFFIX "\n%s" SIC_XCALL_SUFFIX ":\n",
+			fn->name, fn->name, fn->name);
+}
+
 void emit_xcalls(FILE *o, struct analysis *an)
 {
 	emit_thunks(o, an);
