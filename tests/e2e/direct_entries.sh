@@ -101,6 +101,14 @@ gcc $O -o "$W/byhand" "$W/main.o" "$W/callee.o" "$W/plain.o" "$ROOT/build/lib/li
 		"objdump -d '$W/byhand' | awk '/<taken_fn.sic_xcall>:/ { s = 1; next } s { print; if (++n == 4) exit }' |
 		 tr '\\n' ' ' | grep -Eq 'dec +%r15.*jne.*__sic_overflow.*jmp.*<taken_fn.sic_direct>'"
 
+# -oFILE, and an older a.out beside: the link step reads the program just linked
+cp "$W/objs" "$W/a.out" 2>/dev/null
+(cd "$W" && "$SICC" $O -o"$W/ofile" "$W/main.o" "$W/callee.o" "$W/plain.o") &&
+	same "linked with -oFILE" "$W/ofile" &&
+	check "-oFILE: main calls non_leaf's direct entry" bash -c \
+		"objdump -d '$W/ofile' | grep -q 'call.*<non_leaf.sic_direct>'"
+rm -f "$W/a.out"
+
 # compiled and linked by one command: no second link (it would compile again), the
 # thunks stay
 "$SICC" $O -o "$W/onestep" "$S/main.c" "$S/callee.c" "$W/plain.o" &&
