@@ -9,13 +9,16 @@ SIC_EXE is an executable built by sicc; SIC_CALLGRIND_OUT one run of it under
 --compress-strings=no`. Every executed instruction of the executable is put in one
 class by what sicpp inserted there, found in `objdump -d` by its exact sequences
 (docs/sic.md): counting points by where they are (before a call, a jump out, a return,
-after an entry check: a leaf's, or elsewhere: a loop), the caller's half of the token protocol (store and token before
+after an entry check: a leaf's or a cross-file entry's, in a cross-file thunk or shim,
+or elsewhere: a loop), the caller's half of the token protocol (store and token before
 a call or a jump out, reload after a call), entry checks, the return protocol,
-landing pads, stubs, the shims of direct calls (f.sic_direct's), libreplay's own
+landing pads, stubs, the shims of direct calls (f.sic_direct's, f.sic_xcall's), the
+thunks' jumps, libreplay's own
 functions (those LIBREPLAY_A defines), and the program's code. With the plain build's
 run, the program's code is compared with plain gcc's: what losing r15 costs (gcc
 -ffixed-r15 allocates registers without it). Prints one line per class: dynamic
-instructions, and per thousand of the plain run's.
+instructions, and per thousand of the plain run's; then what a (count, pc, sp)
+identity would save (identity_estimate).
 """
 import re
 import subprocess
@@ -140,6 +143,24 @@ def classify(insns, runtime):
                 cls[insns[k + j][0]] = 'direct-call shims (to foreign code)'
             k += 3
             continue
+        if base.endswith('.sic_xcall') and mn == 'dec' and ops == '%r15' and k + 1 < n and \
+                insns[k + 1][2] in ('jne', 'jnz'):
+            # a cross-file entry's thunk (count, jump to the direct entry) or the weak
+            # shim of a callee without one (count, store, token, jump): sicpp/xcall.c
+            cls[a] = cls[insns[k + 1][0]] = 'count: at a cross-file entry (thunk or shim)'
+            j = k + 2
+            if j < n and insns[j][2].startswith('call') and '__sic_overflow' in insns[j][4]:
+                cls[insns[j][0]] = 'count: at a cross-file entry (thunk or shim)'
+                j += 1
+            if j < n and insns[j][2].startswith('jmp'):
+                cls[insns[j][0]] = 'cross-file thunk: jump to the direct entry'
+                j += 1
+            elif j + 2 < n and is_home_store(insns[j]):
+                for i in range(3):
+                    cls[insns[j + i][0]] = 'direct-call shims (to foreign code)'
+                j += 3
+            k = j
+            continue
         if base in runtime:
             cls[a] = 'libreplay runtime'
             k += 1
@@ -176,7 +197,7 @@ def classify(insns, runtime):
             # rarely does a loop head's count right at a function's start.
             if at_entry and k + 1 < n and insns[k][2] == 'dec' and insns[k][3] == '%r15' and \
                     insns[k + 1][2] in ('je', 'jz'):
-                cls[insns[k][0]] = cls[insns[k + 1][0]] = 'count: after an entry check (a leaf\'s)'
+                cls[insns[k][0]] = cls[insns[k + 1][0]] = 'count: after an entry check (a leaf\'s, a cross-file entry)'
                 k += 2
             continue
         if mn == 'mov' and ops.endswith(',%r15') and '<__sic_home>' in insns[k][4]:
@@ -237,6 +258,40 @@ def main():
         row('extra instructions (sicc - plain)', exe_total + sum(other.values()) - ref)
         row('of which program code sicc - plain (no r15)', totals.get('program code', 0) - plain[0])
         row('of which shared libraries sicc - plain', sum(other.values()) - plain[1])
+    identity_estimate(insns, cls, per_addr, base, row)
+
+
+def identity_estimate(insns, cls, per_addr, base, row):
+    """What a (count, pc, sp) identity would save (issue 31, part 5): one count at every
+    function entry and loop head, none at calls, returns or tail jumps (recursion told
+    apart by the stack pointer). Each activation of a program function has one entry
+    (a call, a tail jump, a foreign caller's) and ends in one `ret` (or a tail jump), so
+    the entries are about the program code's executed rets plus its tail jumps: a count
+    (dec, jz) each, against today's counts at calls, returns, tail jumps and leaves'
+    entry checks. Loop heads stay as they are (a call on every cycle of a loop would
+    let its count go: not counted here, so the saving is a little low)."""
+    mn = {i[0]: i[2] for i in insns}
+    rets = sum(ir for a, ir in per_addr.items()
+               if cls.get(a - base) == 'program code' and mn.get(a - base, '').startswith('ret'))
+    today = {}
+    for a, ir in per_addr.items():
+        c = cls.get(a - base, '')
+        for what in ('call', 'return', 'jump out', 'after an entry check', 'at a cross-file entry'):
+            if c.startswith('count: ' + what):
+                today[what] = today.get(what, 0) + ir
+    jumps_out = today.get('jump out', 0) // 2
+    print('   (count, pc, sp) identity, an estimate (issue 31, part 5):')
+    row('  program rets executed (activations)', rets)
+    row('  counts today at calls', today.get('call', 0))
+    row('  counts today at returns', today.get('return', 0))
+    row('  counts today at tail jumps', today.get('jump out', 0))
+    row("  counts today after entry checks (leaves', cross-file entries)", today.get('after an entry check', 0))
+    row('  counts today in cross-file thunks and shims', today.get('at a cross-file entry', 0))
+    now = sum(today.values())
+    then = 2 * (rets + jumps_out)
+    row('  = counts today at calls, returns, entries', now)
+    row('  counts at every entry instead (2 a ret or tail jump)', then)
+    row('  saved (negative: costs more)', now - then)
 
 
 def executed_total(path):

@@ -520,7 +520,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 			 * (and counts there when the caller is foreign). */
 			if (y && y->is_func && returns_publish(y) && owner(an, y) == y && an->sect[i] >= 0 &&
 			    an->sect_exec[an->sect[i]])
-				plan_entry_check(an, i, y->leaf || libc_pure(y->name));
+				plan_entry_check(an, i, y->leaf || libc_pure(y->name) ||
+							(xcall_skippable(y) && !gets_xcall_thunk(y)));
 			/* The unwinder lands here with the r15 of the call that threw: the
 			 * token it passed (the count is in __sic_home). */
 			if (y && y->landing_pad && is_code_label(an, y))
@@ -538,6 +539,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				break;
 			if (pure_call(an, i)) /* nothing of ours on top: no cycle through it */
 				an->n_calls_pure++;
+			else if (cross_file_call(an, i))
+				an->n_calls_xcall++; /* counts at the callee's cross-file entry */
 			else if (call_counts(an, i, !local_call(y) && !direct_callee(an, i)))
 				plan_site_count(an, i);
 			else
@@ -549,7 +552,9 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				 * a callee of this file's that keeps it there needs no reload. */
 				an->plan[i].direct = true;
 				an->plan[i].home_reload = !returns_count(an, y);
-				y->shim |= y->def < 0;
+				an->plan[i].xcall = cross_file_call(an, i);
+				y->xshim |= an->plan[i].xcall;
+				y->shim |= y->def < 0 && !an->plan[i].xcall;
 				an->n_calls_direct++;
 			} else {
 				an->plan[i].home_store = an->plan[i].home_reload = true;

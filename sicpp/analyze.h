@@ -7,6 +7,9 @@
 /* f's direct entry, right after its entry check: what an instrumented caller calls, with
  * the count in r15 (docs/sic.md, "Direct entries"). */
 #define SIC_DIRECT_SUFFIX ".sic_direct"
+/* f's entry for calls from another file, which do not count at the call: the link
+ * resolves it (docs/sic.md, "Calls between files"). */
+#define SIC_XCALL_SUFFIX ".sic_xcall"
 
 struct sym {
 	char *name;
@@ -29,6 +32,9 @@ struct sym {
 			   * check (direct_name()): instrumented callers jump there */
 	bool shim;        /* (not defined here) called or jumped to at its direct entry:
 			   * this file carries the weak shim for a callee that has none */
+	bool xshim;       /* (not defined here) called at its cross-file entry (SIC_XCALL_SUFFIX):
+			   * this file carries the weak shim that counts, for a callee that
+			   * has none */
 	bool leaf;        /* (functions defined here, their cold parts included) no call, no
 			   * tail jump, no indirect jump that may leave, no inline asm, no
 			   * landing pad: part of no recursion, so every way in counts and
@@ -62,6 +68,9 @@ struct stmt_plan {
 	bool ret_token;      /* ...and passes the token back (returns_token): else the count stays */
 	bool direct;         /* a call or tail jump to the callee's direct entry, the count
 			      * in r15: the target becomes direct_name(callee) */
+	bool xcall;          /* (with direct) a call to another file's function that does not
+			      * count here: the target becomes its SIC_XCALL_SUFFIX entry, which
+			      * counts or not as the link decides (docs/sic.md) */
 	bool nopreempt;      /* the instruction's own PC must not take a preemption */
 	/* hunt.c: */
 	bool pause;          /* a pause: becomes a jump through a stub calling __sic_pause */
@@ -97,6 +106,9 @@ struct analysis {
 	int n_calls_pure;     /* calls to libc_pure functions: no count */
 	int n_pause, n_spin, n_memops;
 	int n_calls_direct, n_jumps_direct, n_direct_entries, n_shims;
+	int n_calls_xcall, n_xthunks; /* calls to other files' functions that count at their
+			      * cross-file entry; this file's functions with such an entry that
+			      * the link may resolve to the direct entry */
 	int n_leaves, n_leaf_entries, n_leaf_calls; /* leaf functions; their entry checks that
 			      * count; calls to them that count at the call only for that */
 };

@@ -175,6 +175,39 @@ struct sym *direct_callee(struct analysis *an, int i)
 	return y;
 }
 
+/* A call to another file's function at its direct entry (never in a shared object's
+ * code: direct_callee keeps the token there) goes to the callee's cross-file entry,
+ * f.sic_xcall, and does not count at the call: the entry counts, the callee's object
+ * defining it at its entry check's count (a leaf's, or one added for this) or as a
+ * thunk that counts and jumps to the direct entry; the link (sicc, which sees the whole program's direct calls) points it
+ * at the direct entry itself where no cycle of uncounted calls passes the callee, whose
+ * returns then count as those of a function of the caller's file do; and a callee
+ * without one (foreign, weak, built otherwise) is reached through the caller's weak
+ * shim, which counts and passes the token. Every way counts where the call did before,
+ * or the callee's return does (docs/sic.md, "Calls between files"). */
+bool cross_file_call(struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	if (s->info.cls != IC_CALL)
+		return false;
+	const struct sym *y = direct_callee(an, i);
+	return y && y->def < 0 && strlen(y->name) < 200;
+}
+
+bool xcall_skippable(const struct sym *fn)
+{
+	return fn->direct && fn->global && !fn->leaf && !libc_pure(fn->name);
+}
+
+/* Where a function that may lose its cross-file entry's count has it: a thunk (a jump
+ * more for calls that keep it), or, when this file does not take its address, on its
+ * entry check's fast path as a leaf's (two instructions more for a caller that passes
+ * the token, which mostly calls through a pointer: rare for such a function). */
+bool gets_xcall_thunk(const struct sym *fn)
+{
+	return xcall_skippable(fn) && fn->addr_taken;
+}
+
 /* The entry check goes right after the function's label, its .cfi_startproc and its
  * endbr64, and before any label a jump could reach: a loop back to the first
  * instruction must not run the check again. */

@@ -40,6 +40,14 @@ bool libc_pure(const char *n);
 bool pure_call(struct analysis *an, int i);
 /* The callee whose direct entry the call or tail jump at statement i may go to; NULL. */
 struct sym *direct_callee(struct analysis *an, int i);
+/* Is the call at statement i one to another file's function at its direct entry, which
+ * counts at the callee's cross-file entry rather than at the call? */
+bool cross_file_call(struct analysis *an, int i);
+/* May sicc's link step point fn's cross-file entry, whose count precedes its direct
+ * entry, at the direct entry (fn, defined here, is no leaf)? */
+bool xcall_skippable(const struct sym *fn);
+/* Is fn's cross-file entry a thunk (else the count on its entry check's fast path)? */
+bool gets_xcall_thunk(const struct sym *fn);
 /* Plan the entry check of the function labelled at statement label. */
 void plan_entry_check(struct analysis *an, int label, bool leaf);
 /* Set sym.scc: the direct-call graph's strongly connected components. */

@@ -179,7 +179,9 @@ static bool on_uncounted_cycle(struct analysis *an, struct cfg *g, int k)
 			int w = j < n ? out[j] : ind[j - n];
 			if (w == k)
 				return true;
-			if (g->seen[w] == g->gen || an->plan[w].count || owner_at(an, w) != fn)
+			/* A call to another file's cross-file entry passes a count: the
+			 * entry's, or the callee's return's (cross_file_call). */
+			if (g->seen[w] == g->gen || an->plan[w].count || an->plan[w].xcall || owner_at(an, w) != fn)
 				continue;
 			g->seen[w] = g->gen;
 			g->stack[sp++] = w;

@@ -21,6 +21,7 @@
 #include "rewrite.h"
 #include "cfi.h"
 #include "races.h"
+#include "xcall.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -162,6 +163,10 @@ static void emit_entry_check(struct rw *w, const struct sym *fn, bool count)
 	fprintf(w->out, "\tjne\t.Lsic_fe_%d\n", id);
 	nopreempt(w);
 	emit_home_load(w);
+	/* A leaf's count is its cross-file entry too (xcall.c): callers of other files
+	 * come here with the count in r15, as the fast path goes on. */
+	if (count)
+		emit_xcall_label(w->out, fn);
 	if (count) /* a leaf's: its returns do not count (analyze_calls.c, plan_entry_check) */
 		emit_count(w, CNT_FAST);
 	fprintf(w->out, ".Lsic_fb_%d:\n", id);
@@ -179,7 +184,7 @@ static void emit_entry_check(struct rw *w, const struct sym *fn, bool count)
 }
 
 /* A call or tail jump to the callee's direct entry (analyze_calls.c's direct_callee). */
-static void emit_direct_transfer(struct rw *w, const struct stmt *s)
+static void emit_direct_transfer(struct rw *w, const struct stmt *s, bool xcall)
 {
 	char buf[256], name[256];
 	const char *t = branch_target(s, buf, sizeof buf);
@@ -189,6 +194,8 @@ static void emit_direct_transfer(struct rw *w, const struct stmt *s)
 		return;
 	}
 	direct_name(y, name, sizeof name);
+	if (xcall) /* another file's function, at its cross-file entry (xcall.c) */
+		snprintf(name, sizeof name, "%s" SIC_XCALL_SUFFIX, y->name);
 	bool plt = strstr(s->ops[0], "@PLT") && name[0] != '.';
 	fprintf(w->out, "\t%s%s%s\t%s%s\n", s->prefix, *s->prefix ? " " : "", s->name, name, plt ? "@PLT" : "");
 }
@@ -637,7 +644,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 		if (p->pause || p->spin_edge)
 			emit_yield(&w, s, p->pause);
 		else if (p->direct)
-			emit_direct_transfer(&w, s);
+			emit_direct_transfer(&w, s, p->xcall);
 		else
 			emit_stmt(&w, s);
 		if (races_anchor_after(an, i)) {
@@ -676,6 +683,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 	range_close(&w);
 	emit_stubs(&w);
 	emit_shims(&w);
+	emit_xcalls(out, an);
 	emit_tables(&w);
 	if (an->pic && w.nranges) /* an object of data alone registers nothing */
 		emit_module_registration(&w);

@@ -22,7 +22,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "sicc_link.h"
 
 static char self_dir[PATH_MAX - 64]; /* the directory sicc lives in */
 
@@ -422,7 +425,46 @@ static int driver_main(int argc, char **argv, bool cxx)
 		args[n++] = "-Wl,--export-dynamic-symbol=__sic_*";
 	}
 	args[n] = NULL;
+	/* The link's output, for the link step below: -o FILE, -oFILE, else a.out. */
+	const char *linked = output ? output : "a.out";
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "-o", 2) && argv[i][2])
+			linked = argv[i] + 2;
+	struct timespec before;
+	clock_gettime(CLOCK_REALTIME, &before);
 	int rc = run(args);
+	bool sources = false; /* compiled here too: a second link would compile again */
+	for (int i = 1; i < argc; i++)
+		sources |= (argv[i][0] != '-' && is_source(argv[i]) && strcmp(argv[i - 1], "-o")) || !strcmp(argv[i], "-");
+	if (rc == 0 && links && !no_link_lib && !sources) {
+		/* Calls between files: the cross-file entries the whole program lets go
+		 * straight to their direct entries, then the same link with them
+		 * (sicc_link.c). Not where this command compiles too, which would
+		 * compile everything twice: make's links take objects. */
+		int nd = 0;
+		struct stat st;
+		char **defs = NULL;
+		/* only a file this link wrote (not an older a.out) */
+		if (!stat(linked, &st) && S_ISREG(st.st_mode) &&
+		    (st.st_mtim.tv_sec > before.tv_sec ||
+		     (st.st_mtim.tv_sec == before.tv_sec && st.st_mtim.tv_nsec >= before.tv_nsec)))
+			defs = sicc_link_defsyms(linked, &nd);
+		if (nd) {
+			char **again = calloc(n + nd + 1, sizeof *again);
+			if (!again)
+				die("%s", "out of memory");
+			memcpy(again, args, n * sizeof *args);
+			memcpy(again + n, defs, nd * sizeof *defs);
+			/* should the second link fail, the first one's program stands: the
+			 * cross-file entries as the objects define them */
+			if (run(again) != 0)
+				rc = run(args);
+			free(again);
+		}
+		for (int k = 0; k < nd; k++)
+			free(defs[k]);
+		free(defs);
+	}
 	if (rc != 0 || !asm_only || preprocess)
 		return rc;
 

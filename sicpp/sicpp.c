@@ -136,11 +136,12 @@ int main(int argc, char **argv)
 			"nothing of the program), %d loop counts dropped, %d pauses and %d spin-waits "
 			"yield, %d memory accesses listed, %d direct entries, %d calls and %d tail jumps "
 			"to direct entries, %d shims, %d leaf functions (%d of their entry checks and %d calls "
-			"to them count, their returns not)%s\n",
+			"to them count, their returns not), %d calls to other files' functions count at their "
+			"cross-file entry, %d cross-file thunks%s\n",
 			f.path, an.n_fast + an.n_safe + an.n_leaf_entries, an.n_safe, an.n_entry, an.n_calls_local,
 			an.n_calls_foreign, an.n_calls_uncounted + an.n_calls_pure, an.n_calls_pure, an.n_pruned, an.n_pause, an.n_spin, an.n_memops,
 			an.n_direct_entries, an.n_calls_direct, an.n_jumps_direct, an.n_shims,
-			an.n_leaves, an.n_leaf_entries, an.n_leaf_calls,
+			an.n_leaves, an.n_leaf_entries, an.n_leaf_calls, an.n_calls_xcall, an.n_xthunks,
 			an.already_instrumented ? " (already instrumented)" : "");
 	analysis_free(&an);
 	asm_free(&f);

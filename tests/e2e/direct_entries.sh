@@ -1,7 +1,9 @@
 #!/bin/bash
 # Direct entries (docs/sic.md): an instrumented call to another file's function goes to
-# the callee's direct entry, after its entry check, with the count in r15; the caller's
-# object carries a weak shim (publish, token, jump) for a callee that has none. Every
+# the callee's cross-file entry, then its direct entry, after its entry check, with the
+# count in r15 (sicc's link step skips the cross-file entry's count where no cycle needs
+# it); the caller's object carries a weak shim (count, publish, token, jump) for a
+# callee that has none. Every
 # way a callee can come into a link, each built with gcc and with sicc from the same
 # sources (tests/e2e/direct/), must print what gcc's build prints, also with the
 # counter overflowing every few counts: objects, an archive member (pulled in by the
@@ -38,10 +40,13 @@ gcc $O -c "$S/plain.c" -o "$W/plain.o" &&
 	"$SICC" $O -c "$S/main.c" -o "$W/main.o" &&
 	"$SICC" $O -c "$S/callee.c" -o "$W/callee.o" || { fail "sicc -c"; summary; exit 1; }
 
-check "the caller calls leaf's direct entry" bash -c "objdump -dr '$W/main.o' | grep -q 'R_X86_64_PLT32.leaf.sic_direct'"
+check "the caller calls leaf's cross-file entry" bash -c "objdump -dr '$W/main.o' | grep -q 'R_X86_64_PLT32.leaf.sic_xcall'"
 check "the caller carries weak shims (leaf, plain_fn)" bash -c \
-	"readelf -sW '$W/main.o' | grep -E 'WEAK +HIDDEN .* leaf\.sic_direct$' >/dev/null &&
-	 readelf -sW '$W/main.o' | grep -E 'WEAK +HIDDEN .* plain_fn\.sic_direct$' >/dev/null"
+	"readelf -sW '$W/main.o' | grep -E 'WEAK +HIDDEN .* leaf\.sic_xcall$' >/dev/null &&
+	 readelf -sW '$W/main.o' | grep -E 'WEAK +HIDDEN .* plain_fn\.sic_xcall$' >/dev/null"
+check "the callee defines the cross-file entries of leaf (its entry count) and bounce (a thunk)" bash -c \
+	"readelf -sW '$W/callee.o' | grep -E 'NOTYPE +GLOBAL +HIDDEN .* leaf\.sic_xcall$' >/dev/null &&
+	 readelf -sW '$W/callee.o' | grep -E 'NOTYPE +GLOBAL +HIDDEN .* bounce\.sic_xcall$' >/dev/null"
 check "the callee defines leaf's direct entry (global, hidden, no type)" bash -c \
 	"readelf -sW '$W/callee.o' | grep -E 'NOTYPE +GLOBAL +HIDDEN .* leaf\.sic_direct$' >/dev/null"
 check "a weak function has no direct entry" bash -c "! nm '$W/callee.o' | grep -q 'weak_fn.sic_direct'"
@@ -51,13 +56,65 @@ check "a weak function has no direct entry" bash -c "! nm '$W/callee.o' | grep -
 	same "objects" "$W/objs" &&
 	check "objects: leaf's own direct entry won over the shim" is_inside "$W/objs" leaf.sic_direct leaf &&
 	check "objects: plain_fn is reached through its shim" bash -c \
-		"objdump -d '$W/objs' | awk '/<plain_fn.sic_direct>:/ { s = 1; next } s && /jmp/ { print; exit }' | grep -q '<plain_fn>'"
+		"objdump -d '$W/objs' | awk '/<plain_fn.sic_xcall>:/ { s = 1; next } s && /jmp/ { print; exit }' | grep -q '<plain_fn>'"
+
+# Calls between files (docs/sic.md, "Calls between files"): sicc's link step points the
+# cross-file entries of functions no cycle of uncounted calls passes (non_leaf,
+# taken_fn) at their direct entries; bounce and ping call each other across the files
+# and keep the count of bounce's entry check's fast path; leaf's is its entry count;
+# plain.c (gcc) calls leaf at its checked entry. Each way, recorded with a preemption
+# every few counts and replayed.
+xcalls() { # NAME EXE
+	check "$1: main calls non_leaf's and taken_fn's direct entries" bash -c \
+		"objdump -d '$2' | grep -q 'call.*<non_leaf.sic_direct>' && ! objdump -d '$2' | grep -q 'call.*<non_leaf.sic_xcall>' &&
+		 objdump -d '$2' | grep -q 'call.*<taken_fn.sic_direct>' && ! objdump -d '$2' | grep -q 'call.*<taken_fn.sic_xcall>'"
+	check "$1: the call to bounce goes to its cross-file entry, which counts" bash -c \
+		"objdump -d '$2' | grep -q 'call.*<bounce.sic_xcall>' &&
+		 objdump -d '$2' | awk '/<bounce.sic_xcall>:/ { s = 1; next } s { print; if (++n == 2) exit }' |
+		 tr '\\n' ' ' | grep -Eq 'dec +%r15.*je .*<bounce.sic_stub'"
+	check "$1: plain_fn (gcc) calls leaf at its checked entry" bash -c \
+		"objdump -d '$2' | awk '/<plain_fn>:/ { s = 1; next } s && /call/ { print; exit }' | grep -q '<leaf>'"
+	local log=$W/$1.log out rout
+	out=$(LIBREPLAY_SIC_STRESS=29,preempt "$2" --record "$log" 2>&1) &&
+		rout=$("$2" --replay "$log" 2>&1) &&
+		[ "$out" = "$(cat "$W/ref.out")" ] && [ "$rout" = "$out" ] &&
+		pass "$1: recorded with a preemption every 29 counts and replayed" ||
+		fail "$1: record '$out', replay '$rout'"
+}
+xcalls objects "$W/objs"
 
 # an archive: the member that defines leaf is pulled in by the shim's reference to leaf
 rm -f "$W/libcallee.a" && ar rcs "$W/libcallee.a" "$W/callee.o" &&
 	"$SICC" $O -o "$W/arch" "$W/main.o" "$W/plain.o" -L"$W" -lcallee &&
 	same "archive member" "$W/arch" &&
-	check "archive: leaf's own direct entry won" is_inside "$W/arch" leaf.sic_direct leaf
+	check "archive: leaf's own direct entry won" is_inside "$W/arch" leaf.sic_direct leaf &&
+	xcalls archive "$W/arch"
+# linked by hand (no link step of sicc's): every cross-file entry stays the callee's own
+gcc $O -o "$W/byhand" "$W/main.o" "$W/callee.o" "$W/plain.o" "$ROOT/build/lib/libreplay.ld" \
+	"$ROOT/build/lib/libreplay.a" -Wl,--dynamic-list="$ROOT/build/lib/libreplay.dynlist" \
+	-Wl,--export-dynamic-symbol='__sic_*' &&
+	same "linked by gcc" "$W/byhand" &&
+	check "linked by gcc: main calls non_leaf's and taken_fn's cross-file entries" bash -c \
+		"objdump -d '$W/byhand' | grep -q 'call.*<non_leaf.sic_xcall>' &&
+		 objdump -d '$W/byhand' | grep -q 'call.*<taken_fn.sic_xcall>'" &&
+	check "linked by gcc: taken_fn's is a thunk that counts" bash -c \
+		"objdump -d '$W/byhand' | awk '/<taken_fn.sic_xcall>:/ { s = 1; next } s { print; if (++n == 4) exit }' |
+		 tr '\\n' ' ' | grep -Eq 'dec +%r15.*jne.*__sic_overflow.*jmp.*<taken_fn.sic_direct>'"
+
+# -oFILE, and an older a.out beside: the link step reads the program just linked
+cp "$W/objs" "$W/a.out" 2>/dev/null
+(cd "$W" && "$SICC" $O -o"$W/ofile" "$W/main.o" "$W/callee.o" "$W/plain.o") &&
+	same "linked with -oFILE" "$W/ofile" &&
+	check "-oFILE: main calls non_leaf's direct entry" bash -c \
+		"objdump -d '$W/ofile' | grep -q 'call.*<non_leaf.sic_direct>'"
+rm -f "$W/a.out"
+
+# compiled and linked by one command: no second link (it would compile again), the
+# thunks stay
+"$SICC" $O -o "$W/onestep" "$S/main.c" "$S/callee.c" "$W/plain.o" &&
+	same "compiled and linked by one command" "$W/onestep" &&
+	check "one command: main calls non_leaf's thunk" bash -c \
+		"objdump -d '$W/onestep' | grep -q 'call.*<non_leaf.sic_xcall>'"
 
 # ld -r, then a link
 ld -r "$W/main.o" "$W/callee.o" -o "$W/both.o" &&

@@ -532,18 +532,26 @@ static void stub_without_cfi(void **state)
  * row for one. A leaf's step over the red zone. */
 static void stub_of_non_leaf(void **state)
 {
-	char *out = rewrite_checked(global_fn);
+	/* g's second call through a pointer, which counts at the call (one to another
+	 * file's function counts at its cross-file entry: call_to_direct_entry) */
+	char src[sizeof global_fn + 8];
+	const char *at = strstr(global_fn, "\tcall\text@PLT\n");
+	snprintf(src, sizeof src, "%.*s\tcall\t*%%rax\n%s", (int)(at - global_fn), global_fn,
+		 at + strlen("\tcall\text@PLT\n"));
+	char *out = rewrite_checked(src);
 	struct lines l = split_lines(out);
 	int first, last;
 	stub_of(&l, number_in(&l, find(&l, find(&l, 0, "helper:"), "ret") - 2, "jz .Lsic_ov_%d"), &first, &last);
 	assert_true(has_between(&l, first, last, "leaq -128(%rsp), %rsp"));
 	assert_true(has_between(&l, first, last, "call __sic_overflow_far"));
-	/* g: the count at its call to ext (CFA = rsp + 16), then at its return (+ 8) */
-	int call = find(&l, 0, "call helper"); /* then a count for the call to ext */
+	/* g: the count at its call through a pointer (CFA = rsp + 16), then at its return
+	 * (+ 8) */
+	int call = find(&l, 0, "call helper"); /* then a count for the call through %rax */
 	int at_call = number_in(&l, call + 3, "jz .Lsic_ov_%d");
 	int at_ret = number_in(&l, find(&l, call, "ret") - 4, "jz .Lsic_ov_%d");
 	stub_of(&l, at_call, &first, &last);
-	assert_true(has_between(&l, first, last, ".cfi_startproc"));
+	/* (g's run of stubs, one FDE, begins with its entry check's count: CFA + 8) */
+	assert_false(has_between(&l, first, last, ".cfi_startproc"));
 	int row = find(&l, first, ".cfi_def_cfa_offset 16");
 	assert_string_equal(l.v[row + 1], "call __sic_overflow_near");
 	char resume[64];
@@ -640,17 +648,23 @@ static void foreign_entry_check(void **state)
 	int id = number_in(&l, endbr + 4, "jne .Lsic_fe_%d");
 	assert_true(is_np_label(l.v[endbr + 5]));
 	assert_string_equal(l.v[endbr + 6], "movq __sic_home(%rip), %r15");
-	assert_int_equal(number_in(&l, endbr + 7, ".Lsic_fb_%d:"), id);
+	/* g's cross-file entry: a count on the fast path (g is global, no leaf, and this
+	 * file does not take its address: xcall.c), which other files' callers reach
+	 * unless sicc's link step points them at the direct entry; the slow path counts
+	 * in __sic_foreign_entry and comes back after it */
+	assert_string_equal(l.v[endbr + 7], ".globl g.sic_xcall");
+	assert_string_equal(l.v[endbr + 8], ".hidden g.sic_xcall");
+	assert_string_equal(l.v[endbr + 9], "g.sic_xcall:");
+	fast_count_after(&l, endbr + 9);
+	assert_int_equal(number_in(&l, endbr + 14, ".Lsic_fb_%d:"), id);
 	/* the direct entry: global, hidden, no type nor size (debuggers name its PCs
 	 * after g) */
-	assert_string_equal(l.v[endbr + 8], ".globl g.sic_direct");
-	assert_string_equal(l.v[endbr + 9], ".hidden g.sic_direct");
-	assert_string_equal(l.v[endbr + 10], "g.sic_direct:");
+	assert_string_equal(l.v[endbr + 15], ".globl g.sic_direct");
+	assert_string_equal(l.v[endbr + 16], ".hidden g.sic_direct");
+	assert_string_equal(l.v[endbr + 17], "g.sic_direct:");
 	assert_int_equal(count_substr(out, ".type\tg.sic_direct"), 0);
 	assert_int_equal(count_substr(out, ".size\tg.sic_direct"), 0);
-	/* no count on the fast path: an instrumented caller counted at its call; the
-	 * slow path counts in __sic_foreign_entry */
-	assert_string_equal(l.v[endbr + 11], "subq $8, %rsp");
+	assert_string_equal(l.v[endbr + 18], "subq $8, %rsp");
 	/* the slow path, in the stub section */
 	char fe[32], fb[48];
 	snprintf(fe, sizeof fe, ".Lsic_fe_%d:", id);
@@ -671,38 +685,101 @@ static void foreign_entry_check(void **state)
 	free(out);
 }
 
-/* A call to another file's function goes to its direct entry with the count in r15,
- * and reloads it after (the callee's return publishes it); the file carries a weak
- * shim for a callee that has no direct entry (foreign code), doing what the caller did
- * before: publish the count, pass the token, jump to the callee. */
+/* A call to another file's function goes to its cross-file entry with the count in
+ * r15, counting nowhere before it, and reloads the count after (the callee's return
+ * publishes it); the file carries a weak shim for a callee that has no such entry
+ * (foreign code), doing what the caller did before: count, publish the count, pass
+ * the token, jump to the callee. g itself, global and no leaf, gets the thunk that
+ * counts before its direct entry, and the facts for sicc's link step name both. */
 static void call_to_direct_entry(void **state)
 {
 	char *out = rewrite_checked(global_fn);
 	struct lines l = split_lines(out);
-	int call = find(&l, 0, "call ext.sic_direct@PLT");
-	number_in(&l, call - 1, ".Lsic_rt_%d:"); /* counted, nothing else before it */
-	assert_string_equal(l.v[call - 4], "decq %r15");
+	int call = find(&l, 0, "call ext.sic_xcall@PLT");
+	assert_string_equal(l.v[call - 1], "call helper"); /* nothing before it */
 	assert_true(is_np_label(l.v[call + 1]));
 	assert_string_equal(l.v[call + 2], "movq __sic_home(%rip), %r15");
 	assert_int_equal(find_or_none(&l, 0, "call ext@PLT"), -1);
 	/* the shim, in a COMDAT group of its own */
-	int sect = find(&l, 0, ".section .text.sic_direct.ext,\"axG\",@progbits,ext.sic_direct,comdat");
-	assert_string_equal(l.v[sect + 1], ".weak ext.sic_direct");
-	assert_string_equal(l.v[sect + 2], ".hidden ext.sic_direct");
-	assert_string_equal(l.v[sect + 3], "ext.sic_direct:");
+	assert_int_equal(count_substr(out, ".text.sic_direct.ext"), 0);
+	int sect = find(&l, 0, ".section .text.sic_xcall.ext,\"axG\",@progbits,ext.sic_xcall,comdat");
+	assert_string_equal(l.v[sect + 1], ".weak ext.sic_xcall");
+	assert_string_equal(l.v[sect + 2], ".hidden ext.sic_xcall");
+	assert_string_equal(l.v[sect + 3], "ext.sic_xcall:");
 	assert_string_equal(l.v[sect + 4], ".cfi_startproc");
-	assert_string_equal(l.v[sect + 5], "movq %r15, __sic_home(%rip)");
-	assert_string_equal(l.v[sect + 6], "movq $" SIC_TOKEN ", %r15");
-	assert_string_equal(l.v[sect + 7], "jmp ext@PLT");
-	assert_string_equal(l.v[sect + 8], ".cfi_endproc");
-	/* no type nor size: the linker would give them to the winning direct entry */
-	assert_int_equal(count_substr(out, "ext.sic_direct, @function"), 0);
-	assert_int_equal(count_substr(out, ".size\text.sic_direct"), 0);
+	assert_string_equal(l.v[sect + 5], "decq %r15");
+	int xc = number_in(&l, sect + 6, "jnz .Lsic_xc_%d");
+	assert_string_equal(l.v[sect + 7], "call __sic_overflow");
+	assert_int_equal(number_in(&l, sect + 8, ".Lsic_xc_%d:"), xc);
+	assert_string_equal(l.v[sect + 9], "movq %r15, __sic_home(%rip)");
+	assert_string_equal(l.v[sect + 10], "movq $" SIC_TOKEN ", %r15");
+	assert_string_equal(l.v[sect + 11], "jmp ext@PLT");
+	assert_string_equal(l.v[sect + 12], ".cfi_endproc");
+	/* no type nor size: the linker would give them to the winning definition */
+	assert_int_equal(count_substr(out, "ext.sic_xcall, @function"), 0);
+	assert_int_equal(count_substr(out, ".size\text.sic_xcall"), 0);
+	/* g's cross-file entry is its entry check's count (foreign_entry_check): no thunk */
+	assert_int_equal(count_substr(out, ".text.sic_xcall,"), 0);
+	/* the facts: g's entry count may be skipped, and g reaches ext with no count on
+	 * the way */
+	int facts = find(&l, 0, ".section .sic_xcalls,\"\",@progbits");
+	find(&l, facts, ".ascii \"T g\\n\"");
+	find(&l, facts, ".ascii \"R g ext\\n\"");
 	/* a local call to a function that cannot call back (docs/sic.md): nothing
 	 * around it, not even a count */
 	int local = find(&l, 0, "call helper");
 	assert_string_equal(l.v[local - 1], ".cfi_def_cfa_offset 16");
 	assert_string_not_equal(l.v[local + 1], "movq __sic_home(%rip), %r15");
+	free_lines(&l);
+	free(out);
+}
+
+/* A global function whose address its file takes (callers through a pointer pass the
+ * token to its entry check) keeps its fast path free: its cross-file entry is a thunk
+ * that counts and jumps to the direct entry, outside the ranges. */
+static void xcall_thunk_of_address_taken(void **state)
+{
+	char *out = rewrite_checked("\t.text\n"
+				    "\t.globl\tcbg\n"
+				    "\t.type\tcbg, @function\n"
+				    "cbg:\n"
+				    "\t.cfi_startproc\n"
+				    "\tsubq\t$8, %rsp\n"
+				    "\t.cfi_def_cfa_offset 16\n"
+				    "\tcall\text@PLT\n"
+				    "\taddq\t$8, %rsp\n"
+				    "\t.cfi_def_cfa_offset 8\n"
+				    "\tret\n"
+				    "\t.cfi_endproc\n"
+				    "\t.size\tcbg, .-cbg\n"
+				    "\t.globl\treg\n"
+				    "\t.type\treg, @function\n"
+				    "reg:\n"
+				    "\t.cfi_startproc\n"
+				    "\tleaq\tcbg(%rip), %rdi\n"
+				    "\tjmp\tregister_cb@PLT\n"
+				    "\t.cfi_endproc\n"
+				    "\t.size\treg, .-reg\n");
+	struct lines l = split_lines(out);
+	int check = find(&l, find(&l, 0, "cbg:"), "movq __sic_home(%rip), %r15");
+	number_in(&l, check + 1, ".Lsic_fb_%d:"); /* nothing counts on the fast path */
+	int sect = find(&l, 0, ".section .text.sic_xcall,\"ax\",@progbits");
+	assert_string_equal(l.v[sect + 1], ".globl cbg.sic_xcall");
+	assert_string_equal(l.v[sect + 2], ".hidden cbg.sic_xcall");
+	assert_string_equal(l.v[sect + 3], "cbg.sic_xcall:");
+	assert_string_equal(l.v[sect + 4], ".cfi_startproc");
+	assert_string_equal(l.v[sect + 5], "decq %r15");
+	int xc = number_in(&l, sect + 6, "jnz .Lsic_xc_%d");
+	assert_string_equal(l.v[sect + 7], "call __sic_overflow");
+	assert_int_equal(number_in(&l, sect + 8, ".Lsic_xc_%d:"), xc);
+	assert_string_equal(l.v[sect + 9], "jmp cbg.sic_direct");
+	assert_string_equal(l.v[sect + 10], ".cfi_endproc");
+	/* outside sic_ranges: the last range closed before the thunks */
+	assert_true(find(&l, 0, ".Lsic_re_0:") < sect);
+	int facts = find(&l, 0, ".section .sic_xcalls,\"\",@progbits");
+	find(&l, facts, ".ascii \"T cbg\\n\"");
+	find(&l, facts, ".ascii \"X ext\\n\"");
+	find(&l, facts, ".ascii \"R cbg ext\\n\"");
 	free_lines(&l);
 	free(out);
 }
@@ -765,9 +842,9 @@ static void static_direct_entry(void **state)
 	assert_true(entry < find(&l, cb, "movl $1, %eax"));
 	assert_int_equal(find_or_none(&l, 0, ".globl .Lsic_direct.cb"), -1);
 	find(&l, 0, "jmp .Lsic_direct.cb");
-	find(&l, 0, "call register_cb.sic_direct@PLT");
+	find(&l, 0, "call register_cb.sic_xcall@PLT");
 	assert_int_equal(count_substr(out, ".text.sic_direct.cb"), 0);
-	assert_int_equal(count_substr(out, ".text.sic_direct.register_cb,"), 1);
+	assert_int_equal(count_substr(out, ".text.sic_xcall.register_cb,"), 1);
 	free_lines(&l);
 	free(out);
 }
@@ -858,13 +935,18 @@ static void leaf_entry_counts(void **state)
 	assert_int_equal(find(&l, gl, "endbr64"), check - 2);
 	int fe = number_in(&l, check + 2, "jne .Lsic_fe_%d");
 	assert_string_equal(l.v[check + 4], "movq __sic_home(%rip), %r15");
-	assert_string_equal(l.v[check + 5], "decq %r15");
-	assert_true(is_np_label(l.v[check + 6]));
-	int id = number_in(&l, check + 7, "jz .Lsic_ov_%d");
-	assert_int_equal(number_in(&l, check + 8, ".Lsic_rt_%d:"), id);
-	assert_int_equal(number_in(&l, check + 9, ".Lsic_fb_%d:"), fe);
-	assert_string_equal(l.v[check + 12], "gl.sic_direct:");
-	assert_string_equal(l.v[check + 13], "leal 1(%rdi), %eax");
+	/* the count is gl's cross-file entry: other files' callers come here */
+	assert_string_equal(l.v[check + 5], ".globl gl.sic_xcall");
+	assert_string_equal(l.v[check + 6], ".hidden gl.sic_xcall");
+	assert_string_equal(l.v[check + 7], "gl.sic_xcall:");
+	assert_string_equal(l.v[check + 8], "decq %r15");
+	assert_true(is_np_label(l.v[check + 9]));
+	int id = number_in(&l, check + 10, "jz .Lsic_ov_%d");
+	assert_int_equal(number_in(&l, check + 11, ".Lsic_rt_%d:"), id);
+	assert_int_equal(number_in(&l, check + 12, ".Lsic_fb_%d:"), fe);
+	assert_string_equal(l.v[check + 15], "gl.sic_direct:");
+	assert_string_equal(l.v[check + 16], "leal 1(%rdi), %eax");
+	assert_int_equal(count_substr(out, "T gl"), 0); /* a leaf: no thunk */
 	/* the stub steps over the red zone (gl makes no call) */
 	int first, last;
 	stub_of(&l, id, &first, &last);
@@ -890,7 +972,8 @@ static void leaf_entry_counts(void **state)
 	}
 	call = find(&l, 0, "call gl.sic_direct");
 	assert_string_equal(l.v[call - 4], "decq %r15");
-	assert_int_equal(count_substr(out, "decq\t%r15"), 5);
+	/* and user's cross-file thunk (xcall.c): user is global and no leaf */
+	assert_int_equal(count_substr(out, "decq\t%r15"), 6);
 	free_lines(&l);
 	free(out);
 }
@@ -1455,8 +1538,9 @@ static void note_and_tables(void **state)
 	find(&l, i + 3, ver);
 	/* every nopreempt label the code defines has its entry (check_well_formed), and
 	 * there is at least one per kind of site here: endbr64, entry check, counts,
-	 * the call out, the reload, rep stosq, the return */
-	assert_true(count_substr(out, "\t.long\t.Lsic_np_") >= 10);
+	 * the call out, the reload, rep stosq, the return (the call to ext counts at its
+	 * cross-file entry, not here) */
+	assert_true(count_substr(out, "\t.long\t.Lsic_np_") >= 9);
 	assert_int_equal(count_substr(out, "\t.long\t.Lsic_rs_"), 1);
 	free_lines(&l);
 	free(out);
@@ -1527,8 +1611,8 @@ static void main_renamed(void **state)
 	find(&l, 0, "leaq __sic_main(%rip), %rax");
 	find(&l, 0, "call __sic_main@PLT");
 	find(&l, 0, ".size __sic_main, .-__sic_main");
-	find(&l, 0, "call domain.sic_direct");
-	find(&l, 0, "call main_loop.sic_direct");
+	find(&l, 0, "call domain.sic_xcall");
+	find(&l, 0, "call main_loop.sic_xcall");
 	find(&l, 0, ".string \"main\"");
 	assert_int_equal(find_or_none(&l, 0, "main:"), -1);
 	assert_null(strstr(out, "__sic_domain"));
@@ -1697,6 +1781,7 @@ int main(void)
 		cmocka_unit_test(stub_of_drap_frame),
 		cmocka_unit_test(stub_without_cfi),
 		cmocka_unit_test(stub_of_non_leaf),
+		cmocka_unit_test(xcall_thunk_of_address_taken),
 		cmocka_unit_test(safe_count_sequence),
 		cmocka_unit_test(foreign_entry_check),
 		cmocka_unit_test(call_to_direct_entry),

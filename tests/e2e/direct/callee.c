@@ -1,5 +1,6 @@
 /* callee.c: the instrumented callees of main.c (tests/e2e/direct_entries.sh). */
 long ping(long x, int depth);
+long plain_fn(long x);
 
 long leaf(long x)
 {
@@ -22,3 +23,16 @@ __attribute__((noinline)) long tail_to_leaf(long x)
 		return leaf(x >> 1);
 	return x;
 }
+
+long non_leaf(long x)
+{
+	return plain_fn(x) + 2;
+}
+
+/* Its address is taken here: its cross-file entry is a thunk (sicpp/xcall.c). */
+long taken_fn(long x)
+{
+	return plain_fn(x) - 3;
+}
+
+long (*taken_ptr)(long) = taken_fn;

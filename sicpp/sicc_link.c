@@ -1,0 +1,270 @@
+/*
+ * sicc_link.c: sicc's link step, calls between files (docs/sic.md, "Calls between
+ * files"). A call to another file's function f goes to f.sic_xcall, which f's object
+ * defines as a count right before f's direct entry, or a thunk that counts and jumps
+ * there (sicpp/xcall.c). Once the program is linked, its .sic_xcalls section holds,
+ * from every object the link took (archive members included, exactly those), which
+ * functions' counts there a link may skip (no leaf's), which are called so, and which
+ * other files' functions each function reaches through calls that count nowhere. Such
+ * a count is needed only where those calls can come back to its function: a cycle of
+ * that graph. Every other f.sic_xcall that is called is pointed at f.sic_direct
+ * (--defsym) and the program linked again: its callers then reach the direct entry
+ * with nothing on the way, and f's returns count, as for a caller of f's own file.
+ */
+#include "sicc_link.h"
+#include "analyze.h"
+
+#include <elf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The contents of section name of the ELF file at path (NUL-terminated), or NULL. */
+static char *read_section(const char *path, const char *name, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	Elf64_Ehdr eh;
+	char *out = NULL, *names = NULL;
+	Elf64_Shdr *sh = NULL;
+	if (!f)
+		return NULL;
+	if (fread(&eh, sizeof eh, 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh.e_shnum == 0 || eh.e_shnum > 65000 || eh.e_shstrndx >= eh.e_shnum)
+		goto out;
+	sh = calloc(eh.e_shnum, sizeof *sh);
+	if (!sh || fseek(f, (long)eh.e_shoff, SEEK_SET) || fread(sh, sizeof *sh, eh.e_shnum, f) != eh.e_shnum)
+		goto out;
+	const Elf64_Shdr *ss = &sh[eh.e_shstrndx];
+	names = malloc(ss->sh_size + 1);
+	if (!names || fseek(f, (long)ss->sh_offset, SEEK_SET) || fread(names, 1, ss->sh_size, f) != ss->sh_size)
+		goto out;
+	names[ss->sh_size] = '\0';
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		if (sh[i].sh_name >= ss->sh_size || strcmp(names + sh[i].sh_name, name) ||
+		    sh[i].sh_type != SHT_PROGBITS || sh[i].sh_size > (1u << 30))
+			continue;
+		out = malloc(sh[i].sh_size + 1);
+		if (!out || fseek(f, (long)sh[i].sh_offset, SEEK_SET) ||
+		    fread(out, 1, sh[i].sh_size, f) != sh[i].sh_size) {
+			free(out);
+			out = NULL;
+			goto out;
+		}
+		out[sh[i].sh_size] = '\0';
+		*len = sh[i].sh_size;
+		break;
+	}
+out:
+	free(names);
+	free(sh);
+	fclose(f);
+	return out;
+}
+
+/* The graph: nodes are function names, edges "reaches without a count". */
+struct graph {
+	char **name;
+	int n, cap;
+	int *hash;
+	int hcap;
+	bool *thunk;      /* T: f's cross-file entry has a count a link may skip */
+	bool *called;     /* X: some file calls f at its cross-file entry */
+	int *efrom, *eto;
+	int ne, ecap;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("sicc: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+static unsigned long hash_of(const char *s)
+{
+	unsigned long h = 5381;
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static int node(struct graph *g, const char *name)
+{
+	if (2 * (g->n + 1) > g->hcap) {
+		int cap = g->hcap ? 2 * g->hcap : 1024;
+		int *h = xrealloc(NULL, cap * sizeof *h);
+		for (int k = 0; k < cap; k++)
+			h[k] = -1;
+		for (int k = 0; k < g->n; k++) {
+			unsigned long j = hash_of(g->name[k]) & (cap - 1);
+			while (h[j] >= 0)
+				j = (j + 1) & (cap - 1);
+			h[j] = k;
+		}
+		free(g->hash);
+		g->hash = h;
+		g->hcap = cap;
+	}
+	unsigned long j = hash_of(name) & (g->hcap - 1);
+	for (; g->hash[j] >= 0; j = (j + 1) & (g->hcap - 1))
+		if (!strcmp(g->name[g->hash[j]], name))
+			return g->hash[j];
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 256;
+		g->name = xrealloc(g->name, g->cap * sizeof *g->name);
+		g->thunk = xrealloc(g->thunk, g->cap * sizeof *g->thunk);
+		g->called = xrealloc(g->called, g->cap * sizeof *g->called);
+	}
+	g->name[g->n] = strdup(name);
+	if (!g->name[g->n]) {
+		fputs("sicc: out of memory\n", stderr);
+		exit(1);
+	}
+	g->thunk[g->n] = g->called[g->n] = false;
+	g->hash[j] = g->n;
+	return g->n++;
+}
+
+static void edge(struct graph *g, int from, int to)
+{
+	if (g->ne == g->ecap) {
+		g->ecap = g->ecap ? 2 * g->ecap : 1024;
+		g->efrom = xrealloc(g->efrom, g->ecap * sizeof *g->efrom);
+		g->eto = xrealloc(g->eto, g->ecap * sizeof *g->eto);
+	}
+	g->efrom[g->ne] = from;
+	g->eto[g->ne++] = to;
+}
+
+/* "T f", "X f" and "R f g h ..." lines (sicpp/xcall.c). */
+static void parse_facts(struct graph *g, char *text)
+{
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char *save, *kind = strtok_r(line, " ", &save), *name = kind ? strtok_r(NULL, " ", &save) : NULL;
+		if (!name)
+			continue;
+		int v = node(g, name);
+		if (!strcmp(kind, "T"))
+			g->thunk[v] = true;
+		else if (!strcmp(kind, "X"))
+			g->called[v] = true;
+		else if (!strcmp(kind, "R"))
+			for (char *t = strtok_r(NULL, " ", &save); t; t = strtok_r(NULL, " ", &save))
+				edge(g, v, node(g, t));
+	}
+}
+
+/* cyclic[v]: v lies on a cycle (a strongly connected component of two or more, or an
+ * edge to itself). Tarjan's algorithm, iteratively. */
+static bool *cycles(struct graph *g)
+{
+	int n = g->n;
+	int *first = xrealloc(NULL, (n + 1) * sizeof *first), *adj = xrealloc(NULL, g->ne * sizeof *adj);
+	int *fill = xrealloc(NULL, n * sizeof *fill);
+	memset(first, 0, (n + 1) * sizeof *first);
+	memset(fill, 0, n * sizeof *fill);
+	for (int e = 0; e < g->ne; e++)
+		first[g->efrom[e] + 1]++;
+	for (int k = 0; k < n; k++)
+		first[k + 1] += first[k];
+	for (int e = 0; e < g->ne; e++)
+		adj[first[g->efrom[e]] + fill[g->efrom[e]]++] = g->eto[e];
+	bool *cyclic = xrealloc(NULL, n * sizeof *cyclic), *on = xrealloc(NULL, n * sizeof *on);
+	int *index = xrealloc(NULL, n * sizeof *index), *low = xrealloc(NULL, n * sizeof *low);
+	int *stack = xrealloc(NULL, n * sizeof *stack), *work = xrealloc(NULL, n * sizeof *work);
+	int *next_edge = xrealloc(NULL, n * sizeof *next_edge);
+	for (int k = 0; k < n; k++) {
+		cyclic[k] = on[k] = false;
+		index[k] = 0;
+		for (int e = first[k]; e < first[k + 1]; e++)
+			cyclic[k] |= adj[e] == k;
+	}
+	int counter = 1, sp = 0;
+	for (int root = 0; root < n; root++) {
+		if (index[root])
+			continue;
+		int wp = 0;
+		work[wp++] = root;
+		index[root] = low[root] = counter++;
+		stack[sp++] = root;
+		on[root] = true;
+		next_edge[root] = first[root];
+		while (wp) {
+			int v = work[wp - 1];
+			if (next_edge[v] < first[v + 1]) {
+				int w = adj[next_edge[v]++];
+				if (!index[w]) {
+					index[w] = low[w] = counter++;
+					stack[sp++] = w;
+					on[w] = true;
+					next_edge[w] = first[w];
+					work[wp++] = w;
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			wp--;
+			if (wp && low[v] < low[work[wp - 1]])
+				low[work[wp - 1]] = low[v];
+			if (low[v] == index[v]) {
+				bool many = stack[sp - 1] != v;
+				int w;
+				do {
+					w = stack[--sp];
+					on[w] = false;
+					cyclic[w] |= many;
+				} while (w != v);
+			}
+		}
+	}
+	free(first), free(adj), free(fill), free(on), free(index), free(low), free(stack), free(work);
+	free(next_edge);
+	return cyclic;
+}
+
+/* A name --defsym takes as it is. */
+static bool plain(const char *s)
+{
+	for (; *s; s++)
+		if (!(*s >= 'a' && *s <= 'z') && !(*s >= 'A' && *s <= 'Z') && !(*s >= '0' && *s <= '9') &&
+		    *s != '_' && *s != '.')
+			return false;
+	return true;
+}
+
+char **sicc_link_defsyms(const char *output, int *count)
+{
+	size_t len = 0;
+	char *text = read_section(output, ".sic_xcalls", &len);
+	*count = 0;
+	if (!text)
+		return NULL;
+	for (size_t k = 0; k < len; k++) /* the linker may pad between objects' parts */
+		if (!text[k])
+			text[k] = '\n';
+	struct graph g = {0};
+	parse_facts(&g, text);
+	free(text);
+	bool *cyclic = cycles(&g);
+	char **out = NULL;
+	int n = 0;
+	for (int k = 0; k < g.n; k++) {
+		if (!g.thunk[k] || !g.called[k] || cyclic[k] || !plain(g.name[k]))
+			continue;
+		out = xrealloc(out, (n + 1) * sizeof *out);
+		size_t sz = 2 * strlen(g.name[k]) + 64;
+		out[n] = xrealloc(NULL, sz);
+		snprintf(out[n++], sz, "-Wl,--defsym=%s" SIC_XCALL_SUFFIX "=%s" SIC_DIRECT_SUFFIX, g.name[k], g.name[k]);
+	}
+	for (int k = 0; k < g.n; k++)
+		free(g.name[k]);
+	free(g.name), free(g.hash), free(g.thunk), free(g.called), free(g.efrom), free(g.eto), free(cyclic);
+	*count = n;
+	return out;
+}
