@@ -193,6 +193,7 @@ void emit_xcall_label(FILE *o, const struct sym *fn)
 
 void emit_xcalls(FILE *o, struct analysis *an)
 {
+	xlabel = 0; /* one file's labels: the same in every rewrite of it (both builds) */
 	emit_thunks(o, an);
 	emit_xshims(o, an);
 	emit_facts(o, an);
