@@ -18,7 +18,8 @@ number, `...` anything, and source files are compared by base name. A line
 `...` alone is a gap, which the in-order matching allows anyway. The numbers the doc
 shows are learned from the matched lines (doc value -> real value, the last match
 wins), and a later command that uses one gets the real value: `replay stop-at 4 195406` runs with the
-thread and count this run's `info rthreads` printed.
+thread and count this run's `info rthreads` printed, `replay goto 2:131920@0x55555555edcc`
+with the count and pc this run's report gave.
 
 Prints PASS/FAIL lines and "N passed, M failed", like the other suites;
 DOCTEST_VERBOSE=1 prints every command as run and its output too."""
@@ -121,7 +122,7 @@ class Numbers:
                 self.map[d] = r
 
     def apply(self, cmd):
-        return re.sub(r"(?<![\w.$])(\d+)(?![\w.])",
+        return re.sub(r"(?<![\w.$])(0x[0-9a-f]+|\d+)(?![\w.])",
                       lambda m: self.map.get(m.group(1), m.group(1)), cmd)
 
 
