@@ -103,8 +103,13 @@ def runtime_frame(f):
         fn = f.function()
     except RuntimeError:
         return False
-    return fn is not None and fn.symtab is not None and \
-        fn.symtab.filename.startswith(RUNTIME_SOURCES)
+    if fn is not None and fn.symtab is not None and \
+            fn.symtab.filename.startswith(RUNTIME_SOURCES):
+        return True
+    # pthread_join's symbol has pthread.h's symtab (where it is declared): the line
+    # the frame is at says whose code it is.
+    sal = f.find_sal()
+    return sal.symtab is not None and sal.symtab.filename.startswith(RUNTIME_SOURCES)
 
 
 class RuntimeFrames:
@@ -121,7 +126,10 @@ class RuntimeFrames:
         if all(kinds):
             return iter(frames)  # nothing of the program's (a thread not started)
         first, last = 0, len(frames) - 1
-        if (frames[0].inferior_frame().name() or "") == "sched_switch":
+        if (frames[0].inferior_frame().name() or "") in ("sched_switch", "rp_debug_outcome",
+                                                          "rp_debug_log_end"):
+            # (a switched-out thread; the running one where a deadlock, a hang or the
+            # log's end stopped the run: the program's frames first)
             while kinds[first]:
                 first += 1
         while kinds[last]:

@@ -574,6 +574,14 @@ def clear_requests():
     for field in ("stop_time", "step_tid", "resume_tid"):
         lr.set_debug(field, 0)
     Store.want_time = False
+    back = getattr(lr.StopAt, "back", None)
+    if back is not None:
+        # The stop at a count taken, its return to the program was not (a hang's end
+        # came first): at the time restored, that breakpoint would stop the thread at
+        # the first pass of its pc.
+        if back.is_valid():
+            back.delete()
+        lr.StopAt.back = None
     if hasattr(lr, "write_stops"):
         lr.write_stops()
 
