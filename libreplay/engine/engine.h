@@ -348,6 +348,12 @@ void rp_debug_preempt_end(int tid);
  * starts again, and the replay's hardware breakpoint, which belonged to the process
  * it was forked from, is opened again in this one (0, or -errno). */
 int rp_debug_restored(void);
+/* The replay starts, under a debugger that asks for checkpoints: ticks by CPU time
+ * too, for threads that count slowly. */
+void rp_debug_clock_start(void);
+/* ... and no more (a replay past the end of a log cut short: SIGPROF is the time
+ * slice's). */
+void rp_debug_clock_stop(void);
 void rp_debug_checkpoint(void);
 /* After forking a checkpoint, in the live process: pipes of its own (debug.c). */
 void rp_debug_forked(void);

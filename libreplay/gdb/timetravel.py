@@ -197,6 +197,15 @@ def gdb_checkpoints():
     return res
 
 
+def near(ck, time, ns):
+    """Is checkpoint ck near the moment at time, ns of replay CPU time in? Near in
+    time and in replay time: a program whose time goes into code without counting
+    points (zlib in pigz) moves a few counts in a second, and each of its checkpoints
+    was near the one at main by counts alone."""
+    return ck.time == time or (abs(ck.time - time) < TICK_COUNTS and
+                               abs(ck.replay_ns - ns) < Store.interval_ns // 2)
+
+
 def replay_ns():
     return int(lr.glob("rp_debug")["replay_ns"])
 
@@ -342,7 +351,7 @@ def restore_live(ck):
     # again, unless one is near it.
     if live and old_pos is not None:
         left = Checkpoint(live[0], table[live[0]][0], old_pos, old_ns)
-        if signalled or any(abs(c.time - old_pos.time) < TICK_COUNTS for c in Store.ckpts):
+        if signalled or any(near(c, old_pos.time, old_ns) for c in Store.ckpts):
             drop(left)
         else:
             Store.ckpts.append(left)
@@ -366,8 +375,7 @@ class AutoCheckpoint(gdb.Breakpoint):
         try:
             pos = position(settled=True)
             # Replaying a stretch again: one near already (in time, or in replay time)
-            if any(abs(c.time - pos.time) < TICK_COUNTS or
-                   abs(c.replay_ns - ns) < Store.interval_ns // 2 for c in Store.ckpts):
+            if any(near(c, pos.time, ns) for c in Store.ckpts):
                 return False
             t0 = time.time()
             take_checkpoint(pos)

@@ -203,6 +203,7 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 		rp_record_schedule();
 	} else {
 		rp_replay_start(argc, argv);
+		rp_debug_clock_start();
 	}
 	on_exit(on_exit_handler, NULL);
 	rp_crash_init();
