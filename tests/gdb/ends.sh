@@ -167,6 +167,17 @@ if "$SICC" -O1 -g -o foreign "$P/foreign.c" && ./foreign --record foreign.bin >f
 else
 	fail "foreign: build or recording"
 fi
+# Mutexes in the heap, in info rthreads: by the program's pointer that holds them (they
+# were addresses only).
+if "$SICC" -O1 -g -o heap_mutex "$P/heap_mutex.c" && { ./heap_mutex --record heap_mutex.bin >/dev/null 2>&1; [ $? -eq 87 ]; }; then
+	timeout 120 "$RGDB" ./heap_mutex heap_mutex.bin -batch -nx -ex run -ex 'info rthreads' >heap_mutex.out 2>&1
+	grep -Eq '^ +waits for thread 2 to exit; holds mutex \*other$' heap_mutex.out &&
+		grep -Eq '^ +waits for mutex \*other held by thread 1; holds mutex jobs->lock$' heap_mutex.out &&
+		pass "info rthreads names a heap mutex by its pointer (*other, jobs->lock)" ||
+		fail "heap mutexes: $(grep -E 'waits|holds' heap_mutex.out | tr '\n' ' ')"
+else
+	fail "heap_mutex: build, or the recording did not deadlock"
+fi
 # run with a redirection (new arguments) inside replay-gdb still replays the log.
 timeout 120 "$RGDB" ./ends segv.bin -batch -nx -ex 'run >/dev/null' -ex 'replay status' >runargs.out 2>&1
 grep -q '^replaying segv.bin: ' runargs.out && grep -q '^Program received signal SIGSEGV' runargs.out &&
