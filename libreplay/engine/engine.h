@@ -330,6 +330,8 @@ struct rp_debug {
 			      * process's (-1: none), as of the last checkpoint */
 	int quiet;           /* debugger: replaying again what was seen (going back): a
 			      * deadlock or hang reached prints no report */
+	int clock_on;        /* debugger: ticks by CPU time too (rp_debug_clock_start):
+			      * a replay whose counts come too seldom for checkpoints */
 };
 extern volatile struct rp_debug rp_debug;
 /* Counts left before t's counter next reaches zero: no further than its nearest
@@ -348,8 +350,8 @@ void rp_debug_preempt_end(int tid);
  * starts again, and the replay's hardware breakpoint, which belonged to the process
  * it was forked from, is opened again in this one (0, or -errno). */
 int rp_debug_restored(void);
-/* The replay starts, under a debugger that asks for checkpoints: ticks by CPU time
- * too, for threads that count slowly. */
+/* Ticks by CPU time too, for threads that count slowly: at the replay's start and
+ * in a restored checkpoint when the debugger has set clock_on, or called by it. */
 void rp_debug_clock_start(void);
 /* ... and no more (a replay past the end of a log cut short: SIGPROF is the time
  * slice's). */

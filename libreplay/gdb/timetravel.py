@@ -153,6 +153,8 @@ class Store:
     raw_stop = False   # replay stop-at stops in the runtime (stops.py's StopBreakpoint)
     signal = None      # the signal the live process stopped with (a crash), or None
     quiet = 0          # Quiet blocks open: the runtime prints no deadlock report
+    clock = False      # this program's replay ticks by CPU time too (see_slow_counts)
+    main_cpu = None    # the process's CPU time (ns) where main began
 
 
 def gdb_checkpoint():
@@ -342,6 +344,7 @@ def restore_live(ck):
     num, pid = gdb_checkpoint()
     ck.num, ck.pid = num, pid
     lr.set_debug("quiet", 1 if Store.quiet else 0)  # the checkpoint's is its time's
+    lr.set_debug("clock_on", 1 if Store.clock else 0)
     err = int(gdb.parse_and_eval("rp_debug_restored()"))
     if err:
         raise TimeError("libreplay: the restored checkpoint cannot open its hardware "
@@ -429,7 +432,37 @@ class ReplayStart(gdb.Breakpoint):
         Store.refusal = fpu_refusal()
         lr.set_debug("ckpt_ns", 0 if Store.refusal else Store.interval_ns)
         lr.set_debug("checkpointing", 0)
+        lr.set_debug("clock_on", 1 if Store.clock else 0)
         return False
+
+
+def process_cpu_ns():
+    """The live process's CPU time (/proc), or None."""
+    try:
+        with open("/proc/%d/stat" % gdb.selected_inferior().pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000000000 // os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def see_slow_counts(event):
+    """At a stop: the replay has used CPU time that its ticks did not see (a program
+    whose time goes into a library not built with sicc counts a few times a second;
+    ticks come every TICK_COUNTS counts), so it has had no checkpoint since main. Ask
+    the runtime for ticks by CPU time too (rp_debug.clock_on): in this process from its
+    next counting point's overflow, and in every checkpoint restored. Not for every
+    program: the timer's signal, coming while gdb steps over a breakpoint, makes gdb
+    report that breakpoint twice."""
+    if Store.clock or Store.main_cpu is None or Store.refusal or not Store.enabled or \
+            not replaying():
+        return
+    cpu = process_cpu_ns()
+    if cpu is None or cpu - Store.main_cpu < 2 * Store.interval_ns or \
+            replay_ns() >= Store.interval_ns:
+        return
+    Store.clock = True
+    lr.set_debug("clock_on", 1)
 
 
 class MainStart(gdb.Breakpoint):
@@ -445,6 +478,7 @@ class MainStart(gdb.Breakpoint):
             return False
         try:
             pos = position(settled=True)
+            Store.main_cpu = process_cpu_ns()
             num, pid = gdb_checkpoint()
             Store.ckpts.append(Checkpoint(num, pid, pos, replay_ns()))
             Store.history.resume_at(pos)
@@ -871,6 +905,7 @@ def register(ext):
     for cmd in ("checkpoint", "restart"):
         gdb.execute("define hookpost-%s\nlibreplay-after %s\nend" % (cmd, cmd), to_string=True)
     gdb.events.stop.connect(record_stop)
+    gdb.events.stop.connect(see_slow_counts)
     gdb.events.stop.connect(lambda e: None if Store.busy else Store.history.on_stop(e))
     gdb.events.exited.connect(on_exit)
     gdb.events.new_objfile.connect(lambda e: ensure_breakpoints())

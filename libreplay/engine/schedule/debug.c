@@ -102,8 +102,10 @@ static uint64_t cpu_ns(void)
  * checkpoint at main. So a timer of the process's CPU time asks for a tick too: the
  * running thread overflows at its next counting point (as a recording's deferred
  * tick arranges it, async.c), where rp_debug_check ticks. Only when the debugger
- * asks for checkpoints (ckpt_ns); a fork does not inherit the timer: a restored
- * checkpoint starts its own (rp_debug_restored). */
+ * asks (clock_on: it saw the CPU time pass with no tick), as the signal is not free:
+ * one that comes while gdb steps over a breakpoint makes it report that breakpoint
+ * twice. A fork does not inherit the timer: a restored checkpoint starts its own
+ * (rp_debug_restored). */
 #define RP_DEBUG_CLOCK_NS 50000000u
 static timer_t clock_timer;
 static bool clock_made;
@@ -124,7 +126,7 @@ static void on_clock(int sig, siginfo_t *si, void *ucv)
 
 void rp_debug_clock_start(void)
 {
-	if (!rp_debug.ckpt_ns || !rp_replaying)
+	if (!rp_debug.ckpt_ns || !rp_debug.clock_on || !rp_replaying || clock_made)
 		return;
 	struct sigevent ev;
 	memset(&ev, 0, sizeof ev);
@@ -162,6 +164,8 @@ static void tick(void)
 
 void rp_debug_check(int tid, uint64_t now)
 {
+	if (rp_debug.clock_on && !clock_made)
+		rp_debug_clock_start(); /* (asked for at a stop) */
 	if (rp_debug.tick_every && (now % rp_debug.tick_every == 0 || clock_due)) {
 		clock_due = 0;
 		tick();
@@ -236,7 +240,8 @@ __attribute__((noinline, noclone, used)) void rp_debug_checkpoint(void)
 int rp_debug_restored(void)
 {
 	rp_debug.clock_ns = cpu_ns(); /* a new process's clock starts again */
-	rp_debug_clock_start();       /* (and its timer: a fork has none) */
+	clock_made = false;           /* (and its timer: a fork has none) */
+	rp_debug_clock_start();
 	return rp_bp_reopen();
 }
 
