@@ -74,6 +74,9 @@ void rp_record_schedule(void);
 /* uc stopped t at a counting point's branch: make its next counting point overflow
  * (false: not there, nothing done). */
 bool rp_overflow_soon(struct rp_thread *t, ucontext_t *uc);
+/* async.c: t overflows at its next counting point, wherever uc interrupted it
+ * (foreign: in code not built with sicc too); false where it cannot be arranged. */
+bool rp_overflow_next(struct rp_thread *t, ucontext_t *uc, bool foreign);
 /* A preemption of t at (count, pc) taken: its PREEMPT record, if there is a log. */
 void rp_record_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc);
 /* The program ends (uc: the fatal signal's context, or NULL): the END record. */

@@ -339,6 +339,8 @@ struct rp_debug {
 			      * process's (-1: none), as of the last checkpoint */
 	int quiet;           /* debugger: replaying again what was seen (going back): a
 			      * deadlock or hang reached prints no report */
+	int clock_on;        /* debugger: ticks by CPU time too (rp_debug_clock_start):
+			      * a replay whose counts come too seldom for checkpoints */
 	/* Who changed these bytes last (the extension's `replay last-write`, and its
 	 * watchpoints without debug registers): compared at every counting point that
 	 * reaches the runtime and at every switch. */
@@ -378,6 +380,12 @@ void rp_debug_preempt_end(int tid);
  * starts again, and the replay's hardware breakpoint, which belonged to the process
  * it was forked from, is opened again in this one (0, or -errno). */
 int rp_debug_restored(void);
+/* Ticks by CPU time too, for threads that count slowly: at the replay's start and
+ * in a restored checkpoint when the debugger has set clock_on, or called by it. */
+void rp_debug_clock_start(void);
+/* ... and no more (a replay past the end of a log cut short: SIGPROF is the time
+ * slice's). */
+void rp_debug_clock_stop(void);
 void rp_debug_checkpoint(void);
 /* After forking a checkpoint, in the live process: pipes of its own (debug.c). */
 void rp_debug_forked(void);

@@ -365,6 +365,7 @@ def register():
     ReplayRacesStop()
     ensure_outcome_bp()
     gdb.events.new_objfile.connect(ensure_outcome_bp)
+    gdb.events.new_objfile.connect(forget_pointers)
     gdb.current_progspace().frame_filters["libreplay-runtime-frames"] = RuntimeFrames()
     gdb.events.stop.connect(on_stop)
     gdb.events.exited.connect(on_exit)

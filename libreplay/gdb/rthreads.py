@@ -103,8 +103,13 @@ def runtime_frame(f):
         fn = f.function()
     except RuntimeError:
         return False
-    return fn is not None and fn.symtab is not None and \
-        fn.symtab.filename.startswith(RUNTIME_SOURCES)
+    if fn is not None and fn.symtab is not None and \
+            fn.symtab.filename.startswith(RUNTIME_SOURCES):
+        return True
+    # pthread_join's symbol has pthread.h's symtab (where it is declared): the line
+    # the frame is at says whose code it is.
+    sal = f.find_sal()
+    return sal.symtab is not None and sal.symtab.filename.startswith(RUNTIME_SOURCES)
 
 
 class RuntimeFrames:
@@ -121,7 +126,10 @@ class RuntimeFrames:
         if all(kinds):
             return iter(frames)  # nothing of the program's (a thread not started)
         first, last = 0, len(frames) - 1
-        if (frames[0].inferior_frame().name() or "") == "sched_switch":
+        if (frames[0].inferior_frame().name() or "") in ("sched_switch", "rp_debug_outcome",
+                                                          "rp_debug_log_end"):
+            # (a switched-out thread; the running one where a deadlock, a hang or the
+            # log's end stopped the run: the program's frames first)
             while kinds[first]:
                 first += 1
         while kinds[last]:
@@ -226,11 +234,88 @@ The running one is marked with *, the one rthread shows with >."""
 
 
 def symbol_of(addr):
-    """A data address by its symbol ("lock_a", "locks + 24"), else in hex."""
+    """A data address by its symbol ("lock_a", "locks + 24"), or by the program's
+    variable that points to it ("jobs->lock": a mutex in the heap), else in hex."""
     out = gdb.execute("info symbol 0x%x" % addr, to_string=True).strip()
-    if out.startswith("No symbol"):
+    if not out.startswith("No symbol"):
+        return out.split(" in section")[0]
+    try:
+        return pointed_by(addr) or "0x%x" % addr
+    except (gdb.error, RuntimeError):
         return "0x%x" % addr
-    return out.split(" in section")[0]
+
+
+# ---- a mutex in the heap, by the pointer that holds it ----------------------------
+# A mutex malloc'd (in a struct the program allocates: pigz's lock, a queue's) has no
+# symbol: `info symbol` knows static storage only. The program's global and static
+# pointers often hold the block: "jobs->lock" names it by one of them.
+
+class Pointers:
+    syms = None  # the program's own pointer variables (not the runtime's), once
+
+
+def program_pointers():
+    if Pointers.syms is not None:
+        return Pointers.syms
+    Pointers.syms = []
+    out = gdb.execute("info variables -q -n", to_string=True)
+    exe = gdb.current_progspace().filename
+    fname = None
+    for line in out.splitlines():
+        m = re.match(r"^File (.*):$", line)
+        if m:
+            fname = m.group(1)
+            continue
+        m = re.match(r"^\d+:\s.*\*\s*(\w+);$", line)  # (a pointer: "static struct q *jobs;")
+        if fname is None or m is None or fname.startswith(RUNTIME_SOURCES):
+            continue
+        for sym in gdb.lookup_static_symbols(m.group(1)) + [gdb.lookup_global_symbol(m.group(1))]:
+            if sym is not None and sym.symtab is not None and sym.symtab.filename == fname and \
+                    sym.symtab.objfile.filename == exe and \
+                    sym.type.strip_typedefs().code == gdb.TYPE_CODE_PTR and sym not in Pointers.syms:
+                Pointers.syms.append(sym)
+    return Pointers.syms
+
+
+def field_at(t, off):
+    """The path of the field of type t at byte offset off (".lock", ".q.lock"), or
+    None; "" at offset 0."""
+    if off == 0:
+        return ""
+    if t.code not in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
+        return None
+    for f in t.fields():
+        if not hasattr(f, "bitpos") or f.name is None:
+            continue
+        ft = f.type.strip_typedefs()
+        start = f.bitpos // 8
+        if start <= off < start + ft.sizeof:
+            rest = field_at(ft, off - start)
+            if rest is not None:
+                return "." + f.name + rest
+    return None
+
+
+def pointed_by(addr):
+    for sym in program_pointers():
+        try:
+            v = sym.value()
+            target = v.type.strip_typedefs().target().strip_typedefs()
+            p = lr.u64(v)
+        except gdb.error:
+            continue  # (optimized out)
+        if not p or not p <= addr < p + max(target.sizeof, 1):
+            continue
+        path = field_at(target, addr - p)
+        if path == "":
+            return "*" + sym.name
+        if path:
+            return sym.name + "->" + path[1:]
+    return None
+
+
+def forget_pointers(event):
+    Pointers.syms = None
 
 
 def waits_for(st):

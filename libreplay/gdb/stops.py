@@ -113,6 +113,7 @@ class StopAt:
     number = 0    # the last number given
     gates = set() # numbers of user breakpoints the extension disabled (gating)
     start = None  # StartStop
+    early = set() # numbers of stops asked before run: checked where the program starts
     log_end = None  # LogEndStop
 
 
@@ -284,9 +285,23 @@ class StartStop(gdb.Breakpoint):
     def stop(self):
         pass_sigill()
         if replaying():
+            check_early()
             gate()
             write_stops()
         return False
+
+
+def check_early():
+    """The stops asked before run, now that the log is open: those the recording
+    never reaches are dropped, said on one line each."""
+    for n in sorted(StopAt.early):
+        if n in StopAt.user:
+            try:
+                check_against_log(*StopAt.user[n])
+            except lr.ReplayError as e:
+                del StopAt.user[n]
+                gdb.write("%s (stop %d deleted)\n" % (e, n), gdb.STDERR)
+    StopAt.early.clear()
 
 
 class ReplayStopAt(gdb.Command):
@@ -311,6 +326,14 @@ deletes them (all without N)."""
         tid, count = lr.parse_int(a[0], self.USAGE), lr.parse_int(a[1], self.USAGE)
         if tid < 1 or count < 1:
             raise lr.ReplayError("replay stop-at: THREAD and COUNT are positive")
+        if not lr.live():
+            # Before run: kept, and checked against the log where the program starts.
+            StopAt.number += 1
+            StopAt.user[StopAt.number] = (tid, count)
+            StopAt.early.add(StopAt.number)
+            gdb.write("stop %d: will stop when green thread %d reaches count %d (run starts "
+                      "the replay)\n" % (StopAt.number, tid, count))
+            return
         lr.need_live()
         if not bool(lr.glob("rp_replaying")):
             raise lr.ReplayError("replay stop-at: the program is not replaying a log")
@@ -515,6 +538,7 @@ def in_crash_handler():
 def on_exit(event):
     lr.View.tid, lr.View.saved = None, None
     StopAt.user.clear()  # the next run starts with none
+    StopAt.early.clear()
     ungate()
     if StopAt.back is not None and StopAt.back.is_valid():
         StopAt.back.delete()  # not for the next run

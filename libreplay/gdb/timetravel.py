@@ -153,6 +153,8 @@ class Store:
     raw_stop = False   # replay stop-at stops in the runtime (stops.py's StopBreakpoint)
     signal = None      # the signal the live process stopped with (a crash), or None
     quiet = 0          # Quiet blocks open: the runtime prints no deadlock report
+    clock = False      # this program's replay ticks by CPU time too (see_slow_counts)
+    main_cpu = None    # the process's CPU time (ns) where main began
 
 
 def gdb_checkpoint():
@@ -195,6 +197,15 @@ def gdb_checkpoints():
                          out, re.M):
         res[int(m.group(2))] = (int(m.group(3) or m.group(4)), m.group(1) == "*")
     return res
+
+
+def near(ck, time, ns):
+    """Is checkpoint ck near the moment at time, ns of replay CPU time in? Near in
+    time and in replay time: a program whose time goes into code without counting
+    points (zlib in pigz) moves a few counts in a second, and each of its checkpoints
+    was near the one at main by counts alone."""
+    return ck.time == time or (abs(ck.time - time) < TICK_COUNTS and
+                               abs(ck.replay_ns - ns) < Store.interval_ns // 2)
 
 
 def replay_ns():
@@ -333,6 +344,7 @@ def restore_live(ck):
     num, pid = gdb_checkpoint()
     ck.num, ck.pid = num, pid
     lr.set_debug("quiet", 1 if Store.quiet else 0)  # the checkpoint's is its time's
+    lr.set_debug("clock_on", 1 if Store.clock else 0)
     err = int(gdb.parse_and_eval("rp_debug_restored()"))
     if err:
         raise TimeError("libreplay: the restored checkpoint cannot open its hardware "
@@ -342,7 +354,7 @@ def restore_live(ck):
     # again, unless one is near it.
     if live and old_pos is not None:
         left = Checkpoint(live[0], table[live[0]][0], old_pos, old_ns)
-        if signalled or any(abs(c.time - old_pos.time) < TICK_COUNTS for c in Store.ckpts):
+        if signalled or any(near(c, old_pos.time, old_ns) for c in Store.ckpts):
             drop(left)
         else:
             Store.ckpts.append(left)
@@ -366,8 +378,7 @@ class AutoCheckpoint(gdb.Breakpoint):
         try:
             pos = position(settled=True)
             # Replaying a stretch again: one near already (in time, or in replay time)
-            if any(abs(c.time - pos.time) < TICK_COUNTS or
-                   abs(c.replay_ns - ns) < Store.interval_ns // 2 for c in Store.ckpts):
+            if any(near(c, pos.time, ns) for c in Store.ckpts):
                 return False
             t0 = time.time()
             take_checkpoint(pos)
@@ -421,7 +432,37 @@ class ReplayStart(gdb.Breakpoint):
         Store.refusal = fpu_refusal()
         lr.set_debug("ckpt_ns", 0 if Store.refusal else Store.interval_ns)
         lr.set_debug("checkpointing", 0)
+        lr.set_debug("clock_on", 1 if Store.clock else 0)
         return False
+
+
+def process_cpu_ns():
+    """The live process's CPU time (/proc), or None."""
+    try:
+        with open("/proc/%d/stat" % gdb.selected_inferior().pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000000000 // os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def see_slow_counts(event):
+    """At a stop: the replay has used CPU time that its ticks did not see (a program
+    whose time goes into a library not built with sicc counts a few times a second;
+    ticks come every TICK_COUNTS counts), so it has had no checkpoint since main. Ask
+    the runtime for ticks by CPU time too (rp_debug.clock_on): in this process from its
+    next counting point's overflow, and in every checkpoint restored. Not for every
+    program: the timer's signal, coming while gdb steps over a breakpoint, makes gdb
+    report that breakpoint twice."""
+    if Store.clock or Store.main_cpu is None or Store.refusal or not Store.enabled or \
+            not replaying():
+        return
+    cpu = process_cpu_ns()
+    if cpu is None or cpu - Store.main_cpu < 2 * Store.interval_ns or \
+            replay_ns() >= Store.interval_ns:
+        return
+    Store.clock = True
+    lr.set_debug("clock_on", 1)
 
 
 class MainStart(gdb.Breakpoint):
@@ -437,6 +478,7 @@ class MainStart(gdb.Breakpoint):
             return False
         try:
             pos = position(settled=True)
+            Store.main_cpu = process_cpu_ns()
             num, pid = gdb_checkpoint()
             Store.ckpts.append(Checkpoint(num, pid, pos, replay_ns()))
             Store.history.resume_at(pos)
@@ -574,6 +616,14 @@ def clear_requests():
     for field in ("stop_time", "step_tid", "resume_tid"):
         lr.set_debug(field, 0)
     Store.want_time = False
+    back = getattr(lr.StopAt, "back", None)
+    if back is not None:
+        # The stop at a count taken, its return to the program was not (a hang's end
+        # came first): at the time restored, that breakpoint would stop the thread at
+        # the first pass of its pc.
+        if back.is_valid():
+            back.delete()
+        lr.StopAt.back = None
     if hasattr(lr, "write_stops"):
         lr.write_stops()
 
@@ -856,6 +906,7 @@ def register(ext):
     for cmd in ("checkpoint", "restart"):
         gdb.execute("define hookpost-%s\nlibreplay-after %s\nend" % (cmd, cmd), to_string=True)
     gdb.events.stop.connect(record_stop)
+    gdb.events.stop.connect(see_slow_counts)
     gdb.events.stop.connect(lambda e: None if Store.busy else Store.history.on_stop(e))
     gdb.events.exited.connect(on_exit)
     gdb.events.new_objfile.connect(lambda e: ensure_breakpoints())

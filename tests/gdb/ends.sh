@@ -88,6 +88,17 @@ check_end "SIGABRT" ends abort.bin '^Program received signal SIGABRT' continue
 check_end "deadlock" always_deadlock deadlock.bin 'deadlock: all 2 live threads are blocked' continue
 check_end "hang" livelock hang.bin 'hang: the run went on past --timeout' continue
 check_end "log cut short" livelock cut.bin 'the log ends here, after record' kill
+# To the hang's own count, then one before it: the stop at that count was taken where
+# the hang's end came first, and its way back into the program (a breakpoint at the
+# thread's pc) was left armed; restored, it stopped the thread at its first pass.
+end=$(sed -n 's/^time [0-9]*: green thread 2 at count \([0-9]*\).*/\1/p' hang-1.out | head -n 1)
+timeout 300 "$RGDB" ./livelock hang.bin -batch -nx -ex run -ex "replay goto 2:$end" -ex 'echo @@A\n' -ex 'replay when' \
+	-ex "replay goto 2:$((end - 1))" -ex 'echo @@B\n' -ex 'replay when' >hang-goto.out 2>&1
+a=$(at hang-goto.out A) b=$(at hang-goto.out B)
+grep -q "^time $a: green thread 2 at count $end," hang-goto.out &&
+	grep -q "^time $b: green thread 2 at count $((end - 1))," hang-goto.out &&
+	pass "hang: replay goto its end's count, then the count before: each lands there" ||
+	fail "hang: goto $end, then $((end - 1)): $(grep '^time' hang-goto.out | tr '\n' ' ')"
 
 # From the crash, where each lands: reverse-stepi on the store that faults or the call
 # of abort, reverse-finish on the call of check(), reverse-continue at the breakpoint
@@ -128,4 +139,48 @@ if mi 1 '^1\^done,features=\[.*"reverse"' && stop_at 4 signal-received check "$(
 else
 	fail "MI reverse: $(grep -E '^@@|^\*stopped|\^error' mi.out | cut -c1-120 | tr '\n' ' ')"
 fi
+# The small ones (issue 28, item 6). bt at a deadlock's stop starts at the program's
+# frame (the runtime's frames of the stop are left out, as for a switched-out thread).
+timeout 120 "$RGDB" ./always_deadlock deadlock.bin -batch -nx -ex run -ex 'echo @@BT\n' -ex bt >bt.out 2>&1
+first=$(sed -n '/^@@BT$/,$p' bt.out | grep -m1 '^#')
+echo "$first" | grep -Eq '^#[0-9]+ .* main \(\) at .*always_deadlock\.c:[0-9]+$' &&
+	pass "bt at a deadlock's stop: the program's frame first ($first)" || fail "bt at a deadlock: $first"
+# replay stop-at before run: kept, checked against the log when the program starts (one
+# the recording never reaches is said and deleted), taken.
+timeout 120 "$RGDB" ./ends segv.bin -batch -nx -ex 'replay stop-at 2 1000' -ex 'replay stop-at 2 999999999' \
+	-ex run -ex 'print $rcount(2)' -ex 'replay stop-at' >early.out 2>&1
+grep -q '^stop 1: will stop when green thread 2 reaches count 1000 (run starts the replay)$' early.out &&
+	grep -q '^replay stop-at: green thread 2 ends at count [0-9]* in the recording: it never reaches 999999999 (stop 2 deleted)$' early.out &&
+	grep -q '^replay: green thread 2 reached count 1000$' early.out && grep -qx '\$1 = 1000' early.out &&
+	grep -qx 'No stops requested.' early.out &&
+	pass "replay stop-at before run: kept, checked against the log at the start, taken" ||
+	fail "replay stop-at before run: $(grep -v '^\[' early.out | grep -E 'stop|count|\$1' | head -n 5 | tr '\n' ' ')"
+# A replay whose time goes into the C library (a few hundred counts in all) gets its
+# checkpoints through the replay, by CPU time, once the extension has seen that time
+# pass with no tick (it kept only the one at main: ticks came every 65536 counts).
+if "$SICC" -O1 -g -o foreign "$P/foreign.c" && ./foreign --record foreign.bin >foreign.rec 2>&1; then
+	timeout 120 "$RGDB" ./foreign foreign.bin -batch -nx -ex 'replay checkpoints every 0.1' -ex 'break exit' -ex run \
+		-ex 'replay goto 1:150' -ex 'replay goto 1:290' -ex 'replay checkpoints' >foreign.out 2>&1
+	n=$(grep -Ec '^  [0-9]+ +[1-9][0-9]* +-?[0-9.]+ ' foreign.out)
+	[ "$n" -ge 2 ] && pass "a replay in the C library: $n checkpoints after main's, by CPU time" ||
+		fail "a replay in the C library: $n checkpoints after main's: $(grep -A5 '^  Num' foreign.out | tr '\n' ' ')"
+else
+	fail "foreign: build or recording"
+fi
+# Mutexes in the heap, in info rthreads: by the program's pointer that holds them (they
+# were addresses only).
+if "$SICC" -O1 -g -o heap_mutex "$P/heap_mutex.c" && { ./heap_mutex --record heap_mutex.bin >/dev/null 2>&1; [ $? -eq 87 ]; }; then
+	timeout 120 "$RGDB" ./heap_mutex heap_mutex.bin -batch -nx -ex run -ex 'info rthreads' >heap_mutex.out 2>&1
+	grep -Eq '^ +waits for thread 2 to exit; holds mutex \*other$' heap_mutex.out &&
+		grep -Eq '^ +waits for mutex \*other held by thread 1; holds mutex jobs->lock$' heap_mutex.out &&
+		pass "info rthreads names a heap mutex by its pointer (*other, jobs->lock)" ||
+		fail "heap mutexes: $(grep -E 'waits|holds' heap_mutex.out | tr '\n' ' ')"
+else
+	fail "heap_mutex: build, or the recording did not deadlock"
+fi
+# run with a redirection (new arguments) inside replay-gdb still replays the log.
+timeout 120 "$RGDB" ./ends segv.bin -batch -nx -ex 'run >/dev/null' -ex 'replay status' >runargs.out 2>&1
+grep -q '^replaying segv.bin: ' runargs.out && grep -q '^Program received signal SIGSEGV' runargs.out &&
+	pass "run >/dev/null inside replay-gdb replays the log (--replay kept)" ||
+	fail "run >/dev/null: $(grep -v '^\[' runargs.out | tail -n 3 | tr '\n' ' ')"
 summary

@@ -51,20 +51,18 @@ bool rp_async_defers(void)
 	return rp_writer && rp_scheduling && !rp_replaying;
 }
 
-/* The running thread, interrupted at uc, reaches a counting point soon: its counter
- * becomes 1 there (the count stays: the offset moves), as a deferred tick does
- * (record.c). Only where the counter in uc is surely the thread's: at an instruction
+/* The running thread t, interrupted at uc, reaches a counting point soon: its
+ * counter becomes 1 there (the count stays: the offset moves), as a deferred tick
+ * does (record.c); false where that cannot be arranged (the caller has checked that
+ * t may be: not the scheduler's code, not inside its own preemption). Only where the
+ * counter in uc is surely the thread's: at an instruction
  * of the program a preemption may stop at, or at a counting point's branch. In
  * foreign code the count is in __sic_home, but a signal that interrupts a handler of
  * the runtime (a recording's breakpoint, before it counts its own depth) finds a
  * stale one there: only the time slice's tick, which no such handler runs under,
  * moves it (foreign). */
-static void overflow_soon(ucontext_t *uc, bool foreign)
+bool rp_overflow_next(struct rp_thread *t, ucontext_t *uc, bool foreign)
 {
-	struct rp_thread *t = rp_cur;
-	if (!uc || !rp_scheduling || t->tid == 0 || t->tick_depth || sched_busy() || rp_idling ||
-	    rp_dying)
-		return;
 	uintptr_t pc = rp_pc_of(uc);
 	uint64_t *r15 = (uint64_t *)&uc->uc_mcontext.gregs[REG_R15];
 	if (rp_sic_pc_preemptible(pc)) {
@@ -76,22 +74,28 @@ static void overflow_soon(ucontext_t *uc, bool foreign)
 			t->offset -= *r15 - 1;
 			*r15 = 1;
 		}
-		t->async_soon = true;
-		return;
+		return true;
 	}
-	if (rp_sic_pc_instrumented(pc)) {
-		if (rp_overflow_soon(t, uc)) /* at a counting point's branch */
-			t->async_soon = true;
-		return;
-	}
+	if (rp_sic_pc_instrumented(pc))
+		return rp_overflow_soon(t, uc); /* at a counting point's branch */
 	/* Foreign code: the count is in __sic_home, reloaded when the call returns
 	 * (record.c's preempt_at_next_count says when that holds). */
 	bool in_exe = pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext;
 	if (!foreign || (in_exe && *r15 != RP_SIC_TOKEN) || __sic_home <= 1)
-		return;
+		return false;
 	t->offset -= __sic_home - 1;
 	__sic_home = 1;
-	t->async_soon = true;
+	return true;
+}
+
+static void overflow_soon(ucontext_t *uc, bool foreign)
+{
+	struct rp_thread *t = rp_cur;
+	if (!uc || !rp_scheduling || t->tid == 0 || t->tick_depth || sched_busy() || rp_idling ||
+	    rp_dying)
+		return;
+	if (rp_overflow_next(t, uc, foreign))
+		t->async_soon = true;
 }
 
 void rp_async_tick(ucontext_t *uc)

@@ -42,6 +42,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -103,6 +105,59 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A thread whose time goes into code without counting points (a library not built
+ * with sicc: zlib's deflate in pigz, memset over a large block) counts slowly: a tick
+ * every tick_every counts came seldom or never, and a replay of seconds kept the one
+ * checkpoint at main. So a timer of the process's CPU time asks for a tick too: the
+ * running thread overflows at its next counting point (as a recording's deferred
+ * tick arranges it, async.c), where rp_debug_check ticks. Only when the debugger
+ * asks (clock_on: it saw the CPU time pass with no tick), as the signal is not free:
+ * one that comes while gdb steps over a breakpoint makes it report that breakpoint
+ * twice. A fork does not inherit the timer: a restored checkpoint starts its own
+ * (rp_debug_restored). */
+#define RP_DEBUG_CLOCK_NS 50000000u
+static timer_t clock_timer;
+static bool clock_made;
+static volatile sig_atomic_t clock_due;
+
+static void on_clock(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	(void)si;
+	int saved = errno;
+	struct rp_thread *t = rp_cur;
+	clock_due = 1;
+	if (rp_replaying && rp_debug.ckpt_ns && ucv && t && t->tid != 0 && !t->tick_depth &&
+	    !sched_busy() && !rp_idling && !rp_dying)
+		rp_overflow_next(t, ucv, true);
+	errno = saved;
+}
+
+void rp_debug_clock_start(void)
+{
+	if (!rp_debug.ckpt_ns || !rp_debug.clock_on || !rp_replaying || clock_made)
+		return;
+	struct sigevent ev;
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGPROF;
+	ev._sigev_un._tid = (pid_t)rp_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	rp_install_handler(SIGPROF, on_clock, 0);
+	clock_made = timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &clock_timer) == 0;
+	if (!clock_made)
+		return; /* ticks by counts only */
+	struct itimerspec it = {{0, RP_DEBUG_CLOCK_NS}, {0, RP_DEBUG_CLOCK_NS}};
+	timer_settime(clock_timer, 0, &it, NULL);
+}
+
+void rp_debug_clock_stop(void)
+{
+	if (!clock_made)
+		return;
+	timer_delete(clock_timer);
+	clock_made = false;
+}
+
 static void tick(void)
 {
 	uint64_t c = cpu_ns();
@@ -161,8 +216,12 @@ static bool watch_check(int tid, uint64_t now)
 void rp_debug_check(int tid, uint64_t now)
 {
 	bool stop = watch_check(tid, now);
-	if (rp_debug.tick_every && now % rp_debug.tick_every == 0)
+	if (rp_debug.clock_on && !clock_made)
+		rp_debug_clock_start(); /* (asked for at a stop) */
+	if (rp_debug.tick_every && (now % rp_debug.tick_every == 0 || clock_due)) {
+		clock_due = 0;
 		tick();
+	}
 	int n = rp_debug.nstops < RP_DEBUG_STOPS ? rp_debug.nstops : RP_DEBUG_STOPS;
 	for (int i = 0; i < n; i++) {
 		volatile struct rp_debug_stop *s = &rp_debug.stops[i];
@@ -238,6 +297,8 @@ __attribute__((noinline, noclone, used)) void rp_debug_checkpoint(void)
 int rp_debug_restored(void)
 {
 	rp_debug.clock_ns = cpu_ns(); /* a new process's clock starts again */
+	clock_made = false;           /* (and its timer: a fork has none) */
+	rp_debug_clock_start();
 	return rp_bp_reopen();
 }
 

@@ -494,6 +494,7 @@ void rp_record_free_run(void)
 	if (rp_scheduling)
 		return;
 	rp_scheduling = true;
+	rp_debug_clock_stop(); /* SIGPROF is the time slice's now */
 	rp_install_handler(SIGPROF, on_tick, 0);
 	start_timer(rp_opts.quantum_ns);
 }

@@ -228,6 +228,7 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 		rp_replay_start(argc, argv);
 		if (rp_opts.races)
 			rp_races_start();
+		rp_debug_clock_start();
 	}
 	on_exit(on_exit_handler, NULL);
 	rp_crash_init();
