@@ -462,8 +462,11 @@ static void pic_calls_to_globals_keep_the_token(void **state)
 	unit_free(&u);
 }
 
-/* Code compiled with -g keeps every call on the token protocol: gdb puts `break f` on
- * f's first instruction, the entry check, which a direct call would skip. */
+/* Code compiled with -g whose DWARF sicpp cannot rewrite (sicpp/dwarf.c: here a unit
+ * that is no DWARF 5 unit) keeps its entry checks in place, and its own functions get
+ * no direct entries: gdb puts `break f` on f's first instruction, the entry check, which
+ * a direct call would skip. Its calls to other files' functions go to their direct
+ * entries (a -g callee's is in front of its body, or the shim passes the token). */
 static void debug_info_keeps_the_token(void **state)
 {
 	char *text = malloc(strlen(calls) + 64);
@@ -474,9 +477,11 @@ static void debug_info_keeps_the_token(void **state)
 	unit_load(&u, text);
 	assert_int_equal(u.rc, 0);
 	assert_true(u.an.debug_info);
-	const char *calls_of_g[] = {"call ext@PLT", "call g", "call tailer", "call taken", "jmp ext@PLT"};
+	assert_null(u.an.dw_tail);
+	const char *calls_of_g[] = {"call g", "call tailer", "call taken"};
 	for (size_t k = 0; k < sizeof calls_of_g / sizeof calls_of_g[0]; k++)
 		expect_direct(&u, calls_of_g[k], false);
+	expect_direct(&u, "call ext@PLT", true);
 	assert_int_equal(u.an.n_direct_entries, 0);
 	unit_free(&u);
 	free(text);
