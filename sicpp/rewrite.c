@@ -182,8 +182,8 @@ static void emit_entry_check(struct rw *w, const struct sym *fn, bool count)
 /* -g code (dwarf.c): the entry checks that move in front of every body of .text, where
  * no line row points, each a range of its function's DWARF after the body's, with an
  * FDE of its own (the frame the CIE describes) and ending in a jump to the body. The
- * ELF symbol is here: foreign callers and pointers come here; the direct entry stays at
- * the body's start (emit_moved_body). */
+ * ELF symbol is here: foreign callers and pointers come here; the direct entry is the
+ * body's start (emit_moved_body). */
 static void emit_moved_checks(struct rw *w, const bool *calls)
 {
 	struct analysis *an = w->an;
@@ -230,9 +230,12 @@ static void emit_moved_checks(struct rw *w, const bool *calls)
 	w->cur_fn = NULL;
 }
 
-/* The body of a function whose check moved: where its check was, the foreign path's
- * way in and the direct entry, under a name of its own for symbolizers (perf, valgrind,
- * replay-dump: f.sic_direct, a function whose size runs to the body's end). */
+/* The body of a function whose check moved: at its start, where its ELF symbol was,
+ * the foreign path's way in and the direct entry, under a name of its own for
+ * symbolizers (perf, valgrind, replay-dump: f.sic_direct, a function whose size runs to
+ * the body's end). At the start, not after gcc's endbr64 and first line rows: gdb puts
+ * `break f` there when f makes no frame (the endbr64 of -fcf-protection included), and
+ * every call must pass it. */
 static void emit_moved_body(struct rw *w, const struct sym *fn)
 {
 	char name[256];
@@ -258,7 +261,10 @@ static bool moved_stmt(struct rw *w, const struct stmt *s)
 	}
 	if (s->kind == ST_LABEL) {
 		struct sym *fn = sym_find(an, s->name);
-		return fn && fn->moved && fn->def == s - an->f->st;
+		if (!fn || !fn->moved || fn->def != s - an->f->st)
+			return false;
+		emit_moved_body(w, fn);
+		return true;
 	}
 	if (s->kind != ST_DIRECTIVE || strcmp(s->name, ".size") || !s->args)
 		return false;
@@ -747,7 +753,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			emit_landing_reload(&w);
 		}
 		if (p->entry_check && an->fn[i] >= 0 && an->syms[an->fn[i]].moved) {
-			emit_moved_body(&w, &an->syms[an->fn[i]]);
+			/* its check went in front of .text; its body has its labels */
 		} else if (p->entry_check) {
 			/* A caller in foreign code (qsort calling a comparator) passes no
 			 * counting point of ours between two calls: the slow path counts

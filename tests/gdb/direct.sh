@@ -1,8 +1,9 @@
 #!/bin/bash
 # gdb on -g code with direct entries (sicpp/dwarf.c, docs/sic.md "Direct entries"): the
 # same program built `gcc -O2 -g` and `sicc -O2 -g`, the same gdb sessions on both (the
-# sicc build run --no-record, and replayed under replay-gdb), and what gdb says of the
-# program's functions and lines must be the same: `break f` (one location, the same
+# sicc build run --no-record, and replayed under replay-gdb; again with
+# -fcf-protection, whose endbr64 is where gdb breaks in a function without a frame),
+# and what gdb says of the program's functions and lines must be the same: `break f` (one location, the same
 # line), the stop, bt, finish and its value, info frame, stepping into a function by a
 # direct call and through a pointer, and out of it. And the sicc build must have the
 # direct entries: calls by name skip the entry check.
@@ -88,24 +89,35 @@ continue
 bt
 finish
 EOF
-./sic --record sic.log >/dev/null 2>&1 || fail "record"
-for s in s1 s2 s3; do
-	timeout 300 gdb -batch -nx -x $s.gdb ./plain >$s.plain.out 2>&1
-	timeout 300 gdb -batch -nx -x $s.gdb --args ./sic --no-record >$s.sic.out 2>&1
-	timeout 600 "$ROOT/build/bin/replay-gdb" ./sic sic.log -batch -nx -x $s.gdb >$s.replay.out 2>&1
-	norm $s.plain.out >$s.plain.n
-	norm $s.sic.out >$s.sic.n
-	norm $s.replay.out >$s.replay.n
-	[ "$(grep -c . $s.plain.n)" -ge 8 ] || { fail "$s: gcc's session says too little: $(tr '\n' ' ' <$s.plain.n)"; continue; }
-	for b in sic replay; do
-		if cmp -s $s.plain.n $s.$b.n; then pass "$s ($b): gdb says what it says of gcc's build"
-		else fail "$s ($b): $(diff $s.plain.n $s.$b.n | grep '^[<>]' | head -n 6 | tr '\n' ' ')"; fi
+# sessions TAG: the three sessions on ./plain, ./sic and a replay of ./sic
+sessions() {
+	local tag=$1 s b
+	./sic --record sic.log >/dev/null 2>&1 || fail "record ($tag)"
+	for s in s1 s2 s3; do
+		timeout 300 gdb -batch -nx -x $s.gdb ./plain >$s.plain.out 2>&1
+		timeout 300 gdb -batch -nx -x $s.gdb --args ./sic --no-record >$s.sic.out 2>&1
+		timeout 600 "$ROOT/build/bin/replay-gdb" ./sic sic.log -batch -nx -x $s.gdb >$s.replay.out 2>&1
+		norm $s.plain.out >$s.plain.n
+		norm $s.sic.out >$s.sic.n
+		norm $s.replay.out >$s.replay.n
+		[ "$(grep -c . $s.plain.n)" -ge 8 ] || { fail "$s ($tag): gcc's session says too little: $(tr '\n' ' ' <$s.plain.n)"; continue; }
+		for b in sic replay; do
+			if cmp -s $s.plain.n $s.$b.n; then pass "$s ($tag, $b): gdb says what it says of gcc's build"
+			else fail "$s ($tag, $b): $(diff $s.plain.n $s.$b.n | grep '^[<>]' | head -n 6 | tr '\n' ' ')"; fi
+		done
 	done
-done
+}
+sessions -O2
 # What the sessions went through, so a pass means something.
 grep -q '^break lib.c:15$' s1.sic.n && grep -q '^value 15$' s1.sic.n && grep -q '^frame twice main.c:20$' s1.sic.n &&
 	pass "s1: break work, finish, bt through twice" || fail "s1: $(tr '\n' ' ' <s1.sic.n)"
 grep -q '^at work lib.c:15$' s2.sic.n && grep -q '^at square lib.c:7$' s2.sic.n && grep -q '^at by_ptr main.c:12$' s2.sic.n &&
 	grep -q '^at main main.c:29$' s2.sic.n &&
 	pass "s2: step into work (direct entry), square, by_ptr (pointer) and out" || fail "s2: $(tr '\n' ' ' <s2.sic.n)"
+
+gcc -O2 -g -fcf-protection -o plain "$P/main.c" "$P/lib.c" &&
+	"$SICC" -O2 -g -fcf-protection -o sic "$P/main.c" "$P/lib.c" || { fail "build -fcf-protection"; summary; exit 1; }
+check "-fcf-protection: work's check and body start with endbr64" bash -c \
+	"objdump -d --no-show-raw-insn sic | grep -A1 -E '^[0-9a-f]+ <work(.sic_direct)?>:' | grep -c endbr64 | grep -qx 2"
+sessions "-O2 -fcf-protection"
 summary
