@@ -180,19 +180,26 @@ static void emit_entry_check(struct rw *w, const struct sym *fn, bool count)
 }
 
 /* -g code (dwarf.c): the entry checks that move in front of every body of .text, where
- * no line row points, each a range of its function's DWARF after the body's, with an
- * FDE of its own (the frame the CIE describes) and ending in a jump to the body. The
+ * no line row points, each a range of its function's DWARF after the body's, ending in
+ * a jump to the body; they run in the frame the CIE describes, so one FDE without rows
+ * covers them all (their leaves' counts included). The
  * ELF symbol is here: foreign callers and pointers come here; the direct entry is the
  * body's start (emit_moved_body). */
 static void emit_moved_checks(struct rw *w, const bool *calls)
 {
 	struct analysis *an = w->an;
 	FILE *o = w->out;
+	bool open = false;
 	for (int i = 0; i < an->f->n; i++) {
 		const struct stmt *s = &an->f->st[i];
 		struct sym *fn = s->kind == ST_LABEL ? sym_find(an, s->name) : NULL;
 		if (!fn || fn->def != i || !fn->moved)
 			continue;
+		if (!open) {
+			fprintf(o, "\t.cfi_startproc\n");
+			cfi_feed(&w->cfi, ".cfi_startproc", "");
+			open = true;
+		}
 		bool endbr = false;
 		for (int k = i + 1; k < an->f->n; k++)
 			if (an->f->st[k].kind == ST_INSN) {
@@ -203,8 +210,6 @@ static void emit_moved_checks(struct rw *w, const bool *calls)
 		w->moved_id[fn - an->syms] = id;
 		w->cur_fn = fn->name;
 		w->cur_calls = calls[fn - an->syms];
-		fprintf(o, "\t.cfi_startproc\n");
-		cfi_feed(&w->cfi, ".cfi_startproc", "");
 		range_open(w);
 		fprintf(o, "%s:\n.Lsic_cs.%s:\n", fn->name, fn->name);
 		if (endbr)
@@ -224,6 +229,8 @@ static void emit_moved_checks(struct rw *w, const bool *calls)
 		fprintf(o, "\tjmp\t.Lsic_fb_%d\n.Lsic_ce.%s:\n", id, fn->name);
 		add_stub(w, STUB_FOREIGN, id);
 		range_close(w);
+	}
+	if (open) {
 		fprintf(o, "\t.cfi_endproc\n");
 		cfi_feed(&w->cfi, ".cfi_endproc", "");
 	}
