@@ -104,9 +104,9 @@ struct analysis {
 	int n_calls_pure;     /* calls to libc_pure functions: no count */
 	int n_pause, n_spin, n_memops;
 	int n_calls_direct, n_jumps_direct, n_direct_entries, n_shims;
-	int n_moved_checks;   /* (-g) entry checks moved in front of .text (dwarf.c) */
 	int n_leaves, n_leaf_entries, n_leaf_calls; /* leaf functions; their entry checks that
 			      * count; calls to them that count at the call only for that */
+	int n_moved_checks;   /* (-g) entry checks moved in front of .text (dwarf.c) */
 };
 
 /* 0 on success; -1 after printing a file:line error. */
