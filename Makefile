@@ -26,6 +26,7 @@ SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/analyze_fl
                  sicpp/analyze_calls.c sicpp/analyze_indirect.c sicpp/analyze_loops.c \
                  sicpp/cfi.c sicpp/rewrite.c sicpp/hunt.c sicpp/races.c sicpp/xcall.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
+SICPP_LIB_OBJ += $(BUILD)/obj/sicpp/dwarf.o
 # The runtime's layers (libreplay/README.md): each folder one concern. The engine's
 # files are in its rooms (libreplay/engine/README.md), bottom to top; its headers
 # shared by every room are in libreplay/engine/ itself.

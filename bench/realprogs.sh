@@ -7,6 +7,8 @@
 #   sqlite   sqlite3's amalgamation (made by its own configure; needs tclsh) and its
 #            test/speedtest1.c: `speedtest1 --memdb --singlethread --verify --size N`
 #   lua      Lua 5.4's interpreter (its src/*.c) running bench/real/bench.lua
+#   zstd     zstd's command (programs/*.c and lib/, no assembly) in benchmark mode:
+#            `zstd -b3 -i0` on a fixed input of ZSTD_MB MiB made from its own sources
 #
 # For each: instructions, D1 and LL misses of one run under valgrind's cachegrind
 # (deterministic: the decision metric on a loaded machine), wall and CPU time medians
@@ -20,6 +22,8 @@
 #   bench/realprogs.sh                    report in build/bench/realprogs.txt
 #   RUNS=9 LAYOUTS=3 bench/realprogs.sh   more rounds (default 5) and layouts (3)
 #   PROGS=lua CG=0 bench/realprogs.sh     one program, no cachegrind
+#   BENCH_CFLAGS="-O2 -g"                 other flags for both builds (the -O2 -g column);
+#                                         each flag set builds in a directory of its own
 #   SQLITE_SIZE=25 LUA_SCALE=400          the timed work (cachegrind runs CG_SQLITE_SIZE
 #                                         = 10 and CG_LUA_SCALE = 100)
 #   SICC=/tmp/old/bin/sicc                another toolchain
@@ -31,16 +35,20 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/lib/debsrc.sh"
 SICC=${SICC:-$ROOT/build/bin/sicc}
+CFLAGS_B=${BENCH_CFLAGS:--O2}
+# each flag set its own objects: -O2 and -O2 -g side by side
 OUT=$ROOT/build/bench/real
+[ "$CFLAGS_B" = -O2 ] || OUT=$OUT/$(tr -c 'A-Za-z0-9=\n' _ <<<"$CFLAGS_B")
 RUNS=${RUNS:-5}
 LAYOUTS=${LAYOUTS:-3}
 CG=${CG:-1}
-PROGS=${PROGS:-"sqlite lua"}
-CFLAGS_B=${BENCH_CFLAGS:--O2}
+PROGS=${PROGS:-"sqlite lua zstd"}
 SQLITE_SIZE=${SQLITE_SIZE:-25}
 CG_SQLITE_SIZE=${CG_SQLITE_SIZE:-10}
 LUA_SCALE=${LUA_SCALE:-400}
 CG_LUA_SCALE=${CG_LUA_SCALE:-100}
+ZSTD_MB=${ZSTD_MB:-32}
+CG_ZSTD_MB=${CG_ZSTD_MB:-8}
 SICC_BEFORE=${SICC_BEFORE:-}
 BREAKDOWN=${BREAKDOWN:-0}
 VARIANTS="plain sic"
@@ -113,6 +121,31 @@ lua_build() {
 	LUA_LIBS="-lm -ldl -Wl,-E"
 }
 
+# ---- zstd -------------------------------------------------------------------------------
+# The command line tool from libzstd's source, single-threaded, its x86 assembly (Huffman
+# decoding) left out: the C fallback is what both compilers build. Its input: the
+# library's own C sources, repeated to MB MiB (the same bytes for both builds).
+zstd_build() {
+	local src f
+	src=$(debsrc_fetch libzstd) || die "libzstd source"
+	ZSTD_SRC=""
+	for f in "$src"/lib/common/*.c "$src"/lib/compress/*.c "$src"/lib/decompress/*.c "$src"/lib/dictBuilder/*.c \
+		"$src"/programs/*.c; do
+		ZSTD_SRC+=" $f"
+	done
+	ZSTD_INC="-I$src/lib -I$src/lib/common -I$src/programs -DZSTD_DISABLE_ASM -DZSTD_LEGACY_SUPPORT=0 -DBACKTRACE_ENABLE=0"
+	ZSTD_LIBS=""
+	local mb
+	for mb in "$ZSTD_MB" "$CG_ZSTD_MB"; do
+		[ -s "$OUT/zstd-in.$mb" ] && continue
+		mkdir -p "$OUT" && cat "$src"/lib/*/*.c >"$OUT/zstd-in.one" &&
+			while [ "$(stat -c %s "$OUT/zstd-in.$mb.tmp" 2>/dev/null || echo 0)" -lt $((mb << 20)) ]; do
+				cat "$OUT/zstd-in.one" >>"$OUT/zstd-in.$mb.tmp"
+			done && head -c $((mb << 20)) "$OUT/zstd-in.$mb.tmp" >"$OUT/zstd-in.$mb" && rm -f "$OUT/zstd-in.$mb.tmp" ||
+			die "zstd input"
+	done
+}
+
 # build_objects PROG SRCS INC: $OUT/PROG/{plain,sic}/*.o, compile times in ctime.*
 build_objects() {
 	local p=$1 srcs=$2 inc=$3 s
@@ -170,6 +203,7 @@ cmdline() {
 	case $p in
 	sqlite) echo "$exe $pre --memdb --singlethread --verify --size $w" ;;
 	lua) echo "$exe $pre $ROOT/bench/real/bench.lua $w" ;;
+	zstd) echo "$exe $pre -q -b3 -i0 $OUT/zstd-in.$w" ;;
 	esac
 }
 
@@ -178,11 +212,12 @@ answer() {
 	case $1 in
 	sqlite) grep '^Verification Hash' ;;
 	lua) cat ;;
+	zstd) sed -E 's/[0-9.]+ *MB\/s//g; s/ +/ /g' ;; # the ratio and sizes, no speeds
 	esac
 }
 
-work_of() { case $1 in sqlite) echo "$SQLITE_SIZE" ;; lua) echo "$LUA_SCALE" ;; esac; }
-cg_work_of() { case $1 in sqlite) echo "$CG_SQLITE_SIZE" ;; lua) echo "$CG_LUA_SCALE" ;; esac; }
+work_of() { case $1 in sqlite) echo "$SQLITE_SIZE" ;; lua) echo "$LUA_SCALE" ;; zstd) echo "$ZSTD_MB" ;; esac; }
+cg_work_of() { case $1 in sqlite) echo "$CG_SQLITE_SIZE" ;; lua) echo "$CG_LUA_SCALE" ;; zstd) echo "$CG_ZSTD_MB" ;; esac; }
 
 # text_size DIR: bytes of .text* (the stubs' section included) over the objects; and of
 # .text.sic_stubs and .eh_frame alone.
@@ -221,7 +256,8 @@ for p in $PROGS; do
 	case $p in
 	sqlite) sqlite_build; build_objects sqlite "$SQ_SRC" "$SQ_INC"; link_layouts sqlite "$SQ_LIBS" ;;
 	lua) lua_build; build_objects lua "$LUA_SRC" "$LUA_INC"; link_layouts lua "$LUA_LIBS" ;;
-	*) die "unknown program $p (sqlite, lua)" ;;
+	zstd) zstd_build; build_objects zstd "$ZSTD_SRC" "$ZSTD_INC"; link_layouts zstd "$ZSTD_LIBS" ;;
+	*) die "unknown program $p (sqlite, lua, zstd)" ;;
 	esac
 	# the same answers
 	w=$(cg_work_of "$p")
@@ -259,7 +295,7 @@ if [ "$CG" = 1 ]; then
 		[ -n "$SICC_BEFORE" ] && printf '   %-8s before/plain instructions %s\n' "$p" "$(ratio "$ib" "$ip")"
 		printf '   %-8s sic/plain instructions %s\n' "$p" "$(ratio "$is" "$ip")"
 	done
-	echo "   (work: sqlite --size $CG_SQLITE_SIZE, lua scale $CG_LUA_SCALE %)"
+	echo "   (work: sqlite --size $CG_SQLITE_SIZE, lua scale $CG_LUA_SCALE %, zstd $CG_ZSTD_MB MiB)"
 	[ -n "$SICC_BEFORE" ] && echo "   (before: $SICC_BEFORE; sic: $SICC)"
 	echo
 fi
@@ -330,7 +366,7 @@ if [ "$CG" = 1 ]; then
 	geo_i=$(for p in $PROGS; do awk -v p="$p" '$1 == "cg" && $2 == p { v[$3] = $4 } END { printf "%.4f ", v["sic"] / v["plain"] }' "$RAW"; done)
 	echo "   geometric mean sic/plain instructions: $(gm <<<"$geo_i")"
 fi
-echo "   (work: sqlite --size $SQLITE_SIZE, lua scale $LUA_SCALE %; goal: 1.05 by instructions and by time)"
+echo "   (work: sqlite --size $SQLITE_SIZE, lua scale $LUA_SCALE %, zstd $ZSTD_MB MiB; goal: 1.05 by instructions and by time)"
 echo
 
 # ---- code size and compile time ------------------------------------------------------------

@@ -21,6 +21,7 @@
  * targets, and the pruning) and hunt.c (spin-waits, the table of memory accesses).
  */
 #include "analyze_int.h"
+#include "dwarf.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -507,6 +508,8 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		an->debug_info = !strncmp(an->sect_name[k], ".debug_", 7);
 	for (int i = 0; i < f->n && !an->debug_info; i++)
 		an->debug_info = f->st[i].kind == ST_DIRECTIVE && !f->st[i].foreign && !strcmp(f->st[i].name, ".loc");
+	if (an->debug_info)
+		dwarf_plan(an); /* direct entries where the check can move out of gdb's way */
 	for (int k = 0; k < an->nsyms && !an->debug_info; k++)
 		if ((an->syms[k].direct = gets_direct_entry(an, &an->syms[k])))
 			an->n_direct_entries++;
@@ -643,5 +646,9 @@ void analysis_free(struct analysis *an)
 	free(an->plan);
 	free(an->visit);
 	free(an->visit_mask);
+	for (int i = 0; an->dw_repl && i < an->f->n; i++)
+		free(an->dw_repl[i]);
+	free(an->dw_repl);
+	free(an->dw_tail);
 	memset(an, 0, sizeof *an);
 }

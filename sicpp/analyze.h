@@ -30,6 +30,9 @@ struct sym {
 			   * global function another file could define */
 	bool direct;      /* (functions defined here) has a direct entry after its entry
 			   * check (direct_name()): instrumented callers jump there */
+	bool moved;       /* (-g, direct) its entry check is moved to the start of .text, in front
+			   * of every body (dwarf.c): the ELF symbol is there, the body follows
+			   * its direct entry */
 	bool shim;        /* (not defined here) called or jumped to at its direct entry:
 			   * this file carries the weak shim for a callee that has none */
 	bool xshim;       /* (not defined here) called at its cross-file entry (SIC_XCALL_SUFFIX):
@@ -93,9 +96,13 @@ struct analysis {
 	struct stmt_plan *plan;
 	bool already_instrumented; /* the input carries our note: pass it through */
 	bool pic;            /* reach the runtime through the GOT/PLT */
-	bool debug_info;     /* compiled with -g (.loc, .debug_* sections): no direct
-			      * entries nor direct calls, so that gdb's `break f` (at f's first
-			      * instruction, the entry check) sees every call */
+	bool debug_info;     /* compiled with -g (.loc, .debug_* sections): direct entries only
+			      * for functions whose check moves (dwarf.c), so that gdb's
+			      * `break f` sees every call */
+	char **dw_repl;      /* (-g) per statement, the DWARF text that replaces it, or NULL */
+	char *dw_tail;       /* (-g) the range lists, written after everything; NULL: the
+			      * DWARF stays as it was and no check moves */
+	int dw_text0;        /* (with dw_tail) the .Ltext0 label, where the moved checks go */
 	/* scratch for the flag analysis */
 	int *visit;
 	uint8_t *visit_mask;
@@ -111,6 +118,7 @@ struct analysis {
 			      * the link may resolve to the direct entry */
 	int n_leaves, n_leaf_entries, n_leaf_calls; /* leaf functions; their entry checks that
 			      * count; calls to them that count at the call only for that */
+	int n_moved_checks;   /* (-g) entry checks moved in front of .text (dwarf.c) */
 };
 
 /* 0 on success; -1 after printing a file:line error. */

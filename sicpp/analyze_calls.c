@@ -156,7 +156,7 @@ struct sym *direct_callee(struct analysis *an, int i)
 	const struct stmt *s = &an->f->st[i];
 	char buf[256];
 	const char *t = branch_target(s, buf, sizeof buf);
-	if (an->debug_info || !t || tls_call(s, t) || strlen(t) >= 200 || !plain_name(t) || !strcmp(t, "main"))
+	if (!t || tls_call(s, t) || strlen(t) >= 200 || !plain_name(t) || !strcmp(t, "main"))
 		return NULL;
 	/* The hunting scheduler finds the program's call to a synchronization function
 	 * (libreplay's pthread_* and sem_*) by the token protocol's bytes before the call
@@ -220,7 +220,9 @@ void plan_entry_check(struct analysis *an, int label, bool leaf)
 		if (s->foreign)
 			break; /* inline asm first: the check goes before it */
 		if (s->kind == ST_DIRECTIVE) {
-			if (!strcmp(s->name, ".cfi_startproc"))
+			/* after gcc's first line rows (-g): at the check, gdb shows the line
+			 * it shows at a gcc build's entry */
+			if (!strcmp(s->name, ".cfi_startproc") || !strcmp(s->name, ".loc"))
 				pos = k;
 			continue;
 		}

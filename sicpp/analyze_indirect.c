@@ -11,6 +11,19 @@
 #include <ctype.h>
 #include <string.h>
 
+/* Does statement s end a straight line of code: a label some jump or address names,
+ * or inline asm? The labels gcc writes for -g (.LVL, .LBB, .LBE, .LBI: DWARF's
+ * locations and scopes) are named only by debug sections: code runs through them. */
+static bool ends_straight_line(struct analysis *an, const struct stmt *s)
+{
+	if (s->foreign)
+		return true;
+	if (s->kind != ST_LABEL)
+		return false;
+	const struct sym *y = sym_find(an, s->name);
+	return !y || y->branch_ref || y->addr_taken || y->is_func || y->asm_ref || y->landing_pad;
+}
+
 /* Is the register operand ("%rax") named in this operand list at position k? */
 static bool op_is(const struct stmt *s, int k, const char *what)
 {
@@ -181,7 +194,7 @@ static bool loads_label_table_entry(struct analysis *an, int i, const char *reg)
 {
 	for (int k = i - 1; k >= 0; k--) {
 		const struct stmt *s = &an->f->st[k];
-		if (s->kind == ST_LABEL || s->foreign)
+		if (ends_straight_line(an, s))
 			return false;
 		if (s->kind != ST_INSN)
 			continue;
@@ -260,7 +273,7 @@ static bool is_switch_dispatch(struct analysis *an, int i)
 	int add = -1, load = -1;
 	for (int k = i - 1; k >= 0 && load < 0; k--) {
 		const struct stmt *s = &an->f->st[k];
-		if (s->kind == ST_LABEL || s->foreign)
+		if (ends_straight_line(an, s))
 			return false;
 		if (s->kind != ST_INSN)
 			continue;

@@ -58,6 +58,8 @@ struct rw {
 	bool in_range;
 	const char *cur_fn;
 	bool cur_calls;  /* cur_fn makes a call (not a leaf) */
+	int *moved_id;   /* (-g) per symbol: the id of its moved entry check (dwarf.c) */
+	const bool *calls; /* per symbol: the function makes a call (function_calls) */
 };
 
 static int new_id(struct rw *w)
@@ -131,6 +133,8 @@ static void emit_runtime_transfer(struct rw *w, const char *insn, const char *ro
 }
 
 static void emit_stmt(struct rw *w, const struct stmt *s);
+static void range_open(struct rw *w);
+static void range_close(struct rw *w);
 
 static void emit_count(struct rw *w, enum count_kind k)
 {
@@ -181,6 +185,117 @@ static void emit_entry_check(struct rw *w, const struct sym *fn, bool count)
 			fprintf(w->out, "\t.globl\t%s\n\t.hidden\t%s\n", name, name);
 		fprintf(w->out, "%s:\n", name);
 	}
+}
+
+/* -g code (dwarf.c): the entry checks that move in front of every body of .text, where
+ * no line row points, each a range of its function's DWARF after the body's, ending in
+ * a jump to the body; they run in the frame the CIE describes, so one FDE without rows
+ * covers them all (their leaves' counts included). The
+ * ELF symbol is here: foreign callers and pointers come here; the direct entry is the
+ * body's start (emit_moved_body). */
+static void emit_moved_checks(struct rw *w, const bool *calls)
+{
+	struct analysis *an = w->an;
+	FILE *o = w->out;
+	bool open = false;
+	for (int i = 0; i < an->f->n; i++) {
+		const struct stmt *s = &an->f->st[i];
+		struct sym *fn = s->kind == ST_LABEL ? sym_find(an, s->name) : NULL;
+		if (!fn || fn->def != i || !fn->moved)
+			continue;
+		if (!open) {
+			fprintf(o, "\t.cfi_startproc\n");
+			cfi_feed(&w->cfi, ".cfi_startproc", "");
+			open = true;
+		}
+		bool endbr = false;
+		for (int k = i + 1; k < an->f->n; k++)
+			if (an->f->st[k].kind == ST_INSN) {
+				endbr = !strcmp(an->f->st[k].name, "endbr64");
+				break;
+			}
+		int id = new_id(w);
+		w->moved_id[fn - an->syms] = id;
+		w->cur_fn = fn->name;
+		w->cur_calls = calls[fn - an->syms];
+		range_open(w);
+		fprintf(o, "%s:\n.Lsic_cs.%s:\n", fn->name, fn->name);
+		if (endbr)
+			fprintf(o, "\tendbr64\n");
+		nopreempt(w);
+		fprintf(o, "\tcmpq\t$" SIC_TOKEN ", %%r15\n");
+		nopreempt(w);
+		fprintf(o, "\tjne\t.Lsic_fe_%d\n", id);
+		nopreempt(w);
+		emit_home_load(w);
+		for (int k = i; k < an->f->n && an->fn[k] == fn - an->syms; k++)
+			if (an->plan[k].entry_check) {
+				if (an->plan[k].entry_count)
+					emit_count(w, CNT_FAST);
+				break;
+			}
+		fprintf(o, "\tjmp\t.Lsic_fb_%d\n.Lsic_ce.%s:\n", id, fn->name);
+		add_stub(w, STUB_FOREIGN, id);
+		range_close(w);
+	}
+	if (open) {
+		fprintf(o, "\t.cfi_endproc\n");
+		cfi_feed(&w->cfi, ".cfi_endproc", "");
+	}
+	w->cur_fn = NULL;
+}
+
+/* The body of a function whose check moved: at its start, where its ELF symbol was,
+ * the foreign path's way in and the direct entry, under a name of its own for
+ * symbolizers (perf, valgrind, replay-dump: f.sic_direct, a function whose size runs to
+ * the body's end). At the start, not after gcc's endbr64 and first line rows: gdb puts
+ * `break f` there when f makes no frame (the endbr64 of -fcf-protection included), and
+ * every call must pass it. */
+static void emit_moved_body(struct rw *w, const struct sym *fn)
+{
+	char name[256];
+	direct_name(fn, name, sizeof name);
+	fprintf(w->out, ".Lsic_fb_%d:\n", w->moved_id[fn - w->an->syms]);
+	if (fn->global)
+		fprintf(w->out, "\t.globl\t%s\n\t.hidden\t%s\n", name, name);
+	else
+		fprintf(w->out, "%s" SIC_DIRECT_SUFFIX ":\n", fn->name);
+	fprintf(w->out, "%s:\n", name);
+}
+
+/* -g code whose checks moved: the statements that change. A moved function's label
+ * goes with its check; its .size covers the check, and its body gets a size of its own;
+ * the checks follow .Ltext0. Returns true when s was written here. */
+static bool moved_stmt(struct rw *w, const struct stmt *s)
+{
+	struct analysis *an = w->an;
+	if (s->kind == ST_LABEL && s - an->f->st == an->dw_text0) {
+		emit_stmt(w, s);
+		emit_moved_checks(w, w->calls);
+		return true;
+	}
+	if (s->kind == ST_LABEL) {
+		struct sym *fn = sym_find(an, s->name);
+		if (!fn || !fn->moved || fn->def != s - an->f->st)
+			return false;
+		emit_moved_body(w, fn);
+		return true;
+	}
+	if (s->kind != ST_DIRECTIVE || strcmp(s->name, ".size") || !s->args)
+		return false;
+	char name[256];
+	size_t n = strcspn(s->args, ", \t");
+	if (n >= sizeof name)
+		return false;
+	memcpy(name, s->args, n);
+	name[n] = 0;
+	struct sym *fn = sym_find(an, name);
+	if (!fn || !fn->moved)
+		return false;
+	fprintf(w->out, "\t.size\t%s, .Lsic_ce.%s - %s\n", name, name, name);
+	fprintf(w->out, "\t.type\t%s" SIC_DIRECT_SUFFIX ", @function\n", name);
+	fprintf(w->out, "\t.size\t%s" SIC_DIRECT_SUFFIX ", . - %s" SIC_DIRECT_SUFFIX "\n", name, name);
+	return true;
 }
 
 /* A call or tail jump to the callee's direct entry (analyze_calls.c's direct_callee). */
@@ -599,10 +714,22 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 	}
 	struct rw w = {.out = out, .an = an, .opts = opts};
 	bool *calls = function_calls(an);
+	w.calls = calls;
 	cfi_init(&w.cfi);
+	w.moved_id = calloc(an->nsyms ? an->nsyms : 1, sizeof *w.moved_id);
+	if (!w.moved_id) {
+		fputs("sicpp: out of memory\n", stderr);
+		exit(2);
+	}
 	for (int i = 0; i < f->n; i++) {
 		const struct stmt *s = &f->st[i];
 		const struct stmt_plan *p = &an->plan[i];
+		if (an->dw_repl && an->dw_repl[i]) { /* DWARF rewritten (dwarf.c) */
+			fputs(an->dw_repl[i], out);
+			continue;
+		}
+		if (an->dw_tail && moved_stmt(&w, s))
+			continue;
 		if (s->foreign || is_section_switch(s))
 			range_close(&w);
 		w.cur_fn = an->fn[i] >= 0 ? an->syms[an->fn[i]].name : NULL;
@@ -671,7 +798,9 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			range_open(&w);
 			emit_landing_reload(&w);
 		}
-		if (p->entry_check) {
+		if (p->entry_check && an->fn[i] >= 0 && an->syms[an->fn[i]].moved) {
+			/* its check went in front of .text; its body has its labels */
+		} else if (p->entry_check) {
 			/* A caller in foreign code (qsort calling a comparator) passes no
 			 * counting point of ours between two calls: the slow path counts
 			 * (__sic_foreign_entry), and so does a leaf's fast path (its returns
@@ -685,6 +814,8 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 	emit_shims(&w);
 	emit_xcalls(out, an);
 	emit_tables(&w);
+	if (an->dw_tail)
+		fputs(an->dw_tail, out);
 	if (an->pic && w.nranges) /* an object of data alone registers nothing */
 		emit_module_registration(&w);
 	for (int k = 0; k < w.nstubs; k++) {
@@ -693,6 +824,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 	}
 	free(w.stubs);
 	free(calls);
+	free(w.moved_id);
 	free(w.atomics.v);
 	free(w.repeats.v);
 	for (int k = 0; k < w.nloops; k++)

@@ -13,7 +13,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 suites=(tests/replay/run.sh tests/invariant/run.sh tests/io/run.sh tests/e2e/run.sh tests/world/run.sh
 	tests/apps/debian.sh tests/gdb/reverse.sh tests/docs/run.sh tests/csmith/run.sh
-	tests/durability/run.sh tests/gdb/run.sh tests/pthread/run.sh tests/tools/run.sh
+	tests/durability/run.sh tests/gdb/run.sh tests/gdb/direct.sh tests/pthread/run.sh tests/tools/run.sh
 	tests/csmith/callgraph.sh tests/hunt/run.sh tests/restricted/run.sh tests/layers/run.sh
 	tests/schedule/run.sh tests/apps/run.sh tests/demo/run.sh tests/layout/run.sh
 	tests/doctor/run.sh tests/hermetic/run.sh tests/pack/run.sh

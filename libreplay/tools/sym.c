@@ -25,6 +25,8 @@ struct rp_sym {
 	asymbol **syms; /* for bfd_find_nearest_line */
 	struct func *funcs; /* code symbols by address */
 	size_t nfuncs;
+	char **owned;       /* names made here (a moved body's: f for f.sic_direct) */
+	size_t nowned;
 	struct rp_lines *lines;
 };
 
@@ -53,7 +55,8 @@ static long read_symbols(bfd *abfd, asymbol ***out, bool dynamic)
 
 /* f.sic_direct: f's direct entry, inside f, after its entry check (docs/sic.md): the
  * PCs after it are f's. (A caller's shim of that name only jumps: no PC of it is ever a
- * return address, nor where a thread stops.) */
+ * return address, nor where a thread stops.) In -g code whose check moved in front of
+ * .text (sicpp/dwarf.c) it is a function of its own, f's body: its PCs are named f. */
 static bool is_direct_entry(const char *name)
 {
 	size_t n = strlen(name), k = strlen(".sic_direct");
@@ -99,9 +102,19 @@ int rp_sym_open(const char *path, struct rp_sym **out, char *err, size_t errlen)
 	for (long i = 0; s->funcs && i < n; i++) {
 		asymbol *y = s->syms[i];
 		if (!y->section || !(bfd_section_flags(y->section) & SEC_CODE) || !y->name[0] ||
-		    (y->flags & (BSF_SECTION_SYM | BSF_FILE | BSF_DEBUGGING)) || is_direct_entry(y->name))
+		    (y->flags & (BSF_SECTION_SYM | BSF_FILE | BSF_DEBUGGING)))
 			continue;
-		s->funcs[s->nfuncs++] = (struct func){bfd_asymbol_value(y), y->name};
+		const char *name = y->name;
+		if (is_direct_entry(name)) {
+			char **o = (y->flags & BSF_FUNCTION) ? realloc(s->owned, (s->nowned + 1) * sizeof *o) : NULL;
+			if (!o)
+				continue;
+			s->owned = o;
+			if (!(o[s->nowned] = strndup(name, strlen(name) - strlen(".sic_direct"))))
+				continue;
+			name = o[s->nowned++];
+		}
+		s->funcs[s->nfuncs++] = (struct func){bfd_asymbol_value(y), name};
 	}
 	if (s->funcs)
 		qsort(s->funcs, s->nfuncs, sizeof *s->funcs, by_addr);
@@ -210,5 +223,8 @@ void rp_sym_close(struct rp_sym *s)
 	bfd_close(s->abfd);
 	free(s->syms);
 	free(s->funcs);
+	for (size_t k = 0; k < s->nowned; k++)
+		free(s->owned[k]);
+	free(s->owned);
 	free(s);
 }

@@ -1,6 +1,7 @@
 /* test_rewrite: the whole pipeline on small functions, checked on the emitted text
  * (sicpp/rewrite.c, docs/sic.md) and by assembling it with as. */
 #include "sicpp_test.h"
+#include "dwarf.h"
 
 #include <ctype.h>
 
@@ -1771,6 +1772,94 @@ static void gcc_output_assembles(void **state)
 	}
 }
 
+/* -g code (sicpp/dwarf.c): gcc's own output, DWARF 5. A global function whose address
+ * its file does not take gets its ELF symbol and entry check at the start of .text
+ * (after .Ltext0, before any .loc: no line row points there), ending in a jump to the
+ * body, which is its direct entry; its DIE says DW_AT_ranges, every low/high-pc
+ * subprogram abbreviation padded to its old size. A function whose address the file
+ * takes keeps its check in its body. The object assembles and readelf reads its DWARF
+ * without a complaint. With -gdwarf-4, nothing moves and there are no direct entries. */
+static void debug_info_moves_checks(void **state)
+{
+	static const char src[] =
+		"int total;\n"
+		"__attribute__((noinline)) int work(int n) { for (int i = 0; i < n; i++) total += i; return total; }\n"
+		"int by_ptr(int n) { total += n; return n; }\n"
+		"int (*volatile fp)(int) = by_ptr;\n"
+		"int twice(int n) { return work(n) + work(n + 1) + fp(n); }\n";
+	char c[512], s[512], cmd[1600];
+	snprintf(c, sizeof c, "%s/dwarf_moves.c", scratch_dir());
+	snprintf(s, sizeof s, "%s/dwarf_moves.s", scratch_dir());
+	FILE *f = fopen(c, "w");
+	assert_non_null(f);
+	fputs(src, f);
+	fclose(f);
+	const char *flags[] = {"-O2 -g", "-O2 -g -fcf-protection", "-O2 -gdwarf-4"};
+	for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
+		snprintf(cmd, sizeof cmd, "gcc -S -ffixed-r15 %s -o '%s' '%s' 2>/dev/null", flags[k], s, c);
+		if (system(cmd) != 0) {
+			print_message("gcc not usable here: skipped\n");
+			skip();
+		}
+		FILE *in = fopen(s, "r");
+		assert_non_null(in);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+		char buf[4096];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+			fwrite(buf, 1, n, m);
+		fclose(m);
+		fclose(in);
+		char *out = rewrite_checked(text);
+		struct lines l = split_lines(out);
+		bool dwarf5 = !strstr(flags[k], "dwarf-4");
+		if (!dwarf5) {
+			assert_int_equal(find_or_none(&l, 0, ".Lsic_cs.work:"), -1);
+			assert_int_equal(count_substr(out, "work.sic_direct"), 0);
+		} else {
+			int t0 = find(&l, 0, ".Ltext0:");
+			int cs = find(&l, t0, ".Lsic_cs.work:");
+			assert_string_equal(l.v[cs - 1], "work:");
+			int loc = find_or_none(&l, t0, ".loc 1 2 17 view -0");
+			assert_true(loc < 0 || loc > cs);
+			for (int i = t0; i < cs; i++)
+				assert_null(strstr(l.v[i], ".loc"));
+			int body = find(&l, cs, "work.sic_direct:");
+			int jmp = find(&l, cs, "jmp .Lsic_fb_0");
+			assert_true(jmp < body);
+			assert_string_equal(l.v[jmp + 1], ".Lsic_ce.work:");
+			assert_string_equal(l.v[body - 1], ".hidden work.sic_direct");
+			if (strstr(flags[k], "cf-protection"))
+				assert_string_equal(l.v[cs + 1], "endbr64");
+			find(&l, 0, ".size work, .Lsic_ce.work - work");
+			find(&l, 0, ".type work.sic_direct, @function");
+			find(&l, 0, ".uleb128 0x55");
+			find(&l, 0, ".uleb128 " SIC_DW_AT_PAD);
+			find(&l, 0, ".quad .Lsic_cs.work");
+			find(&l, 0, "call work.sic_direct");
+			assert_int_equal(find_or_none(&l, 0, ".Lsic_cs.by_ptr:"), -1);
+			assert_int_equal(count_substr(out, "by_ptr.sic_direct"), 0);
+		}
+		char *diag = NULL;
+		if (assemble("dwarf_moves.sic", out, &diag) != 0)
+			fail_msg("gcc %s: the output does not assemble:\n%s", flags[k], diag);
+		free(diag);
+		snprintf(cmd, sizeof cmd, "readelf -wiR '%s/dwarf_moves.sic.o' 2>&1 >/dev/null | grep -c .",
+			 scratch_dir());
+		FILE *p = popen(cmd, "r");
+		assert_non_null(p);
+		int warnings = -1;
+		assert_int_equal(fscanf(p, "%d", &warnings), 1);
+		pclose(p);
+		assert_int_equal(warnings, 0);
+		free_lines(&l);
+		free(out);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1809,6 +1898,7 @@ int main(void)
 		cmocka_unit_test(already_instrumented_hand_written),
 		cmocka_unit_test(output_assembles),
 		cmocka_unit_test(gcc_output_assembles),
+		cmocka_unit_test(debug_info_moves_checks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,7 @@ static int cmp(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
 	calls++; /* line 10 */
-	return (x > y) - (x < y);
+	return (x > y) - (x < y); /* line 11 */
 }
 int main(void)
 {

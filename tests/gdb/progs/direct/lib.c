@@ -1,0 +1,18 @@
+/* Functions another file calls by name: in a -g build each gets a direct entry
+ * (sicpp/dwarf.c), which gdb must treat as the gcc build's function. */
+int total;
+
+static __attribute__((noinline)) int square(int v)
+{
+	int s = v * v;
+	total += s;
+	return s;
+}
+
+__attribute__((noinline)) int work(int n)
+{
+	int acc = 0;
+	for (int i = 0; i < n; i++)
+		acc += square(i);
+	return acc + 1;
+}
