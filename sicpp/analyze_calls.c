@@ -190,6 +190,11 @@ bool cross_file_call(struct analysis *an, int i)
 	const struct stmt *s = &an->f->st[i];
 	if (s->info.cls != IC_CALL)
 		return false;
+	/* Not from -g code: the callee's cross-file entry lies outside its line rows (a
+	 * thunk, or its moved check: dwarf.c), where gdb's `step` into it would not stop;
+	 * so a -g caller counts at the call and goes to the direct entry, as before. */
+	if (an->debug_info)
+		return false;
 	const struct sym *y = direct_callee(an, i);
 	return y && y->def < 0 && strlen(y->name) < 200;
 }

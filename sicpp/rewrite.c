@@ -230,8 +230,10 @@ static void emit_moved_checks(struct rw *w, const bool *calls)
 		emit_home_load(w);
 		for (int k = i; k < an->f->n && an->fn[k] == fn - an->syms; k++)
 			if (an->plan[k].entry_check) {
-				if (an->plan[k].entry_count)
+				if (an->plan[k].entry_count) {
+					emit_xcall_label(o, fn); /* (as emit_entry_check's) */
 					emit_count(w, CNT_FAST);
+				}
 				break;
 			}
 		fprintf(o, "\tjmp\t.Lsic_fb_%d\n.Lsic_ce.%s:\n", id, fn->name);
