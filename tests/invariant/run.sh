@@ -209,8 +209,9 @@ leaf_control() { # id what expression
 leaf_count='\tdecq\t%r15\n(\.Lsic_np_\d+:\n)\tjz\t\.Lsic_ov_\d+\n'
 # (a global leaf's count is its cross-file entry too: its label stays, sicpp/xcall.c)
 leaf_entries='s/(movq\t__sic_home\(%rip\), %r15\n(?:\t\.globl\t\S+\.sic_xcall\n\t\.hidden\t\S+\.sic_xcall\n\S+\.sic_xcall:\n)?)'"$leaf_count"'/$1$2/g'
-leaf_calls='s/'"$leaf_count"'(\.Lsic_rt_\d+:\n\tcall\tbump\n)/$1$2/g'
-leaf_pure_calls='s/'"$leaf_count"'(\.Lsic_rt_\d+:\n\tcall\tmeasure\n)/$1$2/g'
+# (every call has its anchor too, the race build's name for it: sicpp/races.c)
+leaf_calls='s/'"$leaf_count"'(\.Lsic_rt_\d+:\n(?:\.Lsic_an_\d+:\n)?\tcall\tbump\n)/$1$2/g'
+leaf_pure_calls='s/'"$leaf_count"'(\.Lsic_rt_\d+:\n(?:\.Lsic_an_\d+:\n)?\tcall\tmeasure\n)/$1$2/g'
 
 # The cross-check: fast mode and --step-all must agree on the set of pairs.
 cross_check() { # index name flags
