@@ -90,11 +90,14 @@ __attribute__((section(".preinit_array"), used)) static void (*const early_entry
 									     char **) = early;
 
 /* Thread 1. exit() here, as the C library does after main returns, so atexit handlers
- * and destructors run on the main thread, its count going on. */
+ * and destructors run on the main thread, its count going on; under --hunt the other
+ * threads may run first, as an OS may run them between main's return and the exit. */
 static int program_main(int argc, char **argv, char **envp)
 {
-	exit((int)rp_sic_call((void *)__sic_main, (uint64_t)argc, (uint64_t)(uintptr_t)argv,
-			      (uint64_t)(uintptr_t)envp));
+	int status = (int)rp_sic_call((void *)__sic_main, (uint64_t)argc, (uint64_t)(uintptr_t)argv,
+				      (uint64_t)(uintptr_t)envp);
+	rp_count_main_returned();
+	exit(status);
 }
 
 /* --tls: a path this machine lacks falls back to the next, said in one line. */

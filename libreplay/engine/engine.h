@@ -198,6 +198,9 @@ void rp_count_switched(struct rp_thread *prev, struct rp_thread *next);
 void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t);
 /* Replaying a --hunt log: the PRIORITY inputs of the running thread t due now. */
 void rp_count_replay_priorities(struct rp_thread *t);
+/* The main thread returned from main (main.c), before exit: --hunt may let the other
+ * runnable threads run first (logged as an EXIT_TURN input; the replay does the same). */
+void rp_count_main_returned(void);
 /* Start the preemptions of a run that is not a replay (session.c): the timer, or the
  * counts; the --timeout timer. */
 void rp_count_start(void);

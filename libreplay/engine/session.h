@@ -118,6 +118,10 @@ enum { RP_HUNT_DRAWN, RP_HUNT_WINDOWS, RP_HUNT_ACCESSES, RP_HUNT_PCT, RP_HUNT_QU
  * value, is not written), its result (i32), errno (i32), 4 bytes of padding, then the
  * struct itimerval or itimerspec it wrote (32 bytes, zeros if none). */
 #define RP_INPUT_TIMER 35
+/* --hunt: the main thread returned from main while other threads were runnable, and
+ * they ran first (hunt/count.c): thread (i32), its new priority (i32, 0: unchanged).
+ * The replay gives them the same turn; a log without it ends at main's return. */
+#define RP_INPUT_EXIT_TURN 42
 
 struct rp_options {
 	enum rp_mode mode;

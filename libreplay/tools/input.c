@@ -297,6 +297,13 @@ void rp_dump_input(unsigned kind, const uint8_t *d, size_t len, char *out, size_
 		memcpy(&a, d, 8);
 		snprintf(out, outlen, "wait without a pidfd: polls from try %lld", (long long)a);
 		return;
+	case RP_INPUT_EXIT_TURN: /* i32 thread, i32 priority */
+		if (len != 8)
+			break;
+		memcpy(w, d, 8);
+		snprintf(out, outlen, "main returned: the others' turn first (thread %d, priority %d)",
+			 w[0], w[1]);
+		return;
 	}
 	char h[80];
 	hex(d, len, h, sizeof h);

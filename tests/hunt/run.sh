@@ -297,7 +297,7 @@ check "--help: exit 0, usage on stdout" grep -q '^usage: replay-hunt' help.out
 # twice the 17th. From seed 1 the first failing runs are 1, 17, 1, 12, 2, 3, 1.
 BOUND=34
 B="$ROOT/tests/hunt/bugs"
-BUGS="pop_race check_then_act use_before_init publish_early lock_order missing_unlock lost_wakeup split_stores wrong_lock"
+BUGS="pop_race check_then_act use_before_init publish_early lock_order missing_unlock lost_wakeup split_stores wrong_lock exit_unjoined"
 # split_stores: a switch between two plain stores, at a new thread's first accesses
 # (about 9 runs in 100 fail): over 20 lists of 20 seeds its worst first failing run
 # was the 35th (from seed 41; from seed 1 the 28th): twice that.
@@ -306,17 +306,21 @@ BUGS="pop_race check_then_act use_before_init publish_early lock_order missing_u
 # that switch at any access); 0 of 300 runs failed before, 10 of 400 with the
 # portfolio. Over 20 lists of 20 seeds its worst first failing run was the 102nd (from
 # seed 1 the 31st; split_stores' the 39th): twice that.
-declare -A BOUNDS=([split_stores]=70 [wrong_lock]=204)
+# exit_unjoined: main returns without joining; the bug shows only if the others run
+# after main's return (an EXIT_TURN, one run in two where threads are runnable then,
+# as SCTBench's account_bad): 0 in 1,000 runs before; 9 of seeds 1-400 fail now, the
+# first at the 29th from seed 1: twice that.
+declare -A BOUNDS=([split_stores]=70 [wrong_lock]=204 [exit_unjoined]=58)
 DEADLOCKS="lock_order missing_unlock lost_wakeup"
 # What each bug's failure looks like (replay-hunt's words) and prints.
 declare -A OUTCOME=(
 	[pop_race]='exit status 1' [check_then_act]='exit status 1' [use_before_init]='killed by SIGSEGV'
 	[publish_early]='exit status 1' [lock_order]='deadlock (exit status 87)'
 	[missing_unlock]='deadlock (exit status 87)' [lost_wakeup]='deadlock (exit status 87)'
-	[split_stores]='exit status 1' [wrong_lock]='exit status 1')
+	[split_stores]='exit status 1' [wrong_lock]='exit status 1' [exit_unjoined]='exit status 1')
 declare -A SAYS=([pop_race]='^job [0-9]+ done 2 times$' [check_then_act]='^overdrawn: '
 	[publish_early]='before it was set$' [split_stores]='^checker saw half the pair$'
-	[wrong_lock]='^reader saw a torn pair$')
+	[wrong_lock]='^reader saw a torn pair$' [exit_unjoined]='^audit: balance 70, expected 30$')
 # What gdb's info rthreads says of the deadlock's blocked threads.
 declare -A WAITS=([lock_order]='waits for mutex acct.* held by thread'
 	[missing_unlock]='waits for mutex lock held by thread' [lost_wakeup]='waits for cond posted_cond')
@@ -405,6 +409,22 @@ if [ -n "$first" ]; then
 		test $? -eq 1 -a "$(cat wl-sw.out)" = "reader saw a torn pair"
 	./wrong_lock.sic --replay wl-sw.bin >wl-sw.rep 2>&1
 	check "... and it replays" test $? -eq 1 -a "$(cat wl-sw.rep)" = "reader saw a torn pair"
+fi
+
+# exit_unjoined's failure came in the others' turn after main returned: its log has the
+# EXIT_TURN input, which the replay took (it replayed above); a seed that draws no turn
+# logs none and ends at main's return, as every log did before there was one.
+first=$(ls keep-exit_unjoined.sic/run-*.bin 2>/dev/null | sed -n 's/.*run-\([0-9]*\)\.bin$/\1/p' | head -1)
+if [ -n "$first" ]; then
+	"$ROOT/build/bin/replay-dump" "keep-exit_unjoined.sic/run-$first.bin" exit_unjoined.sic >eu.dump 2>&1
+	check "exit_unjoined: the failing run's log has main's EXIT_TURN" \
+		grep -q 'main returned: the others. turn first (thread 1, priority' eu.dump
+	./exit_unjoined.sic --record eu-none.bin --hunt=3 >eu-none.out 2>&1
+	rec=$?
+	"$ROOT/build/bin/replay-dump" eu-none.bin exit_unjoined.sic >eu.dump 2>&1
+	./exit_unjoined.sic --replay eu-none.bin >eu-none.rep 2>&1
+	check "exit_unjoined --hunt=3: no EXIT_TURN drawn, ends at main's return (status $rec), and replays so" \
+		test $rec -eq 0 -a $? -eq 0 -a -z "$(grep 'main returned' eu.dump)" -a -z "$(cat eu-none.rep)"
 fi
 
 # No bug-free program fails, in any mode: hunt at the seeds that found the bugs.

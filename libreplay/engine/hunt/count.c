@@ -323,6 +323,40 @@ static bool count_eligible(struct rp_thread *t)
 	return rp_scheduling && rp_counting && t->tid != 0 && !sched_busy() && !rp_dying;
 }
 
+/* Main returned, its count in __sic_home, outside the program's code: a turn for the
+ * others before exit, as a voluntary switch (a yield, no PREEMPT: the replay needs no
+ * stop in the code), logged as an EXIT_TURN input that the replay takes at the same
+ * place. A log without one (none drawn, or recorded before there was such a turn)
+ * ends at once, as it did. */
+void rp_count_main_returned(void)
+{
+	struct rp_thread *t = rp_cur;
+	struct prio_rec p;
+	if (rp_replaying) {
+		const struct rp_log_record *r;
+		if (!rp_log_hunted || rp_replay_run_free() || !(r = rp_replay_peek()) ||
+		    r->kind != RP_LOG_INPUT || r->input_kind != RP_INPUT_EXIT_TURN ||
+		    r->tid != (uint32_t)t->tid || r->len != sizeof p)
+			return;
+		memcpy(&p, r->data, sizeof p);
+		rp_replay_next();
+		rp_replay_rearm_running();
+	} else {
+		if (!pct || !count_eligible(t) || !sched_others_runnable() ||
+		    !rp_hunt_exit_turn(&p.prio))
+			return;
+		p.tid = t->tid;
+		if (rp_writer)
+			rp_log_input(rp_writer, (uint32_t)t->tid, RP_INPUT_EXIT_TURN, &p, sizeof p);
+	}
+	if (p.prio)
+		sched_set_priority(sched_current(), p.prio);
+	soon_pc_cancel(t);
+	exit_pc_cancel(t);
+	t->soon = t->pending = false;
+	sched_preempt();
+}
+
 /* Where a slice's end looks for its place: one time in two a counting point with a
  * window ahead (each taken one time in two, so the later ones of a loop get their
  * turn), else, or if there is none, one at another pc than where the slice ended (out

@@ -40,6 +40,7 @@ static struct {
 	uint64_t site_salt;    /* the seed's draw of each call site's visit and probability */
 	uint32_t site_visits[RP_HUNT_SITES]; /* visits of each call site (hashed) */
 	uint32_t place_visits[RP_HUNT_PLACES]; /* preemptions placed at each place (hashed) */
+	uint64_t exit_draw;    /* main's return: the others' turn or not (rp_hunt_exit_turn) */
 } h;
 
 static uint64_t rotl(uint64_t x, int k)
@@ -115,6 +116,10 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 		h.s[i] = splitmix(&x);
 	h.on = true;
 	h.pct = !p->chaos;
+	/* Drawn from the seed aside, not from the stream every other draw takes, so a run
+	 * in which main never returns with threads runnable keeps its schedule. */
+	x = p->seed ^ UINT64_C(0x6d61696e65786974);
+	h.exit_draw = splitmix(&x);
 	if (p->chaos) {
 		h.slice_lo = RP_CHAOS_SLICE_MIN_LOG2;
 		h.slice_hi = RP_CHAOS_SLICE_MAX_LOG2;
@@ -398,6 +403,19 @@ int rp_hunt_start_demote(int tid)
 bool rp_hunt_any_access(void)
 {
 	return h.on && h.pct && h.any_access;
+}
+
+/* One run in two: the others run before the process ends (priorities: main below every
+ * thread, so they run until they block or a demotion lets main end it; round robin:
+ * each its turn, then main's); else it ends at once, as when main is the last to run. */
+bool rp_hunt_exit_turn(int *prio)
+{
+	*prio = 0;
+	if (!h.on || !h.pct || !(h.exit_draw & 1))
+		return false;
+	if (h.strict)
+		*prio = --h.demoted;
+	return true;
 }
 
 unsigned rp_hunt_choose(unsigned n)

@@ -82,6 +82,11 @@ int rp_hunt_start_demote(int tid);
 /* Does this seed place its decisions at any shared memory access ahead (sic_memops,
  * up to the function's return and past it into the caller), not only at windows? */
 bool rp_hunt_any_access(void);
+/* The main thread returned from main while other threads are runnable (--hunt): do
+ * they run before the process ends, as an OS may run them between main's return and
+ * the exit? True for a turn, *prio its new priority (below every thread's; 0 under
+ * round robin: the next thread's turn). */
+bool rp_hunt_exit_turn(int *prio);
 /* One of n candidates (memory accesses), uniformly. */
 unsigned rp_hunt_choose(unsigned n);
 

@@ -81,6 +81,8 @@ const char *rp_input_name(uint8_t kind)
 		return "(a signal from outside, delivered)";
 	if (kind == RP_INPUT_TIMER)
 		return "alarm, getitimer, setitimer or a timer_* call";
+	if (kind == RP_INPUT_EXIT_TURN)
+		return "(the other threads' turn at main's return)";
 	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
 }
 
