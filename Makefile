@@ -76,11 +76,15 @@ $(BIN)/replay-dump: $(DUMP_OBJ)
 
 # replay-hunt (libreplay/tools/hunt/): runs a program many times; needs nothing of ours.
 HUNT_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard libreplay/tools/hunt/*.c))
-$(BUILD)/obj/libreplay/tools/hunt/%.o: libreplay/tools/hunt/%.c libreplay/tools/hunt/hunt.h
+$(BUILD)/obj/libreplay/tools/hunt/%.o: libreplay/tools/hunt/%.c libreplay/tools/hunt/hunt.h libreplay/engine/hunt/hunt.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Ilibreplay -Isched -c $< -o $@
+# ... and the runtime's draw of a seed's strategy (strategy.c), pure C of the seed alone.
+$(BUILD)/obj/libreplay/tools/hunt/engine-hunt.o: libreplay/engine/hunt/hunt.c libreplay/engine/hunt/hunt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ilibreplay -Isched -c $< -o $@
 
-$(BIN)/replay-hunt: $(HUNT_OBJ)
+$(BIN)/replay-hunt: $(HUNT_OBJ) $(BUILD)/obj/libreplay/tools/hunt/engine-hunt.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@
 

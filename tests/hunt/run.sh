@@ -185,7 +185,7 @@ for f in sys.argv[1:]:
     assert lines[0]["replay_hunt"] == "campaign" and lines[-1]["replay_hunt"] == "end", f
     assert lines[0]["program"] == "../stdin_race.sic" and lines[0]["stdin"] == "../in.txt"
     for r in lines[1:-1]:
-        assert r["seed"] == r["run"] + 1 and r["strategy"] == "hunt" and r["signal"] is None
+        assert r["seed"] == r["run"] + 1 and r["strategy"] in ("hunt:windows", "hunt:accesses", "hunt:pct", "hunt:quick", "hunt:delays") and r["signal"] is None
         assert (r["outcome"], r["exit_status"]) in (("ok", 0), ("exit", 1)), r
         assert (r["log"] is None) == (r["outcome"] == "ok"), r
         assert r["log"] is None or os.path.exists(os.path.join("two", r["log"])), r
@@ -462,6 +462,26 @@ for s in windows accesses pct quick delays; do
 	r=$({ timeout 60 "./$p.sic" --replay "keep-$s/run-$first.bin" >rep.out 2>rep.err; echo $?; } 2>/dev/null)
 	check "--mode hunt:$s: its failure replays (status $r)" test "$r" -eq "$rc" -a -z "$(grep diverged rep.err)"
 done
+# --mode hunt's JSON names each run's drawn strategy (it said "hunt" for every run):
+# every run of seeds 1-16 kept (--expect that never matches), each named one of the
+# five, at least three of them; and what its log shows agrees: a round-robin strategy
+# (quick, delays) gives every thread priority 0, pct (always priorities) does not.
+hunt --runs 16 --expect '^never matches$' --json drawn.json --keep keep-drawn -- ./pop_race.fixed
+bad="" kinds=""
+for run in $(seq 0 15); do
+	s=$(grep -o "\"run\":$run,\"seed\":$((run + 1)),\"strategy\":\"[^\"]*\"" drawn.json | sed 's/.*"strategy":"\(.*\)"/\1/')
+	case $s in hunt:windows | hunt:accesses | hunt:pct | hunt:quick | hunt:delays) ;;
+	*) bad="$bad run $run: '$s'"; continue ;; esac
+	case " $kinds " in *" $s "*) ;; *) kinds="$kinds $s" ;; esac
+	"$ROOT/build/bin/replay-dump" "keep-drawn/run-$run.bin" pop_race.fixed >drawn.dump 2>&1
+	nonzero=$(awk '$3 == "INPUT" && $5 == 17 && substr($NF, 9) != "00000000" { n++ } END { print n + 0 }' drawn.dump)
+	case $s in
+	hunt:quick | hunt:delays) [ "$nonzero" -eq 0 ] || bad="$bad run $run ($s): $nonzero priorities not 0" ;;
+	hunt:pct) [ "$nonzero" -gt 0 ] || bad="$bad run $run ($s): every priority 0" ;;
+	esac
+done
+check "--mode hunt: the JSON names each seed's drawn strategy ($kinds), as its log shows${bad:+:$bad}" \
+	test -z "$bad" -a "$(echo $kinds | wc -w)" -ge 3
 ./pop_race.sic --record ps.bin --hunt=1 --hunt-strategy=sloppy >ps.out 2>ps.err
 check "--hunt-strategy=sloppy: one line, exit 2" \
 	test $? -eq 2 -a "$(grep -c . ps.err)" -eq 1 -a -n "$(grep "bad --hunt-strategy 'sloppy'" ps.err)"

@@ -422,3 +422,8 @@ unsigned rp_hunt_choose(unsigned n)
 {
 	return n ? (unsigned)below(n) : 0;
 }
+
+int rp_hunt_strategy(void)
+{
+	return h.strategy;
+}

@@ -87,6 +87,9 @@ bool rp_hunt_any_access(void);
  * the exit? True for a turn, *prio its new priority (below every thread's; 0 under
  * round robin: the next thread's turn). */
 bool rp_hunt_exit_turn(int *prio);
+/* The seed's strategy (RP_HUNT_WINDOWS ...; what --hunt-strategy gave, or the draw):
+ * also replay-hunt's, for its JSON lines (tools/hunt/strategy.c). */
+int rp_hunt_strategy(void);
 /* One of n candidates (memory accesses), uniformly. */
 unsigned rp_hunt_choose(unsigned n);
 

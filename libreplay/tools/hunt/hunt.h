@@ -132,4 +132,8 @@ void hunt_json_run(const struct hunt_opts *o, const struct hunt_result *r);
 void hunt_json_end(const struct hunt_opts *o, const struct hunt_tally *t);
 int hunt_merge(int nfiles, char **files);
 
+/* strategy.c: what a run of seed `seed` runs under: hunt:windows ... for --mode hunt
+ * (the runtime's draw), else the mode as given */
+const char *hunt_seed_strategy(const struct hunt_opts *o, uint64_t seed);
+
 #endif

@@ -104,7 +104,7 @@ void hunt_json_run(const struct hunt_opts *o, const struct hunt_result *r)
 	else
 		fputs("null", out);
 	fputs(",\"strategy\":", out);
-	str(o->mode_name);
+	str(seeded(o) ? hunt_seed_strategy(o, o->seed + r->run) : o->mode_name);
 	fputs(",\"outcome\":", out);
 	str(outcome[r->verdict]);
 	fputs(",\"description\":\"", out);
