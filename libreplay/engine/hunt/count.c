@@ -224,6 +224,19 @@ static bool ret_walk_at(struct rp_thread *t, uintptr_t r)
 	return true;
 }
 
+/* A step of the hunting scheduler; then, if synchronization steps can decide nothing
+ * more in this run (rp_hunt_sync_steps: quick, delays past its change points), the
+ * pthread layer's hooks stop calling (a hot lock loop's 4 calls an iteration). */
+static bool sync_may_stop; /* a strategy whose synchronization steps may end (delays) */
+
+static struct rp_hunt_decision step(const struct rp_hunt_question *q)
+{
+	struct rp_hunt_decision d = rp_hunt_step(q);
+	if (sync_may_stop && !rp_hunt_sync_steps())
+		rp_sync_watch = sync_may_stop = false;
+	return d;
+}
+
 /* Priorities: sched's, logged where the replay takes them (rp_count_thread_created,
  * replay_priorities). */
 struct prio_rec {
@@ -491,8 +504,8 @@ decide:;
 			return __sic_home;
 	} else if (sched_others_runnable()) {
 		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(),
-					     n > 0 || ret || exited, now - t->in_count, false};
-		struct rp_hunt_decision d = rp_hunt_step(&q);
+					     n > 0 || ret || exited, now - t->in_count, false, NULL, NULL};
+		struct rp_hunt_decision d = step(&q);
 		if (d.preempt) {
 			t->new_prio = d.new_priority;
 			t->seek_left = RP_SEEK_POINTS;
@@ -542,8 +555,8 @@ void rp_count_trap(ucontext_t *uc, int sig)
 		if (!sched_others_runnable())
 			return;
 		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(), true,
-					     now - t->in_count, false};
-		struct rp_hunt_decision d = rp_hunt_step(&q);
+					     now - t->in_count, false, NULL, NULL};
+		struct rp_hunt_decision d = step(&q);
 		if (!d.preempt)
 			return;
 		t->new_prio = d.new_priority;
@@ -631,16 +644,22 @@ static uintptr_t call_site(uintptr_t ret)
 	return rp_sic_pc_preemptible((uintptr_t)store) ? (uintptr_t)store : 0;
 }
 
+/* May the hooks take a step for t now? count_eligible's checks, the cheap ones first
+ * (two calls into sched at each of 10^7 locks and unlocks cost). */
+static inline bool sync_eligible(struct rp_thread *t)
+{
+	return rp_scheduling && rp_counting && t->tid != 0 && !rp_dying && !rp_replaying &&
+	       sched_others_runnable() && !sched_busy();
+}
+
 void rp_sync_begin_slow(void *ret)
 {
 	struct rp_thread *t = rp_cur;
-	if (!pct || !count_eligible(t) || rp_replaying)
-		return;
-	if (!sched_others_runnable())
+	if (!sync_eligible(t))
 		return;
 	struct rp_hunt_question q = {RP_HUNT_BEFORE, t->tid, (uintptr_t)ret - rp_exe_base, false, false,
-				     t->offset - __sic_home - t->in_count, false};
-	struct rp_hunt_decision d = rp_hunt_step(&q);
+				     t->offset - __sic_home - t->in_count, false, NULL, NULL};
+	struct rp_hunt_decision d = step(&q);
 	if (!d.preempt)
 		return;
 	t->new_prio = d.new_priority;
@@ -653,32 +672,47 @@ void rp_sync_begin_slow(void *ret)
 	}
 }
 
+/* Where a decision after a call may land: the first instruction after it returns, and
+ * the places ahead of that, looked up only once a decision needs them. */
+struct after {
+	uintptr_t ret, first;
+	const struct places *pl;
+};
+
+static bool after_ahead(void *arg)
+{
+	struct after *a = arg;
+	if (!a->pl) {
+		a->first = after_cached(a->ret);
+		a->pl = places_cached(a->first);
+	}
+	return a->pl->n > 0 || a->pl->ret;
+}
+
 void rp_sync_end_slow(void *ret)
 {
 	struct rp_thread *t = rp_cur;
 	bool created = created_by && created_by == t->tid;
 	created_by = 0;
-	if (!pct || !count_eligible(t) || rp_replaying)
+	if (!sync_eligible(t))
 		return;
-	if (!sched_others_runnable())
-		return;
-	uintptr_t first = after_cached((uintptr_t)ret);
-	const struct places *pl = places_cached(first);
-	const uintptr_t *c = pl->c, r = pl->ret;
-	size_t n = pl->n;
+	struct after a = {(uintptr_t)ret, 0, NULL};
 	struct rp_hunt_question q = {RP_HUNT_AFTER, t->tid, (uintptr_t)ret - rp_exe_base,
-				     sched_preempt_wanted(), n > 0 || r, t->offset - __sic_home - t->in_count,
-				     created};
-	struct rp_hunt_decision d = rp_hunt_step(&q);
+				     sched_preempt_wanted(), false, t->offset - __sic_home - t->in_count,
+				     created, after_ahead, &a};
+	struct rp_hunt_decision d = step(&q);
 	if (!d.preempt)
 		return;
+	after_ahead(&a);
+	const uintptr_t *c = a.pl->c, r = a.pl->ret;
+	size_t n = a.pl->n;
 	t->new_prio = d.new_priority;
 	/* Right after the call returns (a thread that outranks it runs first), or at one
 	 * of the accesses in the window after it; else at the next counting point. */
 	soon_pc_cancel(t);
 	if (d.at_memop && !n && ret_walk_at(t, r))
 		return; /* at the caller's accesses, past the return */
-	soon_at(t, d.at_memop && n ? c[rp_hunt_choose((unsigned)n)] : first);
+	soon_at(t, d.at_memop && n ? c[rp_hunt_choose((unsigned)n)] : a.first);
 	t->soon = true;
 	rp_count_arm(t, &__sic_home);
 }
@@ -695,6 +729,7 @@ void rp_count_start(void)
 	rp_sic_memops_load();
 	rp_sic_quick.seeking = true;
 	pct = rp_opts.hunt;
-	rp_sync_watch = pct;
+	rp_sync_watch = pct && rp_hunt_sync_steps();
+	sync_may_stop = rp_sync_watch && rp_hunt_strategy() == RP_HUNT_DELAYS;
 	rp_bp_open(); /* stops at memory accesses, if perf allows a breakpoint */
 }

@@ -302,6 +302,11 @@ uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran)
 	return q;
 }
 
+static bool window_of(const struct rp_hunt_question *q)
+{
+	return q->ahead ? q->ahead(q->ahead_arg) : q->window;
+}
+
 struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 {
 	struct rp_hunt_decision d = {0};
@@ -310,7 +315,7 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 	if (!h.pct || h.quick) { /* chaos, quick: slices only, round robin; where they
 				  * end, or at an access ahead (a window, for chaos) */
 		d.preempt = q->where == RP_HUNT_SLICE;
-		d.at_memop = d.preempt && q->window && (next() & 1);
+		d.at_memop = d.preempt && window_of(q) && (next() & 1);
 		return d;
 	}
 	if (h.bounded && !h.strict) {
@@ -323,7 +328,7 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 		} else {
 			d.preempt = q->where == RP_HUNT_SLICE && q->ran >= h.fair;
 		}
-		d.at_memop = d.preempt && q->window && (q->where == RP_HUNT_SLICE || (next() & 1));
+		d.at_memop = d.preempt && window_of(q) && (q->where == RP_HUNT_SLICE || (next() & 1));
 		return d;
 	}
 	if (!h.strict) {
@@ -333,7 +338,7 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 		d.preempt = q->where == RP_HUNT_SLICE || site_preempts(q->site, q->where);
 		if (!d.preempt && q->created)
 			d.preempt = next() & 1;
-		d.at_memop = d.preempt && q->window && (next() & 1);
+		d.at_memop = d.preempt && window_of(q) && (next() & 1);
 		return d;
 	}
 	h.steps++;
@@ -352,13 +357,13 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 		 * block, so its window spans all they do (no demotion breaks in). (pct:
 		 * change points and fairness alone.) */
 		return d;
-	} else if (q->where == RP_HUNT_SLICE ? q->window && one_in_pow2(h.window_shift)
+	} else if (q->where == RP_HUNT_SLICE ? window_of(q) && one_in_pow2(h.window_shift)
 					       : site_preempts(q->site, q->where)) {
 		demote(&d, q->tid, --h.demoted, true, q->ran);
 	}
 	/* Where: at a slice's end, in the window ahead; after a call, one time in two in
 	 * the window after it, else right after the call returns. */
-	if (d.preempt && q->window && (q->where == RP_HUNT_SLICE || (next() & 1)))
+	if (d.preempt && window_of(q) && (q->where == RP_HUNT_SLICE || (next() & 1)))
 		d.at_memop = true;
 	return d;
 }
@@ -403,6 +408,14 @@ int rp_hunt_start_demote(int tid)
 bool rp_hunt_any_access(void)
 {
 	return h.on && h.pct && h.any_access;
+}
+
+bool rp_hunt_sync_steps(void)
+{
+	if (!h.on || !h.pct || h.quick)
+		return false; /* rp_hunt_step: a preemption only at a slice's end */
+	/* delays: nothing but its change points (fairness is a slice's) */
+	return !(h.bounded && !h.strict && h.next_change >= h.nchange);
 }
 
 /* One run in two: the others run before the process ends (priorities: main below every

@@ -53,6 +53,11 @@ struct rp_hunt_question {
 	bool window;      /* a repeated or atomic memory access lies just ahead */
 	uint64_t ran;     /* counts the thread ran since it was switched in */
 	bool created;     /* AFTER: the call created a thread */
+	/* If set, window is not given: ahead(ahead_arg) tells it, asked only where a
+	 * decision needs it (a preemption decided), so a hot call site that decides
+	 * nothing does not look for places ahead. */
+	bool (*ahead)(void *ahead_arg);
+	void *ahead_arg;
 };
 struct rp_hunt_decision {
 	bool preempt;     /* preempt the running thread */
@@ -90,6 +95,10 @@ bool rp_hunt_exit_turn(int *prio);
 /* The seed's strategy (RP_HUNT_WINDOWS ...; what --hunt-strategy gave, or the draw):
  * also replay-hunt's, for its JSON lines (tools/hunt/strategy.c). */
 int rp_hunt_strategy(void);
+/* May a synchronization step (BEFORE, AFTER) still decide anything in this run? Not
+ * in quick (slices alone), nor in delays once its change points are past: the
+ * synchronization hooks then stop calling. */
+bool rp_hunt_sync_steps(void);
 /* One of n candidates (memory accesses), uniformly. */
 unsigned rp_hunt_choose(unsigned n);
 
