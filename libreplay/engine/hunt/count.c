@@ -712,6 +712,18 @@ void rp_sync_end_slow(void *ret)
 	soon_pc_cancel(t);
 	if (d.at_memop && !n && ret_walk_at(t, r))
 		return; /* at the caller's accesses, past the return */
+	if (!(d.at_memop && n) && a.first && rp_bp_ready()) {
+		/* Right after the call: nothing of the program's runs from here to there
+		 * (the call only returns), so switch now, logged at that instruction and
+		 * count, where the replay's trap stops it, as the breakpoint's trap here
+		 * would have (a wake-up after each unlock and barrier of a lock loop: a
+		 * trap each, ~20 us). */
+		if (preempt_worth(t))
+			count_preempt(t, t->offset - __sic_home, a.first);
+		else
+			t->new_prio = 0;
+		return;
+	}
 	soon_at(t, d.at_memop && n ? c[rp_hunt_choose((unsigned)n)] : a.first);
 	t->soon = true;
 	rp_count_arm(t, &__sic_home);
