@@ -6,6 +6,7 @@
 # are timetravel.py's too.
 
 import math
+import re
 
 import gdb
 
@@ -919,11 +920,8 @@ def real_frame(frame):
 def function_lines(frame):
     """(entry pc, {pc: line}) of the function of frame: its line table's starts
     (those of the functions inlined into it too)."""
-    blk = gdb.block_for_pc(frame.pc())
-    while blk is not None and blk.function is None:
-        blk = blk.superblock
-    while blk is not None and blk.superblock is not None and blk.superblock.function is not None:
-        blk = blk.superblock  # out of inlined blocks
+    blocks = function_blocks(frame.pc())  # out of inlined blocks (and the lexical
+    blk = blocks[-1] if blocks else None  # ones between)
     if blk is None:
         raise tt.TimeError("No line information here.")
     symtab = frame.find_sal().symtab
@@ -979,17 +977,77 @@ def frame_events(events, entry, cfa):
     return (mine[last_entry:] if last_entry is not None else mine), last_entry is not None
 
 
+def function_blocks(pc):
+    """The blocks of functions whose code is at pc, innermost first: those gcc
+    inlined, then the function itself (a lexical block may lie between two)."""
+    out = []
+    blk = gdb.block_for_pc(pc)
+    while blk is not None and not blk.is_static and not blk.is_global:
+        if blk.function is not None:
+            out.append(blk)
+        blk = blk.superblock
+    return out
+
+
+def outside_inlined(pc):
+    """Is pc where gdb's `next` in the function holding it can stop: not inside the
+    code of a function gcc inlined into it, unless at that code's entry, where gdb
+    shows the caller (at the call's line) and its `next` steps over the rest?"""
+    return all(pc == b.start for b in function_blocks(pc)[:-1])
+
+
+STMT_PCS = {}  # symtab file name: the pcs of its is_stmt rows (None: unknown)
+
+
+def stmt_pcs(symtab):
+    """The pcs where symtab's line table starts a statement (is_stmt): gdb's `next`
+    stops only there. gdb 13's Python has no is_stmt: `maint info line-table` says
+    it, row for row, unrelocated (the difference to linetable()'s first pc)."""
+    key = symtab.filename
+    if key in STMT_PCS:
+        return STMT_PCS[key]
+    STMT_PCS[key] = None
+    try:
+        text = gdb.execute("maint info line-table ^%s$" % re.escape(key), to_string=True)
+        first = next(iter(symtab.linetable())).pc
+    except (gdb.error, StopIteration):
+        return None
+    mine, rows = False, []
+    for line in text.splitlines():
+        if line.startswith("symtab: "):
+            mine = line[len("symtab: "):].split(" ((struct")[0] == symtab.fullname()
+            rows = rows if not mine else []
+        elif mine:
+            m = re.match(r"^\d+\s+(?:\d+|END)\s+(0x[0-9a-f]+)\s*(Y?)", line)
+            if m:
+                rows.append((int(m.group(1), 16), m.group(2) == "Y"))
+        if mine and rows and line.startswith("linetable:") is False and line == "":
+            break
+    if not rows:
+        return None
+    off = first - rows[0][0]
+    STMT_PCS[key] = {a + off for a, y in rows if y}
+    return STMT_PCS[key]
+
+
 def reverse_next_target(here, frame, step_out=True):
     """The start of the line run before here in frame (gdb's reverse-next): (count, pc)
-    of thread here.tid, or None at the frame's first line."""
+    of thread here.tid, or None at the frame's first line. As gdb's `next` going
+    forward, a line start inside an inlined call's code is not one of this frame's
+    (where the frame shown is the caller's: in an inlined function's own frame, its
+    lines are)."""
     cfa = frame_cfa(frame)
     if here.pc == function_lines(frame)[0]:
         return None  # at the entry: the frame begins here
+    inlined = gdb.selected_frame().type() == gdb.INLINE_FRAME
+    symtab = frame.find_sal().symtab
+    stmts = stmt_pcs(symtab) if symtab is not None else None
     window = 64
     while True:
         entry, lines, events, start = line_events(here, frame, window)
         mine, entered = frame_events(events, entry, cfa)
-        starts = [e for e in mine if e[1] in lines]
+        starts = [e for e in mine if e[1] in lines and (stmts is None or e[1] in stmts) and
+                  (inlined or outside_inlined(e[1]))]
         if starts:
             line = lines[starts[-1][1]]
             k = len(starts) - 1

@@ -647,6 +647,29 @@ if [ "$(echo $mix | wc -w)" = 4 ] && [ "$mix" = "$mixhw" ] && [ "$mixrt" = "$mix
 else
 	fail "watchpoints and a breakpoint: stops $mix without debug registers, $mixrt with them, gdb's own $mixhw: $(grep -v '^\[' cells_mix.out | grep -E 'rror|xception|No more' | head -n 2 | tr '\n' ' ')"
 fi
+# reverse-next at -O2 through lines that interleave with inlined calls (issue 28): it
+# landed inside the inlined code (a line start of the inlined function, or a row
+# that is no statement start), where a forward next never stops, and at the start of
+# an inlined call's code took it for the function's entry (reverse-finish: "not
+# meaningful in the outermost frame"). Each reverse-next now lands on a stop of the
+# forward nexts (or where they began), going back in time.
+"$SICC" -O2 -g -o inlined_next "$P/inlined_next.c" && ./inlined_next --record inlined_next.bin >/dev/null 2>&1
+na=(-batch -nx -ex "break inlined_next.c:$(grep -n 'int a = helper' "$P/inlined_next.c" | cut -d: -f1)" -ex run -ex delete
+	-ex 'echo @@ s0\n<<\n' -ex 'replay when' -ex 'echo >>\n')
+for i in 1 2 3 4 5 6; do na+=(-ex next -ex 'echo @@ f'$i'\n<<\n' -ex 'replay when' -ex 'echo >>\n'); done
+for i in 1 2 3 4 5; do na+=(-ex reverse-next -ex 'echo @@ r'$i'\n<<\n' -ex 'replay when' -ex 'echo >>\n'); done
+timeout 600 "$RGDB" ./inlined_next inlined_next.bin "${na[@]}" >inlined_next.out 2>&1
+fw=$(for k in s0 f1 f2 f3 f4 f5 f6; do wat inlined_next.out $k; done | xargs)
+rv=$(for k in r1 r2 r3 r4 r5; do wat inlined_next.out $k; done | xargs)
+rt=$(for k in r1 r2 r3 r4 r5; do blocks inlined_next.out | sed -n "s/^$k\ttime \([0-9]*\):.*/\1/p"; done | xargs)
+bad=""
+for r in $rv; do case " $fw " in *" $r "*) ;; *) bad="$bad $r";; esac; done
+if [ "$(echo $rv | wc -w)" = 5 ] && [ -z "$bad" ] && [ "$(echo $rt | tr ' ' '\n' | sort -rn | xargs)" = "$rt" ] &&
+	[ "$(echo $rv | tr ' ' '\n' | sort -u | wc -l)" = 5 ]; then
+	pass "reverse-next through inlined calls at -O2: five stops back, each where a forward next stopped ($rv)"
+else
+	fail "reverse-next through inlined calls: stops $rv (not forward next's:${bad:- none}), forward $fw: $(grep -E 'rror|xception|meaningful' inlined_next.out | head -n 2 | tr '\n' ' ')"
+fi
 check "replay goto with a bad time: one line, an error" bash -c \
 	"timeout 120 '$RGDB' ./racy racy.bin -batch -nx -ex 'break __sic_main' -ex run -ex 'replay goto soon' 2>&1 | grep -qx 'Usage: replay goto TIME | replay goto THREAD:COUNT\[@PC\]'"
 summary
