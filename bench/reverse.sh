@@ -36,7 +36,9 @@
 # reverse-continue must stop where the forward one did (the pass, the same in every
 # run). Medians of RUNS sessions, and their ratio (the goal: within 2x). Then `watch
 # passes` with the debug registers dead (the runtime finds the last write) the same
-# way: reverse-continue from count 200,000,000 against going forward to its stop.
+# way: reverse-continue from count 200,000,000 against going forward to its stop;
+# and with them working, the runtime's search (the default) against gdb's hardware
+# watchpoints (set replay-watch gdb).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/build/bench/reverse"
@@ -137,9 +139,24 @@ for run in $(seq "$RUNS"); do
 		-ex 'replay goto 3:250000000' -ex 'python timed("replay goto " + W, "watchfwd")' \
 		-ex kill >"watch-$run.out" 2>&1
 	[ "$(sed -n 's/^AT watch //p' "watch-$run.out")" = "$(sed -n 's/^AT watch //p' watch-1.out)" ] &&
-		grep -q '^Watchpoint 2: passes' "watch-$run.out" ||
+		grep -q '^Hardware watchpoint 2: passes' "watch-$run.out" ||
 		{ echo "watch run $run: reverse-continue stopped elsewhere (watch-$run.out)"; status=1; }
 done
+# The same where the debug registers work: the runtime's search (the default) and
+# gdb's hardware watchpoints (set replay-watch gdb: a stop of gdb's at each write
+# counted in the segments searched), each to the same stop.
+for run in $(seq "$RUNS"); do
+	for how in runtime gdb; do
+		timeout 3600 "$ROOT/build/bin/replay-gdb" ./hot hot.bin -batch -nx -x hot.py -ex "set replay-watch $how" \
+			-ex 'break __sic_main' -ex run -ex delete -ex 'replay goto 3:200000000' -ex 'watch passes' \
+			-ex "python timed(\"reverse-continue\", \"watch_$how\")" -ex 'python print("AT watch", at())' \
+			-ex kill >"watch-$how-$run.out" 2>&1
+		[ "$(sed -n 's/^AT watch //p' "watch-$how-$run.out")" = "$(sed -n 's/^AT watch //p' watch-1.out)" ] ||
+			{ echo "watch ($how) run $run: reverse-continue stopped elsewhere (watch-$how-$run.out)"; status=1; }
+	done
+done
+m_watch_runtime=$(cat watch-runtime-*.out | sed -n 's/^T watch_runtime \([0-9.]*\)$/\1/p' | median)
+m_watch_gdb=$(cat watch-gdb-*.out | sed -n 's/^T watch_gdb \([0-9.]*\)$/\1/p' | median)
 m_watch=$(cat watch-*.out | sed -n 's/^T watch \([0-9.]*\)$/\1/p' | median)
 m_watchfwd=$(cat watch-*.out | sed -n 's/^T watchfwd \([0-9.]*\)$/\1/p' | median)
 for k in hot hotfwd cond condfwd; do
@@ -152,5 +169,7 @@ printf "count condition, 1,000 counts back (%s runs): reverse-continue %s s, for
 	"$RUNS" "$m_cond" "$m_condfwd" "$(ratio "$m_cond" "$m_condfwd")"
 printf "watchpoint, no debug registers (%s runs): reverse-continue to the last write %s s, forward to it from the nearest checkpoint %s s: %sx\n" \
 	"$RUNS" "$m_watch" "$m_watchfwd" "$(ratio "$m_watch" "$m_watchfwd")"
+printf "watchpoint, debug registers working (%s runs): reverse-continue to the last write %s s by the runtime's search, %s s by gdb's hardware watchpoints\n" \
+	"$RUNS" "$m_watch_runtime" "$m_watch_gdb"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit $status

@@ -280,6 +280,8 @@ class RestoreCmd(gdb.Command):
             # (checkpoint, restart: a fork, a jump in time, maybe in the middle of a
             # continue, by timetravel.py: no resume of the story)
             before_resume()
+            if cmd == "continue" and timetravel is not None:
+                timetravel.forward_watch_arm()  # (without debug registers)
             note_resume()
             if shown is not None and cmd not in ("run", "start", "starti") and live():
                 gdb.write("libreplay: %s resumes green thread %d, the running one: green "

@@ -63,8 +63,9 @@ def rewrite_command(line):
                     left.append(args[i])
                 i += 1
             if not left:
-                State.inflight.append([token, "function-finished" if cmd == "-exec-finish"
-                                       else "end-stepping-range", False])
+                State.inflight.append([token, 'reason="%s"' % (
+                    "function-finished" if cmd == "-exec-finish" else "end-stepping-range"),
+                    False, ""])
                 # gdb reads the next command once this one is done: -thread-info's
                 # answer says where it landed.
                 return ['%s-interpreter-exec console "%s"' % (token, REVERSE[cmd]),
@@ -72,17 +73,42 @@ def rewrite_command(line):
     return [line]
 
 
-def reason_from(line):
-    """What a console line the extension printed says about the stop."""
-    if "No more reverse-execution history" in line:
-        return 'no-history'
-    m = re.match(r'^~"\\n(?:Breakpoint|Temporary breakpoint) (\d+), ', line)
+WATCH_STOP = re.compile(r"\n(Hardware watchpoint|Watchpoint) (\d+): (.*)\n\nOld value = (.*)\n"
+                        r"New value = (.*)\n")
+
+
+def reason_from(text):
+    """What the console text the extension printed for this command (unquoted, all
+    of it so far) says about the stop: the *stopped record's fields before frame=,
+    as gdb gives them (a watchpoint's number, expression and values too)."""
+    if "No more reverse-execution history" in text:
+        return 'reason="no-history"'
+    m = re.findall(r'(?:^|\n)\n(?:Breakpoint|Temporary breakpoint) (\d+), ', text)
     if m:
-        return 'breakpoint-hit",disp="keep",bkptno="%s' % m.group(1)
-    m = re.match(r'^~"\\n(?:Hardware |Read |Access )?(?:watchpoint|Watchpoint) (\d+): ', line)
+        return 'reason="breakpoint-hit",disp="keep",bkptno="%s"' % m[-1]
+    m = WATCH_STOP.search(text)
     if m:
-        return 'watchpoint-trigger",wpt={number="%s"},x="' % m.group(1)
+        return 'reason="watchpoint-trigger",wpt={number="%s",exp="%s"},value={old="%s",new="%s"}' % (
+            m.group(2), quoted(m.group(3)), quoted(m.group(4)), quoted(m.group(5)))
     return None
+
+
+def unquoted(record):
+    """The text of a console record, ~"..." (a C string)."""
+    body = record[2:-1] if record.endswith('"') else record[2:]
+    out, i = [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            i += 1
+            c = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(body[i], body[i])
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def quoted(text):
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def braced(s, at):
@@ -128,11 +154,11 @@ def from_gdb(line):
             return
         m = RESULT.match(line)
         if m and m.group(1) == PRIVATE and State.inflight:
-            token, reason, failed = State.inflight.pop(0)
+            token, reason, failed, _ = State.inflight.pop(0)
             State.skip_prompt = True
             if not failed:
                 frame, tid = stopped_record(line)
-                out('*stopped,reason="%s",frame=%s,thread-id="%s",stopped-threads="all"' %
+                out('*stopped,%s,frame=%s,thread-id="%s",stopped-threads="all"' %
                     (reason, frame, tid))
                 out("(gdb) ")
             return
@@ -155,7 +181,8 @@ def from_gdb(line):
         if State.inflight and line[:1] in ("*", "="):
             return  # the extension's own resumes, stops, breakpoints, memory
         if State.inflight and line[:1] == "~":
-            why = reason_from(line)
+            State.inflight[0][3] += unquoted(line)
+            why = reason_from(State.inflight[0][3])
             if why:
                 State.inflight[0][1] = why
     out(line)

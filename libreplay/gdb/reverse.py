@@ -6,6 +6,7 @@
 # are timetravel.py's too.
 
 import math
+import re
 
 import gdb
 
@@ -148,10 +149,28 @@ def watch_values(bps, numbers):
     for b, n in zip(bps, numbers):
         if b.type in WATCH_CLASSES and b.expression:
             try:
-                values[n] = str(gdb.parse_and_eval(b.expression))
+                values[n] = printed(gdb.parse_and_eval(watch_expression(b)))
             except gdb.error:
                 pass
     return values
+
+
+def printed(v):
+    """Value v as gdb prints a watchpoint's old and new values (value_print: a
+    pointer with its type, `(int *) 0x...`, which str() leaves out)."""
+    gdb.set_convenience_variable("_libreplay_value", v)
+    try:
+        return gdb.execute("output $_libreplay_value", to_string=True)
+    finally:
+        gdb.set_convenience_variable("_libreplay_value", None)
+
+
+def watch_kind(b):
+    """How gdb names watchpoint b at its stops."""
+    return {gdb.BP_HARDWARE_WATCHPOINT: "Hardware watchpoint",
+            gdb.BP_READ_WATCHPOINT: "Hardware read watchpoint",
+            gdb.BP_ACCESS_WATCHPOINT: "Hardware access (read/write) watchpoint"}.get(
+                b.type, "Watchpoint")
 
 
 def gap_top(merged, lo, here):
@@ -268,12 +287,11 @@ def reverse_continue(arg=""):
     Stats.segments, Stats.known, Stats.counted = 0, True, 0
     watches = [b for b in stopping_breakpoints() if b.type in WATCH_CLASSES]
     write = None
-    if watches and (hardware_watch_dead() or registers_short(watches) or
-                    (any(b.type == gdb.BP_WATCHPOINT for b in watches) and
-                     all(plain_watch(b) for b in watches))):
-        # The runtime finds the last write (gdb's software watchpoints would
-        # single-step the whole search); then the breakpoints' last stop is
-        # searched with the watchpoints off, and wins if it comes after the write.
+    if watches and runtime_search(watches):
+        # The runtime finds the last write (gdb's hardware watchpoints would stop at
+        # every write of the segments searched, its software ones single-step
+        # them); then the breakpoints' last stop is searched with the watchpoints
+        # off, and wins if it comes after the write.
         Stats.known = False
         write = reverse_to_write(watches)
         if len(watches) == len(stopping_breakpoints()):
@@ -691,12 +709,11 @@ def show_hit(hit):
         if b.number in hit.numbers:
             if b.number in hit.values:
                 try:
-                    was = str(gdb.parse_and_eval(b.expression))
+                    was = printed(gdb.parse_and_eval(watch_expression(b)))
                 except gdb.error:
                     was = "<unreadable>"
                 gdb.write("\n%s %d: %s\n\nOld value = %s\nNew value = %s\n" % (
-                    "Hardware watchpoint" if b.type == gdb.BP_HARDWARE_WATCHPOINT else "Watchpoint",
-                    b.number, b.expression, hit.values[b.number], was))
+                    watch_kind(b), b.number, b.expression, hit.values[b.number], was))
             else:
                 gdb.write("\n%s %d, " % ("Temporary breakpoint" if b.temporary else
                                           "Breakpoint", b.number))
@@ -903,11 +920,8 @@ def real_frame(frame):
 def function_lines(frame):
     """(entry pc, {pc: line}) of the function of frame: its line table's starts
     (those of the functions inlined into it too)."""
-    blk = gdb.block_for_pc(frame.pc())
-    while blk is not None and blk.function is None:
-        blk = blk.superblock
-    while blk is not None and blk.superblock is not None and blk.superblock.function is not None:
-        blk = blk.superblock  # out of inlined blocks
+    blocks = function_blocks(frame.pc())  # out of inlined blocks (and the lexical
+    blk = blocks[-1] if blocks else None  # ones between)
     if blk is None:
         raise tt.TimeError("No line information here.")
     symtab = frame.find_sal().symtab
@@ -963,17 +977,77 @@ def frame_events(events, entry, cfa):
     return (mine[last_entry:] if last_entry is not None else mine), last_entry is not None
 
 
+def function_blocks(pc):
+    """The blocks of functions whose code is at pc, innermost first: those gcc
+    inlined, then the function itself (a lexical block may lie between two)."""
+    out = []
+    blk = gdb.block_for_pc(pc)
+    while blk is not None and not blk.is_static and not blk.is_global:
+        if blk.function is not None:
+            out.append(blk)
+        blk = blk.superblock
+    return out
+
+
+def outside_inlined(pc):
+    """Is pc where gdb's `next` in the function holding it can stop: not inside the
+    code of a function gcc inlined into it, unless at that code's entry, where gdb
+    shows the caller (at the call's line) and its `next` steps over the rest?"""
+    return all(pc == b.start for b in function_blocks(pc)[:-1])
+
+
+STMT_PCS = {}  # symtab file name: the pcs of its is_stmt rows (None: unknown)
+
+
+def stmt_pcs(symtab):
+    """The pcs where symtab's line table starts a statement (is_stmt): gdb's `next`
+    stops only there. gdb 13's Python has no is_stmt: `maint info line-table` says
+    it, row for row, unrelocated (the difference to linetable()'s first pc)."""
+    key = symtab.filename
+    if key in STMT_PCS:
+        return STMT_PCS[key]
+    STMT_PCS[key] = None
+    try:
+        text = gdb.execute("maint info line-table ^%s$" % re.escape(key), to_string=True)
+        first = next(iter(symtab.linetable())).pc
+    except (gdb.error, StopIteration):
+        return None
+    mine, rows = False, []
+    for line in text.splitlines():
+        if line.startswith("symtab: "):
+            mine = line[len("symtab: "):].split(" ((struct")[0] == symtab.fullname()
+            rows = rows if not mine else []
+        elif mine:
+            m = re.match(r"^\d+\s+(?:\d+|END)\s+(0x[0-9a-f]+)\s*(Y?)", line)
+            if m:
+                rows.append((int(m.group(1), 16), m.group(2) == "Y"))
+        if mine and rows and line.startswith("linetable:") is False and line == "":
+            break
+    if not rows:
+        return None
+    off = first - rows[0][0]
+    STMT_PCS[key] = {a + off for a, y in rows if y}
+    return STMT_PCS[key]
+
+
 def reverse_next_target(here, frame, step_out=True):
     """The start of the line run before here in frame (gdb's reverse-next): (count, pc)
-    of thread here.tid, or None at the frame's first line."""
+    of thread here.tid, or None at the frame's first line. As gdb's `next` going
+    forward, a line start inside an inlined call's code is not one of this frame's
+    (where the frame shown is the caller's: in an inlined function's own frame, its
+    lines are)."""
     cfa = frame_cfa(frame)
     if here.pc == function_lines(frame)[0]:
         return None  # at the entry: the frame begins here
+    inlined = gdb.selected_frame().type() == gdb.INLINE_FRAME
+    symtab = frame.find_sal().symtab
+    stmts = stmt_pcs(symtab) if symtab is not None else None
     window = 64
     while True:
         entry, lines, events, start = line_events(here, frame, window)
         mine, entered = frame_events(events, entry, cfa)
-        starts = [e for e in mine if e[1] in lines]
+        starts = [e for e in mine if e[1] in lines and (stmts is None or e[1] in stmts) and
+                  (inlined or outside_inlined(e[1]))]
         if starts:
             line = lines[starts[-1][1]]
             k = len(starts) - 1
@@ -1244,6 +1318,7 @@ def watch_on(regions, every, tid, count):
 def watch_off():
     lr.set_debug("watch_n", 0)
     lr.set_debug("watch_every", 0)
+    lr.set_debug("watch_stop", 0)
 
 
 def watch_state(regions):
@@ -1406,9 +1481,10 @@ def writing_instruction(regions, tid, count, stop, base, switched=False):
 
 
 def preempted_at(pc):
-    """Is the runtime's software breakpoint (the next recorded preemption's trap
-    byte, engine/schedule/breakpoint.c) armed at pc?"""
-    if runtime_bp_mode() != 2:  # RP_BP_SOFTWARE
+    """Is the runtime's breakpoint (the next recorded preemption's debug register or
+    trap byte, engine/schedule/breakpoint.c) armed at pc? A stepi there takes the
+    preemption: the perf event's signal or the trap's SIGILL switches threads."""
+    if runtime_bp_mode() not in (1, 2):  # RP_BP_HARDWARE, RP_BP_SOFTWARE
         return False
     trap = lr.glob("rp_bp_trap")
     return lr.u64(trap["pc"]) == pc and not int(trap["under_debugger"])
@@ -1478,6 +1554,52 @@ def plain_watch(b):
     return b.type in (gdb.BP_WATCHPOINT, gdb.BP_HARDWARE_WATCHPOINT) and not b.condition
 
 
+def runtime_search(watches):
+    """Does reverse-continue ask the runtime for the last write (reverse_to_write)
+    rather than replay segments with gdb's own watchpoints? Where gdb's cannot
+    serve (no debug registers, or fewer free than the watchpoints need), always:
+    reverse_to_write then names what it cannot follow. Else when every watchpoint
+    is a plain write watchpoint the runtime can hold (without an ignore count,
+    which gdb's path spends), unless `set replay-watch gdb` asks for gdb's path: a
+    hot variable's segment is one stop of gdb's per write there (the heisenbug's
+    `account`: 245 s, 2.2 s by the runtime)."""
+    if hardware_watch_dead() or registers_short(watches):
+        return True
+    if ReplayWatch.mode != "runtime":
+        return any(b.type == gdb.BP_WATCHPOINT for b in watches) and \
+            all(plain_watch(b) for b in watches)
+    if not all(plain_watch(b) and not b.ignore_count for b in watches):
+        return False
+    try:
+        watched([watch_expression(b) for b in watches], "reverse-continue")
+    except tt.TimeError:
+        return False  # (not in memory, too large: gdb's own watchpoints)
+    return True
+
+
+class ReplayWatch(gdb.Parameter):
+    """Who finds a watchpoint's last write going back, where the debug registers
+work: `runtime` (the default: the runtime compares the bytes, docs/gdb.md) or `gdb`
+(gdb's hardware watchpoints, stopping at every write of the segments searched)."""
+
+    mode = "runtime"
+    set_doc = "Set who finds a watchpoint's last write going back (runtime or gdb)."
+    show_doc = "Show who finds a watchpoint's last write going back."
+
+    def __init__(self):
+        super().__init__("replay-watch", gdb.COMMAND_BREAKPOINTS, gdb.PARAM_ENUM,
+                         ["runtime", "gdb"])
+        self.value = "runtime"
+
+    def get_set_string(self):
+        ReplayWatch.mode = self.value
+        return ""
+
+    def get_show_string(self, svalue):
+        return "Watchpoints' last writes going back are found by %s." % (
+            "the runtime" if svalue == "runtime" else "gdb's hardware watchpoints")
+
+
 class WriteStop:
     """reverse_to_write's find: the Write, the stop before it (pos), the moment the
     search started from (here), and the watchpoints whose bytes it changed."""
@@ -1524,8 +1646,8 @@ def show_write(write):
         return
     for b, old, new in write.bps:
         e = watch_expression(b)
-        gdb.write("\nWatchpoint %d: %s\n\nOld value = %s\nNew value = %s\n" % (
-            b.number, b.expression, value_of(e, new), value_of(e, old)))
+        gdb.write("\n%s %d: %s\n\nOld value = %s\nNew value = %s\n" % (
+            watch_kind(b), b.number, b.expression, value_of(e, new), value_of(e, old)))
     tt.Store.history.shown = [b.number for b, _, _ in write.bps]
     tt.Store.history.resume_at(tt.position())
     tt.show_frame()
@@ -1535,7 +1657,7 @@ def value_of(expr, raw):
     """expr's value had its bytes been raw."""
     try:
         v = gdb.parse_and_eval(expr)
-        return str(gdb.Value(raw, v.type))
+        return printed(gdb.Value(raw, v.type))
     except (gdb.error, TypeError):
         return "0x" + raw.hex()
 
@@ -1571,3 +1693,266 @@ is used (docs/gdb.md)."""
                   "%s to %s\n" % (w.tid, w.count, w.pc, expr, value_of(expr, w.old),
                                    value_of(expr, w.new)))
         tt.show_frame()
+
+
+# ---- watchpoints going forward without debug registers --------------------------------
+# Where gdb's hardware watchpoints never fire (no debug registers) or cannot all be
+# inserted (more than the free registers hold), `continue` would run past every write.
+# So continue's pre-hook (libreplay.py's libreplay-restore) hands the user's write
+# watchpoints to the runtime, disabled in gdb meanwhile: it compares their bytes at
+# least every WATCH_EVERY counts of a thread and at every switch, and stops at the
+# first comparison that sees a change (watch_stop; stops.py's StopBreakpoint stops
+# there). continue's post-hook then finds the write as last_write does, but the
+# first one: from where the writing thread's stretch began (the continue's start, or
+# its counting point), a comparison at each counting point to the count, then stepi
+# to the instruction; the stop is after it, as gdb's watchpoint's is. A stop of
+# gdb's (a breakpoint) whose bytes changed since the last comparison: the write came
+# before it, in the running thread's own stretch.
+
+class Forward:
+    conditions = {}  # the user's breakpoints: their own conditions, while it is
+    watches = []   # the user's watchpoints the runtime follows in the continue under way
+    regions = None  # their Regions (None: no continue under way with them)
+    start = None   # where the continue went on from
+    landed = 0     # stops at a write found so (tests read it)
+
+
+def forward_watches():
+    """The user's watchpoints the runtime is to follow going forward (the plain ones;
+    one line for each other, which gdb alone cannot follow here either)."""
+    if not tt.replaying() or tt.Store.busy:
+        return []
+    watches = [b for b in stopping_breakpoints() if b.type in WATCH_CLASSES]
+    if not watches or not (hardware_watch_dead() or registers_short(watches)):
+        return []
+    for b in watches:
+        if not plain_watch(b):
+            gdb.write("libreplay: %s, continue follows write watchpoints without conditions "
+                      "only (not watchpoint %d)\n" % (
+                          "without debug registers" if hardware_watch_dead() else
+                          "with more watchpoints than free debug registers", b.number))
+    return [b for b in watches if plain_watch(b)]
+
+
+def forward_watch_arm():
+    """continue's pre-hook: the runtime follows the watchpoints, gdb's are off."""
+    forward_watch_release()
+    watches = forward_watches()
+    if not watches:
+        return
+    try:
+        regions = watched([watch_expression(b) for b in watches], "continue")
+        here = tt.position()
+        watch_on(regions, WATCH_EVERY, here.tid, here.count)
+    except (tt.TimeError, gdb.error) as e:
+        watch_off()
+        gdb.write("libreplay: %s: continue does not follow the watchpoints\n" % e)
+        return
+    lr.set_debug("watch_stop", 1)
+    lr.ensure_stop_bp()
+    Forward.watches, Forward.regions, Forward.start = watches, regions, here
+    for b in watches:
+        b.enabled = False
+    # A breakpoint of the user's reached after a write that no comparison has seen
+    # yet: gdb's watchpoint would have stopped first. Its condition says no then;
+    # the next comparison stops, the write is found, and a continue from it meets
+    # the breakpoint again.
+    Forward.conditions = {}
+    for b in tt.user_breakpoints():
+        if b.enabled and b.type in STOP_TYPES:
+            Forward.conditions[b] = b.condition
+            b.condition = ("(%s) && $_libreplay_unchanged()" % b.condition if b.condition
+                           else "$_libreplay_unchanged()")
+
+
+def forward_watch_release():
+    """The user's watchpoints back in gdb (enabling reads their value now), and the
+    conditions of their breakpoints."""
+    watches, Forward.watches, Forward.regions = Forward.watches, [], None
+    for b in watches:
+        if b.is_valid():
+            b.enabled = True
+    conditions, Forward.conditions = Forward.conditions, {}
+    for b, cond in conditions.items():
+        if b.is_valid():
+            b.condition = cond
+    return watches
+
+
+class Unchanged(gdb.Function):
+    """$_libreplay_unchanged(): are the bytes the runtime follows for a continue
+    (watchpoints without debug registers) as its last comparison saw them?"""
+
+    def __init__(self):
+        super().__init__("_libreplay_unchanged")
+
+    def invoke(self):
+        regions = Forward.regions
+        if regions is None or not lr.live():
+            return 1
+        dbg = lr.glob("rp_debug")
+        n = sum(k for _, k in regions.spans)
+        return int(regions.read() == bytes(int(dbg["watch_val"][i]) for i in range(n)))
+
+
+def watch_seen():
+    """Did the runtime stop at a change of the bytes it follows (watch_stop)?"""
+    dbg = lr.glob("rp_debug")
+    return bool(int(dbg["watch_stop"])) and lr.u64(dbg["watch_changes"]) > 0
+
+
+def forward_watch_land():
+    """continue's post-hook: if the bytes changed, go to just after the first write
+    and show it as gdb shows a watchpoint's stop."""
+    regions, start = Forward.regions, Forward.start
+    if regions is None:
+        return
+    try:
+        if not lr.live() or not tt.replaying():
+            return
+        seen = watch_seen()
+        last, tail, cmp = watch_state(regions)
+        watch_off()
+        if not seen and not tail:
+            return
+        here = tt.position()
+        if seen:
+            tid, frm, to, stop = last[0], last[1], last[2], None
+        else:  # a stop of gdb's, after a write since the last comparison
+            tid, frm, to, stop = here.tid, cmp[1], here.count, here
+        try:
+            w = first_write(regions, tid, frm, to, stop, start)
+        except tt.TimeError as e:
+            with tt.Quiet():
+                tt.goto(here.tid, here.count, pc=here.pc)
+            gdb.write("libreplay: %s\n" % e)
+            return
+    finally:
+        watches = forward_watch_release()
+    values = regions.split(w.old), regions.split(w.new)
+    for i in w.which:
+        b = watches[i]
+        e = watch_expression(b)
+        gdb.write("\n%s %d: %s\n\nOld value = %s\nNew value = %s\n" % (
+            watch_kind(b), b.number, b.expression, value_of(e, values[0][i]),
+            value_of(e, values[1][i])))
+    tt.Store.history.shown = [watches[i].number for i in w.which]
+    tt.Store.history.resume_at(tt.position())
+    Forward.landed += 1
+    bp = breakpoint_here()
+    if bp is not None:
+        # gdb's watchpoint, stopping where a breakpoint is, reports it too (and does
+        # not stop there again going on)
+        gdb.write("\n%s %d, " % ("Temporary breakpoint" if bp.temporary else "Breakpoint",
+                                 bp.number))
+    tt.show_frame()
+    if bp is not None and bp.temporary:
+        bp.delete()
+
+
+def breakpoint_here():
+    """The user's breakpoint that gdb would report at this stop (its pc, this green
+    thread, its condition true), its ignore count spent as gdb does; or None."""
+    pc = gdb.newest_frame().pc()
+    for b in tt.user_breakpoints():
+        if not b.enabled or b.type not in STOP_TYPES or \
+                not any(loc.address == pc for loc in b.locations if loc.enabled):
+            continue
+        if b.thread and b.thread != gdb.selected_thread().num:
+            continue
+        if b.condition:
+            try:
+                if not bool(gdb.parse_and_eval(b.condition)):
+                    continue
+            except gdb.error:
+                pass  # gdb stops where a condition cannot be evaluated
+        if b.ignore_count > 0:
+            b.ignore_count -= 1
+            continue
+        return b
+    return None
+
+
+def first_write(regions, tid, frm, to, stop, start):
+    """The first write of green thread tid that changed the bytes, between its count
+    frm (or the continue's start, if later) and its count to (or stop): the replay
+    goes there and stops just after it. A Write."""
+    with tt.Quiet():
+        if start.tid == tid and start.count >= frm:
+            tt.goto(start.tid, start.count, pc=start.pc)
+            c0 = start.count
+        else:
+            c0 = max(frm, 1)
+            tt.goto(tid, c0)
+        # the count: a comparison at each counting point of tid's from here
+        watch_on(regions, 1, tid, c0)
+        lr.set_debug("watch_stop", 1)
+        target = (stop.tid, stop.count) if stop is not None else (tid, to)
+        try:
+            if target[1] > c0:
+                tt.Store.raw_stop = True
+                try:
+                    gdb.execute("replay stop-at %d %d" % target, to_string=True)
+                    mine = lr.StopAt.number
+                    if not tt.cont():
+                        raise tt.TimeError("The program ended on the way.")
+                finally:
+                    tt.Store.raw_stop = False
+                if watch_seen():
+                    gdb.execute("replay stop-at delete %d" % mine, to_string=True)
+            changed = watch_seen()
+            last, _, _ = watch_state(regions)
+        finally:
+            watch_off()
+        if changed:
+            if last[0] != tid:
+                raise tt.TimeError("replay: the write seen in green thread %d is in green "
+                                   "thread %d: not followed" % (tid, last[0]))
+            count = last[2] if last[1] < last[2] else last[2] + 1
+            switched = last[1] >= last[2]
+        else:
+            count, switched = target[1] + 1, False
+        if count - 1 == c0 and start.tid == tid and start.count == c0:
+            tt.goto(start.tid, start.count, pc=start.pc)  # (back: the pass went on)
+        else:
+            tt.goto(tid, count - 1)
+        return step_to_first_write(regions, tid, count, stop, switched)
+
+
+def step_to_first_write(regions, tid, count, stop, switched):
+    """From where the replay is (thread tid, before its count `count`), stepi until
+    an instruction changes the bytes; stop after it. A Write."""
+    val = regions.read()
+    steps = 0
+    c = lr.count_of(lr.find_green(tid), lr.current_ext())
+    for _ in range(1000000):
+        if stop is not None and tt.position().same_place(stop):
+            break
+        pc = gdb.newest_frame().pc()
+        if preempted_at(pc):
+            break  # switched out: the write came before (or is not followed)
+        gdb.execute("stepi", to_string=True)
+        if not lr.live():
+            raise tt.TimeError("The program ended on the way.")
+        steps += 1
+        now = regions.read()
+        if now != val:
+            return Write(tid, c, steps - 1, pc, val, now, regions.changed(val, now))
+        if tt.running_tid() != tid:
+            break
+        if (lr.count_of(lr.find_green(tid), lr.current_ext()) or 0) >= count:
+            break
+    raise tt.TimeError("replay: the watched bytes changed in green thread %d before its "
+                       "count %d, after a switch within a count: the write is not followed "
+                       "yet (the stop is where the change was seen)" % (tid, count))
+
+
+class WatchLanded(gdb.Command):
+    """Used by hookpost-continue: a change of the watched bytes the runtime followed
+(no debug registers): go to the write, show the stop as gdb's watchpoint."""
+
+    def __init__(self):
+        super().__init__("libreplay-watch-landed", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        forward_watch_land()

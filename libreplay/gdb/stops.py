@@ -442,6 +442,8 @@ class StopBreakpoint(gdb.Breakpoint):
             del StopAt.user[n]
         gate()  # a count condition may have turned true or false here
         write_stops()
+        if lr.timetravel is not None and lr.timetravel.watch_seen():
+            return True  # a change of watched bytes (reverse.py): it goes on from here
         if not mine and not (lr.timetravel is not None and lr.timetravel.time_reached()):
             return False  # only a count condition's: go on
         if lr.timetravel is not None and lr.timetravel.Store.raw_stop:
@@ -514,6 +516,9 @@ def on_stop(event):
         f.select()
         gdb.execute("frame")
         return
+    if StopAt.bp is not None and StopAt.bp in bps and lr.timetravel is not None and \
+            lr.timetravel.Forward.regions is not None and lr.timetravel.watch_seen():
+        return  # watched bytes changed: continue's post-hook shows the write (reverse.py)
     if any(b is StopAt.back or isinstance(b, ReturnBreakpoint) for b in bps) or \
             (StopAt.bp is not None and StopAt.bp in bps):
         gdb.write("replay: green thread %d reached count %d\n" % (StopAt.tid, StopAt.count))

@@ -345,6 +345,7 @@ def restore_live(ck):
     ck.num, ck.pid = num, pid
     lr.set_debug("quiet", 1 if Store.quiet else 0)  # the checkpoint's is its time's
     lr.set_debug("clock_on", 1 if Store.clock else 0)
+    watch_off()  # (one forked while the runtime followed watchpoints: not now)
     err = int(gdb.parse_and_eval("rp_debug_restored()"))
     if err:
         raise TimeError("libreplay: the restored checkpoint cannot open its hardware "
@@ -902,9 +903,13 @@ def register(ext):
     reverse_command("reverse-next", rn)
     reverse_command("reverse-step", rs)
     ReplayLastWrite()
+    ReplayWatch()
     AfterCheckpoint()
     for cmd in ("checkpoint", "restart"):
         gdb.execute("define hookpost-%s\nlibreplay-after %s\nend" % (cmd, cmd), to_string=True)
+    WatchLanded()
+    Unchanged()
+    gdb.execute("define hookpost-continue\nlibreplay-watch-landed\nend", to_string=True)
     gdb.events.stop.connect(record_stop)
     gdb.events.stop.connect(see_slow_counts)
     gdb.events.stop.connect(lambda e: None if Store.busy else Store.history.on_stop(e))

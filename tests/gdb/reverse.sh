@@ -173,13 +173,12 @@ else
 		-ex 'print account' -ex 'delete 1' -ex continue -ex 'break heisenbug.c:33' -ex continue \
 		-ex 'print account' -ex 'delete' -ex continue >watch.out 2>&1
 	# Going forward from there, the write happens, and the next stop is the failure
-	# again: no other write came between. (Where the runtime's breakpoint is
-	# software, as under restrict --no-perf, the reverse stop is the runtime's
-	# "Watchpoint 2", gdb's others "Hardware watchpoint 2".)
+	# again: no other write came between. (The runtime finds the write, debug
+	# registers or not, and names the stop as gdb does: "Hardware watchpoint 2".)
 	if grep -q "^Old value = {" watch.out && grep -Eq '^#0 .* in transfer \(.*\) at .*heisenbug\.c:1[45]' watch.out &&
 		grep -Eq '^#1 .* teller \(arg=' watch.out &&
 		[ "$(grep -c "^Breakpoint 3, auditor" watch.out)" -eq 1 ] &&
-		[ "$(grep -cE '^(Hardware watchpoint|Watchpoint) 2: account$' watch.out)" -eq 3 ] &&
+		[ "$(grep -cx 'Hardware watchpoint 2: account' watch.out)" -eq 3 ] &&
 		[ "$(sed -n 's/^\$1 = //p' watch.out)" = "$(sed -n 's/^\$3 = //p' watch.out)" ]; then
 		pass "heisenbug: watch account + reverse-continue stops at the last write, in transfer, in the teller's thread"
 	else
@@ -187,18 +186,21 @@ else
 	fi
 	grep -qxF "$(tail -n 1 bug.rec)" watch.out && pass "heisenbug: the failing replay ends as recorded after going back" ||
 		fail "heisenbug: output after going back: $(tail -n 3 watch.out | tr '\n' ' ')"
-	# The same without debug registers (the runtime compares the bytes): the chaos
-	# schedule preempts a teller between its counting points, after the write, so the
-	# last change is seen where it switches out (stepping across the runtime's trap
-	# byte there ran the replay off to the end).
+	# The same with and without debug registers (the runtime compares the bytes
+	# either way: gdb's hardware watchpoint took 245 s here, a stop at every write
+	# of `account`, the runtime 1 s): the chaos schedule preempts a teller between
+	# its counting points, after the write, so the last change is seen where it
+	# switches out (stepping across the runtime's trap byte, or onto its debug
+	# register, there ran the replay off to the end).
 	hb=(-batch -nx -ex 'break heisenbug.c:33' -ex run -ex 'watch account')
 	for i in 1 2; do hb+=(-ex reverse-continue -ex 'echo @@ h'$i'\n<<\n' -ex 'replay when' -ex 'echo >>\n'); done
 	timeout 600 "$RGDB" ./heisenbug bug.bin "${hb[@]}" >hb_hw.out 2>&1
 	LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 timeout 600 "$RGDB" ./heisenbug bug.bin "${hb[@]}" >hb_sw.out 2>&1
 	hbat() { for i in 1 2; do blocks "$1" | sed -n "s/^h$i\tthis instruction: replay goto //p"; done | xargs; }
 	[ "$(hbat hb_sw.out | wc -w)" = 2 ] && [ "$(hbat hb_sw.out)" = "$(hbat hb_hw.out)" ] &&
-		[ "$(grep -cx 'Watchpoint 2: account' hb_sw.out)" = 2 ] &&
-		pass "heisenbug: watch account + reverse-continue twice without debug registers: gdb's hardware watchpoint's stops ($(hbat hb_sw.out))" ||
+		[ "$(grep -cx 'Hardware watchpoint 2: account' hb_sw.out)" = 3 ] &&
+		[ "$(grep -cx 'Hardware watchpoint 2: account' hb_hw.out)" = 3 ] &&
+		pass "heisenbug: watch account + reverse-continue twice, with and without debug registers: the same stops ($(hbat hb_sw.out))" ||
 		fail "heisenbug without debug registers: stops $(hbat hb_sw.out), gdb's $(hbat hb_hw.out): $(grep -v '^\[' hb_sw.out | grep -E 'rror|xception|No more' | head -n 2 | tr '\n' ' ')"
 fi
 
@@ -467,27 +469,79 @@ fi
 # whose perf breakpoints never fire; --breakpoints=software), gdb's own watchpoints
 # cannot be trusted either: `watch turns` + reverse-continue three times finds each
 # last write with the runtime comparing the bytes at counting points (reverse.py's
-# last-write), and stops where gdb's hardware watchpoint does (when it works here);
+# last-write), and stops where gdb's hardware watchpoint does (when it works here:
+# `set replay-watch gdb` asks for gdb's; the runtime's is the default there too);
 # `replay last-write total` from the middle of the run stops before the writing
 # instruction (a stepi changes total) and says which thread, count and pc.
 [ -x racy ] || { "$SICC" -O1 -g -o racy "$P/racy.c" && ./racy --record racy.bin --quantum 1ms >racy.rec 2>&1; }
 wargs=(-batch -nx -ex 'break racy.c:39' -ex run -ex delete -ex 'watch turns')
 for i in 1 2 3; do wargs+=(-ex reverse-continue -ex 'echo @@ w'$i'\n<<\n' -ex 'replay when' -ex 'echo >>\n'); done
+timeout 600 "$RGDB" ./racy racy.bin -ex 'set replay-watch gdb' "${wargs[@]}" >watch_gdb.out 2>&1
 timeout 600 "$RGDB" ./racy racy.bin "${wargs[@]}" >watch_hw.out 2>&1
 LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 timeout 600 "$RGDB" ./racy racy.bin "${wargs[@]}" >watch_sw.out 2>&1
 wat() { blocks "$1" | sed -n "s/^$2\tthis instruction: replay goto //p"; }
+# wstops OUT EXPR: each stop of watchpoint 2 on EXPR as gdb prints it (its line, the
+# old and new values, the frame and the source line), one line each
+wstops() { awk -v h="Hardware watchpoint 2: $2" '$0 == h {n = 6; next} n == 6 && $0 == "" {n = 4; s = h; next}
+	n == 6 {n = 0} n > 0 && n < 6 {s = s " | " $0; if (--n == 0) print s}' "$1"; }
 sw="$(wat watch_sw.out w1) $(wat watch_sw.out w2) $(wat watch_sw.out w3)"
 hw="$(wat watch_hw.out w1) $(wat watch_hw.out w2) $(wat watch_hw.out w3)"
-# (gdb's own path shows "Hardware watchpoint 2" going back; the runtime's "Watchpoint 2")
+gw="$(wat watch_gdb.out w1) $(wat watch_gdb.out w2) $(wat watch_gdb.out w3)"
+# (each stop named as gdb names it: "Hardware watchpoint 2", old and new values)
 if ! grep -qx 'Old value = 9' watch_sw.out || ! grep -qx 'New value = 8' watch_sw.out || [ "$(echo $sw | wc -w)" != 3 ] ||
-	[ "$(grep -cx 'Watchpoint 2: turns' watch_sw.out)" != 3 ]; then
+	[ "$(grep -cx 'Hardware watchpoint 2: turns' watch_sw.out)" != 4 ]; then
 	fail "watch turns + reverse-continue without debug registers: $(grep -v '^\[' watch_sw.out | grep -E 'rror|xception|value|No more' | head -n 4 | tr '\n' ' ')"
-elif ! grep -q '^Hardware watchpoint 2: turns' watch_hw.out || [ "$(echo $hw | wc -w)" != 3 ]; then
-	pass "watch turns + reverse-continue without debug registers: three writes, 9 back to 8 first ($sw); gdb's hardware watchpoint does not work here to compare"
-elif [ "$sw" = "$hw" ]; then
-	pass "watch turns + reverse-continue without debug registers: the three stops of gdb's hardware watchpoint ($sw)"
+elif [ "$hw" != "$sw" ] || [ "$(grep -cx 'Hardware watchpoint 2: turns' watch_hw.out)" != 4 ]; then
+	fail "watch turns + reverse-continue with the debug registers on (the runtime's search, the default) stopped at $hw, without them at $sw"
+elif [ "$(echo $gw | wc -w)" != 3 ]; then
+	pass "watch turns + reverse-continue with and without debug registers: three writes, 9 back to 8 first ($sw); gdb's hardware watchpoint does not work here to compare"
+elif [ "$sw" = "$gw" ] && [ "$(wstops watch_gdb.out turns | wc -l)" = 3 ] && [ "$(wstops watch_gdb.out turns)" = "$(wstops watch_hw.out turns)" ]; then
+	pass "watch turns + reverse-continue with and without debug registers: the three stops of gdb's hardware watchpoint ($sw), printed as gdb prints them"
 else
-	fail "watch turns + reverse-continue without debug registers stopped at $sw, gdb's hardware watchpoint at $hw"
+	fail "watch turns + reverse-continue with and without debug registers stopped at $sw, gdb's hardware watchpoint at $gw: $(diff <(wstops watch_gdb.out turns) <(wstops watch_hw.out turns) | head -n 4 | tr '\n' ' ')"
+fi
+# An IDE's MI (tests/gdb/mi_ide.py): -exec-continue --reverse to a watchpoint answers
+# with gdb's *stopped record of a watchpoint's stop: its number, expression and values.
+printf '%s\n' '-break-insert racy.c:39' -exec-run '-break-delete 1' '-break-watch turns' '-exec-continue --reverse' -gdb-exit |
+	timeout 300 python3 "$ROOT/tests/gdb/mi_ide.py" "$RGDB" ./racy racy.bin --interpreter=mi2 -nx >watch_mi.out 2>&1
+grep -q '^\*stopped,reason="watchpoint-trigger",wpt={number="2",exp="turns"},value={old="9",new="8"},frame={.*func="work"' watch_mi.out &&
+	pass "MI: -exec-continue --reverse to a watchpoint: *stopped with its number, expression, old and new values, as gdb's" ||
+	fail "MI watchpoint stop going back: $(grep -E '^\*stopped|\^error' watch_mi.out | cut -c1-160 | tr '\n' ' ')"
+# Going forward without debug registers (issue 28): gdb's hardware watchpoint never
+# fires there, and continue ran past every write. The runtime compares the bytes
+# instead (reverse.py's Forward) and the stop is after the first write, as gdb's: the
+# same lines as gdb's hardware watchpoint where it works. With breakpoints just after
+# the write (racy.c:26), where gdb's watchpoint stop names the breakpoint too and the
+# next continue goes on to the next write; on the heisenbug's hot `account`, from the
+# middle of a teller's run; under restrict --no-perf (the runtime's stop is software).
+fwd() { # OUT PROG ENV-OR-WRAPPER... -- GDB-ARGS...: stops of continue, each "@@ cN"
+	local out=$1 prog=$2 pre=(); shift 2
+	while [ "$1" != -- ]; do pre+=("$1"); shift; done; shift
+	local a=(-batch -nx -ex 'break __sic_main' -ex run -ex delete "$@")
+	for i in 1 2 3 4; do a+=(-ex continue -ex 'echo @@ c'$i'\n<<\n' -ex 'replay when' -ex 'echo >>\n'); done
+	a+=(-ex 'python print("LANDED", __import__("__main__").timetravel.Forward.landed)')
+	timeout 600 env "${pre[@]}" "$RGDB" ./$prog $prog.bin "${a[@]}" >"$out" 2>&1
+}
+fstops() { grep -v -e '^\[' -e '^libreplay: descriptor' -e '^LANDED ' "$1" | sed -n '/^Hardware watchpoint 2: [a-z]*$/,$p'; }
+fwd fwd_hw.out racy LIBREPLAY_TEST_DEAD_DEBUG_REGS=0 -- -ex 'watch turns' -ex 'break racy.c:26' -ex 'break racy.c:27'
+fwd fwd_dead.out racy LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 -- -ex 'watch turns' -ex 'break racy.c:26' -ex 'break racy.c:27'
+fwd fwd_restrict.out racy "$ROOT/build/tests/restrict" --no-perf -- -ex 'watch turns' -ex 'break racy.c:26' -ex 'break racy.c:27'
+if [ "$(fstops fwd_hw.out | grep -c '^Old value = ')" = 4 ] && [ "$(fstops fwd_hw.out | grep -c '^Breakpoint 3, work ')" = 4 ] &&
+	[ "$(fstops fwd_dead.out)" = "$(fstops fwd_hw.out)" ] && [ "$(fstops fwd_restrict.out)" = "$(fstops fwd_hw.out)" ] &&
+	grep -qx 'LANDED 4' fwd_dead.out && grep -qx 'LANDED 4' fwd_restrict.out && grep -qx 'LANDED 0' fwd_hw.out; then
+	pass "watch turns + continue without debug registers (and under restrict --no-perf): the four stops of gdb's hardware watchpoint, each after the write, with the breakpoint there, as gdb prints them"
+elif [ "$(fstops fwd_hw.out | grep -c '^Old value = ')" != 4 ]; then
+	skip "watch turns + continue without debug registers: gdb's hardware watchpoint does not work here to compare ($(grep -c '^Old value' fwd_hw.out) stops)"
+else
+	fail "watch turns + continue without debug registers: $(diff <(fstops fwd_hw.out) <(fstops fwd_dead.out) | head -n 6 | tr '\n' ' ') under restrict: $(diff <(fstops fwd_hw.out) <(fstops fwd_restrict.out) | head -n 4 | tr '\n' ' ')"
+fi
+if [ -f bug.bin ]; then
+	fwd fwdh_hw.out heisenbug LIBREPLAY_TEST_DEAD_DEBUG_REGS=0 -- -ex 'replay goto 3:2000' -ex 'watch account'
+	fwd fwdh_dead.out heisenbug LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 -- -ex 'replay goto 3:2000' -ex 'watch account'
+	[ "$(fstops fwdh_hw.out | grep -c '^Old value = ')" = 4 ] && [ "$(fstops fwdh_dead.out)" = "$(fstops fwdh_hw.out)" ] &&
+		grep -qx 'LANDED 4' fwdh_dead.out &&
+		pass "watch account + continue four times without debug registers: gdb's hardware watchpoint's stops" ||
+		fail "watch account + continue without debug registers: $(diff <(fstops fwdh_hw.out) <(fstops fwdh_dead.out) | head -n 6 | tr '\n' ' ')"
 fi
 # gdb's software watchpoints (set can-use-hw-watchpoints 0) would single-step the
 # whole search going back (issue 28: 388 s, then a failure): the runtime compares
@@ -501,7 +555,7 @@ LIBREPLAY_OPTS=--breakpoints=software timeout 600 "$RGDB" ./racy racy.bin -batch
 	-ex 'replay goto 3:2000000' -ex 'replay last-write total' -ex 'echo @@ lw\n<<\n' -ex 'replay when' -ex 'echo >>\n' \
 	-ex 'print total' -ex stepi -ex 'print total' -ex 'replay last-write' -ex 'replay last-write 1+1' \
 	-ex 'rwatch total' -ex reverse-continue >lastw.out 2>&1
-timeout 600 "$RGDB" ./racy racy.bin -batch -nx -ex 'break __sic_main' -ex run -ex delete \
+timeout 600 "$RGDB" ./racy racy.bin -batch -nx -ex 'set replay-watch gdb' -ex 'break __sic_main' -ex run -ex delete \
 	-ex 'replay goto 3:2000000' -ex 'watch total' -ex reverse-continue -ex 'echo @@ lw\n<<\n' -ex 'replay when' -ex 'echo >>\n' >lastw_hw.out 2>&1
 lw=$(wat lastw.out lw) lwhw=$(wat lastw_hw.out lw)
 said=$(sed -n 's/^replay last-write: green thread \([0-9]*\) at count \([0-9]*\), pc \(0x[0-9a-f]*\), changed total from .*/\1:\2@\3/p' lastw.out)
@@ -511,6 +565,21 @@ if [ -n "$lw" ] && [ "$said" = "$lw" ] && [ -n "$v1" ] && [ -n "$v2" ] && [ "$v1
 	pass "replay last-write total (--breakpoints=software): before the writing instruction ($lw; a stepi takes total from $v1 to $v2), where gdb's watchpoint stops"
 else
 	fail "replay last-write total: at ${lw:-?} (said ${said:-?}, gdb's watchpoint ${lwhw:-?}), total $v1 then $v2 after a stepi: $(grep -v '^\[' lastw.out | grep -E 'rror|xception|last-write' | head -n 3 | tr '\n' ' ')"
+fi
+# A hot variable (total: every pass of three loops writes it) with the debug
+# registers on: the default reverse-continue (the runtime's search) stops where gdb's
+# hardware watchpoint does (set replay-watch gdb, just above), with the same lines.
+timeout 600 "$RGDB" ./racy racy.bin -batch -nx -ex 'break __sic_main' -ex run -ex delete \
+	-ex 'replay goto 3:2000000' -ex 'watch total' -ex reverse-continue -ex 'echo @@ lw\n<<\n' -ex 'replay when' -ex 'echo >>\n' \
+	-ex 'python print("COUNTED", __import__("__main__").timetravel.Stats.counted)' >lastw_rt.out 2>&1
+lwrt=$(wat lastw_rt.out lw)
+if ! grep -q '^Hardware watchpoint 2: total$' lastw_hw.out; then
+	skip "watch total + reverse-continue, the runtime's search and gdb's hardware watchpoint: gdb's does not work here"
+elif [ -n "$lwrt" ] && [ "$lwrt" = "$lwhw" ] && [ -n "$(wstops lastw_rt.out total)" ] && [ "$(wstops lastw_rt.out total)" = "$(wstops lastw_hw.out total)" ] &&
+	grep -qx 'COUNTED 0' lastw_rt.out; then
+	pass "watch total (hot) + reverse-continue with the debug registers on: the runtime's search (no stop of gdb's counted) stops where gdb's hardware watchpoint does ($lwrt), the same lines"
+else
+	fail "watch total + reverse-continue: the runtime's search at ${lwrt:-?}, gdb's hardware watchpoint at ${lwhw:-?}: $(diff <(wstops lastw_hw.out total) <(wstops lastw_rt.out total) | tr '\n' ' ')"
 fi
 grep -qx 'Usage: replay last-write EXPR' lastw.out && grep -qx 'replay last-write: 1+1 is not in memory (no address)' lastw.out &&
 	grep -q '^libreplay: without debug registers, reverse-continue follows write watchpoints without conditions only (watchpoint [0-9]*)$' lastw.out &&
@@ -541,8 +610,8 @@ late=(-ex 'replay goto 4:590000')
 cells_rc cells6.out LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 "${late[@]}" -ex 'watch cells[0]' -ex 'watch cells[1]' \
 	-ex 'watch cells[2]' -ex 'watch cells[3]' -ex 'watch cells[4]' -ex 'watch cells[5]'
 hwenv=LIBREPLAY_TEST_DEAD_DEBUG_REGS=0
-cells_rc cells_a.out $hwenv "${late[@]}" -ex 'watch cells[0]' -ex 'watch cells[2]' -ex 'watch cells[4]'
-cells_rc cells_b.out $hwenv "${late[@]}" -ex 'watch cells[1]' -ex 'watch cells[3]' -ex 'watch cells[5]'
+cells_rc cells_a.out $hwenv -ex 'set replay-watch gdb' "${late[@]}" -ex 'watch cells[0]' -ex 'watch cells[2]' -ex 'watch cells[4]'
+cells_rc cells_b.out $hwenv -ex 'set replay-watch gdb' "${late[@]}" -ex 'watch cells[1]' -ex 'watch cells[3]' -ex 'watch cells[5]'
 # each session's stops with their times (from the `replay when` block's two lines)
 stops_t() { blocks "$1" | awk -F'\t' '/^rc[1-4]\ttime /{split($2, w, /[ :]/); t=w[2]} /^rc[1-4]\tthis instruction/{sub(/.*replay goto /, "", $2); print t, $2}'; }
 six=$(stops_t cells6.out | cut -d' ' -f2 | xargs)
@@ -552,7 +621,7 @@ tnow=$(blocks cells6.out | sed -n 's/^now\ttime \([0-9]*\):.*/\1/p')
 t1=$(stops_t cells6.out | head -n 1 | cut -d' ' -f1)
 segs6=$(sed -n 's/^SEGMENTS //p' cells6.out)
 segs1=$(( $(sed -n 's/^CKPTS //p' cells6.out | tr ' ' '\n' | awk -v a="$t1" -v b="$tnow" '$1 > a && $1 < b' | wc -l) + 1 ))
-if [ "$(echo $six | wc -w)" = 4 ] && [ "$six" = "$merged" ] && grep -q '^Watchpoint [2-7]: cells\[[0-5]\]$' cells6.out &&
+if [ "$(echo $six | wc -w)" = 4 ] && [ "$six" = "$merged" ] && grep -q '^Hardware watchpoint [2-7]: cells\[[0-5]\]$' cells6.out &&
 	[ -n "$segs6" ] && [ "$segs6" = "$segs1" ]; then
 	pass "six watchpoints + reverse-continue without debug registers: the four last writes of two sessions of three ($six), each of the $segs6 segments back to the first replayed once"
 else
@@ -568,13 +637,38 @@ six_hw=$(stops_t cells6hw.out | cut -d' ' -f2 | xargs)
 	fail "six watchpoints with the debug registers on: stops $six_hw, without them $six: $(grep -v '^\[' cells6hw.out | grep -E 'rror|xception|No more|No space' | head -n 2 | tr '\n' ' ')"
 early=(-ex 'replay goto 4:103500' -ex 'watch cells[0]' -ex 'watch cells[2]' -ex 'watch cells[4]' -ex 'break work')
 cells_rc cells_mix.out LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 "${early[@]}"
-cells_rc cells_mixhw.out $hwenv "${early[@]}"
+cells_rc cells_mixhw.out $hwenv -ex 'set replay-watch gdb' "${early[@]}"
+cells_rc cells_mixrt.out $hwenv "${early[@]}"
 mix=$(stops_t cells_mix.out | cut -d' ' -f2 | xargs) mixhw=$(stops_t cells_mixhw.out | cut -d' ' -f2 | xargs)
-if [ "$(echo $mix | wc -w)" = 4 ] && [ "$mix" = "$mixhw" ] && grep -q '^Breakpoint 5, work (' cells_mix.out &&
-	grep -q '^Watchpoint [234]: cells' cells_mix.out; then
-	pass "watchpoints and a breakpoint + reverse-continue without debug registers: the stops of gdb's own ($mix)"
+mixrt=$(stops_t cells_mixrt.out | cut -d' ' -f2 | xargs)
+if [ "$(echo $mix | wc -w)" = 4 ] && [ "$mix" = "$mixhw" ] && [ "$mixrt" = "$mix" ] && grep -q '^Breakpoint 5, work (' cells_mix.out &&
+	grep -q '^Hardware watchpoint [234]: cells' cells_mix.out; then
+	pass "watchpoints and a breakpoint + reverse-continue, with and without debug registers: the stops of gdb's own ($mix)"
 else
-	fail "watchpoints and a breakpoint without debug registers: stops $mix, gdb's own $mixhw: $(grep -v '^\[' cells_mix.out | grep -E 'rror|xception|No more' | head -n 2 | tr '\n' ' ')"
+	fail "watchpoints and a breakpoint: stops $mix without debug registers, $mixrt with them, gdb's own $mixhw: $(grep -v '^\[' cells_mix.out | grep -E 'rror|xception|No more' | head -n 2 | tr '\n' ' ')"
+fi
+# reverse-next at -O2 through lines that interleave with inlined calls (issue 28): it
+# landed inside the inlined code (a line start of the inlined function, or a row
+# that is no statement start), where a forward next never stops, and at the start of
+# an inlined call's code took it for the function's entry (reverse-finish: "not
+# meaningful in the outermost frame"). Each reverse-next now lands on a stop of the
+# forward nexts (or where they began), going back in time.
+"$SICC" -O2 -g -o inlined_next "$P/inlined_next.c" && ./inlined_next --record inlined_next.bin >/dev/null 2>&1
+na=(-batch -nx -ex "break inlined_next.c:$(grep -n 'int a = helper' "$P/inlined_next.c" | cut -d: -f1)" -ex run -ex delete
+	-ex 'echo @@ s0\n<<\n' -ex 'replay when' -ex 'echo >>\n')
+for i in 1 2 3 4 5 6; do na+=(-ex next -ex 'echo @@ f'$i'\n<<\n' -ex 'replay when' -ex 'echo >>\n'); done
+for i in 1 2 3 4 5; do na+=(-ex reverse-next -ex 'echo @@ r'$i'\n<<\n' -ex 'replay when' -ex 'echo >>\n'); done
+timeout 600 "$RGDB" ./inlined_next inlined_next.bin "${na[@]}" >inlined_next.out 2>&1
+fw=$(for k in s0 f1 f2 f3 f4 f5 f6; do wat inlined_next.out $k; done | xargs)
+rv=$(for k in r1 r2 r3 r4 r5; do wat inlined_next.out $k; done | xargs)
+rt=$(for k in r1 r2 r3 r4 r5; do blocks inlined_next.out | sed -n "s/^$k\ttime \([0-9]*\):.*/\1/p"; done | xargs)
+bad=""
+for r in $rv; do case " $fw " in *" $r "*) ;; *) bad="$bad $r";; esac; done
+if [ "$(echo $rv | wc -w)" = 5 ] && [ -z "$bad" ] && [ "$(echo $rt | tr ' ' '\n' | sort -rn | xargs)" = "$rt" ] &&
+	[ "$(echo $rv | tr ' ' '\n' | sort -u | wc -l)" = 5 ]; then
+	pass "reverse-next through inlined calls at -O2: five stops back, each where a forward next stopped ($rv)"
+else
+	fail "reverse-next through inlined calls: stops $rv (not forward next's:${bad:- none}), forward $fw: $(grep -E 'rror|xception|meaningful' inlined_next.out | head -n 2 | tr '\n' ' ')"
 fi
 check "replay goto with a bad time: one line, an error" bash -c \
 	"timeout 120 '$RGDB' ./racy racy.bin -batch -nx -ex 'break __sic_main' -ex run -ex 'replay goto soon' 2>&1 | grep -qx 'Usage: replay goto TIME | replay goto THREAD:COUNT\[@PC\]'"

@@ -14,6 +14,7 @@ build ten_threads "$P/ten_threads.c"
 build crash_report "$P/crash_report.c"
 build foreign_time "$ROOT/tests/replay/progs/foreign_time.c"
 build deadlock_exited "$P/deadlock_exited.c"
+build lock_crash "$P/lock_crash.c"
 
 # ---- replay-dump on a real recording ------------------------------------------------
 ./racy_counter --record rc.bin --quantum 200us >rc.out 2>&1
@@ -243,6 +244,33 @@ check "crash after a deferred tick: the thread in memset is preempted at the pro
 	bash -c "grep -A1 '(preempted)' def.rec.report | grep -q '#0  in_library+'"
 check "crash after a deferred tick: the replay's report is the recording's" \
 	bash -c "test $rc2 -eq 139 && cmp def.rec.report def.rep.report"
+# file:line (issue 28): each frame of the executable ends as gdb's bt does, "at FILE:LINE"
+# (addr2line, run once per report); the faulting frame's is the faulting line.
+line_of() { grep -n "$2" "$P/$1" | head -n 1 | cut -d: -f1; }
+check "crash reports: the faulting frame is at crash_report.c:$(line_of crash_report.c 'nowhere = 1'), its caller at its call" bash -c \
+	"grep -A1 '(faulted)' segv.rec.report | grep -Eq '#0  fault_here\+0x[0-9a-f]+ \(exe\+0x[0-9a-f]+\) at crash_report\.c:$(line_of crash_report.c 'nowhere = 1')\$' &&
+	 grep -A2 '(faulted)' segv.rec.report | grep -Eq '#1  faults\+0x[0-9a-f]+ \(exe\+0x[0-9a-f]+\) at crash_report\.c:$(line_of crash_report.c '^	fault_here();')\$'"
+# A hunting preemption just before a lock call (the call's counting point): the
+# recording's report showed the thread inside pthread_mutex_lock (runnable, the
+# runtime's frames), the replay's at the call site (preempted). Both show the call
+# site now, as gdb does. Seeds until one preempts a worker there when the other faults.
+lockline=$(line_of lock_crash.c 'the lock call')
+at_lock="" differ=""
+for seed in $(seq 1 60); do
+	( ./lock_crash --record lc.bin --hunt=$seed >lc.rec.out 2>lc.rec.err ) 2>/dev/null
+	( ./lock_crash --replay lc.bin >lc.rep.out 2>lc.rep.err ) 2>/dev/null
+	report lc.rec.err >lc.rec.report
+	report lc.rep.err >lc.rep.report
+	cmp -s lc.rec.report lc.rep.report || differ="$differ $seed"
+	grep -A1 '(preempted)' lc.rec.report | grep -Eq "#0  work\+0x[0-9a-f]+ \(exe\+0x[0-9a-f]+\) at lock_crash\.c:$lockline\$" &&
+		at_lock="$at_lock $seed"
+	[ -n "$at_lock" ] && [ "$seed" -ge 20 ] && break
+done
+if [ -n "$at_lock" ] && [ -z "$differ" ]; then
+	pass "crash report with a thread preempted just before pthread_mutex_lock (hunt seeds$at_lock): at the call site, lock_crash.c:$lockline, in the recording's report and the replay's, the same reports (seeds 1-$seed)"
+else
+	fail "crash reports and a preemption before a lock call: at the call site with seeds${at_lock:- none}, the recording's and the replay's differ with seeds${differ:- none}"
+fi
 check "crash reports name the program's main main, never __sic_main" bash -c \
 	"! grep -q __sic_main segv.rec.report abort.rec.report def.rec.report"
 # Frames in the C library (issue 15): abort raises the signal in a function glibc does

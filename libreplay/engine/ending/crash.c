@@ -17,16 +17,23 @@
  * libunwind gives function names and offsets in the executable (the program's main is
  * `main`, not the __sic_main sicpp renamed it to); in a shared object, only a symbol
  * that holds the address names it, from the debug file when installed (crash_sym.c);
- * each frame also gets its object and the offset in it (`exe+0x...` resolves to
- * file:line with addr2line -e EXE).
+ * each frame also gets its object and the offset in it, and a frame of the
+ * executable its file:line, as gdb's bt ends its frames: the report is made twice,
+ * the first time writing nothing but noting the executable's pcs, which one run of
+ * addr2line (binutils; the runtime reads no DWARF) names, as races_report.c does.
+ * Without addr2line, `exe+0x...` is there to resolve by hand (addr2line -e EXE, or
+ * replay-dump --where).
  *
  * The process is dying, but the handler still avoids malloc and stdio: it formats
- * into a static buffer and writes with write(2). */
+ * into a static buffer and writes with write(2); addr2line runs in a child made by
+ * the clone system call (no atfork handler), its answer read through a pipe. */
 #include "engine/engine.h"
 #include "engine/ending/crash_sym.h"
+#include "base/rp_syscall.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -155,6 +162,8 @@ uintptr_t rp_crash_first_frame_in(ucontext_t *uc, uintptr_t lo, uintptr_t hi)
 
 static char out[8192];
 static size_t used;
+/* The first pass of a report: nothing written, the executable's pcs noted. */
+static bool noting;
 
 static void flush_out(void)
 {
@@ -170,6 +179,8 @@ static void flush_out(void)
 
 static void put(const char *s)
 {
+	if (noting)
+		return;
 	for (; *s; s++) {
 		if (used == sizeof out)
 			flush_out();
@@ -236,6 +247,105 @@ static void put_name(const char *name)
 /* A frame in a shared object: the name of the function whose symbol holds `at`, from
  * its debug file, else its own tables; 1 with the name and start, 0 if none holds it,
  * -1 if neither file opens (libunwind's name then: the vDSO's are all exported). */
+/* ---- file:line of the executable's frames ------------------------------------------ */
+
+#define MAX_WHERE 128
+static struct where {
+	uintptr_t off;  /* in the executable, of the instruction (a return address less one) */
+	char at[112];   /* "file.c:LINE", or "" where addr2line cannot say */
+} wheres[MAX_WHERE];
+static int nwheres;
+
+static struct where *where_of(uintptr_t off)
+{
+	for (int i = 0; i < nwheres; i++)
+		if (wheres[i].off == off)
+			return &wheres[i];
+	return NULL;
+}
+
+static void note_where(uintptr_t off)
+{
+	if (nwheres < MAX_WHERE && !where_of(off)) {
+		wheres[nwheres].off = off;
+		wheres[nwheres++].at[0] = '\0';
+	}
+}
+
+/* Hex text of v into buf (at least 19 bytes). */
+static void hex_text(uint64_t v, char *buf)
+{
+	char tmp[16];
+	int n = 0;
+	do
+		tmp[n++] = "0123456789abcdef"[v & 15];
+	while ((v >>= 4) && n < 16);
+	buf[0] = '0', buf[1] = 'x';
+	for (int i = 0; i < n; i++)
+		buf[2 + i] = tmp[n - 1 - i];
+	buf[2 + n] = '\0';
+}
+
+/* Every noted pc's file:line, from one run of addr2line -s (base names, as its
+ * other lines name the objects). Nothing where it is not installed. */
+static void name_wheres(void)
+{
+	static char exe[4096], addrs[MAX_WHERE][20], buf[MAX_WHERE * 128];
+	static char *argv[MAX_WHERE + 5];
+	int fds[2];
+	if (!nwheres || rp_raw_syscall(SYS_pipe2, (long)fds, O_CLOEXEC, 0, 0, 0, 0) != 0)
+		return;
+	long el = rp_raw_syscall(SYS_readlink, (long)"/proc/self/exe", (long)exe, sizeof exe - 1, 0, 0, 0);
+	long pid = -1;
+	if (el > 0) {
+		exe[el] = '\0';
+		int k = 0;
+		argv[k++] = "addr2line";
+		argv[k++] = "-s";
+		argv[k++] = "-e";
+		argv[k++] = exe;
+		for (int i = 0; i < nwheres; i++) {
+			hex_text(wheres[i].off, addrs[i]);
+			argv[k++] = addrs[i];
+		}
+		argv[k] = NULL;
+		pid = rp_raw_syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+		if (pid == 0) {
+			static char *const envp[] = {"LC_ALL=C", NULL};
+			rp_raw_syscall(SYS_dup2, fds[1], 1, 0, 0, 0, 0);
+			rp_raw_syscall(SYS_execve, (long)"/usr/bin/addr2line", (long)argv, (long)envp, 0, 0, 0);
+			rp_raw_syscall(SYS_exit_group, 127, 0, 0, 0, 0, 0);
+		}
+	}
+	rp_sys_close(fds[1]);
+	size_t got = 0;
+	ssize_t r;
+	while (pid > 0 && got < sizeof buf - 1 && (r = rp_sys_read(fds[0], buf + got, sizeof buf - 1 - got)) > 0)
+		got += (size_t)r;
+	buf[got] = '\0';
+	rp_sys_close(fds[0]);
+	if (pid > 0)
+		rp_raw_syscall(SYS_wait4, pid, 0, 0, 0, 0, 0);
+	char *line = buf;
+	for (int i = 0; i < nwheres && *line; i++) {
+		char *nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		char *disc = strstr(line, " (discriminator");
+		if (disc)
+			*disc = '\0';
+		if (line[0] != '?' && strchr(line, ':') && !strstr(line, ":?") && !strstr(line, ":0")) {
+			size_t n = strlen(line);
+			if (n >= sizeof wheres[i].at)
+				n = sizeof wheres[i].at - 1;
+			memcpy(wheres[i].at, line, n);
+			wheres[i].at[n] = '\0';
+		}
+		line = nl + 1;
+	}
+}
+
 static int object_sym(const struct object *o, uintptr_t at, char *name, size_t len, uintptr_t *start)
 {
 	char path[sizeof debug_dir + 128];
@@ -287,6 +397,16 @@ static void frame_at(int n, unw_cursor_t *c, unw_word_t ip, bool exact)
 		put_num(ip, 16);
 	}
 	put(")");
+	if (k == 0 && nobjects > 0) {
+		uintptr_t at = ip - objects[0].base - !exact;
+		struct where *w = where_of(at);
+		if (noting)
+			note_where(at);
+		else if (w && w->at[0]) {
+			put(" at ");
+			put(w->at);
+		}
+	}
 	put("\n");
 }
 
@@ -489,6 +609,19 @@ static void other_thread(struct sched_thread *st)
 	memset(&uc, 0, sizeof uc);
 	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)in.pc;
 	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)in.sp;
+	if (in.state != SCHED_BLOCKED && in.sp && t && t->stop_pc && u_init_local) {
+		/* Preempted before a call it made (the hunting scheduler, at a lock's
+		 * counting point): from that pc, as its replay, stopped there by the
+		 * breakpoint, shows it (and as deadlock reports do: rp_report_thread). */
+		int skip, count, first;
+		program_frames(&uc, false, &skip, &count, &first);
+		(void)skip, (void)count;
+		if (first >= 0) {
+			thread_head(st->id, "preempted", "");
+			backtrace_stopped(&uc, first, first + MAX_FRAMES, t->stop_pc);
+			return;
+		}
+	}
 	if (in.state != SCHED_BLOCKED && in.sp && preempted_at_count(&uc, &at_count)) {
 		thread_head(st->id, "preempted", "");
 		backtrace(&at_count, true);
@@ -562,9 +695,25 @@ void rp_crash(int sig, const siginfo_t *si, ucontext_t *uc)
 	rp_crash_report(sig, si, uc);
 }
 
+static void crash_report(int sig, const siginfo_t *si, ucontext_t *uc);
+
 void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc)
 {
 	int saved = errno;
+	if (u_init_local) {
+		noting = true; /* the frames' pcs first, named all at once */
+		nwheres = 0;
+		crash_report(sig, si, uc);
+		noting = false;
+		used = 0;
+		name_wheres();
+	}
+	crash_report(sig, si, uc);
+	errno = saved;
+}
+
+static void crash_report(int sig, const siginfo_t *si, ucontext_t *uc)
+{
 	struct sched_thread *cur = sched_current();
 	const char *abbrev = sigabbrev_np(sig);
 	put("libreplay: thread ");
@@ -605,6 +754,6 @@ void rp_crash_report(int sig, const siginfo_t *si, ucontext_t *uc)
 	for (struct sched_thread *st = sched_thread_next(NULL); st; st = sched_thread_next(st))
 		if (st != cur)
 			other_thread(st);
-	flush_out();
-	errno = saved;
+	if (!noting)
+		flush_out();
 }
