@@ -282,9 +282,12 @@ enum sched_state sched_thread_state(const struct sched_thread *t);
  * Returns false, doing nothing, if the scheduler itself was interrupted (a sched_*
  * call or a hook is under way) or outside a run. Returns true once the thread runs
  * again (at once if no other thread was runnable). It does not touch the signal
- * mask: install the handler with SA_NODEFER (or unblock the signal before calling
- * it), or the next thread runs with the signal blocked; not SA_ONSTACK (the frame
- * must stay on the preempted thread's stack). */
+ * mask, and the next thread must not run with the signal blocked: a periodic timer's
+ * handler is installed without SA_NODEFER and unblocks the signal just before calling
+ * it when it will switch (!sched_busy() && sched_preempt_useful()), returning at once
+ * from a tick that comes then past a small per-thread depth (README.md says why:
+ * with SA_NODEFER, ticks faster than a handler's round trip nest until the stack
+ * overflows). Not SA_ONSTACK (the frame must stay on the preempted thread's stack). */
 bool sched_preempt(void);
 /* End t's wait now, if it is blocked (but not at a barrier): it leaves its queue and
  * deadline list, becomes runnable, and its blocking call returns status (a condition

@@ -843,19 +843,78 @@ static void preempt_from_signal_handler(void **state)
 
 /* A real timer signal, preempting threads that spin (and sometimes are inside the
  * scheduler, where sched_preempt must refuse). The order is not deterministic here:
- * only the invariants are checked. */
+ * only the invariants are checked.
+ *
+ * The handler bounds how deep its ticks nest, as libreplay's on_tick does: installed
+ * without SA_NODEFER, it runs with SIGPROF blocked by the kernel, and unblocks it only
+ * around a preemption that will switch (the next thread must be preemptible in turn),
+ * blocking it again before it returns. A tick that comes in between preempts too (a
+ * preemption inside another's window: preempts_nested), but a third one on the same
+ * stack returns at once (blocked, so nothing nests in it): a thread's stack holds at
+ * most three tick frames (tick_frames_max). The handler used SA_NODEFER and nothing
+ * else: each tick that came before the previous handler had returned nested another
+ * frame, and where a tick's round trip (the timer's interrupt, the signal frame,
+ * sigreturn) neared the 20 us period, as on a loaded 2-CPU VM, the frames piled up
+ * until the stack overflowed: a segfault in CI, once in 7 runs; here, at periods of
+ * 12 us and less, in 10 runs of 10. */
 #define SPINNERS 4
 #define SPINS 2000000L
+#define TICK_NS 20000
 static volatile long spun[SPINNERS];
 static volatile int preempts_taken, preempts_refused, switches_seen, interleaved;
+static volatile int preempts_nested, ticks_dropped, tick_frames_max, slow_ticks;
+static __thread int tick_depth, tick_frames; /* this thread's ticks under way */
+#define TICK_DEPTH_MAX 2 /* ticks that may preempt, on one stack */
+
+static void sigprof_mask(int how)
+{
+	uint64_t set = UINT64_C(1) << (SIGPROF - 1); /* the kernel's sigset_t */
+	sched_raw_syscall(SYS_rt_sigprocmask, how, (long)&set, 0, sizeof set, 0, 0);
+}
+
+/* Spin for ns of the monotonic clock (the system call: no wrapper, no vDSO). */
+static void spin_ns(uint64_t ns)
+{
+	struct timespec ts;
+	sched_sys_clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t end = (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec + ns;
+	do
+		sched_sys_clock_gettime(CLOCK_MONOTONIC, &ts);
+	while ((uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec < end);
+}
 
 static void tick(int sig)
 {
 	int saved = errno;
-	if (sched_preempt())
+	if (++tick_frames > tick_frames_max)
+		tick_frames_max = tick_frames;
+	if (tick_depth == TICK_DEPTH_MAX) {
+		ticks_dropped++; /* between the second one's unblock and block */
+		tick_frames--;
+		errno = saved;
+		return;
+	}
+	tick_depth++;
+	/* preempt_by_slow_ticks: a handler that takes longer than the period */
+	if (slow_ticks > 0 && sched_thread_id(sched_current()) > 1) {
+		slow_ticks--;
+		spin_ns(5 * TICK_NS);
+	}
+	/* Will it switch? Nothing can change that before sched_preempt: SIGPROF is
+	 * blocked and nothing else runs. */
+	bool switches = !sched_busy() && sched_preempt_useful();
+	if (switches)
+		sigprof_mask(SIG_UNBLOCK);
+	if (sched_preempt()) {
 		preempts_taken++;
-	else
+		if (tick_depth > 1)
+			preempts_nested++;
+	} else
 		preempts_refused++;
+	if (switches)
+		sigprof_mask(SIG_BLOCK); /* sigreturn unblocks it, atomically */
+	tick_depth--;
+	tick_frames--;
 	errno = saved;
 }
 
@@ -880,11 +939,14 @@ static void *spinner(void *arg)
 	return arg;
 }
 
+static size_t spinner_stack; /* 0: the default */
+
 TEST_MAIN(timer_main)
 {
 	struct sched_thread *t[SPINNERS];
+	struct sched_thread_attr attr = { .stack_size = spinner_stack };
 	for (int i = 0; i < SPINNERS; i++)
-		t[i] = spawn(spinner, (void *)(intptr_t)i);
+		CHECK_EQ(sched_create(&t[i], &attr, spinner, (void *)(intptr_t)i), 0);
 	for (int i = 0; i < SPINNERS; i++)
 		CHECK_EQ(join(t[i]), i);
 	for (int i = 0; i < SPINNERS; i++)
@@ -892,15 +954,19 @@ TEST_MAIN(timer_main)
 	return 0;
 }
 
-static void preempt_by_timer_signal(void **state)
+/* Run timer_main under a SIGPROF every TICK_NS of the monotonic clock. */
+static void run_ticking(void)
 {
-	struct sigaction sa = { .sa_handler = tick, .sa_flags = SA_NODEFER | SA_RESTART };
+	struct sigaction sa = { .sa_handler = tick, .sa_flags = SA_RESTART };
 	struct sigaction old;
 	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGPROF };
-	struct itimerspec every = { .it_interval = { 0, 20000 }, .it_value = { 0, 20000 } };
+	struct itimerspec every = { .it_interval = { 0, TICK_NS }, .it_value = { 0, TICK_NS } };
 	struct itimerspec off = { 0 };
 	const struct sched_hooks hooks = { .on_switch = count_switch };
 	timer_t timer;
+	memset((void *)spun, 0, sizeof spun);
+	preempts_taken = preempts_refused = switches_seen = interleaved = 0;
+	preempts_nested = ticks_dropped = tick_frames_max = 0;
 	sigemptyset(&sa.sa_mask);
 	assert_int_equal(sigaction(SIGPROF, &sa, &old), 0);
 	assert_int_equal(timer_create(CLOCK_MONOTONIC, &ev, &timer), 0);
@@ -910,10 +976,31 @@ static void preempt_by_timer_signal(void **state)
 	timer_delete(timer);
 	sigaction(SIGPROF, &old, NULL);
 	assert_int_equal(status, 0);
-	print_message("    %d preemptions taken, %d refused, %d switches\n", preempts_taken,
-		      preempts_refused, switches_seen);
+	print_message("    %d preemptions taken (%d nested), %d refused, %d dropped, %d switches, "
+		      "at most %d tick frames on a stack\n", preempts_taken, preempts_nested,
+		      preempts_refused, ticks_dropped, switches_seen, tick_frames_max);
 	assert_true(preempts_taken > 0);
 	assert_true(interleaved);
+	assert_true(tick_frames_max <= TICK_DEPTH_MAX + 1);
+}
+
+static void preempt_by_timer_signal(void **state)
+{
+	run_ticking();
+}
+
+/* The first 200 ticks that strike a spinner take five periods each, on 64 KiB
+ * stacks: with SA_NODEFER alone they all nested on the stack they struck, which
+ * overflowed on every run. Here the tick that came meanwhile waits (blocked) until
+ * the slow one unblocks it to switch, and then preempts inside its window. */
+static void preempt_by_slow_ticks(void **state)
+{
+	spinner_stack = 64 << 10;
+	slow_ticks = 200;
+	run_ticking();
+	assert_int_equal(slow_ticks, 0);
+	assert_true(preempts_nested > 0);
+	spinner_stack = 0;
 }
 
 /* ---- misuse ---------------------------------------------------------------------- */
@@ -978,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(iterator_sees_every_thread),
 		cmocka_unit_test(preempt_from_signal_handler),
 		cmocka_unit_test(preempt_by_timer_signal),
+		cmocka_unit_test(preempt_by_slow_ticks),
 		cmocka_unit_test(create_outside_a_run_and_nested_runs),
 		cmocka_unit_test(timed_join),
 	};
