@@ -854,12 +854,12 @@ static void preempt_from_signal_handler(void **state)
  * most three tick frames (tick_frames_max). The handler used SA_NODEFER and nothing
  * else: each tick that came before the previous handler had returned nested another
  * frame, and where a tick's round trip (the timer's interrupt, the signal frame,
- * sigreturn) neared the 20 us period, as on a loaded 2-CPU VM, the frames piled up
+ * sigreturn) neared the period (then 20 us), as on a loaded 2-CPU VM, the frames piled up
  * until the stack overflowed: a segfault in CI, once in 7 runs; here, at periods of
  * 12 us and less, in 10 runs of 10. */
 #define SPINNERS 4
 #define SPINS 2000000L
-#define TICK_NS 20000
+#define TICK_NS 50000 /* libreplay's shortest slice; at 10 us a tick's round trip was the period here */
 static volatile long spun[SPINNERS];
 static volatile int preempts_taken, preempts_refused, switches_seen, interleaved;
 static volatile int preempts_nested, ticks_dropped, tick_frames_max, slow_ticks;
