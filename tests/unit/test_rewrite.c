@@ -650,6 +650,84 @@ static void safe_count_sequence(void **state)
 	free(out);
 }
 
+/* A tail jump to another file's function: the flags are dead at the callee's entry
+ * (the ABI), so the jump's count takes the one-uop form, though gcc's test before it
+ * set flags the scan cannot follow past the jump. */
+static void tail_jump_out_fast_form(void **state)
+{
+	static const char text[] =
+		"\t.text\n"
+		"\t.globl\tf\n"
+		"\t.type\tf, @function\n"
+		"f:\n"
+		"\t.cfi_startproc\n"
+		"\ttestl\t%edi, %edi\n"
+		"\tmovl\t$1, %eax\n"
+		"\tjmp\text_fn\n"
+		"\t.cfi_endproc\n"
+		"\t.size\tf, .-f\n";
+	char *out = rewrite_checked(text);
+	assert_null(strstr(out, "xchgq"));
+	struct lines l = split_lines(out);
+	int jmp = find(&l, 0, "jmp ext_fn.sic_direct");
+	int at = jmp;
+	while (at > 0 && strcmp(l.v[at], "decq %r15"))
+		at--;
+	assert_true(at > find(&l, 0, "movl $1, %eax"));
+	free_lines(&l);
+	free(out);
+}
+
+/* A loop whose every pass calls a function of the file that is no leaf: the callee's
+ * returns count, so the loop head needs none (analyze_loops.c); unless the callee
+ * holds inline asm, where a ret would not count. */
+static void loop_counted_by_callee_returns(void **state)
+{
+	static const char text[] =
+		"\t.text\n"
+		"\t.type\tg, @function\n"
+		"g:\n"
+		"\t.cfi_startproc\n"
+		"\tsubq\t$8, %rsp\n"
+		"\t.cfi_def_cfa_offset 16\n"
+		"%s"
+		"\tcall\text@PLT\n"
+		"\taddq\t$8, %rsp\n"
+		"\t.cfi_def_cfa_offset 8\n"
+		"\tret\n"
+		"\t.cfi_endproc\n"
+		"\t.size\tg, .-g\n"
+		"\t.type\tf, @function\n"
+		"f:\n"
+		"\t.cfi_startproc\n"
+		"\tpushq\t%rbx\n"
+		"\t.cfi_def_cfa_offset 16\n"
+		"\tmovl\t%edi, %ebx\n"
+		".L2:\n"
+		"\tcall\tg\n"
+		"\tsubl\t$1, %ebx\n"
+		"\tjne\t.L2\n"
+		"\tpopq\t%rbx\n"
+		"\t.cfi_def_cfa_offset 8\n"
+		"\tret\n"
+		"\t.cfi_endproc\n"
+		"\t.size\tf, .-f\n";
+	char src[sizeof text + 64];
+	for (int with_asm = 0; with_asm < 2; with_asm++) {
+		snprintf(src, sizeof src, text, with_asm ? "#APP\n\tnop\n#NO_APP\n" : "");
+		char *out = rewrite_checked(src);
+		struct lines l = split_lines(out);
+		int head = find(&l, find(&l, 0, "f:"), ".L2:");
+		int call = find(&l, head, "call g");
+		bool counted = false;
+		for (int i = head; i < call; i++)
+			counted |= !strcmp(l.v[i], "decq %r15");
+		assert_int_equal(counted, with_asm);
+		free_lines(&l);
+		free(out);
+	}
+}
+
 /* A landing pad's label is followed by the reload: the unwinder lands with the
  * token in r15 (no preemption until the count is back). */
 static void landing_pad_reload(void **state)
@@ -1927,6 +2005,8 @@ int main(void)
 		cmocka_unit_test(stub_of_non_leaf),
 		cmocka_unit_test(xcall_thunk_of_address_taken),
 		cmocka_unit_test(safe_count_sequence),
+		cmocka_unit_test(tail_jump_out_fast_form),
+		cmocka_unit_test(loop_counted_by_callee_returns),
 		cmocka_unit_test(foreign_entry_check),
 		cmocka_unit_test(call_to_direct_entry),
 		cmocka_unit_test(static_direct_entry),
