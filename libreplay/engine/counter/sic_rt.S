@@ -126,6 +126,9 @@ __sic_home:
 	jmp	2f
 1:	SIC_XSAVE
 	movq	8(%rbp), %rdi
+	.if \resumed
+	btsq	$63, %rdi
+	.endif
 	call	rp_sic_overflow_c	/* returns the new counter */
 	movq	%rax, %r15
 	SIC_XRSTOR
