@@ -12,9 +12,10 @@
  * .Lsic_rt_N:
  *	xchgq	%rcx, %r15
  *
- * A stub calls the runtime, which returns to the counting point itself; the stubs'
- * FDEs, one per function's run of stubs with a row each, rebuilt from the .cfi state
- * at each counting point, let debuggers stopped in a stub unwind. The runtime's
+ * A stub (an entry of a run shared by the counting points of one frame) calls the
+ * runtime, which returns to the counting point itself; the stubs' FDE, one a file with
+ * a row where the frame changes, rebuilt from the .cfi state at each counting point,
+ * lets debuggers stopped in a stub unwind. The runtime's
  * tables follow the code: sic_ranges (instrumented code), sic_nopreempt (PCs inside
  * our own sequences and rep string instructions) and the .note.libreplay marker.
  */
