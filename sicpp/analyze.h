@@ -42,6 +42,7 @@ struct sym {
 			   * tail jump, no indirect jump that may leave, no inline asm, no
 			   * landing pad: part of no recursion, so every way in counts and
 			   * its returns do not (docs/sic.md, "Where it counts") */
+	bool has_asm;     /* (functions defined here) inline asm in one of its parts */
 	int scc;          /* (functions defined here) strongly connected component of the
 			   * direct-call graph; two functions share one iff each may call
 			   * the other through direct calls of this file */

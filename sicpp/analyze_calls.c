@@ -359,6 +359,7 @@ void mark_leaves(struct analysis *an)
 {
 	struct asm_file *f = an->f;
 	bool *not_leaf = xcalloc(an->nsyms ? an->nsyms : 1, sizeof *not_leaf);
+	bool *asm_in = xcalloc(an->nsyms ? an->nsyms : 1, sizeof *asm_in);
 	for (int i = 0; i < f->n; i++) {
 		const struct stmt *s = &f->st[i];
 		if (an->fn[i] < 0)
@@ -370,14 +371,18 @@ void mark_leaves(struct analysis *an)
 		}
 		if (out)
 			not_leaf[owner(an, &an->syms[an->fn[i]]) - an->syms] = true;
+		if (s->foreign)
+			asm_in[owner(an, &an->syms[an->fn[i]]) - an->syms] = true;
 	}
 	for (int k = 0; k < an->nsyms; k++) {
 		struct sym *y = &an->syms[k];
 		y->leaf = y->is_func && y->def >= 0 && !not_leaf[k] && !y->has_tail && owner(an, y) == y &&
 			  an->sect[y->def] >= 0 && an->sect_exec[an->sect[y->def]] && !f->st[y->def].foreign;
 		an->n_leaves += y->leaf;
+		y->has_asm = asm_in[k];
 	}
 	free(not_leaf);
+	free(asm_in);
 }
 
 /* Is statement i's function a leaf? */
@@ -385,6 +390,23 @@ bool in_leaf(struct analysis *an, int i)
 {
 	const struct sym *fn = owner_at(an, i);
 	return fn && fn->leaf;
+}
+
+/* Does the direct call at statement i come back only through a counting point? So
+ * when it enters a function of this file that is no leaf, all of whose returns count,
+ * and that holds no inline asm (a ret there would not count): if it comes back, it
+ * passed one of them (or the count of a tail jump out). The loop counts' pruning
+ * (analyze_loops.c) stops there as at a counting point. */
+bool call_returns_counted(struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	if (s->kind != ST_INSN || s->foreign || s->info.cls != IC_CALL || !is_code(an, i))
+		return false;
+	struct sym *callee = local_callee(an, i);
+	if (!callee)
+		return false;
+	const struct sym *y = owner(an, callee);
+	return y->is_func && !y->leaf && !y->has_asm;
 }
 
 /* Must a call at statement i count? Not when it enters a function of this file that

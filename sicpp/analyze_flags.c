@@ -15,8 +15,13 @@ static uint8_t live_from(struct analysis *an, int i, uint8_t mask);
 static uint8_t live_at_label(struct analysis *an, const char *name, uint8_t mask)
 {
 	struct sym *t = sym_find(an, name);
-	if (!t || t->def < 0 || t->is_func)
-		return t && t->is_func ? 0 : mask; /* a function: the ABI kills the flags */
+	/* A symbol the file does not define is another file's: gcc jumps there only to
+	 * tail-call a function (jmp f, jne f@PLT), whose entry reads no flag (the ABI);
+	 * a local label (.L, numeric) it does not define, it cannot follow. */
+	if (!t || t->def < 0)
+		return name[0] == '.' || (name[0] >= '0' && name[0] <= '9') ? mask : 0;
+	if (t->is_func)
+		return 0; /* a function: the ABI kills the flags */
 	return live_from(an, t->def, mask);
 }
 

@@ -58,6 +58,7 @@ void mark_leaves(struct analysis *an);
 bool in_leaf(struct analysis *an, int i);
 /* Must the call at statement i count (token: it passes the token)? */
 bool call_counts(struct analysis *an, int i, bool token);
+bool call_returns_counted(struct analysis *an, int i);
 
 /* ---- analyze_indirect.c ------------------------------------------------------------ */
 

@@ -65,7 +65,8 @@ static int place_target_count(struct analysis *an, int d)
  * the search from its successors that stops at counted statements never comes back
  * to it. Calls are edges to the next instruction (a call that returns passed the
  * callee's return, which counts, or it counts itself: a call to a leaf; the cycles
- * through calls are the call graph's, analyze_calls.c). Exceptional edges need none: the unwinder and longjmp are entered by calls
+ * through calls are the call graph's, analyze_calls.c); a call that surely passes a
+ * count (its own, a cross-file entry's, or all of its callee's returns) ends a path. Exceptional edges need none: the unwinder and longjmp are entered by calls
  * to foreign code, which count. Counts at a label inline assembly names stay. */
 struct cfg {
 	int *next;        /* the next statement of the same section, -1 at its end */
@@ -73,6 +74,7 @@ struct cfg {
 	int *ij;          /* ij[ij_first[k] .. ij_first[k + 1]) */
 	int *stack;
 	int *seen;
+	bool *ret_counted; /* a call whose callee's returns all count (call_returns_counted) */
 	int gen;
 };
 
@@ -111,11 +113,14 @@ static void cfg_build(struct analysis *an, struct cfg *g)
 	free(owner_of);
 	g->stack = xcalloc(n, sizeof *g->stack);
 	g->seen = xcalloc(n, sizeof *g->seen);
+	g->ret_counted = xcalloc(n, sizeof *g->ret_counted);
+	for (int i = 0; i < n; i++)
+		g->ret_counted[i] = call_returns_counted(an, i);
 }
 
 static void cfg_free(struct cfg *g)
 {
-	free(g->next), free(g->ij_first), free(g->ij), free(g->stack), free(g->seen);
+	free(g->next), free(g->ij_first), free(g->ij), free(g->stack), free(g->seen), free(g->ret_counted);
 }
 
 /* The successors of statement i, into out (at most 2, or a function's indirect
@@ -180,8 +185,10 @@ static bool on_uncounted_cycle(struct analysis *an, struct cfg *g, int k)
 			if (w == k)
 				return true;
 			/* A call to another file's cross-file entry passes a count: the
-			 * entry's, or the callee's return's (cross_file_call). */
-			if (g->seen[w] == g->gen || an->plan[w].count || an->plan[w].xcall || owner_at(an, w) != fn)
+			 * entry's, or the callee's return's (cross_file_call); so does a
+			 * call to a function of this file whose returns all count. */
+			if (g->seen[w] == g->gen || an->plan[w].count || an->plan[w].xcall || owner_at(an, w) != fn ||
+			    g->ret_counted[w])
 				continue;
 			g->seen[w] = g->gen;
 			g->stack[sp++] = w;
@@ -204,7 +211,9 @@ static void prune_counts(struct analysis *an, const bool *removable)
 			if (!removable[k] || !c || (pass == 0) != (c == CNT_SAFE) || !owner_at(an, k))
 				continue;
 			an->plan[k].count = CNT_NONE;
-			if (on_uncounted_cycle(an, &g, k))
+			/* (at a call whose callee's returns count, every cycle through it
+			 * passes one) */
+			if (!g.ret_counted[k] && on_uncounted_cycle(an, &g, k))
 				an->plan[k].count = c;
 			else
 				an->n_pruned++;

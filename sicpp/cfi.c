@@ -198,6 +198,18 @@ static bool same_reg(const struct cfi_reg *a, const struct cfi_reg *b)
 	return a->rule == CR_SAME || a->off == b->off;
 }
 
+bool cfi_equal(const struct cfi_state *a, const struct cfi_state *b)
+{
+	if (!a->cfa_escape != !b->cfa_escape || (a->cfa_escape && strcmp(a->cfa_escape, b->cfa_escape)))
+		return false;
+	if (!a->cfa_escape && (reg_number(a->cfa_reg) != reg_number(b->cfa_reg) || a->cfa_off != b->cfa_off))
+		return false;
+	for (int r = 0; r < CFI_NREGS; r++)
+		if (!same_reg(&a->reg[r], &b->reg[r]))
+			return false;
+	return true;
+}
+
 void cfi_emit_delta(FILE *out, const struct cfi_state *from, const struct cfi_state *to)
 {
 	if (to->cfa_escape) {

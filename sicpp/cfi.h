@@ -1,8 +1,8 @@
 /* cfi.h: the call-frame state at a point of a function, as its .cfi directives say.
  *
- * The out-of-line stubs live in their own section, so their FDEs describe the frame
- * exactly as it is at the counting point that jumps to each: one FDE for a
- * function's run of stubs, a row (the change from the stub before) for each. */
+ * The out-of-line stubs live in their own section, so their FDE describes the frame
+ * exactly as it is at the counting points that jump to each: one FDE for the file's
+ * stubs, a row (the change from the run before) for each run of stubs of one frame. */
 #ifndef SICPP_CFI_H
 #define SICPP_CFI_H
 
@@ -46,6 +46,8 @@ bool cfi_cfa_is_rsp(const struct cfi_state *s);
 /* Write the directives that rebuild state s right after a .cfi_startproc (none for
  * what the CIE says: CFA = rsp + 8). */
 void cfi_emit(FILE *out, const struct cfi_state *s);
+/* Do a and b describe the same frame (the CFA and every register's rule)? */
+bool cfi_equal(const struct cfi_state *a, const struct cfi_state *b);
 /* Write the directives that turn state from into state to (rows of one FDE). */
 void cfi_emit_delta(FILE *out, const struct cfi_state *from, const struct cfi_state *to);
 

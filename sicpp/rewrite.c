@@ -12,9 +12,10 @@
  * .Lsic_rt_N:
  *	xchgq	%rcx, %r15
  *
- * A stub calls the runtime, which returns to the counting point itself; the stubs'
- * FDEs, one per function's run of stubs with a row each, rebuilt from the .cfi state
- * at each counting point, let debuggers stopped in a stub unwind. The runtime's
+ * A stub (an entry of a run shared by the counting points of one frame) calls the
+ * runtime, which returns to the counting point itself; the stubs' FDE, one a file with
+ * a row where the frame changes, rebuilt from the .cfi state at each counting point,
+ * lets debuggers stopped in a stub unwind. The runtime's
  * tables follow the code: sic_ranges (instrumented code), sic_nopreempt (PCs inside
  * our own sequences and rep string instructions) and the .note.libreplay marker.
  */
@@ -512,114 +513,166 @@ static void emit_call_past_red_zone(struct rw *w, const struct stub *s, const ch
 		fprintf(o, "\t.cfi_adjust_cfa_offset -128\n");
 }
 
+/* The stubs' FDE (one a file, emit_stubs): open it if need be, and a row from the state
+ * after the last one, *cur, to s's frame. A stub without CFI goes after it. */
+static void stub_row(struct rw *w, const struct stub *s, bool *open, struct cfi_state *cur)
+{
+	if (!s->has_cfi)
+		return;
+	if (!*open) {
+		fprintf(w->out, "\t.cfi_startproc\n");
+		*open = true;
+	}
+	cfi_emit_delta(w->out, cur, &s->cfi);
+	cfi_release(cur);
+	cfi_copy(cur, &s->cfi);
+}
+
 /* A pause's or a spin-wait's stub: like the overflow's, past the red zone, every
- * register kept; it comes back by a jump. Its own FDE. */
-static void emit_yield_stub(struct rw *w, const struct stub *s)
+ * register kept; it comes back by a jump. */
+static void emit_yield_stub(struct rw *w, const struct stub *s, bool *open, struct cfi_state *cur)
 {
 	FILE *o = w->out;
+	stub_row(w, s, open, cur);
 	fprintf(o, ".Lsic_py_%d:\n", s->id);
 	stub_name(o, s);
-	if (s->has_cfi) {
-		fprintf(o, "\t.cfi_startproc\n");
-		cfi_emit(o, &s->cfi);
-	}
 	emit_call_past_red_zone(w, s, SIC_PAUSE);
 	fprintf(o, "\tjmp\t%s\n", s->back);
-	if (s->has_cfi)
-		fprintf(o, "\t.cfi_endproc\n");
 }
 
 /* The flag-preserving form's stub: it swaps the counter back into r15 around the
- * call, so it returns to itself (__sic_overflow) and jumps back. Its own FDE. */
-static void emit_safe_stub(struct rw *w, const struct stub *s)
+ * call, so it returns to itself (__sic_overflow) and jumps back. */
+static void emit_safe_stub(struct rw *w, const struct stub *s, bool *open, struct cfi_state *cur)
 {
 	FILE *o = w->out;
+	stub_row(w, s, open, cur);
 	fprintf(o, ".Lsic_ov_%d:\n", s->id);
 	stub_name(o, s);
-	if (s->has_cfi) {
-		fprintf(o, "\t.cfi_startproc\n");
-		cfi_emit(o, &s->cfi);
-	}
 	fprintf(o, "\txchgq\t%%rcx, %%r15\n");
 	emit_call_past_red_zone(w, s, SIC_OVERFLOW);
 	fprintf(o, "\txchgq\t%%rcx, %%r15\n\tjmp\t.Lsic_rt_%d\n", s->id);
-	if (s->has_cfi)
-		fprintf(o, "\t.cfi_endproc\n");
 }
 
-/* The overflow stubs of counting points (docs/sic.md, "Stubs"): 14 bytes each,
- *	leaq	-128(%rsp), %rsp        # past the red zone: the site may be a leaf's
- *	call	__sic_overflow_far      # returns to the counting point itself
- *	.long	.Lsic_rt_N - .
- * or 9 in a function that makes calls, which keeps nothing in its red zone:
- *	call	__sic_overflow_near
- *	.long	.Lsic_rt_N - .
- * One FDE covers a function's run of them, a row per stub: the frame at its counting
- * point (the change from the stub before), then the 128 bytes of a leaq. */
-static void emit_overflow_stubs(struct rw *w)
+/* The overflow stubs of counting points (docs/sic.md, "Stubs"), shared: the counting
+ * points of one frame state (the same CFI at each, anywhere in the file) jump into one
+ * run of entries, each a `decq %r15` (3 bytes), that ends in the runtime's call and a
+ * table of where each goes back to, the last entry's first:
+ *	.Lsic_ov_A:  decq  %r15             # entered here: r15 = -2 at the call
+ *	.Lsic_ov_B:  decq  %r15             # here: -1
+ *	.Lsic_ov_C:  leaq  -128(%rsp), %rsp  # here: 0 (no leaq if none of the counting
+ *	             call  __sic_overflow_far #  points is a leaf's: _near)
+ *	             .long .Lsic_rt_C - .    # the table, read at the call's return
+ *	             .long .Lsic_rt_B - .    # address - 4 * r15
+ *	             .long .Lsic_rt_A - .
+ * The counter is zero when a counting point jumps here and the flags are dead there, so
+ * the runtime reads which entry it was from r15. A run is at most SLED_MAX entries
+ * long: an overflow passes the entries after its own (one cycle each). Every entry of a
+ * run has the same frame: one FDE covers all the runs of the file (and the
+ * foreign-entry stubs, at the CIE's frame, before them), a row per run. */
+#define SLED_MAX 64
+
+static bool far_stub(const struct stub *s)
+{
+	return !s->calls;
+}
+
+/* Write the run of stubs v[0..n): entries, the call, the table. */
+static void emit_sled(struct rw *w, struct stub *const *v, int n, bool far)
 {
 	FILE *o = w->out;
-	const struct stub *prev = NULL; /* the stub before in the open FDE */
-	for (int k = 0; k < w->nstubs; k++) {
-		const struct stub *s = &w->stubs[k];
-		if (s->kind != STUB_OVERFLOW)
-			continue;
-		if (prev && (!s->has_cfi || s->fn != prev->fn)) {
-			fprintf(o, "\t.cfi_endproc\n");
-			prev = NULL;
-		}
-		fprintf(o, ".Lsic_ov_%d:\n", s->id);
-		stub_name(o, s);
-		bool adjust = s->has_cfi && cfi_cfa_is_rsp(&s->cfi) && !s->calls;
-		if (s->has_cfi && !prev) {
-			fprintf(o, "\t.cfi_startproc\n");
-			cfi_emit(o, &s->cfi);
-		} else if (s->has_cfi) {
-			struct cfi_state was = prev->cfi; /* as the row after prev's leaq */
-			if (cfi_cfa_is_rsp(&was) && !prev->calls)
-				was.cfa_off += 128;
-			cfi_emit_delta(o, &was, &s->cfi);
-		}
-		if (!s->calls)
-			fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
-		if (adjust)
-			fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
-		emit_runtime_transfer(w, "call", s->calls ? SIC_OVERFLOW_NEAR : SIC_OVERFLOW_FAR);
-		fprintf(o, "\t.long\t.Lsic_rt_%d - .\n", s->id);
-		if (s->has_cfi)
-			prev = s;
+	for (int k = 0; k < n; k++) {
+		fprintf(o, ".Lsic_ov_%d:\n", v[k]->id);
+		stub_name(o, v[k]);
+		if (k < n - 1)
+			fprintf(o, "\tdecq\t%%r15\n");
 	}
-	if (prev)
-		fprintf(o, "\t.cfi_endproc\n");
+	if (far) {
+		fprintf(o, "\tleaq\t-128(%%rsp), %%rsp\n");
+		if (v[0]->has_cfi && cfi_cfa_is_rsp(&v[0]->cfi))
+			fprintf(o, "\t.cfi_adjust_cfa_offset 128\n");
+	}
+	emit_runtime_transfer(w, "call", far ? SIC_OVERFLOW_FAR : SIC_OVERFLOW_NEAR);
+	for (int k = n - 1; k >= 0; k--)
+		fprintf(o, "\t.long\t.Lsic_rt_%d - .\n", v[k]->id);
+}
+
+/* The overflow stubs with CFI (cfi) or without, in runs by frame state; *open says
+ * whether the stubs' FDE is open, *cur its state after the last row. */
+static void emit_overflow_stubs(struct rw *w, bool cfi, bool *open, struct cfi_state *cur)
+{
+	int n = 0;
+	struct stub **all = malloc((w->nstubs + 1) * sizeof *all);
+	struct stub **run = malloc((SLED_MAX + 1) * sizeof *run);
+	if (!all || !run) {
+		fputs("sicpp: out of memory\n", stderr);
+		exit(2);
+	}
+	for (int k = 0; k < w->nstubs; k++)
+		if (w->stubs[k].kind == STUB_OVERFLOW)
+			all[n++] = &w->stubs[k];
+	{
+		for (int k = 0; k < n; k++) {
+			struct stub *s = all[k];
+			if (!s || s->has_cfi != cfi)
+				continue;
+			/* the run: s and the next stubs of the same frame, up to SLED_MAX */
+			int m = 0;
+			bool far = false;
+			for (int j = k; j < n && m < SLED_MAX; j++) {
+				struct stub *t = all[j];
+				if (!t || t->has_cfi != s->has_cfi || (s->has_cfi && !cfi_equal(&t->cfi, &s->cfi)))
+					continue;
+				run[m++] = t;
+				far |= far_stub(t);
+				all[j] = NULL;
+			}
+			stub_row(w, s, open, cur);
+			emit_sled(w, run, m, far);
+			if (s->has_cfi && far && cfi_cfa_is_rsp(cur))
+				cur->cfa_off += 128; /* the row after the leaq */
+		}
+	}
+	free(all);
+	free(run);
 }
 
 static void emit_stubs(struct rw *w)
 {
 	FILE *o = w->out;
-	bool foreign = false;
+	bool open = false;
+	struct cfi_state cur = {.known = true, .cfa_reg = "7", .cfa_off = 8}; /* the CIE's */
 	fprintf(o, "\t.section\t.text.sic_stubs,\"ax\",@progbits\n");
-	/* Foreign-entry stubs run at a function's entry, the frame the CIE describes:
-	 * one FDE without rows covers them all. */
+	/* Foreign-entry stubs run at a function's entry, the frame the CIE describes: the
+	 * stubs' FDE begins with them, without rows. */
 	for (int k = 0; k < w->nstubs; k++) {
 		const struct stub *s = &w->stubs[k];
 		if (s->kind != STUB_FOREIGN)
 			continue;
-		if (!foreign)
+		if (!open)
 			fprintf(o, "\t.cfi_startproc\n");
-		foreign = true;
+		open = true;
 		fprintf(o, ".Lsic_fe_%d:\n", s->id);
 		fprintf(o, "\tleaq\t.Lsic_fb_%d(%%rip), %%r11\n", s->id);
 		emit_runtime_transfer(w, "jmp", SIC_FOREIGN_ENTRY);
 	}
-	if (foreign)
-		fprintf(o, "\t.cfi_endproc\n");
-	emit_overflow_stubs(w);
-	for (int k = 0; k < w->nstubs; k++) {
-		if (w->stubs[k].kind == STUB_YIELD)
-			emit_yield_stub(w, &w->stubs[k]);
-		else if (w->stubs[k].kind == STUB_OVERFLOW_SAFE)
-			emit_safe_stub(w, &w->stubs[k]);
+	/* the stubs with CFI in the FDE, a row each where the frame changes; then those
+	 * without */
+	for (int pass = 0; pass < 2; pass++) {
+		emit_overflow_stubs(w, pass == 0, &open, &cur);
+		for (int k = 0; k < w->nstubs; k++) {
+			const struct stub *s = &w->stubs[k];
+			if (s->has_cfi != (pass == 0))
+				continue;
+			if (s->kind == STUB_YIELD)
+				emit_yield_stub(w, s, &open, &cur);
+			else if (s->kind == STUB_OVERFLOW_SAFE)
+				emit_safe_stub(w, s, &open, &cur);
+		}
+		if (open)
+			fprintf(o, "\t.cfi_endproc\n");
+		open = false;
 	}
+	cfi_release(&cur);
 }
 
 static void emit_tables(struct rw *w)

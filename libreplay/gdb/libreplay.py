@@ -215,16 +215,29 @@ def where(frame):
 
 
 def far_stub_return(frame):
-    """Where a counting point's stub ([leaq;] call __sic_overflow_far or _near;
-    .long back - .) goes back to the program: the runtime returns there. None for
-    another stub."""
-    for insn in frame.architecture().disassemble(frame.pc(), count=2):
-        if insn["asm"].startswith("call"):
+    """Where a counting point's stub goes back to the program: the runtime returns
+    there. Stubs come in runs ("decq %r15" an entry, [leaq;] call __sic_overflow_far or
+    _near, then a table of ".long back - .", the last entry's first): the call's return
+    address - 4 * r15 there is the entry's. None for another stub."""
+    arch, pc, decs = frame.architecture(), frame.pc(), 0
+    for _ in range(80):
+        insn = arch.disassemble(pc)[0]
+        asm = insn["asm"]
+        if asm.startswith("call"):
             at = insn["addr"] + insn["length"]
             after = bytes(gdb.selected_inferior().read_memory(at, 8))
             if after == LEAQ_128:  # a stub that returns to itself
                 return None
-            return at + int.from_bytes(after[:4], "little", signed=True)
+            r15 = int(frame.read_register("r15")) & (2**64 - 1)
+            r15 -= (r15 >> 63) << 64  # signed: 0 or less in a run
+            at += 4 * (decs - r15)
+            rel = bytes(gdb.selected_inferior().read_memory(at, 4))
+            return at + int.from_bytes(rel, "little", signed=True)
+        if asm.startswith("dec") and "%r15" in asm:
+            decs += 1
+        elif not asm.startswith("lea"):
+            return None
+        pc += insn["length"]
     return None
 
 

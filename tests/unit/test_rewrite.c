@@ -88,23 +88,62 @@ static bool is_np_label(const char *s)
 	return sscanf(s, ".Lsic_np_%d%3s", &n, rest) == 2 && !strcmp(rest, ":");
 }
 
-/* The stub of counting point id: from ".Lsic_ov_<id>:" to its ".cfi_endproc" (or its
- * jmp back, when it has no FDE). Returned as [first, last] line indexes. */
-/* The lines of counting point id's stub: from its label to its last line (the .long
- * that says where it resumes, or the flag-preserving form's jmp back), and the
- * .cfi_endproc right after, if there is one. */
+/* The lines of counting point id's stub. A counting point's (rewrite.c's
+ * emit_overflow_stubs) is an entry of a run: its label, the rows before the run, the
+ * entries, the call and the table, whose entry for id is the one the runtime reads
+ * (the call's return address - 4 * r15, r15 = minus the decq after the entry), and
+ * the .cfi_endproc right after, if there is one. The flag-preserving form's: from its
+ * label to its jmp back (and the .cfi_endproc). */
 static void stub_of(const struct lines *l, int id, int *first, int *last)
 {
 	char head[64], back[64], resume[64];
 	snprintf(head, sizeof head, ".Lsic_ov_%d:", id);
 	snprintf(back, sizeof back, "jmp .Lsic_rt_%d", id);
 	snprintf(resume, sizeof resume, ".long .Lsic_rt_%d - .", id);
-	*first = find(l, 0, head);
-	*last = find_or_none(l, *first, resume);
-	if (*last < 0)
-		*last = find(l, *first, back);
+	int e = find(l, 0, head);
+	*first = e;
+	*last = find_or_none(l, e, resume);
+	if (*last < 0) {
+		*last = find(l, e, back);
+	} else {
+		/* the rows and entries before it in its run */
+		while (*first > 0 && (!strncmp(l->v[*first - 1], ".cfi_", 5) ||
+				      !strcmp(l->v[*first - 1], "decq %r15") ||
+				      l->v[*first - 1][strlen(l->v[*first - 1]) - 1] == ':'))
+			(*first)--;
+		/* the entries after it, to the call; then the table */
+		int decs = 0, i = e + 1;
+		for (; i < l->n && strncmp(l->v[i], "call ", 5); i++) {
+			if (!strcmp(l->v[i], "decq %r15"))
+				decs++;
+			else if (strncmp(l->v[i], "leaq -128(%rsp)", 15) && strncmp(l->v[i], ".cfi_", 5) &&
+				 l->v[i][strlen(l->v[i]) - 1] != ':')
+				fail_msg("line %d '%s' in the run of stub %d", i, l->v[i], id);
+		}
+		assert_true(i < l->n);
+		assert_string_equal(l->v[i + 1 + decs], resume);
+		while (*last + 1 < l->n && !strncmp(l->v[*last + 1], ".long .Lsic_rt_", 15))
+			(*last)++;
+	}
 	if (*last + 1 < l->n && !strcmp(l->v[*last + 1], ".cfi_endproc"))
 		(*last)++;
+}
+
+/* Occurrences of needle outside the stubs' section (whose runs hold decq's too). */
+static int count_outside_stubs(const char *text, const char *needle)
+{
+	const char *sect = "\t.section\t.text.sic_stubs,";
+	const char *from = strstr(text, sect);
+	if (!from)
+		return count_substr(text, needle);
+	const char *to = strstr(from + 1, "\t.section\t");
+	char *copy = strdup(text);
+	assert_non_null(copy);
+	size_t a = from - text, b = to ? (size_t)(to - text) : strlen(text);
+	memmove(copy + a, copy + b, strlen(copy + b) + 1);
+	int n = count_substr(copy, needle);
+	free(copy);
+	return n;
 }
 
 static bool has_between(const struct lines *l, int first, int last, const char *s)
@@ -417,7 +456,7 @@ static void fast_count_at_loop_head(void **state)
 	fast_count_after(&l, head);
 	assert_string_equal(l.v[head + 5], "addl $1, %eax");
 	/* the only counting points: the loop head and the return (static, no calls) */
-	assert_int_equal(count_substr(out, "decq\t%r15"), 2);
+	assert_int_equal(count_outside_stubs(out, "decq\t%r15"), 2);
 	assert_null(strstr(out, "__sic_home"));
 	assert_null(strstr(out, "xchgq"));
 	free_lines(&l);
@@ -433,29 +472,32 @@ static void stub_section_and_rsp_frame(void **state)
 	int first, last;
 	stub_of(&l, id, &first, &last);
 	assert_true(sect < first);
-	/* the first stub of f opens f's FDE, the frame of the site: CFA = rsp + 8, what
-	 * the CIE says (no row); the runtime returns to the counting point (.Lsic_rt),
-	 * nothing after the call */
-	int sp = find(&l, first, ".cfi_startproc");
-	int down = find(&l, sp, "leaq -128(%rsp), %rsp");
-	assert_int_equal(sp + 1, down);
-	int adj = find(&l, down, ".cfi_adjust_cfa_offset 128");
-	int call = find(&l, adj, "call __sic_overflow_far");
-	assert_int_equal(down + 1, adj);
-	assert_int_equal(call + 1, last);
-	assert_false(has_between(&l, first, l.n - 1, "leaq 128(%rsp), %rsp"));
-	/* the return's stub is in the same FDE: one row back to its frame, then the
-	 * 128 bytes again */
+	/* the loop's and the return's counting points have one frame, CFA = rsp + 8 (what
+	 * the CIE says: no row), so they share one run: an entry each, then the step over
+	 * the red zone (f makes no call) and the call; the runtime returns to the counting
+	 * point (.Lsic_rt), nothing after the call but the table */
 	int ret = find(&l, 0, "ret");
 	int rid = number_in(&l, ret - 2, "jz .Lsic_ov_%d");
 	int rfirst, rlast;
 	stub_of(&l, rid, &rfirst, &rlast);
-	assert_int_equal(rfirst, last + 1);
-	assert_false(has_between(&l, rfirst, rlast, ".cfi_startproc"));
-	int row = find(&l, rfirst, ".cfi_def_cfa_offset 8");
-	int rdown = find(&l, row, "leaq -128(%rsp), %rsp");
-	assert_string_equal(l.v[rdown + 1], ".cfi_adjust_cfa_offset 128");
-	assert_string_equal(l.v[rlast], ".cfi_endproc"); /* the run ends with f's stubs */
+	assert_int_equal(rfirst, first);
+	assert_int_equal(rlast, last);
+	assert_int_equal(sect + 1, first);
+	assert_string_equal(l.v[first], ".cfi_startproc");
+	char head[64];
+	snprintf(head, sizeof head, ".Lsic_ov_%d:", id);
+	assert_int_equal(find(&l, first, head), first + 1);
+	assert_string_equal(l.v[first + 3], "decq %r15");
+	snprintf(head, sizeof head, ".Lsic_ov_%d:", rid);
+	assert_int_equal(find(&l, first, head), first + 4);
+	int down = find(&l, first, "leaq -128(%rsp), %rsp");
+	assert_int_equal(down, first + 6);
+	assert_string_equal(l.v[down + 1], ".cfi_adjust_cfa_offset 128");
+	assert_string_equal(l.v[down + 2], "call __sic_overflow_far");
+	assert_int_equal(down + 4, last - 1); /* two entries in the table */
+	assert_false(has_between(&l, first, l.n - 1, "leaq 128(%rsp), %rsp"));
+	assert_int_equal(count_substr(out, "\tcall\t__sic_overflow_far\n"), 1);
+	assert_string_equal(l.v[last], ".cfi_endproc");
 	assert_int_equal(count_substr(out, ".cfi_startproc"), 2); /* f's and the stubs' */
 	free_lines(&l);
 	free(out);
@@ -529,8 +571,9 @@ static void stub_without_cfi(void **state)
 }
 
 /* A function that makes a call keeps nothing in the red zone (gcc uses it in leaf
- * functions only): its stubs are `call __sic_overflow_near; .long`, no leaq, and no
- * row for one. A leaf's step over the red zone. */
+ * functions only): a run of its stubs alone is `call __sic_overflow_near` and the
+ * table, no leaq, and no row for one. A leaf's step over the red zone, and so does a
+ * run a leaf's counting point shares. */
 static void stub_of_non_leaf(void **state)
 {
 	/* g's second call through a pointer, which counts at the call (one to another
@@ -541,27 +584,31 @@ static void stub_of_non_leaf(void **state)
 		 at + strlen("\tcall\text@PLT\n"));
 	char *out = rewrite_checked(src);
 	struct lines l = split_lines(out);
-	int first, last;
-	stub_of(&l, number_in(&l, find(&l, find(&l, 0, "helper:"), "ret") - 2, "jz .Lsic_ov_%d"), &first, &last);
-	assert_true(has_between(&l, first, last, "leaq -128(%rsp), %rsp"));
-	assert_true(has_between(&l, first, last, "call __sic_overflow_far"));
+	int first, last, hfirst, hlast;
+	stub_of(&l, number_in(&l, find(&l, find(&l, 0, "helper:"), "ret") - 2, "jz .Lsic_ov_%d"), &hfirst, &hlast);
+	assert_true(has_between(&l, hfirst, hlast, "leaq -128(%rsp), %rsp"));
+	assert_true(has_between(&l, hfirst, hlast, "call __sic_overflow_far"));
 	/* g: the count at its call through a pointer (CFA = rsp + 16), then at its return
 	 * (+ 8) */
 	int call = find(&l, 0, "call helper"); /* then a count for the call through %rax */
 	int at_call = number_in(&l, call + 3, "jz .Lsic_ov_%d");
 	int at_ret = number_in(&l, find(&l, call, "ret") - 4, "jz .Lsic_ov_%d");
 	stub_of(&l, at_call, &first, &last);
-	/* (g's run of stubs, one FDE, begins with its entry check's count: CFA + 8) */
+	/* (the stubs' FDE begins with the foreign-entry stub and helper's run: CFA + 8) */
 	assert_false(has_between(&l, first, last, ".cfi_startproc"));
 	int row = find(&l, first, ".cfi_def_cfa_offset 16");
-	assert_string_equal(l.v[row + 1], "call __sic_overflow_near");
+	char head[64];
+	snprintf(head, sizeof head, ".Lsic_ov_%d:", at_call);
+	assert_string_equal(l.v[row + 1], head);
+	assert_string_equal(l.v[row + 3], "call __sic_overflow_near");
 	char resume[64];
 	snprintf(resume, sizeof resume, ".long .Lsic_rt_%d - .", at_call);
-	assert_string_equal(l.v[row + 2], resume);
+	assert_string_equal(l.v[row + 4], resume);
 	assert_false(has_between(&l, first, last, "leaq -128(%rsp), %rsp"));
+	/* the return's frame is helper's return's: the same run */
 	stub_of(&l, at_ret, &first, &last);
-	assert_int_equal(find(&l, first, ".cfi_def_cfa_offset 8") + 1, find(&l, first, "call __sic_overflow_near"));
-	assert_false(has_between(&l, first, last, ".cfi_adjust_cfa_offset 128"));
+	assert_int_equal(first, hfirst);
+	assert_int_equal(last, hlast);
 	free_lines(&l);
 	free(out);
 }
@@ -590,11 +637,95 @@ static void safe_count_sequence(void **state)
 	int up = find(&l, call, "leaq 128(%rsp), %rsp");
 	int x2 = find(&l, up, "xchgq %rcx, %r15");
 	assert_true(x1 < down && x2 < last);
-	/* it returns to itself: its own FDE */
-	assert_true(has_between(&l, first, last, ".cfi_startproc"));
+	/* it returns to itself, in the stubs' FDE (after the return's run), 128 bytes
+	 * more in its frame past the red zone, then back */
+	int sp = find(&l, find(&l, 0, ".section .text.sic_stubs,\"ax\",@progbits"), ".cfi_startproc");
+	assert_true(sp < first);
+	assert_false(has_between(&l, sp, first, ".cfi_endproc"));
+	assert_string_equal(l.v[down + 1], ".cfi_adjust_cfa_offset 128");
+	assert_string_equal(l.v[up + 1], ".cfi_adjust_cfa_offset -128");
 	assert_string_equal(l.v[last], ".cfi_endproc");
+	assert_int_equal(count_substr(out, ".cfi_startproc"), 2); /* f's and the stubs' */
 	free_lines(&l);
 	free(out);
+}
+
+/* A tail jump to another file's function: the flags are dead at the callee's entry
+ * (the ABI), so the jump's count takes the one-uop form, though gcc's test before it
+ * set flags the scan cannot follow past the jump. */
+static void tail_jump_out_fast_form(void **state)
+{
+	static const char text[] =
+		"\t.text\n"
+		"\t.globl\tf\n"
+		"\t.type\tf, @function\n"
+		"f:\n"
+		"\t.cfi_startproc\n"
+		"\ttestl\t%edi, %edi\n"
+		"\tmovl\t$1, %eax\n"
+		"\tjmp\text_fn\n"
+		"\t.cfi_endproc\n"
+		"\t.size\tf, .-f\n";
+	char *out = rewrite_checked(text);
+	assert_null(strstr(out, "xchgq"));
+	struct lines l = split_lines(out);
+	int jmp = find(&l, 0, "jmp ext_fn.sic_direct");
+	int at = jmp;
+	while (at > 0 && strcmp(l.v[at], "decq %r15"))
+		at--;
+	assert_true(at > find(&l, 0, "movl $1, %eax"));
+	free_lines(&l);
+	free(out);
+}
+
+/* A loop whose every pass calls a function of the file that is no leaf: the callee's
+ * returns count, so the loop head needs none (analyze_loops.c); unless the callee
+ * holds inline asm, where a ret would not count. */
+static void loop_counted_by_callee_returns(void **state)
+{
+	static const char text[] =
+		"\t.text\n"
+		"\t.type\tg, @function\n"
+		"g:\n"
+		"\t.cfi_startproc\n"
+		"\tsubq\t$8, %rsp\n"
+		"\t.cfi_def_cfa_offset 16\n"
+		"%s"
+		"\tcall\text@PLT\n"
+		"\taddq\t$8, %rsp\n"
+		"\t.cfi_def_cfa_offset 8\n"
+		"\tret\n"
+		"\t.cfi_endproc\n"
+		"\t.size\tg, .-g\n"
+		"\t.type\tf, @function\n"
+		"f:\n"
+		"\t.cfi_startproc\n"
+		"\tpushq\t%rbx\n"
+		"\t.cfi_def_cfa_offset 16\n"
+		"\tmovl\t%edi, %ebx\n"
+		".L2:\n"
+		"\tcall\tg\n"
+		"\tsubl\t$1, %ebx\n"
+		"\tjne\t.L2\n"
+		"\tpopq\t%rbx\n"
+		"\t.cfi_def_cfa_offset 8\n"
+		"\tret\n"
+		"\t.cfi_endproc\n"
+		"\t.size\tf, .-f\n";
+	char src[sizeof text + 64];
+	for (int with_asm = 0; with_asm < 2; with_asm++) {
+		snprintf(src, sizeof src, text, with_asm ? "#APP\n\tnop\n#NO_APP\n" : "");
+		char *out = rewrite_checked(src);
+		struct lines l = split_lines(out);
+		int head = find(&l, find(&l, 0, "f:"), ".L2:");
+		int call = find(&l, head, "call g");
+		bool counted = false;
+		for (int i = head; i < call; i++)
+			counted |= !strcmp(l.v[i], "decq %r15");
+		assert_int_equal(counted, with_asm);
+		free_lines(&l);
+		free(out);
+	}
 }
 
 /* A landing pad's label is followed by the reload: the unwinder lands with the
@@ -974,7 +1105,7 @@ static void leaf_entry_counts(void **state)
 	call = find(&l, 0, "call gl.sic_direct");
 	assert_string_equal(l.v[call - 4], "decq %r15");
 	/* and user's cross-file thunk (xcall.c): user is global and no leaf */
-	assert_int_equal(count_substr(out, "decq\t%r15"), 6);
+	assert_int_equal(count_outside_stubs(out, "decq\t%r15"), 6);
 	free_lines(&l);
 	free(out);
 }
@@ -1490,9 +1621,11 @@ static void pic_reaches_runtime_through_got(void **state)
 	assert_string_equal(l.v[check + 4], "movq __sic_home@GOTPCREL(%rip), %r15");
 	assert_true(is_np_label(l.v[check + 5]));
 	assert_string_equal(l.v[check + 6], "movq (%r15), %r15");
-	/* helper is a leaf: the stub steps over its red zone; g makes calls */
+	/* helper is a leaf: the run of its return's stub steps over its red zone (g's
+	 * return, of the same frame, in it); g makes calls: its count at a call, CFA + 16,
+	 * has a run of its own */
 	assert_int_equal(count_substr(out, "\tcall\t*__sic_overflow_far@GOTPCREL(%rip)\n"), 1);
-	assert_int_equal(count_substr(out, "\tcall\t*__sic_overflow_near@GOTPCREL(%rip)\n"), 2);
+	assert_int_equal(count_substr(out, "\tcall\t*__sic_overflow_near@GOTPCREL(%rip)\n"), 1);
 	assert_int_equal(count_substr(out, "\tcall\t__sic_overflow"), 0);
 	assert_int_equal(count_substr(out, "\tjmp\t*__sic_foreign_entry@GOTPCREL(%rip)\n"), 1);
 	free_lines(&l);
@@ -1872,6 +2005,8 @@ int main(void)
 		cmocka_unit_test(stub_of_non_leaf),
 		cmocka_unit_test(xcall_thunk_of_address_taken),
 		cmocka_unit_test(safe_count_sequence),
+		cmocka_unit_test(tail_jump_out_fast_form),
+		cmocka_unit_test(loop_counted_by_callee_returns),
 		cmocka_unit_test(foreign_entry_check),
 		cmocka_unit_test(call_to_direct_entry),
 		cmocka_unit_test(static_direct_entry),

@@ -8,14 +8,7 @@
 
 #include <string.h>
 
-extern char __sic_overflow_far[], __sic_overflow_near[]; /* sic_rt.S */
-
 struct rp_sic_quick rp_sic_quick;
-
-static bool resumes(uintptr_t routine)
-{
-	return routine == (uintptr_t)__sic_overflow_far || routine == (uintptr_t)__sic_overflow_near;
-}
 
 uintptr_t rp_call_dest(uintptr_t ret)
 {
@@ -32,19 +25,13 @@ uintptr_t rp_call_dest(uintptr_t ret)
 	return 0;
 }
 
-/* Does the call that returns to ret call __sic_overflow_far or _near (directly, or
- * through the GOT: a shared object's stub)? */
-static bool calls_far(const unsigned char *ret)
-{
-	return resumes(rp_call_dest((uintptr_t)ret));
-}
-
 /* Where a counting point's stub resumes the program (sicpp/rewrite.c), from the
- * return address of its call: a stub calling __sic_overflow_far (_near) is followed by
- * `.long resume - .`; a stub calling __sic_overflow and returning to itself by
- * `leaq 128(%rsp), %rsp; jmp back` (resume: back). 0 for another form: the
- * flag-preserving form's stub (an xchgq before its jmp: no preemption there) and
- * __sic_foreign_entry's call. */
+ * return address of its call: __sic_overflow_far (_near) found it in the stubs' table
+ * and passes it with the top bit set (sic_rt.S); a stub calling __sic_overflow and
+ * returning to itself is followed by `leaq 128(%rsp), %rsp; jmp back` (resume: back).
+ * 0 for another form: the flag-preserving form's stub (an xchgq before its jmp: no
+ * preemption there) and __sic_foreign_entry's call. (A stub of an older sicpp's,
+ * `call __sic_overflow_far; .long resume - .`, comes here through the same routine.) */
 uintptr_t rp_stub_resume_pc(uintptr_t ret)
 {
 	static const unsigned char leaq[] = {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00};
@@ -52,10 +39,8 @@ uintptr_t rp_stub_resume_pc(uintptr_t ret)
 	int32_t rel;
 	if (!ret)
 		return 0;
-	if (calls_far(p)) {
-		memcpy(&rel, p, sizeof rel);
-		return ret + (intptr_t)rel;
-	}
+	if (ret >> 63) /* no user-space address has it */
+		return ret & ~(1ULL << 63);
 	for (size_t i = 0; i < sizeof leaq; i++)
 		if (p[i] != leaq[i])
 			return 0;

@@ -112,10 +112,13 @@ __sic_home:
  * stress mode's reload, a hunting thread's seek) or else rp_sic_overflow_c with the
  * extended state saved; each is given the return address 8(%rbp) (rp_stub_resume_pc
  * reads the counting point's PC from it). */
-.macro SIC_OVERFLOW_BODY
+.macro SIC_OVERFLOW_BODY resumed=0
 	andq	$-16, %rsp
 	cld
 	movq	8(%rbp), %rdi		/* where in the stub we return to */
+	.if \resumed			/* or the counting point itself, marked so */
+	btsq	$63, %rdi		/* (rp_stub_resume_pc) */
+	.endif
 	call	rp_sic_overflow_quick	/* general registers only: 0 = the full path */
 	testq	%rax, %rax
 	jz	1f
@@ -123,6 +126,9 @@ __sic_home:
 	jmp	2f
 1:	SIC_XSAVE
 	movq	8(%rbp), %rdi
+	.if \resumed
+	btsq	$63, %rdi
+	.endif
 	call	rp_sic_overflow_c	/* returns the new counter */
 	movq	%rax, %r15
 	SIC_XRSTOR
@@ -141,21 +147,27 @@ __sic_overflow:
 	SIC_POP_GENERAL
 	.size	__sic_overflow, .-__sic_overflow
 
-/* A counting point's stub (sicpp/rewrite.c) is
- *	leaq	-128(%rsp), %rsp          # past the red zone (not in a function that
- *	call	__sic_overflow_far        # makes calls: call __sic_overflow_near)
- *	.long	resume - .                # where the counting point goes on
- * We do what __sic_overflow does, then return to resume itself with the stack
- * pointer the counting point had (ret $128; ret): no instruction after the call, and
- * so no unwind entry for the stub's return, is needed. Our CFI says so to unwinders:
- * the caller's stack pointer (the CFA) is 128 (0) above the stub's, and the return
- * address is resume, computed from the .long by the DWARF expression
- *	ret = *(A); resume = ret + sign-extended *(int32 *)ret
- * (DW_CFA_val_expression for column 16, A the slot of the return address), so gdb
- * and libunwind go from here straight into the counting point's function.
+/* Counting points' stubs (sicpp/rewrite.c) come in runs, one entry per counting point:
+ *	decq	%r15                      # one per entry after the one taken: the
+ *	...                               # counter was 0 there, so -r15 says which
+ *	leaq	-128(%rsp), %rsp          # past the red zone (not in a run of functions
+ *	call	__sic_overflow_far        # that make calls: call __sic_overflow_near)
+ *	.long	resume - .                # where each counting point goes on, the
+ *	...                               # last entry's first: at ret - 4 * r15
+ * We make the return address resume, do what __sic_overflow does, then return to
+ * resume itself with the stack pointer the counting point had (ret $128; ret): no
+ * instruction after the call, and so no unwind entry for the stub's return, is
+ * needed. Our CFI says so to unwinders: the caller's stack pointer (the CFA) is 128
+ * (0) above the stub's, and the return address is resume, computed from the table
+ * by the DWARF expression
+ *	ret = *(A); at = ret - 4 * r15; resume = at + sign-extended *(int32 *)at
+ * (DW_CFA_val_expression for column 16, A the slot of the return address) until it
+ * is stored there, so gdb and libunwind go from here straight into the counting
+ * point's function. A stub of one entry (r15 0) is what older sicpps wrote.
  * SIC_OVERFLOW_RESUME name, below: below is what the stub stepped over (128, 0). */
 #define SIC_RESUME_EXPR(breg, off) \
-	.cfi_escape 0x16, 0x10, 0x0d, breg, off, 0x06, 0x12, 0x94, 0x04, 0x08, 0x20, 0x24, 0x08, 0x20, 0x26, 0x22
+	.cfi_escape 0x16, 0x10, 0x12, breg, off, 0x06, 0x7f, 0x00, 0x32, 0x24, 0x1c, \
+		0x12, 0x94, 0x04, 0x08, 0x20, 0x24, 0x08, 0x20, 0x26, 0x22
 .macro SIC_OVERFLOW_RESUME name, below
 	.p2align 4
 	.globl	\name
@@ -172,12 +184,14 @@ __sic_overflow:
 	.cfi_def_cfa_register %rbp
 	SIC_RESUME_EXPR(0x76, 0x08)	/* DW_OP_breg6 (rbp) 8 */
 	SIC_PUSH_REST
-	SIC_OVERFLOW_BODY
-	movq	8(%rbp), %rax		/* the stub's .long: the return address becomes resume */
+	movq	8(%rbp), %rax		/* the table's entry: the return address becomes resume */
+	leaq	(,%r15,4), %rcx
+	subq	%rcx, %rax
 	movslq	(%rax), %rcx
 	addq	%rcx, %rax
 	movq	%rax, 8(%rbp)
 	.cfi_offset 16, -8 - \below
+	SIC_OVERFLOW_BODY 1
 	SIC_POP_REST
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8 + \below
