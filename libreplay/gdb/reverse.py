@@ -214,6 +214,19 @@ def record_stop(event):
     tt.Store.signal = event.stop_signal if isinstance(event, gdb.SignalEvent) else None
 
 
+def clone_expression(b):
+    """What a clone of watchpoint b watches: its expression, or for `watch -l E`
+    (gdb names it "-location E", which gdb.Breakpoint cannot take) the bytes at
+    E's address, as gdb's -location watches them."""
+    e = b.expression or ""
+    if not e.startswith("-location "):
+        return e
+    v = gdb.parse_and_eval(e[len("-location "):])
+    if v.address is None:
+        return e
+    return "{%s} 0x%x" % (v.type, int(v.address))
+
+
 class Clones:
     """Internal copies of the user's stopping breakpoints and watchpoints, disabled
     until a segment is replayed: no commands, no hit counts of the user's."""
@@ -226,8 +239,8 @@ class Clones:
     def __enter__(self):
         for b in self.users:
             if b.type in WATCH_CLASSES:
-                c = gdb.Breakpoint(b.expression, gdb.BP_WATCHPOINT, WATCH_CLASSES[b.type],
-                                   internal=True)
+                c = gdb.Breakpoint(clone_expression(b), gdb.BP_WATCHPOINT,
+                                   WATCH_CLASSES[b.type], internal=True)
             else:
                 c = gdb.Breakpoint(b.location, internal=True)
             c.silent = True
@@ -1673,7 +1686,12 @@ def exact_write(watches, regions, here):
     was), or Tail.DEAD: the comparisons saw a change in the tail and gdb's
     watchpoints counted none there, so the debug registers do not fire (said once,
     and the comparisons answer from then on)."""
-    with tt.Quiet():
+    # (LIBREPLAY_TEST_DEAD_WATCH_TAIL=1: clones that never stop, as where the debug
+    # registers do not fire for gdb, for the tests.) The clones are made here, where
+    # the watchpoints' expressions mean what they meant to the user.
+    dead = os.environ.get("LIBREPLAY_TEST_DEAD_WATCH_TAIL", "0") not in ("", "0")
+    with tt.Quiet(), Clones(watches, {b.number: "0" for b in watches} if dead else None) \
+            as clones:
         found = last_change(regions, here)
         base = found[3] if found is not None else None
         # no change seen: the tail is all there is, from the first checkpoint before
@@ -1684,12 +1702,7 @@ def exact_write(watches, regions, here):
             return None
         try:
             Tail.replays += 1
-            # (LIBREPLAY_TEST_DEAD_WATCH_TAIL=1: clones that never stop, as where the
-            # debug registers do not fire for gdb, for the tests)
-            dead = os.environ.get("LIBREPLAY_TEST_DEAD_WATCH_TAIL", "0") not in ("", "0")
-            with Clones(watches, {b.number: "0" for b in watches} if dead else None) \
-                    as clones:
-                hit = search_segment(start, here, clones, ("replay-watch tail",))
+            hit = search_segment(start, here, clones, ("replay-watch tail",))
             if hit is None:
                 tt.goto(here.tid, here.count, pc=here.pc)
                 if found is None:

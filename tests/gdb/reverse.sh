@@ -526,6 +526,21 @@ for v in flag level; do
 		fail "watch $v + reverse-continue with debug registers stopped at $uw, gdb's hardware watchpoint at $ug: $(diff <(wstops undo_gdb_$v.out $v) <(wstops undo_hw_$v.out $v) | head -n 4 | tr '\n' ' ') $(grep -v '^\[' undo_hw_$v.out | grep -E 'rror|xception|libreplay' | head -n 2 | tr '\n' ' ')"
 	fi
 done
+# `watch -l flag` (gdb names it "-location flag", which a clone cannot take as it is):
+# the same two stops, by the tail and by gdb's path.
+for m in runtime gdb; do
+	timeout 600 "$RGDB" ./undo undo.bin -batch -nx -ex "set replay-watch $m" -ex 'break undo.c:47' -ex run -ex delete -ex 'watch -l flag' \
+		-ex reverse-continue -ex 'echo @@ w1\n<<\n' -ex 'replay when' -ex 'echo >>\n' \
+		-ex reverse-continue -ex 'echo @@ w2\n<<\n' -ex 'replay when' -ex 'echo >>\n' >undo_l_$m.out 2>&1
+done
+ul="$(wat undo_l_runtime.out w1) $(wat undo_l_runtime.out w2)"
+ulg="$(wat undo_l_gdb.out w1) $(wat undo_l_gdb.out w2)"
+uf="$(wat undo_hw_flag.out w1) $(wat undo_hw_flag.out w2)"
+if [ "$ul" = "$uf" ] && [ "$ulg" = "$uf" ] && ! grep -q 'Python Exception' undo_l_runtime.out undo_l_gdb.out; then
+	pass "watch -l flag + reverse-continue, the tail and gdb's path: the stops of watch flag ($ul)"
+else
+	fail "watch -l flag + reverse-continue: at $ul, gdb's path at $ulg, watch flag at $uf: $(grep -h 'Python Exception' undo_l_runtime.out undo_l_gdb.out | head -n 2 | tr '\n' ' ')"
+fi
 # gdb's watchpoints trusted only where they are seen to stop: clones that never do
 # (LIBREPLAY_TEST_DEAD_WATCH_TAIL=1) count nothing in a tail where the comparisons
 # saw a change; one line says the debug registers do not fire, and the comparisons
