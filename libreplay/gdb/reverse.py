@@ -6,6 +6,7 @@
 # are timetravel.py's too.
 
 import math
+import os
 import re
 
 import gdb
@@ -213,6 +214,19 @@ def record_stop(event):
     tt.Store.signal = event.stop_signal if isinstance(event, gdb.SignalEvent) else None
 
 
+def clone_expression(b):
+    """What a clone of watchpoint b watches: its expression, or for `watch -l E`
+    (gdb names it "-location E", which gdb.Breakpoint cannot take) the bytes at
+    E's address, as gdb's -location watches them."""
+    e = b.expression or ""
+    if not e.startswith("-location "):
+        return e
+    v = gdb.parse_and_eval(e[len("-location "):])
+    if v.address is None:
+        return e
+    return "{%s} 0x%x" % (v.type, int(v.address))
+
+
 class Clones:
     """Internal copies of the user's stopping breakpoints and watchpoints, disabled
     until a segment is replayed: no commands, no hit counts of the user's."""
@@ -225,8 +239,8 @@ class Clones:
     def __enter__(self):
         for b in self.users:
             if b.type in WATCH_CLASSES:
-                c = gdb.Breakpoint(b.expression, gdb.BP_WATCHPOINT, WATCH_CLASSES[b.type],
-                                   internal=True)
+                c = gdb.Breakpoint(clone_expression(b), gdb.BP_WATCHPOINT,
+                                   WATCH_CLASSES[b.type], internal=True)
             else:
                 c = gdb.Breakpoint(b.location, internal=True)
             c.silent = True
@@ -1225,7 +1239,9 @@ def rf():
 # that changed them). No debug register is used, and every region is compared in the
 # same passes: ten watchpoints cost what one does. A change undone within the same
 # WATCH_EVERY counts of one thread, after the last change seen, is not seen (the
-# first pass compares values, not writes).
+# first pass compares values, not writes): where the debug registers work,
+# reverse-continue replays the tail after the last change seen with gdb's hardware
+# watchpoints instead of stepping (exact_write), which stop at such writes too.
 
 WATCH_EVERY = 4096
 
@@ -1631,11 +1647,84 @@ def reverse_to_write(watches):
     lr.restore()
     regions = watched([watch_expression(b) for b in watches], "reverse-continue")
     here = tt.position()
+    if hardware_tail(watches):
+        found = exact_write(watches, regions, here)
+        if found is not Tail.DEAD:
+            return found
     w = last_write(regions)
     if w is None:
         return None
     return WriteStop(w, tt.position(), here, [(watches[i], regions.split(w.old)[i],
                                                regions.split(w.new)[i]) for i in w.which])
+
+
+class Tail:
+    """The tail search's state: whether gdb's hardware watchpoints were seen to miss
+    a write (then the comparisons alone answer, for the rest of the session)."""
+    DEAD = "dead"
+    dead = False
+    replays = 0  # tails replayed with gdb's watchpoints (tests read it)
+
+
+def hardware_tail(watches):
+    """Does the tail of reverse_to_write's search go with gdb's hardware watchpoints?
+    Where they work (the debug registers fire, enough are free, the watchpoints are
+    gdb's hardware ones) and `set replay-watch` leaves it to the runtime."""
+    return (ReplayWatch.mode == "runtime" and not Tail.dead and not hardware_watch_dead()
+            and all(b.type == gdb.BP_HARDWARE_WATCHPOINT for b in watches)
+            and not registers_short(watches))
+
+
+def exact_write(watches, regions, here):
+    """The last write before here that gdb's hardware watchpoints stop at, found
+    cheaply: the comparisons (last_change) find the last change they see, within a
+    thread's stretch; every write after it that they miss was undone before the next
+    comparison. So only the tail, from that stretch's start to here, is replayed with
+    clones of the watchpoints (search_segment: gdb counts their stops, each a write
+    that changed the value, as `watch` stops, and stops again at the last). A
+    WriteStop, None (no write since the first checkpoint: the replay is where it
+    was), or Tail.DEAD: the comparisons saw a change in the tail and gdb's
+    watchpoints counted none there, so the debug registers do not fire (said once,
+    and the comparisons answer from then on)."""
+    # (LIBREPLAY_TEST_DEAD_WATCH_TAIL=1: clones that never stop, as where the debug
+    # registers do not fire for gdb, for the tests.) The clones are made here, where
+    # the watchpoints' expressions mean what they meant to the user.
+    dead = os.environ.get("LIBREPLAY_TEST_DEAD_WATCH_TAIL", "0") not in ("", "0")
+    with tt.Quiet(), Clones(watches, {b.number: "0" for b in watches} if dead else None) \
+            as clones:
+        found = last_change(regions, here)
+        base = found[3] if found is not None else None
+        # no change seen: the tail is all there is, from the first checkpoint before
+        # here (none: here is at the start of history, as gdb's search finds too)
+        start = base or next((c for c in tt.Store.ckpts if c.time < here.time), None)
+        if start is None:
+            tt.goto(here.tid, here.count, pc=here.pc)
+            return None
+        try:
+            Tail.replays += 1
+            hit = search_segment(start, here, clones, ("replay-watch tail",))
+            if hit is None:
+                tt.goto(here.tid, here.count, pc=here.pc)
+                if found is None:
+                    return None
+                Tail.dead = True
+                gdb.write("libreplay: gdb's hardware watchpoint counted no write after green "
+                          "thread %d count %d, where the bytes changed: the debug registers "
+                          "do not fire here; the last write is found by comparing values "
+                          "(a change undone between two comparisons is missed)\n" %
+                          (found[0], found[1] - 1))
+                return Tail.DEAD
+            new = regions.read()
+            reverse_stepi_quiet()
+            old = regions.read()
+        finally:
+            if base is not None:
+                tt.drop(base)
+    tt.resync_watchpoints()
+    tt.Store.history.resume_at(tt.position())
+    which = [i for i, b in enumerate(watches) if b.number in hit.numbers]
+    return WriteStop(None, tt.position(), here, [(watches[i], regions.split(old)[i],
+                                                  regions.split(new)[i]) for i in which])
 
 
 def show_write(write):
