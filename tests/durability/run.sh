@@ -524,4 +524,42 @@ rc=$?
 [ $rc -eq 87 ] && cmp -s fhd.err fhd.rerr && cmp -s fhd.out fhd.rout && [ "$(cat fh.txt)" = "$own" ] &&
 	pass "... and its replay reports the same deadlock there, with the same output" ||
 	fail "deadlock replay: exit $rc, stderr '$(head -c 300 fhd.rerr)', file '$(head -c 300 fh.txt)'"
+# ---- 10. every end the program can take writes END --------------------------------------------
+# exit() ended the log from its handler; _exit, _Exit, quick_exit and a raw exit system
+# call skipped it and left a log of its header alone, whose replay ran on unrecorded.
+# Each way, from main and from a thread while main waits: the log is whole, its END says
+# the exit status, the replay ends with the same status and output, and checks it.
+build ends "$P/ends.c"
+for way in _exit:3 _Exit:4 quick_exit:5 exit_group:6 sys_exit:7 exit:8; do
+	how=${way%:*} st=${way#*:}
+	for from in main thread; do
+		extra=
+		[ $from = thread ] && extra=thread
+		name="$how from $from"
+		./ends --record "e_$how$from.bin" $how $extra >ends.rec 2>ends.rerr
+		rc=$?
+		"$DUMP" "e_$how$from.bin" >ends.dump 2>&1
+		if [ $rc -ne "$st" ] || [ -s ends.rerr ]; then
+			fail "$name: recording exit $rc, want $st: $(head -c 300 ends.rerr)"
+		elif [ $how = quick_exit ] && ! grep -q '^at_quick_exit handler$' ends.rec; then
+			fail "$name: the program's at_quick_exit handler did not run"
+		elif ! tail -n 1 ends.dump | grep -q ': the log is complete ([0-9]* records)$' ||
+			! grep -Eq "^ +[0-9]+  END +exit status $st; final counts: " ends.dump ||
+			! grep -q ' PREEMPT ' ends.dump; then
+			fail "$name: the log: $(grep -E 'END|^end' ends.dump | head -c 300)"
+		else
+			pass "$name: the log is whole, with its preemptions and END (exit status $st)"
+		fi
+		expect "... and the replay ends with exit status $st, nothing said" "$st" "" 0 \
+			./ends --replay "e_$how$from.bin"
+		cmp -s ends.rec out.txt && pass "... with the same output" ||
+			fail "$name: replayed output '$(head -c 200 out.txt)', recorded '$(head -c 200 ends.rec)'"
+	done
+done
+expect "_exit with another status than the recording's: the replay diverges, naming both" 86 \
+	"the program ended with exit status 13, the recording with exit status 3" 2 \
+	env ENDS_BUMP=1 ./ends --replay e__exitmain.bin
+expect "the same for syscall(SYS_exit_group)" 86 \
+	"the program ended with exit status 16, the recording with exit status 6" 2 \
+	env ENDS_BUMP=1 ./ends --replay e_exit_groupthread.bin
 summary

@@ -79,7 +79,7 @@ _Noreturn void rp_diverge(const char *fmt, ...)
 	const char *cause = rp_context_differences(), *addrs = rp_layout_differences();
 	rp_say("replay diverged: %s%s%s%s%s", msg, *cause ? "; " : "", cause,
 	       *addrs ? "; the addresses differ from the recording's: " : "", addrs);
-	_exit(RP_EXIT_DIVERGED);
+	rp_exit_group(RP_EXIT_DIVERGED);
 }
 
 /* ---- reading the log ------------------------------------------------------------------- */
@@ -108,7 +108,7 @@ _Noreturn void rp_replay_refuse_async(const struct rp_log_record *r)
 	memcpy(&sig, r->data, r->len >= sizeof sig ? sizeof sig : 0);
 	rp_say("%s: the recording received signal %d from outside the process; replaying such "
 	       "signals is not supported", rp_opts.log_path, (int)sig);
-	_exit(RP_EXIT_USAGE);
+	rp_exit_group(RP_EXIT_USAGE);
 }
 
 /* Read the record now next into cur, past TIMESTAMPs (for tools: no decision of the
@@ -123,7 +123,7 @@ static bool read_next(void)
 			snprintf(log_end_msg, sizeof log_end_msg, "%s", rp_log_error(reader));
 			if (st == RP_LOG_CORRUPT || st == RP_LOG_IO_ERROR) {
 				rp_say("%s", log_end_msg);
-				_exit(RP_EXIT_USAGE);
+				rp_exit_group(RP_EXIT_USAGE);
 			}
 			break;
 		}
@@ -164,7 +164,7 @@ static void log_ended(void)
 	rp_replay_view.ended = 1;
 	rp_bp_disarm();
 	if (!rp_say("%s; the replay runs on with time slices, unrecorded", log_end_msg))
-		_exit(RP_EXIT_DIVERGED);
+		rp_exit_group(RP_EXIT_DIVERGED);
 	rp_debug_log_end();
 	rp_record_free_run();
 }

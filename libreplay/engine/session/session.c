@@ -28,12 +28,31 @@ static void finish(int how, int value, const ucontext_t *uc)
 		rp_record_end(how, value, uc);
 }
 
+/* Set once the log has its END (or the replay has checked it): exit's handler and
+ * _exit, whichever comes first, end the log; the other stands aside. */
+static bool ended;
+static bool forked;
+
 static void on_exit_handler(int status, void *arg)
 {
+	if (ended)
+		return;
+	ended = true;
 	rp_record_stop_timer();
 	rp_races_end();
 	finish(RP_LOG_EXITED, status & 0xff, NULL);
 	rp_record_close();
+}
+
+/* _exit, _Exit, quick_exit, syscall(SYS_exit_group): the process ends without exit's
+ * handlers, so on_exit_handler never runs; the log gets the same END with the status
+ * (the replay checks it the same way), then the caller goes to the kernel. Nothing in
+ * a child of fork() (the log is the parent's), nor outside a session. */
+void rp_session_exit_now(int status)
+{
+	if (rp_opts.mode == RP_MODE_OFF || !rp_session_started || forked)
+		return;
+	on_exit_handler(status, NULL);
 }
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
@@ -145,6 +164,7 @@ bool rp_session_is_default_action(const struct sigaction *sa)
  * call out of instrumented code). */
 void rp_session_forked(void)
 {
+	forked = true;
 	rp_bp_forget();
 	rp_record_forget();
 	rp_replay_forget();
