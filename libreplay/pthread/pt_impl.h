@@ -145,7 +145,8 @@ extern bool pt_forked PT_HIDDEN;
 /* Calls whose result is another process's doing, logged as INPUT CHILD (pt_fork.c):
  * the replay makes no child and sends no signal to another process. */
 enum pt_outside_call { PT_CALL_FORK = 1, PT_CALL_UFORK, PT_CALL_SPAWN, PT_CALL_SPAWNP,
-		       PT_CALL_SYSTEM, PT_CALL_KILL, PT_CALL_SIGQUEUE, PT_CALL_PIDFD_OPEN };
+		       PT_CALL_SYSTEM, PT_CALL_KILL, PT_CALL_SIGQUEUE, PT_CALL_PIDFD_OPEN,
+		       PT_CALL_EXEC };
 /* Replaying: true, and *value the recorded result (-1: errno set as recorded); a
  * different call is a divergence. Otherwise false. */
 bool pt_outside_replay(enum pt_outside_call call, int *value) PT_HIDDEN;

@@ -6,6 +6,7 @@
 # 4 GiB is reserved; every gcc flag works or is refused; a program without a build-id
 # is recognised by a hash of its code; what the replay needs to match is noted; the
 # runtime's descriptors (the log, stderr) survive a program that closes all of them.
+# Every way a process ends (_exit, _Exit, quick_exit, raw exit calls, an exec) writes END.
 # Longer campaigns of the same: `make stress` (tests/durability/stress.sh).
 . "$(dirname "$0")/../lib/common.sh"
 unset LIBREPLAY_OPTS
@@ -562,4 +563,34 @@ expect "_exit with another status than the recording's: the replay diverges, nam
 expect "the same for syscall(SYS_exit_group)" 86 \
 	"the program ended with exit status 16, the recording with exit status 6" 2 \
 	env ENDS_BUMP=1 ./ends --replay e_exit_groupthread.bin
+# An exec replaces the image, and nothing of the runtime runs after it: the log is ended
+# before (END exec), and one that cannot work (a missing file, a directory) is the
+# call's result, replayed. The replay makes no exec: it stops there, exit status 0.
+build exec_end "$P/exec_end.c"
+for how in execve execv execvp execl execlp execle; do
+	for from in main thread; do
+		extra=
+		[ $from = thread ] && extra=thread
+		name="$how from $from"
+		./exec_end --record "x_$how$from.bin" $how $extra >exec.rec 2>exec.rerr
+		rc=$?
+		"$DUMP" "x_$how$from.bin" >exec.dump 2>&1
+		if [ $rc -ne 9 ] || [ -s exec.rerr ] || [ "$(tail -n 1 exec.rec)" != replaced ]; then
+			fail "$name: recording exit $rc, want 9 from sh: $(tail -n 1 exec.rec) $(head -c 300 exec.rerr)"
+		elif ! tail -n 1 exec.dump | grep -q ': the log is complete ([0-9]* records)$' ||
+			! grep -Eq "^ +[0-9]+  END +exec \(the process image was replaced\); final counts: " exec.dump ||
+			! grep -q ' PREEMPT ' exec.dump ||
+			[ "$(grep -Eo 'exec: (failed, errno [0-9]+|the process image is replaced here)$' exec.dump | tr '\n' ,)" != \
+				"exec: failed, errno 2,exec: failed, errno 13,exec: the process image is replaced here," ]; then
+			fail "$name: the log: $(grep -E 'exec|END|^end' exec.dump | head -c 400)"
+		else
+			pass "$name: the log is whole, the failed execs and the exec in it, END exec"
+		fi
+		expect "... and the replay stops at the exec, exit status 0, saying so" 0 \
+			"^libreplay: the recording replaced its process image here \(exec (/bin/)?sh\): the replay ends$" 1 \
+			./exec_end --replay "x_$how$from.bin"
+		head -n -1 exec.rec | cmp -s - out.txt && pass "... with the same output up to the exec" ||
+			fail "$name: replayed output '$(head -c 200 out.txt)', recorded '$(head -c 200 exec.rec)'"
+	done
+done
 summary

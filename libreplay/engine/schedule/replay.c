@@ -218,6 +218,8 @@ const char *rp_replay_describe(const struct rp_log_record *r, char *buf, size_t 
 		snprintf(buf, len, "%s for thread %u", rp_input_name(r->input_kind), r->tid);
 	else if (r->kind == RP_LOG_THREAD_END)
 		snprintf(buf, len, "thread %u's end at count %llu", r->tid, (unsigned long long)r->count);
+	else if (r->how == RP_LOG_EXECED)
+		snprintf(buf, len, "the program's exec");
 	else
 		snprintf(buf, len, "the program's end (%s %d)",
 			 r->how == RP_LOG_EXITED ? "exit status" : "signal", r->value);
@@ -491,6 +493,7 @@ static struct rp_log_final end_threads[RP_LOG_END_THREADS_MAX];
 static const char *end_name(int how)
 {
 	return how == RP_LOG_DEADLOCK ? "deadlock" : how == RP_LOG_HANG ? "hang" :
+	       how == RP_LOG_EXECED ? "exec" :
 	       how == RP_LOG_EXITED ? "exit status" : "signal";
 }
 
