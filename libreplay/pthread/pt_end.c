@@ -6,9 +6,9 @@
  * without this file the log lost its END and every block not yet flushed: its replay
  * ran on unrecorded. Each now gives the log the END exit gives, with the status (the
  * replay checks it the same way), then goes to the kernel. A child of fork() writes
- * nothing (the log is its parent's). What cannot be seen here: a system call the
- * program makes by its own syscall instruction (inline assembly, a static helper),
- * which --syscall-audit names. */
+ * nothing (the log is its parent's). What cannot be seen here: an exit the program
+ * makes by its own syscall instruction (inline assembly, a static helper): that log
+ * has no END, as after a SIGKILL. */
 #include "pthread/pt_impl.h"
 #include "engine/session.h"
 #include "base/rp_syscall.h"
