@@ -593,4 +593,10 @@ for how in execve execv execvp execl execlp execle; do
 			fail "$name: replayed output '$(head -c 200 out.txt)', recorded '$(head -c 200 exec.rec)'"
 	done
 done
+# The schedule trace gets its last line too (its exit handler is skipped as well).
+./ends --record e_tr.bin --trace-schedule e_tr.txt _exit thread >/dev/null 2>&1
+check "_exit: the schedule trace ends with exit:3" bash -c "tail -n 1 e_tr.txt | grep -Eq ' exit:3$'"
+./exec_end --record x_tr.bin --trace-schedule x_tr.txt execvp >/dev/null 2>&1
+check "exec: the schedule trace ends with exec, which --timeline draws as the end" bash -c \
+	"tail -n 1 x_tr.txt | grep -Eq ' exec$' && '$DUMP' --timeline x_tr.txt -o x_tr.svg && grep -q 'exec: the program was replaced' x_tr.svg"
 summary

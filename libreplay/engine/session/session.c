@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -60,6 +61,9 @@ bool rp_session_logged(void)
 
 void rp_session_exit_now(int status)
 {
+	char why[16];
+	snprintf(why, sizeof why, "exit:%d", status & 0xff);
+	rp_trace_end(why, NULL); /* its own exit handler is skipped too (a child has none) */
 	if (rp_session_logged())
 		end_log(RP_LOG_EXITED, status & 0xff);
 }
@@ -67,6 +71,7 @@ void rp_session_exit_now(int status)
 /* An exec about to replace the process image: END says so (the replay checks it). */
 void rp_session_exec_now(void)
 {
+	rp_trace_end("exec", NULL);
 	if (rp_session_logged())
 		end_log(RP_LOG_EXECED, 0);
 }
