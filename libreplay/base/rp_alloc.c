@@ -7,6 +7,7 @@
  * `ulimit -v`). The session allocates little, mostly at start-up. */
 #include "base/rp_alloc.h"
 #include "sched_sys.h"
+#include "base/rp_syscall.h"
 #include "base/rp_say.h"
 
 #include <stdint.h>
@@ -125,5 +126,5 @@ _Noreturn void rp_fatal_memory(const char *what)
 		snprintf(limit, sizeof limit, " (the address space is limited to %llu KiB: ulimit -v)",
 			 (unsigned long long)(as.rlim_cur >> 10));
 	rp_say("out of memory for %s%s", what, limit);
-	_exit(RP_EXIT_NOMEM);
+	rp_exit_group(RP_EXIT_NOMEM);
 }

@@ -43,6 +43,6 @@ _Noreturn void rp_fatal(const char *fmt, ...)
 	bool said = rp_vsay("libreplay: ", fmt, ap);
 	va_end(ap);
 	if (!said)
-		_exit(127);
+		rp_exit_group(127);
 	abort();
 }

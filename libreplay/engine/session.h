@@ -157,6 +157,14 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h);
 /* In the child of fork(), first thing (the pthread layer's fork): the child runs on
  * unrecorded, without time slice, breakpoint or trace, and never writes the log. */
 void rp_session_forked(void);
+/* _exit and the other ends without exit's handlers (the pthread layer's pt_end.c):
+ * the log's END with the status, or the replay's check of it, as exit gives. */
+void rp_session_exit_now(int status);
+/* This process records or replays a log still open: not a child of fork(), not ended. */
+bool rp_session_logged(void);
+/* An exec about to replace the process image (pt_exec.c): END, how = exec, or the
+ * replay's check of it. */
+void rp_session_exec_now(void);
 /* The runtime's handler that stands in for SIG_DFL while recording or replaying, for
  * a signal whose default action ends the process (the signals layer installs it when
  * the program asks for SIG_DFL, and shows SIG_DFL for it): true and *sa filled, or

@@ -2,7 +2,8 @@
  * versions: SYS_futex goes to io_futex.c; the blocking calls of io_rw.c, io_socket.c,
  * io_poll.c and io_epoll.c and the sleeps to those functions; the recorded inputs
  * (getrandom, getpid, getppid, gettid, clock_gettime, gettimeofday, time, times,
- * uname) to theirs; everything else to the kernel.
+ * uname) to theirs; SYS_exit_group and SYS_exit to pt_end.c, which ends the log
+ * first; everything else to the kernel.
  * The runtime's own syscall() calls pass through here too, to the kernel, and so does
  * every call made outside a running green thread. */
 #include "io/io.h"
@@ -108,6 +109,10 @@ long syscall(long nr, ...)
 		return uname(p0);
 	case SYS_pidfd_open:
 		return pidfd_open((pid_t)a[0], (unsigned)a[1]);
+	case SYS_exit_group: /* the log's END first (pt_end.c) */
+		_exit((int)a[0]); /* pt_end.c's */
+	case SYS_exit:
+		pt_exit_thread_raw((int)a[0]);
 	default:
 		return io_ret(rp_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]));
 	}

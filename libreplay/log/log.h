@@ -69,6 +69,7 @@ enum rp_log_kind {
 #define RP_LOG_SIGNALED 1 /* value is the terminating signal */
 #define RP_LOG_DEADLOCK 2 /* every thread blocked for good (value: the exit status, 87) */
 #define RP_LOG_HANG 3     /* stopped by --timeout (value: the exit status, 88) */
+#define RP_LOG_EXECED 4   /* the process image was replaced by execve (value: 0) */
 
 /* END of a deadlock or a hang: each thread's state, the waits-for graph. */
 #define RP_LOG_HELD_MAX 8
@@ -102,7 +103,7 @@ struct rp_log_record {
 	uint8_t input_kind; /* INPUT: what kind of value (the caller's codes) */
 	uint32_t len;       /* INPUT: bytes at data */
 	const uint8_t *data;
-	int how;            /* END: RP_LOG_EXITED or RP_LOG_SIGNALED */
+	int how;            /* END: RP_LOG_EXITED, RP_LOG_SIGNALED ... RP_LOG_EXECED */
 	int value;          /* END: exit status or signal number */
 	uint32_t nthreads;  /* END: pairs at threads */
 	const struct rp_log_final *threads;

@@ -554,7 +554,7 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 			return "END record cut off";
 		if (m->version != 1)
 			v = v32;
-		if (v > RP_LOG_HANG)
+		if (v > RP_LOG_EXECED)
 			return "END: unknown way to end";
 		if (get_eg(b, &v32) < 0)
 			return "END record cut off";
@@ -568,7 +568,7 @@ const char *log_decode_record(struct model *m, struct bitr *b, struct rp_log_rec
 			if (get_eg(b, &fin[i].tid) < 0 || get_num(b, &fin[i].count) < 0)
 				return "END record cut off";
 		rec->threads = fin;
-		if (rec->how >= RP_LOG_DEADLOCK)
+		if (rec->how == RP_LOG_DEADLOCK || rec->how == RP_LOG_HANG)
 			return decode_outcome(b, &rec->outcome, waits);
 		return NULL;
 	}

@@ -598,7 +598,7 @@ int rp_log_thread_end(struct rp_log_writer *w, uint32_t tid, uint64_t count)
 int rp_log_end(struct rp_log_writer *w, int how, int value,
 	       const struct rp_log_final *threads, size_t nthreads)
 {
-	if (how != RP_LOG_EXITED && how != RP_LOG_SIGNALED) {
+	if (how != RP_LOG_EXITED && how != RP_LOG_SIGNALED && how != RP_LOG_EXECED) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -634,7 +634,8 @@ int rp_log_end_outcome(struct rp_log_writer *w, int how, int value,
 		       const struct rp_log_final *threads, size_t nthreads,
 		       const struct rp_log_outcome *o)
 {
-	if (how < RP_LOG_EXITED || how > RP_LOG_HANG || (how >= RP_LOG_DEADLOCK) != (o != NULL) ||
+	bool outcome = how == RP_LOG_DEADLOCK || how == RP_LOG_HANG;
+	if (how < RP_LOG_EXITED || how > RP_LOG_EXECED || outcome != (o != NULL) ||
 	    (nthreads && !threads) || (o && o->nwaits && !o->waits)) {
 		errno = EINVAL;
 		return -1;

@@ -159,7 +159,7 @@ static void forked_here(void)
 }
 
 static const char *const call_name[] = {"?", "fork", "_Fork", "posix_spawn", "posix_spawnp",
-					"system", "kill", "sigqueue", "pidfd_open"};
+					"system", "kill", "sigqueue", "pidfd_open", "exec"};
 
 /* INPUT CHILD: which call, its value (the pid, or system's status), its error (errno
  * when the value is -1, or posix_spawn's result). */
@@ -173,7 +173,7 @@ static bool child_replay(enum pt_outside_call call, struct child_value *v)
 		return false;
 	if (v->call != (int32_t)call)
 		rp_diverge("thread %d called %s, where the recording called %s", rp_cur->tid,
-			   call_name[call], v->call > 0 && v->call <= PT_CALL_PIDFD_OPEN ?
+			   call_name[call], v->call > 0 && v->call <= PT_CALL_EXEC ?
 			   call_name[v->call] : "?");
 	return true;
 }

@@ -145,12 +145,17 @@ extern bool pt_forked PT_HIDDEN;
 /* Calls whose result is another process's doing, logged as INPUT CHILD (pt_fork.c):
  * the replay makes no child and sends no signal to another process. */
 enum pt_outside_call { PT_CALL_FORK = 1, PT_CALL_UFORK, PT_CALL_SPAWN, PT_CALL_SPAWNP,
-		       PT_CALL_SYSTEM, PT_CALL_KILL, PT_CALL_SIGQUEUE, PT_CALL_PIDFD_OPEN };
+		       PT_CALL_SYSTEM, PT_CALL_KILL, PT_CALL_SIGQUEUE, PT_CALL_PIDFD_OPEN,
+		       PT_CALL_EXEC };
 /* Replaying: true, and *value the recorded result (-1: errno set as recorded); a
  * different call is a divergence. Otherwise false. */
 bool pt_outside_replay(enum pt_outside_call call, int *value) PT_HIDDEN;
 /* Recording: log the result (value, and err when it is -1); otherwise nothing. */
 void pt_outside_record(enum pt_outside_call call, int value, int err) PT_HIDDEN;
+/* syscall(SYS_exit) on a green thread (pt_end.c): that thread ends as the kernel ends
+ * one, no handler or destructor run; the last one's ends the process, with the log's
+ * END as _exit gives. */
+_Noreturn void pt_exit_thread_raw(int status) PT_HIDDEN;
 /* The record of t, or NULL if it has none (a thread the layer did not create and
  * that never called it). Thread 1 and the host always have theirs. */
 struct pt_thread *pt_find(struct sched_thread *t) PT_HIDDEN;

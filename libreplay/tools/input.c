@@ -123,12 +123,14 @@ static void dump_status(const char *what, int st, const char *more, char *out, s
 static void dump_child(const int32_t w[4], char *out, size_t outlen)
 {
 	static const char *const name[] = {"?", "fork", "_Fork", "posix_spawn", "posix_spawnp",
-					   "system", "kill", "sigqueue", "pidfd_open"};
-	const char *call = w[0] > 0 && w[0] <= 8 ? name[w[0]] : "?";
+					   "system", "kill", "sigqueue", "pidfd_open", "exec"};
+	const char *call = w[0] > 0 && w[0] <= 9 ? name[w[0]] : "?";
 	if (w[0] == 5 && w[1] == -1)
 		snprintf(out, outlen, "system: failed, errno %d", w[2]);
 	else if (w[0] == 5)
 		dump_status("system: the shell", w[1], "", out, outlen);
+	else if (w[0] == 9 && w[1] == 0)
+		snprintf(out, outlen, "exec: the process image is replaced here");
 	else if (w[0] == 8 && w[1] >= 0)
 		snprintf(out, outlen, "pidfd_open: descriptor %d", w[1]);
 	else if (w[0] >= 6 && w[0] <= 7 && w[1] == 0)

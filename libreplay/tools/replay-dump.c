@@ -238,8 +238,8 @@ static const char *kind_name(enum rp_log_kind k)
 
 static const char *end_how(int how)
 {
-	static const char *const names[] = {"exited", "signaled", "deadlock", "hang"};
-	return how >= 0 && how <= RP_LOG_HANG ? names[how] : "?";
+	static const char *const names[] = {"exited", "signaled", "deadlock", "hang", "exec"};
+	return how >= 0 && how <= RP_LOG_EXECED ? names[how] : "?";
 }
 
 /* A deadlock's or a hang's threads: where the running one stopped, each one's state. */
@@ -334,12 +334,14 @@ static void print_record(size_t i, struct rp_sym *sym)
 		else if (r->how == RP_LOG_SIGNALED)
 			printf("END         killed by signal %d (SIG%s);", r->value,
 			       sigabbrev_np(r->value) ? sigabbrev_np(r->value) : "?");
+		else if (r->how == RP_LOG_EXECED)
+			printf("END         exec (the process image was replaced);");
 		else
 			printf("END         %s (exit status %d);", end_how(r->how), r->value);
 		printf(" final counts:");
 		for (uint32_t k = 0; k < r->nthreads; k++)
 			printf(" t%u=%llu", r->threads[k].tid, (unsigned long long)r->threads[k].count);
-		if (r->how >= RP_LOG_DEADLOCK)
+		if (r->how == RP_LOG_DEADLOCK || r->how == RP_LOG_HANG)
 			print_outcome(&r->outcome);
 		break;
 	}

@@ -56,7 +56,7 @@ static const struct {
 static bool is_end(const char *reason)
 {
 	return !strcmp(reason, "end") || !strncmp(reason, "exit:", 5) || !strncmp(reason, "SIG", 3) ||
-	       !strcmp(reason, "deadlock") || !strcmp(reason, "hang");
+	       !strcmp(reason, "deadlock") || !strcmp(reason, "hang") || !strcmp(reason, "exec");
 }
 
 static enum mark mark_of(const char *reason)
@@ -309,6 +309,9 @@ static void describe_end(void)
 		snprintf(end.label, sizeof end.label, "deadlock: every thread blocked");
 	} else if (!strcmp(r, "hang")) {
 		snprintf(end.label, sizeof end.label, "hang: stopped by --timeout");
+	} else if (!strcmp(r, "exec")) { /* the process image was replaced */
+		snprintf(end.label, sizeof end.label, "exec: the program was replaced");
+		end.failed = false;
 	} else {
 		snprintf(end.label, sizeof end.label, "%.60s in thread %u", r, end.tid);
 	}

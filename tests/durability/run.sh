@@ -6,6 +6,7 @@
 # 4 GiB is reserved; every gcc flag works or is refused; a program without a build-id
 # is recognised by a hash of its code; what the replay needs to match is noted; the
 # runtime's descriptors (the log, stderr) survive a program that closes all of them.
+# Every way a process ends (_exit, _Exit, quick_exit, raw exit calls, an exec) writes END.
 # Longer campaigns of the same: `make stress` (tests/durability/stress.sh).
 . "$(dirname "$0")/../lib/common.sh"
 unset LIBREPLAY_OPTS
@@ -524,4 +525,78 @@ rc=$?
 [ $rc -eq 87 ] && cmp -s fhd.err fhd.rerr && cmp -s fhd.out fhd.rout && [ "$(cat fh.txt)" = "$own" ] &&
 	pass "... and its replay reports the same deadlock there, with the same output" ||
 	fail "deadlock replay: exit $rc, stderr '$(head -c 300 fhd.rerr)', file '$(head -c 300 fh.txt)'"
+# ---- 10. every end the program can take writes END --------------------------------------------
+# exit() ended the log from its handler; _exit, _Exit, quick_exit and a raw exit system
+# call skipped it and left a log of its header alone, whose replay ran on unrecorded.
+# Each way, from main and from a thread while main waits: the log is whole, its END says
+# the exit status, the replay ends with the same status and output, and checks it.
+build ends "$P/ends.c"
+for way in _exit:3 _Exit:4 quick_exit:5 exit_group:6 sys_exit:7 exit:8; do
+	how=${way%:*} st=${way#*:}
+	for from in main thread; do
+		extra=
+		[ $from = thread ] && extra=thread
+		name="$how from $from"
+		./ends --record "e_$how$from.bin" $how $extra >ends.rec 2>ends.rerr
+		rc=$?
+		"$DUMP" "e_$how$from.bin" >ends.dump 2>&1
+		if [ $rc -ne "$st" ] || [ -s ends.rerr ]; then
+			fail "$name: recording exit $rc, want $st: $(head -c 300 ends.rerr)"
+		elif [ $how = quick_exit ] && ! grep -q '^at_quick_exit handler$' ends.rec; then
+			fail "$name: the program's at_quick_exit handler did not run"
+		elif ! tail -n 1 ends.dump | grep -q ': the log is complete ([0-9]* records)$' ||
+			! grep -Eq "^ +[0-9]+  END +exit status $st; final counts: " ends.dump ||
+			! grep -q ' PREEMPT ' ends.dump; then
+			fail "$name: the log: $(grep -E 'END|^end' ends.dump | head -c 300)"
+		else
+			pass "$name: the log is whole, with its preemptions and END (exit status $st)"
+		fi
+		expect "... and the replay ends with exit status $st, nothing said" "$st" "" 0 \
+			./ends --replay "e_$how$from.bin"
+		cmp -s ends.rec out.txt && pass "... with the same output" ||
+			fail "$name: replayed output '$(head -c 200 out.txt)', recorded '$(head -c 200 ends.rec)'"
+	done
+done
+expect "_exit with another status than the recording's: the replay diverges, naming both" 86 \
+	"the program ended with exit status 13, the recording with exit status 3" 2 \
+	env ENDS_BUMP=1 ./ends --replay e__exitmain.bin
+expect "the same for syscall(SYS_exit_group)" 86 \
+	"the program ended with exit status 16, the recording with exit status 6" 2 \
+	env ENDS_BUMP=1 ./ends --replay e_exit_groupthread.bin
+# An exec replaces the image, and nothing of the runtime runs after it: the log is ended
+# before (END exec), and one that cannot work (a missing file, a directory) is the
+# call's result, replayed. The replay makes no exec: it stops there, exit status 0.
+build exec_end "$P/exec_end.c"
+for how in execve execv execvp execl execlp execle; do
+	for from in main thread; do
+		extra=
+		[ $from = thread ] && extra=thread
+		name="$how from $from"
+		./exec_end --record "x_$how$from.bin" $how $extra >exec.rec 2>exec.rerr
+		rc=$?
+		"$DUMP" "x_$how$from.bin" >exec.dump 2>&1
+		if [ $rc -ne 9 ] || [ -s exec.rerr ] || [ "$(tail -n 1 exec.rec)" != replaced ]; then
+			fail "$name: recording exit $rc, want 9 from sh: $(tail -n 1 exec.rec) $(head -c 300 exec.rerr)"
+		elif ! tail -n 1 exec.dump | grep -q ': the log is complete ([0-9]* records)$' ||
+			! grep -Eq "^ +[0-9]+  END +exec \(the process image was replaced\); final counts: " exec.dump ||
+			! grep -q ' PREEMPT ' exec.dump ||
+			[ "$(grep -Eo 'exec: (failed, errno [0-9]+|the process image is replaced here)$' exec.dump | tr '\n' ,)" != \
+				"exec: failed, errno 2,exec: failed, errno 13,exec: the process image is replaced here," ]; then
+			fail "$name: the log: $(grep -E 'exec|END|^end' exec.dump | head -c 400)"
+		else
+			pass "$name: the log is whole, the failed execs and the exec in it, END exec"
+		fi
+		expect "... and the replay stops at the exec, exit status 0, saying so" 0 \
+			"^libreplay: the recording replaced its process image here \(exec (/bin/)?sh\): the replay ends$" 1 \
+			./exec_end --replay "x_$how$from.bin"
+		head -n -1 exec.rec | cmp -s - out.txt && pass "... with the same output up to the exec" ||
+			fail "$name: replayed output '$(head -c 200 out.txt)', recorded '$(head -c 200 exec.rec)'"
+	done
+done
+# The schedule trace gets its last line too (its exit handler is skipped as well).
+./ends --record e_tr.bin --trace-schedule e_tr.txt _exit thread >/dev/null 2>&1
+check "_exit: the schedule trace ends with exit:3" bash -c "tail -n 1 e_tr.txt | grep -Eq ' exit:3$'"
+./exec_end --record x_tr.bin --trace-schedule x_tr.txt execvp >/dev/null 2>&1
+check "exec: the schedule trace ends with exec, which --timeline draws as the end" bash -c \
+	"tail -n 1 x_tr.txt | grep -Eq ' exec$' && '$DUMP' --timeline x_tr.txt -o x_tr.svg && grep -q 'exec: the program was replaced' x_tr.svg"
 summary

@@ -242,7 +242,7 @@ static bool same_record(const struct rp_log_record *a, const struct rp_log_recor
 			if (a->threads[i].tid != b->threads[i].tid ||
 			    a->threads[i].count != b->threads[i].count)
 				return false;
-		return a->how < RP_LOG_DEADLOCK || same_outcome(&a->outcome, &b->outcome);
+		return (a->how != RP_LOG_DEADLOCK && a->how != RP_LOG_HANG) || same_outcome(&a->outcome, &b->outcome);
 	}
 	return false;
 }
@@ -259,7 +259,7 @@ static int write_record(struct rp_log_writer *w, const struct rp_log_record *r)
 	case RP_LOG_THREAD_END:
 		return rp_log_thread_end(w, r->tid, r->count);
 	case RP_LOG_END:
-		if (r->how >= RP_LOG_DEADLOCK)
+		if (r->how == RP_LOG_DEADLOCK || r->how == RP_LOG_HANG)
 			return rp_log_end_outcome(w, r->how, r->value, r->threads, r->nthreads,
 						  &r->outcome);
 		return rp_log_end(w, r->how, r->value, r->threads, r->nthreads);
@@ -1689,6 +1689,38 @@ static void end_outcomes_round_trip(void **state)
 	assert_int_equal(rp_log_close(w), 0);
 }
 
+/* An exec's END (the image replaced): its how comes back, with no outcome, and the
+ * writer refuses one with it. */
+static void end_exec_round_trip(void **state)
+{
+	struct xlog x = {0};
+	push_preempt(&x, 1, 1000, 0x1234);
+	struct rp_log_final fin[1] = {{1, 2000}};
+	struct rp_log_record r = {.kind = RP_LOG_END, .how = RP_LOG_EXECED, .value = 0,
+				  .nthreads = 1, .threads = fin};
+	xlog_push(&x, &r);
+	const char *path = scratch_path("exec_end.log");
+	write_log(path, &x, 0);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_true(rb.opened);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	assert_prefix(&rb.got, &x, x.n);
+	assert_int_equal(rb.got.v[1].how, RP_LOG_EXECED);
+	assert_int_equal(rb.got.v[1].outcome.nwaits, 0);
+	xlog_free(&rb.got);
+	xlog_free(&x);
+	struct rp_log_header h = test_header();
+	struct rp_log_writer *w = create_or_fail(scratch_path("exec_end_bad.log"), &h);
+	struct rp_log_outcome o = {0};
+	errno = 0;
+	assert_int_equal(rp_log_end_outcome(w, RP_LOG_EXECED, 0, NULL, 0, &o), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(rp_log_end(w, RP_LOG_EXECED + 1, 0, NULL, 0), -1);
+	assert_int_equal(rp_log_end(w, RP_LOG_EXECED, 0, NULL, 0), 0);
+	assert_int_equal(rp_log_close(w), 0);
+}
+
 /* A version 1 log, as libreplay before the END outcomes wrote it (commit 34220bf's
  * writer: two PREEMPTs, then END signal 11 with two threads' counts; its END's how is
  * one bit, version 2's an Exp-Golomb number): still read. */
@@ -2539,6 +2571,7 @@ int main(void)
 		cmocka_unit_test(unsupported_version),
 		cmocka_unit_test(damaged_header),
 		cmocka_unit_test(end_outcomes_round_trip),
+		cmocka_unit_test(end_exec_round_trip),
 		cmocka_unit_test(reads_version_1),
 		cmocka_unit_test(reads_version_2),
 		cmocka_unit_test(reads_version_3),

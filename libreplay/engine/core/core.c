@@ -121,5 +121,5 @@ _Noreturn void rp_session_die_of(int sig)
 	sigaddset(&set, sig);
 	rp_raw_syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&set, 0, _NSIG / 8, 0, 0);
 	rp_crash_reraise(sig);
-	_exit(128 + sig); /* (blocked some other way: not reached) */
+	rp_exit_group(128 + sig); /* (blocked some other way: not reached) */
 }

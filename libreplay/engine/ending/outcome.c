@@ -44,7 +44,7 @@ _Noreturn void rp_outcome(int how, ucontext_t *uc, uint64_t count, uintptr_t pc)
 		rp_outcome_report(how, "the run went on past --timeout", sched_current(), uc);
 	fflush(stdout);
 	rp_debug_outcome(how);
-	_exit(status);
+	rp_exit_group(status);
 }
 
 size_t rp_outcome_graph(struct rp_log_wait *w, size_t max)

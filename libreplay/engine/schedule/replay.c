@@ -79,7 +79,7 @@ _Noreturn void rp_diverge(const char *fmt, ...)
 	const char *cause = rp_context_differences(), *addrs = rp_layout_differences();
 	rp_say("replay diverged: %s%s%s%s%s", msg, *cause ? "; " : "", cause,
 	       *addrs ? "; the addresses differ from the recording's: " : "", addrs);
-	_exit(RP_EXIT_DIVERGED);
+	rp_exit_group(RP_EXIT_DIVERGED);
 }
 
 /* ---- reading the log ------------------------------------------------------------------- */
@@ -108,7 +108,7 @@ _Noreturn void rp_replay_refuse_async(const struct rp_log_record *r)
 	memcpy(&sig, r->data, r->len >= sizeof sig ? sizeof sig : 0);
 	rp_say("%s: the recording received signal %d from outside the process; replaying such "
 	       "signals is not supported", rp_opts.log_path, (int)sig);
-	_exit(RP_EXIT_USAGE);
+	rp_exit_group(RP_EXIT_USAGE);
 }
 
 /* Read the record now next into cur, past TIMESTAMPs (for tools: no decision of the
@@ -123,7 +123,7 @@ static bool read_next(void)
 			snprintf(log_end_msg, sizeof log_end_msg, "%s", rp_log_error(reader));
 			if (st == RP_LOG_CORRUPT || st == RP_LOG_IO_ERROR) {
 				rp_say("%s", log_end_msg);
-				_exit(RP_EXIT_USAGE);
+				rp_exit_group(RP_EXIT_USAGE);
 			}
 			break;
 		}
@@ -164,7 +164,7 @@ static void log_ended(void)
 	rp_replay_view.ended = 1;
 	rp_bp_disarm();
 	if (!rp_say("%s; the replay runs on with time slices, unrecorded", log_end_msg))
-		_exit(RP_EXIT_DIVERGED);
+		rp_exit_group(RP_EXIT_DIVERGED);
 	rp_debug_log_end();
 	rp_record_free_run();
 }
@@ -218,6 +218,8 @@ const char *rp_replay_describe(const struct rp_log_record *r, char *buf, size_t 
 		snprintf(buf, len, "%s for thread %u", rp_input_name(r->input_kind), r->tid);
 	else if (r->kind == RP_LOG_THREAD_END)
 		snprintf(buf, len, "thread %u's end at count %llu", r->tid, (unsigned long long)r->count);
+	else if (r->how == RP_LOG_EXECED)
+		snprintf(buf, len, "the program's exec");
 	else
 		snprintf(buf, len, "the program's end (%s %d)",
 			 r->how == RP_LOG_EXITED ? "exit status" : "signal", r->value);
@@ -491,6 +493,7 @@ static struct rp_log_final end_threads[RP_LOG_END_THREADS_MAX];
 static const char *end_name(int how)
 {
 	return how == RP_LOG_DEADLOCK ? "deadlock" : how == RP_LOG_HANG ? "hang" :
+	       how == RP_LOG_EXECED ? "exec" :
 	       how == RP_LOG_EXITED ? "exit status" : "signal";
 }
 

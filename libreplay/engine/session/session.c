@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -28,12 +29,51 @@ static void finish(int how, int value, const ucontext_t *uc)
 		rp_record_end(how, value, uc);
 }
 
-static void on_exit_handler(int status, void *arg)
+/* Set once the log has its END (or the replay has checked it): exit's handler and
+ * _exit, whichever comes first, end the log; the other stands aside. */
+static bool ended;
+static bool forked;
+
+static void end_log(int how, int value)
 {
+	if (ended)
+		return;
+	ended = true;
 	rp_record_stop_timer();
 	rp_races_end();
-	finish(RP_LOG_EXITED, status & 0xff, NULL);
+	finish(how, value, NULL);
 	rp_record_close();
+}
+
+static void on_exit_handler(int status, void *arg)
+{
+	end_log(RP_LOG_EXITED, status & 0xff);
+}
+
+/* _exit, _Exit, quick_exit, syscall(SYS_exit_group): the process ends without exit's
+ * handlers, so on_exit_handler never runs; the log gets the same END with the status
+ * (the replay checks it the same way), then the caller goes to the kernel. Nothing in
+ * a child of fork() (the log is the parent's), nor outside a session. */
+bool rp_session_logged(void)
+{
+	return rp_opts.mode != RP_MODE_OFF && rp_session_started && !forked && !ended;
+}
+
+void rp_session_exit_now(int status)
+{
+	char why[16];
+	snprintf(why, sizeof why, "exit:%d", status & 0xff);
+	rp_trace_end(why, NULL); /* its own exit handler is skipped too (a child has none) */
+	if (rp_session_logged())
+		end_log(RP_LOG_EXITED, status & 0xff);
+}
+
+/* An exec about to replace the process image: END says so (the replay checks it). */
+void rp_session_exec_now(void)
+{
+	rp_trace_end("exec", NULL);
+	if (rp_session_logged())
+		end_log(RP_LOG_EXECED, 0);
 }
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
@@ -145,6 +185,7 @@ bool rp_session_is_default_action(const struct sigaction *sa)
  * call out of instrumented code). */
 void rp_session_forked(void)
 {
+	forked = true;
 	rp_bp_forget();
 	rp_record_forget();
 	rp_replay_forget();
