@@ -214,13 +214,35 @@ def record_stop(event):
     tt.Store.signal = event.stop_signal if isinstance(event, gdb.SignalEvent) else None
 
 
+# `watch -l E`: the bytes at the address E had when the watchpoint was set, which gdb
+# keeps; E evaluated later, in another frame or after a pointer in it moved, may name
+# other bytes or none (clone_expression).
+located = {}
+
+
+def note_location(b):
+    """breakpoint_created: note a -location watchpoint's bytes, in the frame it was
+    set in, as gdb evaluates it."""
+    e = getattr(b, "expression", None) or ""
+    if not e.startswith("-location "):
+        return
+    try:
+        v = gdb.parse_and_eval(e[len("-location "):])
+    except gdb.error:
+        return
+    if v.address is not None:
+        located[b.number] = "{%s} 0x%x" % (v.type, int(v.address))
+
+
 def clone_expression(b):
     """What a clone of watchpoint b watches: its expression, or for `watch -l E`
     (gdb names it "-location E", which gdb.Breakpoint cannot take) the bytes at
-    E's address, as gdb's -location watches them."""
+    E's address when it was set, as gdb's -location watches them."""
     e = b.expression or ""
     if not e.startswith("-location "):
         return e
+    if b.number in located:
+        return located[b.number]
     v = gdb.parse_and_eval(e[len("-location "):])
     if v.address is None:
         return e
@@ -1625,9 +1647,12 @@ class WriteStop:
 
 
 def watch_expression(b):
-    """What watchpoint b watches, as an expression (`watch -l E` names -location E)."""
+    """What watchpoint b watches, as an expression (`watch -l E` names -location E:
+    the bytes E named when it was set, note_location)."""
     e = b.expression or ""
-    return e[len("-location "):] if e.startswith("-location ") else e
+    if not e.startswith("-location "):
+        return e
+    return located.get(b.number) or e[len("-location "):]
 
 
 def reverse_to_write(watches):

@@ -911,6 +911,7 @@ def register(ext):
     Unchanged()
     gdb.execute("define hookpost-continue\nlibreplay-watch-landed\nend", to_string=True)
     gdb.events.stop.connect(record_stop)
+    gdb.events.breakpoint_created.connect(note_location)
     gdb.events.stop.connect(see_slow_counts)
     gdb.events.stop.connect(lambda e: None if Store.busy else Store.history.on_stop(e))
     gdb.events.exited.connect(on_exit)

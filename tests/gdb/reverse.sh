@@ -541,6 +541,26 @@ if [ "$ul" = "$uf" ] && [ "$ulg" = "$uf" ] && ! grep -q 'Python Exception' undo_
 else
 	fail "watch -l flag + reverse-continue: at $ul, gdb's path at $ulg, watch flag at $uf: $(grep -h 'Python Exception' undo_l_runtime.out undo_l_gdb.out | head -n 2 | tr '\n' ' ')"
 fi
+# `watch -l *cur` keeps the cell cur pointed at when it was set; cur moves on after
+# (moving.c): going back from the end must stop at the last write of that cell, by
+# every path (the runtime's with its tail, gdb's, without debug registers), not at the
+# cell *cur names at the end (each path evaluated the expression again, in the frame
+# of the moment).
+"$SICC" -O1 -g -o moving "$P/moving.c" && ./moving --record moving.bin --quantum 100us >moving.rec 2>&1
+mv_want=$(grep -n 'the last write of the watched cell' "$P/moving.c" | cut -d: -f1)
+mv_args=(-batch -nx -ex 'break __sic_main' -ex run -ex delete -ex 'watch -l *cur' -ex 'disable 2'
+	-ex "break moving.c:$(grep -n 'the end \*/' "$P/moving.c" | cut -d: -f1)" -ex continue -ex 'enable 2'
+	-ex reverse-continue -ex 'info line *$pc')
+timeout 600 "$RGDB" ./moving moving.bin "${mv_args[@]}" >moving_hw.out 2>&1
+timeout 600 "$RGDB" ./moving moving.bin -ex 'set replay-watch gdb' "${mv_args[@]}" >moving_gdb.out 2>&1
+LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 timeout 600 "$RGDB" ./moving moving.bin "${mv_args[@]}" >moving_dead.out 2>&1
+mv_at() { sed -n 's/^Line \([0-9]*\) of ".*moving\.c".*/\1/p' "$1" | tail -n 1; }
+mv="$(mv_at moving_hw.out) $(mv_at moving_gdb.out) $(mv_at moving_dead.out)"
+if [ "$mv" = "$mv_want $mv_want $mv_want" ]; then
+	pass "watch -l *cur, cur moved on since, + reverse-continue: the last write of the cell it was set on (line $mv_want), by the runtime's tail, gdb's path and without debug registers"
+else
+	fail "watch -l *cur + reverse-continue: lines $mv (runtime, gdb's path, no debug registers), want $mv_want: $(grep -hE 'rror|xception' moving_hw.out moving_gdb.out moving_dead.out | head -n 2 | tr '\n' ' ')"
+fi
 # gdb's watchpoints trusted only where they are seen to stop: clones that never do
 # (LIBREPLAY_TEST_DEAD_WATCH_TAIL=1) count nothing in a tail where the comparisons
 # saw a change; one line says the debug registers do not fire, and the comparisons
