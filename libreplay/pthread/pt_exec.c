@@ -64,11 +64,13 @@ static int exec_check_p(const char *file)
 		dirs = "/bin:/usr/bin";
 	int err = ENOENT;
 	size_t flen = strlen(file);
+	if (flen > NAME_MAX)
+		return ENAMETOOLONG; /* as glibc's execvpe, before any search */
 	for (const char *d = dirs;; d++) {
 		const char *end = strchrnul(d, ':');
 		size_t dlen = (size_t)(end - d);
 		char path[PATH_MAX];
-		if (dlen + 1 + flen < sizeof path) {
+		if ((dlen ? dlen : 1) + 1 + flen < sizeof path) { /* dir, '/', file, NUL */
 			if (dlen)
 				memcpy(path, d, dlen);
 			else
@@ -80,6 +82,9 @@ static int exec_check_p(const char *file)
 				return 0;
 			if (e == EACCES)
 				err = EACCES; /* glibc says EACCES if one was found but refused */
+			else if (e != ENOENT && e != ESTALE && e != ENOTDIR && e != ENODEV &&
+				 e != ETIMEDOUT)
+				return e; /* glibc's execvpe stops at any other error (ELOOP, say) */
 		}
 		if (!*end)
 			return err;
