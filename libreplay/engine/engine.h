@@ -179,6 +179,7 @@ extern uint64_t rp_sic_pause_yields;
 _Noreturn void rp_sic_side_overflow(void);
 _Noreturn void rp_sic_side_corrupt(void);
 bool rp_sic_pc_instrumented(uintptr_t pc);
+bool rp_sic_count_at_home(uintptr_t pc, uint64_t r15);
 bool rp_sic_pc_preemptible(uintptr_t pc);
 extern uint64_t rp_sic_xsave_size;
 

@@ -317,6 +317,24 @@ bool rp_sic_pc_instrumented(uintptr_t pc)
 	return false;
 }
 
+/* Outside instrumented code, is the thread's count in __sic_home, where a tick may move
+ * it so that the next counting point overflows (record.c, async.c, hang.c)? In the
+ * executable's own code (the runtime's) only while r15 holds the token: a call out of
+ * instrumented code. Elsewhere (a foreign library), yes, except in a stub run of an
+ * instrumented shared object, whose .text.sic_stubs lie outside the ranges: there r15
+ * is the counter, 0 at the jump and run down by the run's entries (sicpp's SLED_MAX,
+ * 64, at most), and __sic_home is stale. Foreign code whose r15 happens to lie in that
+ * range loses only this tick's chance. */
+#define RP_SIC_SLED_MAX 64
+extern const char __executable_start[], etext[];
+
+bool rp_sic_count_at_home(uintptr_t pc, uint64_t r15)
+{
+	if (pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext)
+		return r15 == RP_SIC_TOKEN;
+	return !((int64_t)r15 <= 0 && (int64_t)r15 >= -RP_SIC_SLED_MAX);
+}
+
 /* ---- memory accesses and loops (sicpp/hunt.c), for the counting modes -------------- */
 
 /* The executable's tables only: shared objects' accesses get no window. */

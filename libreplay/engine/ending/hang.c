@@ -71,7 +71,6 @@ static bool hang_postponed(void)
 	timer_settime(hang_timer, 0, &it, NULL);
 	return true;
 }
-extern const char __executable_start[], etext[];
 
 /* Every thread waits for time or a descriptor: a hang due (or, replaying, a hang the
  * log ends with while idle) ends the run here. */
@@ -125,8 +124,7 @@ static void on_hang(int sig, siginfo_t *si, void *ucv)
 	if (t->tid != 0 && !sched_busy() && !t->tick_depth)
 		rp_overflow_soon(t, uc); /* a tight loop: its next counting point */
 	if (t->tid != 0 && !sched_busy() && !t->tick_depth && !rp_sic_pc_instrumented(pc)) {
-		bool in_exe = pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext;
-		if ((!in_exe || r15 == RP_SIC_TOKEN) && __sic_home > 1) {
+		if (rp_sic_count_at_home(pc, r15) && __sic_home > 1) {
 			t->offset -= __sic_home - 1; /* overflow at its next counting point */
 			__sic_home = 1;
 		}

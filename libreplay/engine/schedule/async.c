@@ -44,7 +44,6 @@
 static siginfo_t held[RP_ASYNC_HELD];
 static volatile sig_atomic_t nheld, dropped_said;
 
-extern const char __executable_start[], etext[];
 
 bool rp_async_defers(void)
 {
@@ -80,8 +79,7 @@ bool rp_overflow_next(struct rp_thread *t, ucontext_t *uc, bool foreign)
 		return rp_overflow_soon(t, uc); /* at a counting point's branch */
 	/* Foreign code: the count is in __sic_home, reloaded when the call returns
 	 * (record.c's preempt_at_next_count says when that holds). */
-	bool in_exe = pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext;
-	if (!foreign || (in_exe && *r15 != RP_SIC_TOKEN) || __sic_home <= 1)
+	if (!foreign || !rp_sic_count_at_home(pc, *r15) || __sic_home <= 1)
 		return false;
 	t->offset -= __sic_home - 1;
 	__sic_home = 1;

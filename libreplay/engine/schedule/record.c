@@ -127,13 +127,12 @@ void rp_record_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc)
  * spends most of its time in the runtime: without the token rule it was never
  * preempted. The way back from a signal handler is the runtime's own restorer
  * (rp_sigaction), in the executable: a tick there once found a stale __sic_home and
- * moved the thread's count by 3 * 2^62. */
-extern const char __executable_start[], etext[];
+ * moved the thread's count by 3 * 2^62. Nor in a shared object's stub run, where r15
+ * is the counter (rp_sic_count_at_home). */
 
 static void preempt_at_next_count(struct rp_thread *t, uintptr_t pc, uint64_t r15)
 {
-	bool in_exe = pc >= (uintptr_t)__executable_start && pc < (uintptr_t)etext;
-	if (t->preempt_soon || (in_exe && r15 != RP_SIC_TOKEN) || __sic_home <= 1)
+	if (t->preempt_soon || !rp_sic_count_at_home(pc, r15) || __sic_home <= 1)
 		return;
 	/* Foreign code the scheduler called (munmap of a dead thread's stack, say) may run
 	 * half way through a switch: rp_cur and __sic_home are the next thread's already,
