@@ -4,12 +4,13 @@
  * An exec that works replaces the process image and nothing of the runtime runs
  * again: the log must be whole and ended before it. An exec that fails returns, and
  * the program goes on, so the log cannot end first without knowing. The file is
- * checked first (it exists, may be executed, is no directory: the errors an exec
- * mostly fails with, ENOENT and EACCES; for the p calls along PATH as glibc searches):
- * a failure there is the call's result, logged as INPUT CHILD (exec, -1, errno), and
- * the replay returns it. Otherwise INPUT CHILD (exec, 0) and END (exec) are written and
- * the log closed, then the C library's call runs. Should it fail all the same (an
- * exec format error, E2BIG, ENOMEM), the rest of the run is unrecorded, and said.
+ * checked first (it exists, may be executed, is no directory, a script's interpreter
+ * exists: the errors an exec mostly fails with, ENOENT and EACCES; for the p calls
+ * along PATH as glibc searches): a failure there is the call's result, logged as
+ * INPUT CHILD (exec, -1, errno), and the replay returns it. Otherwise INPUT CHILD
+ * (exec, 0) and END (exec) are written and the log closed, then the C library's call
+ * runs. Should it fail all the same (an exec format error, E2BIG, ETXTBSY, ENOMEM, a
+ * noexec mount), the rest of the run is unrecorded, and said.
  *
  * Replaying, the call makes no exec (the new program's effects are the world's): an
  * error returns as recorded; at an exec that replaced the recording's image the
@@ -31,6 +32,37 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* A script's interpreter (the kernel reads "#!" and the name from the file's first
+ * 256 bytes) must exist and may be executed in turn: a missing one, or a line ending
+ * in CRLF that names "sh\r", fails with ENOENT. Anything else (an ELF image, a format
+ * binfmt_misc may know, a file that may be executed but not read) is the kernel's
+ * business: 0. */
+static int exec_check_image(const char *path)
+{
+	char buf[256];
+	long fd = rp_raw_syscall(SYS_open, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0, 0);
+	if (fd < 0)
+		return 0;
+	long n = rp_raw_syscall(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
+	rp_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (n < 0)
+		return 0;
+	buf[n] = 0;
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	char *interp = buf + 2 + strspn(buf + 2, " \t");
+	interp[strcspn(interp, " \t\n")] = 0; /* a \r stays in the name, as the kernel keeps it */
+	if (!*interp)
+		return 0;
+	struct stat st;
+	long r = rp_raw_syscall(SYS_stat, (long)interp, (long)&st, 0, 0, 0, 0);
+	if (r == 0)
+		r = rp_raw_syscall(SYS_access, (long)interp, X_OK, 0, 0, 0, 0);
+	if (r < 0)
+		return (int)-r;
+	return S_ISREG(st.st_mode) ? 0 : EACCES;
+}
+
 /* Could path be executed? 0, or the errno an exec would fail with. */
 static int exec_check(const char *path)
 {
@@ -46,7 +78,7 @@ static int exec_check(const char *path)
 		return (int)-r;
 	if (!S_ISREG(st.st_mode))
 		return EACCES;
-	return 0;
+	return exec_check_image(path);
 }
 
 /* execvp's search: a name with a slash is a path; else each directory of PATH

@@ -1,13 +1,14 @@
 /* exec_end.c HOW [thread]: two threads count, then the process execs `sh -c 'echo
  * replaced; exit 9'` the way HOW names (execve, execv, execvp, execl, execlp, execle),
  * from main or (with "thread") from the second thread while main waits to join it. An
- * exec that cannot work first (a missing file, then a directory) fails and the run
- * goes on. */
+ * exec that cannot work first (a missing file, a directory, then a script whose #!
+ * line ends in CRLF) fails and the run goes on. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static volatile long n;
@@ -22,6 +23,15 @@ static void replace(void)
 	printf("missing: %d %s\n", r, strerror(errno));
 	r = execvp("/tmp", argv);
 	printf("directory: %d %s\n", r, strerror(errno));
+	/* a script whose #! line ends in CRLF: its interpreter is "/bin/sh\r" */
+	FILE *f = fopen("crlf.sh", "w");
+	if (f) {
+		fputs("#!/bin/sh\r\necho crlf\r\n", f);
+		fclose(f);
+	}
+	chmod("crlf.sh", 0755);
+	r = execv("./crlf.sh", argv);
+	printf("crlf: %d %s\n", r, strerror(errno));
 	printf("%ld\n", n);
 	fflush(stdout);
 	if (!strcmp(how, "execve"))
