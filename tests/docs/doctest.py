@@ -14,7 +14,8 @@ leaves the block out (it is listed as skipped).
 
 The shape: every output line shown must match a line of the real output, in order
 (the real output may have more lines). Numbers (decimal, hex, fractions) match any
-number, `...` anything, and source files are compared by base name. A line
+number, `...` anything, and source files are compared by base name; gdb's mark of the
+current thread (a leading `* `) may be on any line. A line
 `...` alone is a gap, which the in-order matching allows anyway. The numbers the doc
 shows are learned from the matched lines (doc value -> real value, the last match
 wins), and a later command that uses one gets the real value: `replay stop-at 4 195406` runs with the
@@ -94,8 +95,13 @@ def parse(doc):
 
 def pattern(line):
     """A doc's output line as a regex, and how many numbers it captures."""
-    out, n = [], 0
-    for part in TOKEN.split(line.strip()):
+    # gdb's mark of the current thread (`* 2` in info rthreads) is on whichever thread
+    # this run stopped in: any row may have it
+    out, n = [r"(?:\*\s+)?"], 0
+    line = line.strip()
+    if line.startswith("* "):
+        line = line[2:]
+    for part in TOKEN.split(line):
         if part == "...":
             out.append(".*")
         elif TOKEN.fullmatch(part):
@@ -122,7 +128,9 @@ class Numbers:
                 self.map[d] = r
 
     def apply(self, cmd):
-        return re.sub(r"(?<![\w.$])(0x[0-9a-f]+|\d+)(?![\w.])",
+        # (not a job count: the doc's `--jobs 1` is no number an output showed, and
+        # became --jobs 6 where the first failing run was 5, seed 6)
+        return re.sub(r"(?<![\w.$])(?<!--jobs )(?<!--jobs=)(0x[0-9a-f]+|\d+)(?![\w.])",
                       lambda m: self.map.get(m.group(1), m.group(1)), cmd)
 
 
