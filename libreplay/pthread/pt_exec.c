@@ -32,6 +32,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* Does path name a regular file this user may execute? 0, or the errno an exec
+ * would fail with. */
+static int exec_check_file(const char *path)
+{
+	struct stat st;
+	long r = rp_raw_syscall(SYS_stat, (long)path, (long)&st, 0, 0, 0, 0);
+	if (r == 0)
+		r = rp_raw_syscall(SYS_access, (long)path, X_OK, 0, 0, 0, 0);
+	if (r < 0)
+		return (int)-r;
+	return S_ISREG(st.st_mode) ? 0 : EACCES;
+}
+
 /* A script's interpreter (the kernel reads "#!" and the name from the file's first
  * 256 bytes) must exist and may be executed in turn: a missing one, or a line ending
  * in CRLF that names "sh\r", fails with ENOENT. Anything else (an ELF image, a format
@@ -52,33 +65,18 @@ static int exec_check_image(const char *path)
 		return 0;
 	char *interp = buf + 2 + strspn(buf + 2, " \t");
 	interp[strcspn(interp, " \t\n")] = 0; /* a \r stays in the name, as the kernel keeps it */
-	if (!*interp)
-		return 0;
-	struct stat st;
-	long r = rp_raw_syscall(SYS_stat, (long)interp, (long)&st, 0, 0, 0, 0);
-	if (r == 0)
-		r = rp_raw_syscall(SYS_access, (long)interp, X_OK, 0, 0, 0, 0);
-	if (r < 0)
-		return (int)-r;
-	return S_ISREG(st.st_mode) ? 0 : EACCES;
+	return *interp ? exec_check_file(interp) : 0;
 }
 
 /* Could path be executed? 0, or the errno an exec would fail with. */
 static int exec_check(const char *path)
 {
-	struct stat st;
 	if (!path)
 		return EFAULT;
 	if (!*path)
 		return ENOENT;
-	long r = rp_raw_syscall(SYS_stat, (long)path, (long)&st, 0, 0, 0, 0);
-	if (r == 0)
-		r = rp_raw_syscall(SYS_access, (long)path, X_OK, 0, 0, 0, 0);
-	if (r < 0)
-		return (int)-r;
-	if (!S_ISREG(st.st_mode))
-		return EACCES;
-	return exec_check_image(path);
+	int e = exec_check_file(path);
+	return e ? e : exec_check_image(path);
 }
 
 /* execvp's search: a name with a slash is a path; else each directory of PATH
