@@ -565,7 +565,8 @@ expect "the same for syscall(SYS_exit_group)" 86 \
 	env ENDS_BUMP=1 ./ends --replay e_exit_groupthread.bin
 # An exec replaces the image, and nothing of the runtime runs after it: the log is ended
 # before (END exec), and one that cannot work (a missing file, a directory, a script
-# whose #! line ends in CRLF) is the call's result, replayed. The replay makes no exec: it stops there, exit status 0.
+# whose #! line ends in CRLF) is the call's result, replayed. The replay makes no exec:
+# it stops there, exit status 0.
 build exec_end "$P/exec_end.c"
 for how in execve execv execvp execl execlp execle; do
 	for from in main thread; do
