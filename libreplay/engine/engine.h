@@ -244,8 +244,10 @@ void rp_outcome_report(int how, const char *why, struct sched_thread *here, ucon
 void rp_audit_start(void);
 /* objname.c: a name for an address the reports mention ("lock_a", "locks+0x18"). */
 const char *rp_objname(const void *p, char *buf, size_t len);
-/* pc is in a stub of sicpp's ("fn.sic_stub.N"): "fn.sic_stub" in buf, else NULL. */
-const char *rp_stub_function(uintptr_t pc, char *buf, size_t len);
+/* pc is in a stub of sicpp's ("fn.sic_stub.N"): "fn.sic_stub" in buf, else NULL; fn
+ * is the function whose counting point jumped into a shared run, given r15 at pc
+ * (NULL: unknown, the entry at or below pc). */
+const char *rp_stub_function(uintptr_t pc, const uint64_t *r15, char *buf, size_t len);
 /* The counter reached zero during replay, in the stub that returns to stub_ret: the
  * preemption logged where that counting point goes on is taken there; else the trap is
  * armed for the next record. Returns the new counter. */

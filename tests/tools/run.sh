@@ -276,6 +276,25 @@ else
 fi
 check "crash reports name the program's main main, never __sic_main" bash -c \
 	"! grep -q __sic_main segv.rec.report abort.rec.report def.rec.report"
+# A crash inside a run of overflow stubs that several functions share (docs/sic.md,
+# "Stubs"): the pc is named after the function whose counting point jumped into the
+# run (r15 counts the entries passed), not after the nearest entry, another function's.
+# gdb stops at second's entry entered from the entry before it (r15 = -1), steps to the
+# next entry (or to the run's call), and sends SIGSEGV there; the counter overflows
+# every 1000 counts.
+build stub_run "$P/stub_run.c"
+read -r at entry < <(nm stub_run | sed -n 's/^\([0-9a-f]*\) t \(second\.sic_stub\.[0-9]*\)$/\1 \2/p')
+before=$(nm stub_run | awk -v a="$(printf %016x $((16#${at:-0} - 3)))" '$1 == a && $3 ~ /\.sic_stub\./ { sub(/\.sic_stub\..*/, "", $3); print $3 }')
+for steps in 1 2; do
+	LIBREPLAY_SIC_STRESS=1000 timeout 120 gdb -nx -batch -ex "break *'$entry' if \$r15 == -1" -ex run \
+		-ex delete -ex "stepi $steps" -ex 'info symbol $pc' -ex 'signal SIGSEGV' \
+		--args ./stub_run --record sr$steps.bin >sr$steps.out 2>&1
+	report sr$steps.out >sr$steps.report
+	if [ -z "$at" ] || [ -z "$before" ]; then
+		fail "crash in a shared stub run: no entry before second's in stub_run's run: $(nm stub_run | grep -c sic_stub) stubs"
+	else check "crash in a shared stub run at $(sed -n "s/ in section.*//p" sr$steps.out), entered at the entry before second's: frame #0 names $before, whose counting point jumped in" \
+		grep -Eq "^  #0  $before\.sic_stub \(exe\+0x[0-9a-f]+\)\$" sr$steps.report; fi
+done
 # Frames in the C library (issue 15): abort raises the signal in a function glibc does
 # not export; libunwind alone named it after the nearest exported symbol. Names come
 # from libc6-dbg's debug file (what addr2line reads in it), else from a symbol whose

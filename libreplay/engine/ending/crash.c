@@ -361,7 +361,7 @@ static int object_sym(const struct object *o, uintptr_t at, char *name, size_t l
  * ip - 1 (a call may end its function). */
 static void frame_at(int n, unw_cursor_t *c, unw_word_t ip, bool exact)
 {
-	unw_word_t off = 0;
+	unw_word_t off = 0, r15 = 0;
 	char name[256];
 	put("  #");
 	put_num((uint64_t)n, 10);
@@ -379,8 +379,12 @@ static void frame_at(int n, unw_cursor_t *c, unw_word_t ip, bool exact)
 		put_num(ip - objects[k].base - start, 16);
 	} else if (found == 0) {
 		put("??");
-	} else if (rp_stub_function(ip, name, sizeof name)) {
-		put_name(name); /* the function's own frame, at a counting point or a pause */
+	} else if (rp_stub_function(ip, exact && u_get_reg(c, UNW_X86_64_R15, &r15) == 0 ? &r15 : NULL,
+				    name, sizeof name)) {
+		/* the function's own frame, at a counting point or a pause; in a run of
+		 * stubs that several share, r15 (where it is the interrupted one's) tells
+		 * whose counting point jumped in */
+		put_name(name);
 	} else if (u_get_proc_name(c, name, sizeof name, &off) == 0 || name[0]) {
 		put_name(name);
 		put("+");
@@ -470,7 +474,7 @@ static void program_frames(ucontext_t *uc, bool signal, int *skip, int *count, i
 		u_get_reg(&c, UNW_REG_IP, &ip);
 		char stub[64];
 		uintptr_t at = n == 0 && signal ? ip : ip - 1;
-		if (rp_sic_pc_instrumented(at) || rp_stub_function(at, stub, sizeof stub)) {
+		if (rp_sic_pc_instrumented(at) || rp_stub_function(at, NULL, stub, sizeof stub)) {
 			if (first < 0)
 				first = n;
 			last = n;

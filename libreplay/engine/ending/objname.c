@@ -88,27 +88,58 @@ static const char *exe_object(uintptr_t addr, uintptr_t *off)
 	return NULL;
 }
 
-/* Is pc in one of sicpp's stubs ("fn.sic_stub.N", in .text.sic_stubs: the nearest
- * symbol of the executable below it)? Then fn, the function whose frame it is, in
- * buf; libunwind names it after the nearest function instead. */
-const char *rp_stub_function(uintptr_t pc, char *buf, size_t len)
+/* The executable's code symbol nearest at or below pc (at: exactly at pc), or NULL. */
+static const Elf64_Sym *code_symbol(uintptr_t pc, bool at)
 {
-	if (!tab.tried)
-		load();
 	const Elf64_Sym *best = NULL;
 	for (size_t i = 0; i < tab.nsyms; i++) {
 		const Elf64_Sym *s = &tab.syms[i];
 		int type = ELF64_ST_TYPE(s->st_info);
-		uintptr_t at = tab.base + s->st_value;
+		uintptr_t a = tab.base + s->st_value;
 		if ((type == STT_FUNC || type == STT_NOTYPE) && s->st_shndx != SHN_UNDEF &&
-		    s->st_name < tab.strs_len && tab.strs[s->st_name] && at <= pc &&
+		    s->st_name < tab.strs_len && tab.strs[s->st_name] && a <= pc && (!at || a == pc) &&
 		    (!best || s->st_value > best->st_value))
 			best = s;
 	}
+	return best;
+}
+
+/* The entry a counting point jumped to, for a pc at or past entry `at` of a stub run
+ * (each entry a `decq %r15`, 3 bytes; r15 is 0 at the jump and one less for each
+ * entry passed, so the entry is 3 * -r15 bytes back: docs/sic.md, "Stubs"); at itself
+ * if r15 says no such entry, as in a stub of another form, where r15 is not that. */
+static uintptr_t stub_entry(uintptr_t at, const uint64_t *r15)
+{
+	static const unsigned char dec_r15[] = {0x49, 0xff, 0xcf};
+	int64_t passed = r15 ? -(int64_t)*r15 : 0;
+	if (passed <= 0 || passed >= 64)
+		return at;
+	uintptr_t entry = at;
+	while (passed-- > 0) /* back from at: no byte before the run's first entry is read */
+		if (memcmp((const void *)(entry -= 3), dec_r15, 3) != 0)
+			return at;
+	return entry;
+}
+
+/* Is pc in one of sicpp's stubs ("fn.sic_stub.N", in .text.sic_stubs: the nearest
+ * symbol of the executable below it)? Then fn, the function whose frame it is, in
+ * buf; libunwind names it after the nearest function instead. Counting points of
+ * several functions share a run of entries: given r15 at pc (NULL: unknown), the
+ * function is the one of the entry its counting point jumped to, else the entry's at
+ * or below pc. */
+const char *rp_stub_function(uintptr_t pc, const uint64_t *r15, char *buf, size_t len)
+{
+	if (!tab.tried)
+		load();
+	const Elf64_Sym *best = code_symbol(pc, false);
 	const char *name = best ? tab.strs + best->st_name : NULL;
-	const char *stub = name ? strstr(name, ".sic_stub.") : NULL;
-	if (!stub || pc - (tab.base + best->st_value) > 64)
+	if (!name || !strstr(name, ".sic_stub.") || pc - (tab.base + best->st_value) > 64)
 		return NULL;
+	uintptr_t entry = stub_entry(tab.base + best->st_value, r15);
+	const Elf64_Sym *in = entry != tab.base + best->st_value ? code_symbol(entry, true) : NULL;
+	if (in && strstr(tab.strs + in->st_name, ".sic_stub."))
+		name = tab.strs + in->st_name;
+	const char *stub = strstr(name, ".sic_stub.");
 	snprintf(buf, len, "%.*s.sic_stub", (int)(stub - name), name);
 	return buf;
 }
