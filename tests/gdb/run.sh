@@ -329,6 +329,23 @@ elif ! grep -qxF "$(cat stub.rec)" stubstep.out || ! grep -q "exited normally" s
 	fail "next into a stub at a preemption: $(grep -v '^\[' stubstep.out | tail -n 3 | tr '\n' ' ')"
 else pass "a next that ends in a stub whose thread is preempted where it resumes goes on through the runtime's stops"; fi
 
+# Stopped inside a counting point's stub (a breakpoint on its entry, then a stepi to
+# the next entry of its run): r15 there is 0 at the jump and one less an entry, the
+# counter is 0 and the thread's count is the preemption's the counter ran out for, not
+# one computed from __sic_home (published at the last call out: one less, 49999).
+stubs=(); for s in $(nm racy | sed -n 's/^[0-9a-f]* t \(\(work\|bump\)\.sic_stub\.[0-9]*\)$/\1/p'); do stubs+=(-ex "break *'$s'"); done
+rgdb_stub -ex 'break work' -ex run -ex delete -ex 'replay stop-at 2 49998' -ex continue -ex 'replay status' \
+	"${stubs[@]}" -ex continue -ex 'info rthreads' -ex delete -ex stepi -ex 'info registers r15' -ex 'info rthreads' -ex kill
+want=$(sed -n 's/^next preemption: record [0-9]* of [0-9]*: thread 2 at count \([0-9]*\),.*/\1/p' stubstep.out | head -n 1)
+counts=$(sed -n 's/^\* 2 *running *\([0-9]*\) .*/\1/p' stubstep.out | tr '\n' ' ')
+if [ ${#stubs[@]} -eq 0 ] || [ -z "$want" ] || ! grep -q ' in work\.sic_stub ()' stubstep.out; then
+	fail "info rthreads in a stub: no stop in work's stubs ($((${#stubs[@]} / 2)) breakpoints): $(grep -v '^\[' stubstep.out | tail -n 4 | tr '\n' ' ')"
+elif ! grep -Eq '^r15 +0xffffffffffffffff ' stubstep.out; then
+	fail "info rthreads in a stub: the stepi did not end on the run's next entry (r15 -1): $(grep -A1 '^r15' stubstep.out | tr '\n' ' ')"
+elif [ "$counts" != "$want $want " ]; then
+	fail "info rthreads in a stub: thread 2's count at the stub's entry and one entry on is '$counts', not the preemption's $want"
+else pass "info rthreads in a counting point's stub, at its entry and one on: the preemption's count ($want), not __sic_home's"; fi
+
 # A hardware watchpoint on the shared variable, next to the replay's breakpoint.
 wsession=(-ex 'break bump' -ex run -ex delete -ex 'watch total' -ex continue -ex continue -ex continue
 	-ex 'replay stop-at 2 300000' -ex continue -ex continue -ex delete -ex continue -ex continue)
