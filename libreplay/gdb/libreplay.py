@@ -204,12 +204,25 @@ def current_ext():
     return int(glob("rp_cur"))
 
 
+def function_at(pc):
+    """The name of the function (not an inlined one) whose code holds pc, or None."""
+    blk = gdb.block_for_pc(pc) if pc else None
+    name = None
+    while blk is not None and not blk.is_static and not blk.is_global:
+        if blk.function is not None:
+            name = blk.function.name
+        blk = blk.superblock
+    return name
+
+
 def where(frame):
     if frame is None:
         return "(in the runtime)"
     if is_stub(frame):
+        # the function the stub goes back to: in a run that several functions'
+        # counting points share, the nearest entry's name may be another's
         back = stub_return(frame)
-        name = (frame.name() or "").split(".sic_stub")[0]
+        name = function_at(back) or (frame.name() or "").split(".sic_stub")[0]
         sal = gdb.find_pc_line(back) if back else None
     else:
         name, sal = frame.name() or "0x%x" % frame.pc(), frame.find_sal()

@@ -346,6 +346,20 @@ elif [ "$counts" != "$want $want " ]; then
 	fail "info rthreads in a stub: thread 2's count at the stub's entry and one entry on is '$counts', not the preemption's $want"
 else pass "info rthreads in a counting point's stub, at its entry and one on: the preemption's count ($want), not __sic_home's"; fi
 
+# Where a stub is, in a run of stubs that several functions share: the function its
+# counting point goes back to, not the nearest entry's (another function's). A stop
+# at second's entry entered from the one before it (r15 -1), a stepi to the next.
+"$SICC" -O2 -g -o stub_run "$ROOT/tests/tools/progs/stub_run.c" &&
+	LIBREPLAY_SIC_STRESS=1000,preempt ./stub_run --record sr.bin >sr.rec 2>&1
+read -r at entry < <(nm stub_run | sed -n 's/^\([0-9a-f]*\) t \(second\.sic_stub\.[0-9]*\)$/\1 \2/p')
+before=$(nm stub_run | awk -v a="$(printf %016x $((16#${at:-0} - 3)))" '$1 == a && $3 ~ /\.sic_stub\./ { sub(/\.sic_stub\..*/, "", $3); print $3 }')
+timeout 600 "$RGDB" ./stub_run sr.bin -batch -nx -ex "break *'$entry' if \$r15 == -1" -ex run -ex delete -ex stepi \
+	-ex 'info rthreads' -ex kill >srgdb.out 2>&1
+if [ -z "$before" ]; then fail "a shared stub run under gdb: no entry before second's in stub_run's run"
+else expect "a shared stub run under gdb: the stop and info rthreads name $before, whose counting point jumped in" srgdb.out \
+	"^libreplay: in the instruction counter's stub of $before at .*stub_run\.c:[0-9]+; " \
+	"^\* 1 +running +[0-9]+ +$before at .*stub_run\.c:[0-9]+\$"; fi
+
 # A hardware watchpoint on the shared variable, next to the replay's breakpoint.
 wsession=(-ex 'break bump' -ex run -ex delete -ex 'watch total' -ex continue -ex continue -ex continue
 	-ex 'replay stop-at 2 300000' -ex continue -ex continue -ex delete -ex continue -ex continue)
