@@ -92,6 +92,12 @@ void rp_record_close(void);
 /* The scheduler idles: every thread waits (rp_idle_begin/end). */
 extern volatile sig_atomic_t rp_idling;
 void rp_record_stop_timer(void);
+/* ... and on again (the time slice of a recording that goes on after an exec failed). */
+void rp_record_resume_timer(void);
+/* An END that may be taken back (an exec's): rp_log_mark, rp_log_rewind on the log
+ * being written; false where that failed (said). */
+bool rp_record_mark(void);
+bool rp_record_rewind(void);
 /* In a child of fork: no timer, and the parent's log is left alone. */
 void rp_record_forget(void);
 

@@ -295,6 +295,9 @@ void rp_trace_flush(void); /* async-signal-safe */
 /* The last line (why: "end", or the crash's signal name; uc: the crash's context, or
  * NULL), then flush and stop; async-signal-safe. */
 void rp_trace_end(const char *why, const ucontext_t *uc);
+/* The last line taken back (an exec that failed): the trace goes on, if its file can
+ * be cut back there (not a pipe). */
+void rp_trace_resume(void);
 /* In a child of fork(): the parent's trace is neither written again nor added to. */
 void rp_trace_forget(void);
 

@@ -163,8 +163,13 @@ void rp_session_exit_now(int status);
 /* This process records or replays a log still open: not a child of fork(), not ended. */
 bool rp_session_logged(void);
 /* An exec about to replace the process image (pt_exec.c): END, how = exec, or the
- * replay's check of it. */
+ * replay's check of it. Recording, rp_session_exec_begin first (before the records
+ * of the exec itself), and the END is tentative: if the exec returns,
+ * rp_session_exec_failed takes back what was written since the begin (END too) and
+ * the recording goes on. */
+void rp_session_exec_begin(void);
 void rp_session_exec_now(void);
+void rp_session_exec_failed(void);
 /* The runtime's handler that stands in for SIG_DFL while recording or replaying, for
  * a signal whose default action ends the process (the signals layer installs it when
  * the program asks for SIG_DFL, and shows SIG_DFL for it): true and *sa filled, or

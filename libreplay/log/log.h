@@ -174,6 +174,14 @@ int rp_log_end_outcome(struct rp_log_writer *w, int how, int value,
 		       const struct rp_log_final *threads, size_t nthreads,
 		       const struct rp_log_outcome *o);
 
+/* A place to come back to: the records so far written and their block ended (as
+ * rp_log_flush); rp_log_rewind then takes back every record written after it, an END
+ * too, and the file ends there again (ftruncate), as if they had never been written.
+ * For an END that may not be the end (an exec that may fail: the log must be whole
+ * before it, and go on after it if it returns). Record calls only, no signal handler
+ * writing meanwhile: a record it wrote after the mark would go too. */
+int rp_log_mark(struct rp_log_writer *w);
+int rp_log_rewind(struct rp_log_writer *w);
 /* Write the records so far (the block being filled, as it is now, to its place) and end
  * that block: the next record starts another. */
 int rp_log_flush(struct rp_log_writer *w);

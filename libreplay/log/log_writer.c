@@ -68,6 +68,11 @@ struct rp_log_writer {
 	volatile sig_atomic_t deferred; /* a signal to raise again when the call ends */
 	void (*on_error)(int err);
 	struct rp_log_stats st;
+	/* rp_log_mark's: where the file ends, the block that starts there, the counts */
+	bool marked;
+	uint64_t mark_off;
+	uint32_t mark_seq;
+	struct rp_log_stats mark_st;
 	uint8_t *buf; /* block header, then payload; zero past the bits used */
 	struct model m;
 	/* Stored bytes (docs/log-format.md, "Stored bytes"), all allocated at create or by
@@ -663,6 +668,59 @@ int rp_log_end_outcome(struct rp_log_writer *w, int how, int value,
 	w->ended = 1;
 	commit(w, b.bits);
 	int rc = write_committed(w);
+	leave(w);
+	if (rc < 0)
+		errno = w->error;
+	return rc;
+}
+
+int rp_log_mark(struct rp_log_writer *w)
+{
+	if (enter(w, 0, true) < 0)
+		return -1;
+	int rc = block_end(w, false);
+	if (rc == 0) {
+		w->marked = true;
+		w->mark_off = w->off;
+		w->mark_seq = w->seq;
+		w->mark_st = w->st;
+	}
+	leave(w);
+	if (rc < 0)
+		errno = w->error;
+	return rc;
+}
+
+/* The block at the mark starts afresh and the file ends there again. (A payload
+ * stored after the mark stays in the table of references: a reference is made only
+ * once the bytes read back at its offset are the payload's.) */
+int rp_log_rewind(struct rp_log_writer *w)
+{
+	if (!w->marked) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (enter(w, 0, false) < 0)
+		return -1;
+	atomic_store_explicit(&w->commit, 0, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	memset(payload(w), 0, (w->bits + 7) / 8);
+	w->bits = 0;
+	w->off = w->mark_off;
+	w->seq = w->mark_seq;
+	w->st = w->mark_st;
+	w->ended = 0;
+	w->marked = false;
+	log_model_block_start(&w->m);
+	block_start(w);
+	int rc = 0;
+	long r;
+	while ((r = rp_raw_syscall(SYS_ftruncate, w->fd, (long)w->off, 0, 0, 0, 0)) == -EINTR)
+		;
+	if (r < 0) {
+		failed(w, (int)-r);
+		rc = -1;
+	}
 	leave(w);
 	if (rc < 0)
 		errno = w->error;

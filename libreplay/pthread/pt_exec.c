@@ -137,22 +137,30 @@ static bool exec_begin(const char *what, int checked)
 		       "exec", what);
 		rp_exit_group(0);
 	}
-	pt_outside_record(PT_CALL_EXEC, checked ? -1 : 0, checked);
 	if (checked) {
+		pt_outside_record(PT_CALL_EXEC, -1, checked);
 		errno = checked;
 		return false;
 	}
+	rp_session_exec_begin();
+	pt_outside_record(PT_CALL_EXEC, 0, 0);
 	rp_session_exec_now();
 	return true;
 }
 
-/* The exec returned: it failed after the log ended. */
+/* The exec returned: it failed after the log had its END, which is taken back; the
+ * failure is logged as the check's are, and replayed the same way. */
 static int exec_failed(const char *what, bool logged)
 {
 	int err = errno;
-	if (logged)
-		rp_say("exec %s failed (%s) after the log had ended: the rest of this run is not "
-		       "recorded", what, strerrordesc_np(err));
+	if (logged) {
+		rp_session_exec_failed();
+		if (rp_session_logged())
+			pt_outside_record(PT_CALL_EXEC, -1, err);
+		else
+			rp_say("exec %s failed (%s) after the log had ended: the rest of this run "
+			       "is not recorded", what, strerrordesc_np(err));
+	}
 	errno = err;
 	return -1;
 }

@@ -565,8 +565,10 @@ expect "the same for syscall(SYS_exit_group)" 86 \
 	env ENDS_BUMP=1 ./ends --replay e_exit_groupthread.bin
 # An exec replaces the image, and nothing of the runtime runs after it: the log is ended
 # before (END exec), and one that cannot work (a missing file, a directory, a script
-# whose #! line ends in CRLF) is the call's result, replayed. The replay makes no exec:
-# it stops there, exit status 0.
+# whose #! line ends in CRLF) is the call's result, replayed. One that fails in the
+# kernel after those checks (ENOEXEC: a file that holds no program) takes its END back:
+# the log goes on with the failure. The replay makes no exec: it stops there, exit
+# status 0.
 build exec_end "$P/exec_end.c"
 for how in execve execv execvp execl execlp execle; do
 	for from in main thread; do
@@ -582,7 +584,7 @@ for how in execve execv execvp execl execlp execle; do
 			! grep -Eq "^ +[0-9]+  END +exec \(the process image was replaced\); final counts: " exec.dump ||
 			! grep -q ' PREEMPT ' exec.dump ||
 			[ "$(grep -Eo 'exec: (failed, errno [0-9]+|the process image is replaced here)$' exec.dump | tr '\n' ,)" != \
-				"exec: failed, errno 2,exec: failed, errno 13,exec: failed, errno 2,exec: the process image is replaced here," ]; then
+				"exec: failed, errno 2,exec: failed, errno 13,exec: failed, errno 2,exec: failed, errno 8,exec: the process image is replaced here," ]; then
 			fail "$name: the log: $(grep -E 'exec|END|^end' exec.dump | head -c 400)"
 		else
 			pass "$name: the log is whole, the failed execs and the exec in it, END exec"
@@ -600,4 +602,9 @@ check "_exit: the schedule trace ends with exit:3" bash -c "tail -n 1 e_tr.txt |
 ./exec_end --record x_tr.bin --trace-schedule x_tr.txt execvp >/dev/null 2>&1
 check "exec: the schedule trace ends with exec, which --timeline draws as the end" bash -c \
 	"tail -n 1 x_tr.txt | grep -Eq ' exec$' && '$DUMP' --timeline x_tr.txt -o x_tr.svg && grep -q 'exec: the program was replaced' x_tr.svg"
+# ... once: the exec that failed in the kernel took its line back, and the trace went
+# on as the replay's does (the ns column aside).
+./exec_end --replay x_tr.bin --trace-schedule x_trr.txt >/dev/null 2>&1
+check "exec: the trace goes on past an exec that failed, the replay's the same" bash -c \
+	"test \$(grep -c ' exec$' x_tr.txt) -eq 1 && cmp <(cut -d' ' -f1,2,4- x_tr.txt) <(cut -d' ' -f1,2,4- x_trr.txt)"
 summary

@@ -1721,6 +1721,70 @@ static void end_exec_round_trip(void **state)
 	assert_int_equal(rp_log_close(w), 0);
 }
 
+/* An END taken back (an exec that failed): rp_log_rewind after rp_log_mark leaves the
+ * file as it was at the mark, the records after it gone, and the log goes on: a reader
+ * sees the records before, then the ones written after the rewind, then their END.
+ * The rewound block held a payload large enough to be remembered for references: the
+ * same payload after the rewind reads back whole (never from bytes no longer there). */
+static void end_taken_back(void **state)
+{
+	struct rp_log_header h = test_header();
+	const char *path = scratch_path("end_back.log");
+	struct rp_log_writer *w = create_or_fail(path, &h);
+	uint8_t big[4096];
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (uint8_t)(i * 7 + i / 251);
+	assert_int_equal(rp_log_preempt(w, 1, 1000, 0x1234), 0);
+	assert_int_equal(rp_log_input(w, 1, 9, "before", 6), 0);
+	assert_int_equal(rp_log_rewind(w), -1); /* no mark */
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(rp_log_mark(w), 0);
+	struct stat at_mark;
+	assert_int_equal(stat(path, &at_mark), 0);
+	assert_int_equal(rp_log_input(w, 1, 10, big, sizeof big), 0);
+	struct rp_log_final fin[1] = {{1, 2000}};
+	assert_int_equal(rp_log_end(w, RP_LOG_EXECED, 0, fin, 1), 0);
+	assert_int_equal(rp_log_preempt(w, 1, 3000, 0x1234), -1); /* ended */
+	assert_int_equal(rp_log_rewind(w), 0);
+	struct stat back;
+	assert_int_equal(stat(path, &back), 0);
+	assert_int_equal(back.st_size, at_mark.st_size);
+	assert_int_equal(rp_log_input(w, 1, 11, "after", 5), 0);
+	assert_int_equal(rp_log_input(w, 1, 10, big, sizeof big), 0);
+	assert_int_equal(rp_log_preempt(w, 1, 3000, 0x1234), 0);
+	fin[0].count = 4000;
+	assert_int_equal(rp_log_end(w, RP_LOG_EXITED, 3, fin, 1), 0);
+	assert_int_equal(rp_log_close(w), 0);
+	struct readback rb;
+	read_log(path, &rb);
+	assert_true(rb.opened);
+	assert_int_equal(rb.status, RP_LOG_DONE);
+	size_t k = 0;
+	enum rp_log_kind want[] = {RP_LOG_PREEMPT, RP_LOG_INPUT, RP_LOG_INPUT, RP_LOG_INPUT,
+				   RP_LOG_PREEMPT, RP_LOG_END};
+	for (size_t i = 0; i < rb.got.n; i++) {
+		const struct rp_log_record *r = &rb.got.v[i];
+		if (r->kind == RP_LOG_INPUT && r->input_kind == RP_LOG_INPUT_PAD)
+			continue;
+		assert_true(k < sizeof want / sizeof want[0]);
+		assert_int_equal(r->kind, want[k]);
+		if (k == 2)
+			assert_int_equal(r->input_kind, 11);
+		if (k == 3) {
+			assert_int_equal(r->input_kind, 10);
+			assert_int_equal(r->len, sizeof big);
+			assert_memory_equal(r->data, big, sizeof big);
+		}
+		if (k == 5) {
+			assert_int_equal(r->how, RP_LOG_EXITED);
+			assert_int_equal(r->value, 3);
+		}
+		k++;
+	}
+	assert_int_equal(k, sizeof want / sizeof want[0]);
+	xlog_free(&rb.got);
+}
+
 /* A version 1 log, as libreplay before the END outcomes wrote it (commit 34220bf's
  * writer: two PREEMPTs, then END signal 11 with two threads' counts; its END's how is
  * one bit, version 2's an Exp-Golomb number): still read. */
@@ -2572,6 +2636,7 @@ int main(void)
 		cmocka_unit_test(damaged_header),
 		cmocka_unit_test(end_outcomes_round_trip),
 		cmocka_unit_test(end_exec_round_trip),
+		cmocka_unit_test(end_taken_back),
 		cmocka_unit_test(reads_version_1),
 		cmocka_unit_test(reads_version_2),
 		cmocka_unit_test(reads_version_3),

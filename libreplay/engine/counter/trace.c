@@ -143,10 +143,16 @@ void rp_trace_switch(struct sched_thread *prev, struct sched_thread *next, uint6
 		put("yield\n");
 }
 
+/* Before the last line: for rp_trace_resume. */
+static uint64_t end_bytes, end_seq, end_clock;
+
 void rp_trace_end(const char *why, const ucontext_t *uc)
 {
 	if (!rp_trace_on)
 		return;
+	end_bytes = trace_bytes + used;
+	end_seq = seq;
+	end_clock = clock_sum;
 	/* The running thread's last stretch: its count is in r15 if a signal stopped it
 	 * in instrumented code, published in __sic_home otherwise. */
 	uint64_t counter = __sic_home;
@@ -166,6 +172,18 @@ void rp_trace_end(const char *why, const ucontext_t *uc)
 	put("\n");
 	rp_trace_flush();
 	rp_trace_on = false;
+}
+
+void rp_trace_resume(void)
+{
+	if (rp_trace_on || trace_fd < 0 || trace_cut || !end_bytes ||
+	    rp_raw_syscall(SYS_ftruncate, trace_fd, (long)end_bytes, 0, 0, 0, 0) != 0 ||
+	    rp_raw_syscall(SYS_lseek, trace_fd, (long)end_bytes, SEEK_SET, 0, 0, 0) < 0)
+		return;
+	trace_bytes = end_bytes;
+	seq = end_seq;
+	clock_sum = end_clock;
+	rp_trace_on = true;
 }
 
 /* Exiting with every live thread blocked (none running: the scheduler's deadlock

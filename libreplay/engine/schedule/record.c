@@ -66,6 +66,15 @@ void rp_record_stop_timer(void)
 	prof_timer(&off);
 }
 
+void rp_record_resume_timer(void)
+{
+	if (!rp_scheduling || rp_counting)
+		return; /* no time slice (rp_record_schedule) */
+	if (tick_fd >= 0)
+		rp_syscall(SYS_ioctl, tick_fd, PERF_EVENT_IOC_ENABLE, 0);
+	arm_timer(rp_opts.quantum_ns);
+}
+
 static void start_timer(uint64_t ns)
 {
 	struct perf_event_attr a;
@@ -523,6 +532,22 @@ void rp_record_outcome(int how, int value, const ucontext_t *uc, const struct rp
 	size_t n = rp_thread_finals(end_threads, RP_LOG_END_THREADS_MAX, uc);
 	if (rp_log_end_outcome(rp_writer, how, value, end_threads, n, o) != 0 || uc)
 		rp_log_flush_from_signal(rp_writer);
+}
+
+bool rp_record_mark(void)
+{
+	return rp_writer && rp_log_mark(rp_writer) == 0;
+}
+
+bool rp_record_rewind(void)
+{
+	if (!rp_writer)
+		return false;
+	if (rp_log_rewind(rp_writer) == 0)
+		return true;
+	rp_say("%s: cannot take back the END of an exec that failed (%s): the log ends there",
+	       rp_opts.log_path, strerror(errno));
+	return false;
 }
 
 void rp_record_forget(void)

@@ -68,12 +68,50 @@ void rp_session_exit_now(int status)
 		end_log(RP_LOG_EXITED, status & 0xff);
 }
 
-/* An exec about to replace the process image: END says so (the replay checks it). */
+/* An exec about to replace the process image: END says so (the replay checks it).
+ * Recording, the log and the trace are whole before the exec and end there, but the
+ * exec may still fail (ENOEXEC, E2BIG, ETXTBSY, ENOMEM: after the checks pt_exec.c
+ * can make): the log is marked first and stays open (close-on-exec, as its lock),
+ * and a failed exec takes the END back, the time slice on again (an ITIMER_PROF
+ * outlives an exec: it is off meanwhile). */
+static bool exec_pending;
+
+void rp_session_exec_begin(void)
+{
+	if (!rp_session_logged() || rp_replaying || !rp_writer)
+		return;
+	rp_record_stop_timer();
+	exec_pending = rp_record_mark();
+	if (!exec_pending)
+		rp_record_resume_timer();
+}
+
 void rp_session_exec_now(void)
 {
 	rp_trace_end("exec", NULL);
-	if (rp_session_logged())
+	if (!rp_session_logged())
+		return;
+	if (!exec_pending) {
 		end_log(RP_LOG_EXECED, 0);
+		return;
+	}
+	ended = true;
+	finish(RP_LOG_EXECED, 0, NULL);
+}
+
+void rp_session_exec_failed(void)
+{
+	if (!exec_pending)
+		return;
+	exec_pending = false;
+	ended = false;
+	if (!rp_record_rewind()) { /* the END stays: the log cannot go on */
+		ended = true;
+		rp_record_close();
+		return;
+	}
+	rp_trace_resume();
+	rp_record_resume_timer();
 }
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};

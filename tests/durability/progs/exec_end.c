@@ -2,7 +2,8 @@
  * replaced; exit 9'` the way HOW names (execve, execv, execvp, execl, execlp, execle),
  * from main or (with "thread") from the second thread while main waits to join it. An
  * exec that cannot work first (a missing file, a directory, then a script whose #!
- * line ends in CRLF) fails and the run goes on. */
+ * line ends in CRLF, then a file that may be executed but holds no program: the
+ * kernel's ENOEXEC, after every check the runtime makes) fails and the run goes on. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -32,6 +33,14 @@ static void replace(void)
 	chmod("crlf.sh", 0755);
 	r = execv("./crlf.sh", argv);
 	printf("crlf: %d %s\n", r, strerror(errno));
+	f = fopen("garbage.bin", "w");
+	if (f) {
+		fputs("no program\n", f);
+		fclose(f);
+	}
+	chmod("garbage.bin", 0755);
+	r = execv("./garbage.bin", argv);
+	printf("garbage: %d %s\n", r, strerror(errno));
 	printf("%ld\n", n);
 	fflush(stdout);
 	if (!strcmp(how, "execve"))
