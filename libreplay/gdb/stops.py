@@ -490,7 +490,36 @@ class ReturnBreakpoint(ThreadPc):
         return True
 
 
+class Fallback:
+    said = False  # the line below, once a session
+
+
+def say_fallback():
+    """Once a session, in one line: why the runtime's breakpoint is in software where
+    the user did not ask for it (perf_event_open refused it, or the debug registers
+    do not fire: engine/schedule/breakpoint.c's why). Nothing else shows it, and it
+    changes what gdb does: the trap byte is in the code, and gdb's hardware
+    watchpoints are taken to be dead too, so the runtime follows them by comparing
+    values (reverse.py)."""
+    if Fallback.said:
+        return
+    try:
+        mode = int(lr.glob("rp_bp_mode"))
+        why = lr.static("why", "breakpoint.c").string()
+    except (gdb.error, lr.ReplayError):
+        Fallback.said = True  # an older runtime: nothing to say
+        return
+    if mode == 0:
+        return  # not open yet: at a later stop
+    Fallback.said = True
+    if mode == 2 and why and not why.startswith("--breakpoints="):  # RP_BP_SOFTWARE
+        gdb.write("libreplay: %s: the replay's breakpoints are in software, and the runtime "
+                  "follows watchpoints by comparing values\n" % why)
+
+
 def on_stop(event):
+    if lr.live():
+        say_fallback()
     if lr.Stepping.cmd is None and not lr.Stepping.fixing:
         ungate()
         lr.announce()  # (a next or step says it when its post-hook is done)

@@ -188,6 +188,11 @@ for how in "" --no-perf; do
 		! grep -q 'replay diverged\|died of' "$DIR/gdb.out"; then
 		pass "as $who${how:+, perf_event_open refused}: gdb on a replay stops at a breakpoint, lists the green threads, ends as recorded"
 	else fail "as $who${how:+ $how}: gdb on a replay: $(grep -v '^\[' "$DIR/gdb.out" | tail -n 4 | tr '\n' ' ')"; fi
+	# ... and says once why its breakpoints are in software, where perf refused them
+	[ -n "$how" ] || continue
+	n=$(grep -c "^libreplay: perf_event_open refuses a hardware breakpoint (Operation not permitted): the replay's breakpoints are in software, and the runtime follows watchpoints by comparing values\$" "$DIR/gdb.out")
+	[ "$n" = 1 ] && pass "as $who, perf_event_open refused: gdb says once, in one line, why the breakpoints are in software" ||
+		fail "as $who, perf_event_open refused: $n lines say why the breakpoints are in software: $(grep -m 2 '^libreplay:' "$DIR/gdb.out" | tr '\n' ' ')"
 done
 
 # ==== (e) gdb with the software stop ==================================================
@@ -214,5 +219,13 @@ for how in hardware LIBREPLAY_OPTS=--breakpoints=software LIBREPLAY_TEST_DEAD_DE
 		fail "gdb, $how: other stops than with the hardware breakpoint: $(diff <(stops gdb-hardware.out) <(stops "$out") | head -n 3 | tr '\n' ' ')"
 	else pass "gdb, $how: break, 3 x continue 3000, info rthreads$([ "$how" = hardware ] ||
 		echo ': the hardware session'"'"'s stops and values'), the recorded end"; fi
+	# why the breakpoints are in software: once where the debug registers do not
+	# fire, never where the user asked for it (or they work)
+	n=$(grep -c "^libreplay: .*: the replay's breakpoints are in software, and the runtime follows watchpoints by comparing values\$" "$out")
+	want=0
+	[ "$how" = LIBREPLAY_TEST_DEAD_DEBUG_REGS=1 ] && want=1 &&
+		n=$(grep -c "^libreplay: the debug registers do not fire here (a hardware breakpoint on a function called 3 times saw 0): the replay's breakpoints are in software, and the runtime follows watchpoints by comparing values\$" "$out")
+	[ "$n" = $want ] && pass "gdb, $how: $want line$([ $want = 1 ] || echo s) saying why the breakpoints are in software" ||
+		fail "gdb, $how: $n lines say why the breakpoints are in software, want $want"
 done
 summary
