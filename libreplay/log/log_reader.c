@@ -196,6 +196,23 @@ static enum rp_log_status cut_short(struct rp_log_reader *r, const char *fmt, ..
 		    (unsigned long long)r->records, what);
 }
 
+/* The log ends between two blocks (after block: 0 for the header) with no END: every
+ * block whole, so no write was cut, but the end never came. Of the ways a process
+ * ends, the runtime writes END for all but those it cannot see: SIGKILL, its log's
+ * writes failing, and an exit or exec the program makes by a system call of its own
+ * (inline assembly: not through exit, _exit, syscall() or the exec calls). */
+static enum rp_log_status no_end(struct rp_log_reader *r, uint32_t block)
+{
+	char where[48] = "the header";
+	if (block)
+		snprintf(where, sizeof where, "block %u", block);
+	return fail(r, RP_LOG_TRUNCATED,
+		    "log ends early (after record %llu, without its END record): after %s, the "
+		    "recording was killed (SIGKILL) or could not write on (a full disk), or its "
+		    "program ended by an exit or exec system call of its own (inline assembly), "
+		    "which the runtime does not see", (unsigned long long)r->records, where);
+}
+
 /* Block number block, at file offset off, is damaged. */
 static enum rp_log_status corrupt(struct rp_log_reader *r, uint32_t block, uint64_t off,
 				  const char *why)
@@ -214,10 +231,8 @@ static enum rp_log_status block_load(struct rp_log_reader *r)
 	ssize_t n = read_full(r->fd, h, BLOCK_HDR, r->off);
 	if (n < 0)
 		return fail(r, RP_LOG_IO_ERROR, "cannot read: %s", strerror(errno));
-	if (n == 0 && r->block == 0)
-		return cut_short(r, "missing END record (no block after the header)");
 	if (n == 0)
-		return cut_short(r, "missing END record after block %u", r->block);
+		return no_end(r, r->block);
 	if (memcmp(h, log_block_magic, n < 4 ? (size_t)n : 4) != 0)
 		return corrupt(r, want, r->off, "no block header there");
 	if (n < BLOCK_HDR)

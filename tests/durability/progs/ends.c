@@ -1,7 +1,9 @@
 /* ends.c HOW [thread]: two threads count, then the process ends the way HOW names,
  * from main or (with "thread") from the second thread while main waits to join it:
  * _exit 3, _Exit 4, quick_exit 5 (after an at_quick_exit handler), syscall exit_group
- * 6, syscall exit 7 (the thread alone: main goes on and ends the same way), exit 8.
+ * 6, syscall exit 7 (the thread alone: main goes on and ends the same way), exit 8,
+ * asm_exit_group 9 (the system call made by the program's own instruction, which the
+ * runtime does not see: the log has no END).
  * ENDS_BUMP in the environment adds 10 to the status. */
 #include <pthread.h>
 #include <stdio.h>
@@ -32,6 +34,13 @@ static void finish(void)
 		quick_exit(5 + bump);
 	if (!strcmp(how, "exit_group"))
 		syscall(SYS_exit_group, 6 + bump);
+	if (!strcmp(how, "asm_exit_group")) {
+		long r;
+		__asm__ volatile("syscall"
+				 : "=a"(r)
+				 : "0"((long)SYS_exit_group), "D"((long)9 + bump)
+				 : "rcx", "r11", "memory");
+	}
 	if (!strcmp(how, "sys_exit"))
 		syscall(SYS_exit, 7 + bump);
 	exit(8 + bump);
