@@ -121,6 +121,12 @@ hunt --runs 3 --mode default --expect 'no such line' -- ./oracle.sic ticket tick
 has "--expect: runs whose output does not match fail" '^failures: 3 \(3 --expect\)$'
 hunt --runs 1 --fail-if 'line on stderr' -- ./fake
 has "--fail-if reads stderr too" '^failures: 1 \(1 --fail-if\)$'
+# --exit-ok N: a program whose main returns N when it works (SCTBench's ctrace-test: 6).
+hunt --runs 2 --mode default --exit-ok 6 --exit-ok 9 -- ./oracle.sic exit 6
+has "--exit-ok 6 9: runs that exit 6 pass" '^failures: 0$'
+check "--exit-ok: exit 0" test "$rc" -eq 0
+hunt --runs 2 --mode default --exit-ok 6 -- ./oracle.sic exit 3
+has "--exit-ok 6: runs that exit 3 still fail" '^failures: 2 \(2 non-zero exit\)$'
 
 # ---- what each run is given ---------------------------------------------------------
 hunt --runs 3 --jobs 1 --seed 5 --timeout 2s --keep k2 --fail-if . -- ./fake a 'b c'
@@ -262,6 +268,9 @@ one_line_error "bad flag: --mode" "--mode 'fast'" --mode fast ./oracle.sic
 one_line_error "bad flag: --mode quantum=x" "--mode 'quantum=x'" --mode quantum=x ./oracle.sic
 one_line_error "bad flag: a regular expression" "--fail-if '\(': " --fail-if '(' ./oracle.sic
 one_line_error "bad flag: a value missing" "--keep needs a value" --keep
+one_line_error "bad flag: --exit-ok 87" "--exit-ok '87': want 1-255 but 86, 87 and 88" --exit-ok 87 ./oracle.sic
+one_line_error "bad flag: --exit-ok 256" "--exit-ok '256': want 1-255" --exit-ok 256 ./oracle.sic
+one_line_error "bad flag: --exit-ok 0" "--exit-ok '0': want a whole number of at least 1" --exit-ok 0 ./oracle.sic
 one_line_error "bad flag: --pass --record" "chooses where" --pass --record=x ./oracle.sic
 one_line_error "no program" "no program to run" --runs 3
 one_line_error "--shard 2/2" "--shard '2/2': want K/N" --shard 2/2 ./oracle.sic
