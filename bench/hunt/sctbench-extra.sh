@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # its tables are read by bench/hunt.sh
 # bench/hunt/sctbench-extra.sh: SCTBench's buggy programs outside its
 # concurrent-software-benchmarks (benchmarks/buggy.txt's other lines), for bench/hunt.sh
 # part 4, which sources this file. Each program is one line:
