@@ -15,7 +15,8 @@
 #      lock/unlock (bench/hunt/lock_loop.c), recorded, medians;
 #   4. a benchmark of published bugs: SCTBench's concurrent-software-benchmarks (the
 #      bugs its benchmarks/buggy.txt lists; github.com/mc-imperial/sctbench, fetched
-#      outside the repository, SCTBENCH=DIR) and our tests/hunt programs: per program
+#      outside the repository, SCTBENCH=DIR), its other buggy programs (how each builds
+#      and runs: bench/hunt/sctbench-extra.sh) and our tests/hunt programs: per program
 #      and per strategy (MODES4), failures per RUNS4 runs and the first failing run;
 #      and what a hunted run costs: the median wall time of --record --hunt=S against
 #      --no-record (the default slices), each program's seeds 1..COST_RUNS;
@@ -37,7 +38,8 @@
 #   PARTS="..."   the parts to run (default: 1 2 3 5, and 4 when SCTBENCH is set)
 #   SCTBENCH=DIR  a checkout of mc-imperial/sctbench (part 4; not needed otherwise)
 #   RUNS4=N       runs per program and strategy in part 4 (default 100)
-#   MODES4="..."  part 4's strategies (default: hunt, each of hunt:S, chaos, quantum=50us)
+#   MODES4="..."  part 4's strategies (default: hunt, each of hunt:S, chaos, quantum=50us,
+#                 native: the gcc build, where there is one)
 #   COST_RUNS=N   runs of each kind for part 4's cost column (default 5)
 #   SCALE5=P, RUNS5=N, TIMEOUT5=T  part 5's work (25 %), seeds (3), --timeout-own (60s)
 #   T1="..."      part 5's workloads (default: table1.sh's seven)
@@ -63,7 +65,7 @@ MODES=${MODES:-default quantum=50us chaos hunt native}
 SCTBENCH=${SCTBENCH:-}
 PARTS=${PARTS:-1 2 3${SCTBENCH:+ 4} 5}
 RUNS4=${RUNS4:-100}
-MODES4=${MODES4:-hunt hunt:windows hunt:accesses hunt:pct hunt:quick hunt:delays chaos quantum=50us}
+MODES4=${MODES4:-hunt hunt:windows hunt:accesses hunt:pct hunt:quick hunt:delays chaos quantum=50us native}
 COST_RUNS=${COST_RUNS:-5}
 SCALE5=${SCALE5:-25}
 RUNS5=${RUNS5:-3}
@@ -213,10 +215,28 @@ progs4=""
 for p in $(awk '$1 == "concurrent-software-benchmarks" { print $2 }' "$SCTBENCH/benchmarks/buggy.txt"); do
 	"$SICC" -g -O0 -pthread -o "$W4/$p.sic" "$CS/$p.c" >"$W4/$p.build" 2>&1 ||
 		{ echo "   $p: does not build with sicc: $(head -c 200 "$W4/$p.build")"; continue; }
+	gcc -g -O0 -pthread -o "$W4/$p.gcc" "$CS/$p.c" >>"$W4/$p.build" 2>&1 || rm -f "$W4/$p.gcc"
+	progs4="$progs4 $p"
+done
+# The other directories' buggy programs (bench/hunt/sctbench-extra.sh): each built by its
+# own function, hunted in its own working directory with its own arguments.
+. "$ROOT/bench/hunt/sctbench-extra.sh"
+declare -A cwd4=() args4=() flags4=()
+for p in $SCT_EXTRA; do
+	mkdir -p "$W4/$p.run"
+	if ! (cd "$W4" && "${SCT_EXTRA_BUILD[$p]}" "$p" "$SICC" "$ROOT/build/bin/sic++" "$W4/$p.sic" \
+		"$W4/$p.run") >"$W4/$p.build" 2>&1; then
+		echo "   $p: does not build with sicc: $(tail -c 300 "$W4/$p.build")"
+		continue
+	fi
+	(cd "$W4" && "${SCT_EXTRA_BUILD[$p]}" "$p" gcc g++ "$W4/$p.gcc" "$W4/$p.run") >>"$W4/$p.build" 2>&1 ||
+		rm -f "$W4/$p.gcc"
+	cwd4[$p]=$W4/$p.run args4[$p]=${SCT_EXTRA_ARGS[$p]} flags4[$p]=${SCT_EXTRA_FLAGS[$p]}
 	progs4="$progs4 $p"
 done
 for p in $PROGS; do
 	"$SICC" -O2 -g -o "$W4/$p.sic" "$BUGS/$p.c" -lpthread >"$W4/$p.build" 2>&1 || die "$p: sicc failed"
+	gcc -O2 -g -pthread -o "$W4/$p.gcc" "$BUGS/$p.c" >>"$W4/$p.build" 2>&1 || rm -f "$W4/$p.gcc"
 	progs4="$progs4 $p"
 done
 # seconds CMD...: the wall time of a run, whatever its exit status.
@@ -226,20 +246,27 @@ seconds() {
 	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f\n", b - a }'
 }
 echo
-echo "== 4. Published bugs (SCTBench's concurrent-software-benchmarks) and tests/hunt's:"
+echo "== 4. Published bugs (SCTBench's buggy.txt) and tests/hunt's:"
 echo "   failures per $RUNS4 runs and the first failing run, per strategy (replay-hunt --mode);"
 echo "   cost: median wall time of --record --hunt=S over --no-record, seeds 1-$COST_RUNS"
-printf '%-22s' program
+printf '%-34s' program
 for m in $MODES4; do printf ' %14s' "$m"; done
 printf ' %8s\n' cost
 declare -A found4=()
 n4=0
 for p in $progs4; do
 	n4=$((n4 + 1))
-	printf '%-22s' "$p"
+	printf '%-34s' "$p"
 	for m in $MODES4; do
-		"$HUNT" --runs "$RUNS4" --timeout "$TIMEOUT" --mode "$m" --keep "$W4/keep-$p-${m%%=*}" \
-			--json "$W4/$p-${m%%=*}.json" -- "$W4/$p.sic" >"$W4/$p-${m%%=*}.report" 2>&1 || true
+		exe=$W4/$p.sic
+		if [ "$m" = native ]; then
+			exe=$W4/$p.gcc
+			[ -x "$exe" ] || { printf ' %14s' -; continue; }
+		fi
+		# shellcheck disable=SC2086 # args4 and flags4 are word lists
+		(cd "${cwd4[$p]:-$W4}" && "$HUNT" --runs "$RUNS4" --timeout "$TIMEOUT" --mode "$m" \
+			--keep "$W4/keep-$p-${m%%=*}" --json "$W4/$p-${m%%=*}.json" ${flags4[$p]:-} \
+			-- "$exe" ${args4[$p]:-}) >"$W4/$p-${m%%=*}.report" 2>&1 || true
 		f=$(sed -n 's/^failures: \([0-9]*\).*/\1/p' "$W4/$p-${m%%=*}.report")
 		first=$(sed -n 's/^first failing run: \([0-9]*\).*/\1/p' "$W4/$p-${m%%=*}.report")
 		[ -n "$f" ] || die "$p, mode $m: no report: $(head -c 300 "$W4/$p-${m%%=*}.report")"
@@ -248,14 +275,18 @@ for p in $progs4; do
 	done
 	: >"$W4/$p.cost"
 	for r in $(seq "$COST_RUNS"); do
-		echo "plain $(seconds "$W4/$p.sic" --no-record)" >>"$W4/$p.cost"
-		echo "hunt $(seconds "$W4/$p.sic" --record "$W4/cost.bin" --hunt="$r" --timeout="$TIMEOUT")" >>"$W4/$p.cost"
+		# shellcheck disable=SC2086
+		echo "plain $(cd "${cwd4[$p]:-$W4}" && seconds "$W4/$p.sic" --no-record -- ${args4[$p]:-})" >>"$W4/$p.cost"
+		# shellcheck disable=SC2086
+		echo "hunt $(cd "${cwd4[$p]:-$W4}" && seconds "$W4/$p.sic" --record "$W4/cost.bin" --hunt="$r" \
+			--timeout="$TIMEOUT" -- ${args4[$p]:-})" >>"$W4/$p.cost"
 	done
 	plain=$(awk '$1 == "plain" { print $2 }' "$W4/$p.cost" | median)
 	hunted=$(awk '$1 == "hunt" { print $2 }' "$W4/$p.cost" | median)
 	printf ' %8s\n' "$(awk -v a="$hunted" -v b="$plain" 'BEGIN { printf "%.2fx", a / b }')"
 done
-printf '%-22s' "found (of $n4)"
+for p in "${!SCT_EXTRA_OUT[@]}"; do printf '%-34s %s\n' "$p" "not built: ${SCT_EXTRA_OUT[$p]}"; done
+printf '%-34s' "found (of $n4)"
 for m in $MODES4; do printf ' %14s' "${found4[$m]:-0}"; done
 echo
 echo "   (N/$RUNS4 @K: N runs failed, the first at run K (from 1); cost over medians of short runs"

@@ -34,6 +34,7 @@ static struct {
 	unsigned slice_log2;   /* slices are log-uniform up to 2^slice_log2 counts */
 	uint64_t fair;         /* counts a thread runs before a demotion lets the others */
 	unsigned slice_lo, slice_hi; /* chaos: log2 bounds of a slice */
+	unsigned quick_slices; /* quick: slices drawn so far, up to RP_QUICK_EARLY_SLICES */
 	int demoted;           /* the last priority a demotion gave (-1, -2 ...) */
 	int cooldown;          /* the thread demoted last, until it runs again (0: none) */
 	uint64_t cooldown_ran; /* counts it ran in the turn that ended so */
@@ -205,8 +206,14 @@ int rp_hunt_priority(int creator)
 uint64_t rp_hunt_slice(void)
 {
 	if (!h.pct || h.quick) {
-		/* chaos: log-uniform between 2^lo and 2^hi counts */
-		unsigned e = h.slice_lo + (unsigned)below(h.slice_hi - h.slice_lo);
+		/* chaos: log-uniform between 2^lo and 2^hi counts; quick: from 2^2 for the
+		 * run's first slices, where a short program lives whole */
+		unsigned lo = h.slice_lo;
+		if (h.quick && h.quick_slices < RP_QUICK_EARLY_SLICES) {
+			h.quick_slices++;
+			lo = RP_QUICK_EARLY_MIN_LOG2;
+		}
+		unsigned e = lo + (unsigned)below(h.slice_hi - lo);
 		uint64_t base = UINT64_C(1) << e;
 		return base + below(base);
 	}

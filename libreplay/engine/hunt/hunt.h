@@ -20,9 +20,13 @@
 /* --chaos: slices log-uniform between these powers of two, in counts. */
 #define RP_CHAOS_SLICE_MIN_LOG2 10
 #define RP_CHAOS_SLICE_MAX_LOG2 20
-/* --hunt's quick strategy: a switch at every slice's end, slices 2^8 .. 2^14 counts. */
+/* --hunt's quick strategy: a switch at every slice's end, slices 2^8 .. 2^14 counts;
+ * a run's first 2^6 slices 2^2 .. 2^14 (a program of a few thousand counts, a
+ * check and the read it guards a few counts apart, is switched inside). */
 #define RP_QUICK_SLICE_MIN_LOG2 8
 #define RP_QUICK_SLICE_MAX_LOG2 14
+#define RP_QUICK_EARLY_MIN_LOG2 2
+#define RP_QUICK_EARLY_SLICES 64
 /* pct and delays: their d-1 change points among the first 2^3 .. 2^10 steps. */
 #define RP_BOUNDED_STEPS_MAX_LOG2 10
 

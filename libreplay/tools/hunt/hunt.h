@@ -45,6 +45,7 @@ struct hunt_opts {
 	regex_t *fail_if;      /* a failure when a line of output matches */
 	regex_t *expect;       /* a failure when no line of output matches */
 	const char *fail_if_src, *expect_src;
+	bool exit_ok[256];     /* --exit-ok N: exit status N is a pass */
 	const char *stdin_path; /* each run's stdin (--stdin), else /dev/null */
 	const char *seeds_src, *shard_src; /* as given, for the report */
 	char **cmd;            /* the program and its arguments */

@@ -2,7 +2,7 @@
  * the failures show (docs/debugging.md, docs/tools.md).
  *
  *   replay-hunt [--runs N] [--time LIMIT] [--jobs J] [--seed S] [--timeout T]
- *               [--fail-if REGEX] [--expect REGEX] [--keep DIR] [--mode MODE]
+ *               [--fail-if REGEX] [--expect REGEX] [--exit-ok N]... [--keep DIR] [--mode MODE]
  *               [--pass FLAG]... [--stdin FILE] [--stop]
  *               [--shard K/N] [--seeds A-B] [--json FILE] [--] PROGRAM [ARGS...]
  *   replay-hunt --merge FILE...
@@ -39,6 +39,8 @@ static void usage(void)
 	       "  --fail-if REGEX  a run whose output has a line matching REGEX fails\n"
 	       "  --expect REGEX   a run whose output has no line matching REGEX fails\n"
 	       "                   (extended regular expressions; stdout and stderr)\n"
+	       "  --exit-ok N      exit status N is a pass, as 0 is (repeatable): a program\n"
+	       "                   whose main returns N when it works\n"
 	       "  --keep DIR       where failing runs stay: DIR/run-I.bin, .out, .err, in\n"
 	       "                   a new directory (default hunt-logs; DIR-2, DIR-3 ... where\n"
 	       "                   DIR is taken: an earlier hunt's failures are never touched;\n"
@@ -235,6 +237,13 @@ static void parse(struct hunt_opts *o, int argc, char **argv)
 		} else if (is(a, "--expect")) {
 			o->expect_src = value(argc, argv, &i, "--expect");
 			o->expect = regex("--expect", o->expect_src);
+		} else if (is(a, "--exit-ok")) {
+			const char *v = value(argc, argv, &i, "--exit-ok");
+			uint64_t n = number("--exit-ok", v, 1);
+			if (n > 255 || n == HUNT_EXIT_DIVERGED || n == HUNT_EXIT_DEADLOCK ||
+			    n == HUNT_EXIT_HANG)
+				hunt_die(2, "--exit-ok '%s': want 1-255 but 86, 87 and 88 (the runtime's)", v);
+			o->exit_ok[n] = true;
 		} else if (is(a, "--keep")) {
 			o->keep = value(argc, argv, &i, "--keep");
 			if (!*o->keep)

@@ -61,7 +61,7 @@ enum hunt_verdict hunt_judge(const struct hunt_opts *o, uint64_t run, int status
 			return HUNT_DIVERGED;
 		}
 	}
-	if (*code)
+	if (*code && !o->exit_ok[*code & 255])
 		return HUNT_EXIT;
 	if (o->fail_if && output_matches(o, run, o->fail_if))
 		return HUNT_FAIL_IF;
