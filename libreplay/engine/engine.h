@@ -223,9 +223,12 @@ void rp_sync_end_slow(void *ret);
 extern uint32_t rp_sync_quiet, rp_sync_sites[1 << RP_SYNC_SITES_LOG2];
 extern bool rp_sync_wake;
 extern unsigned long rp_sync_gen; /* sched_runnable_gen when none outranked the thread */
+extern uintptr_t rp_exe_base; /* (core.h) */
 static inline unsigned rp_sync_slot(void *ret, int after)
 {
-	uint64_t key = (uintptr_t)ret + (unsigned)after; /* (a return address + 1 is none) */
+	/* the call's offset in the executable, as the address moves with ASLR (--no-record
+	 * keeps it); a return address + 1 is none */
+	uint64_t key = (uintptr_t)ret - rp_exe_base + (unsigned)after;
 	return (unsigned)((key * 0x9E3779B97F4A7C15ull) >> (64 - RP_SYNC_SITES_LOG2));
 }
 static inline bool rp_sync_pass(void *ret, int after)
