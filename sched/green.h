@@ -324,6 +324,11 @@ int sched_priority(const struct sched_thread *t);
  * a creation made one runnable)? The caller may then preempt. Always false while all
  * priorities are equal. (Async-signal-safe.) */
 bool sched_preempt_wanted(void);
+/* Changed each time a thread becomes runnable (created, woken, preempted, yielding) or
+ * gets a priority: while it is unchanged, and the current thread too, no thread of a
+ * higher priority can have become runnable since sched_preempt_wanted said none was
+ * (libreplay's --hunt asks after each lock and unlock, 10^7 times). */
+extern unsigned long sched_runnable_gen;
 
 /* ---- debugging: every thread of the run ---------------------------------------- */
 

@@ -80,6 +80,7 @@ static inline void rq_push(struct sched_thread *t)
 {
 	t->state = SCHED_RUNNABLE;
 	t->rq_next = NULL;
+	sched_runnable_gen++;
 	if (sched_g.rq_tail)
 		sched_g.rq_tail->rq_next = t;
 	else

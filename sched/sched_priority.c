@@ -5,6 +5,7 @@
 void sched_set_priority(struct sched_thread *t, int prio)
 {
 	t->prio = prio;
+	sched_runnable_gen++;
 	if (prio != 0)
 		sched_g.priorities = true;
 }

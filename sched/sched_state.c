@@ -1,6 +1,8 @@
 /* sched_state.c: the scheduler's one global state. */
 #include "sched_impl.h"
 
+unsigned long sched_runnable_gen;
+
 /* The host (id 0) is current until sched_run_main switches to thread 1. */
 struct sched_globals sched_g = {
 	.cur = &sched_g.host,

@@ -211,14 +211,47 @@ void rp_count_start(void);
 extern bool rp_sync_watch;
 void rp_sync_begin_slow(void *ret);
 void rp_sync_end_slow(void *ret);
+/* Most steps decide nothing: no change point falls on them and the call site does not
+ * preempt at this visit (a hot lock loop's 4 steps an iteration, 10^7 of them). The
+ * hunting scheduler says how many steps may pass before the next change point's
+ * (rp_sync_quiet) and, per call site and side (a slot, hashed), how many visits before
+ * its next preemption (rp_sync_sites); a step that passes only counts down both, here.
+ * A step on which no other thread is runnable is none (as in the slow path); with
+ * priorities (rp_sync_wake), a step after a call that woke a thread of a higher one is
+ * asked, as that thread runs at once. */
+#define RP_SYNC_SITES_LOG2 10
+extern uint32_t rp_sync_quiet, rp_sync_sites[1 << RP_SYNC_SITES_LOG2];
+extern bool rp_sync_wake;
+extern unsigned long rp_sync_gen; /* sched_runnable_gen when none outranked the thread */
+extern uintptr_t rp_exe_base; /* (core.h) */
+static inline unsigned rp_sync_slot(void *ret, int after)
+{
+	/* the call's offset in the executable, as the address moves with ASLR (--no-record
+	 * keeps it); a return address + 1 is none */
+	uint64_t key = (uintptr_t)ret - rp_exe_base + (unsigned)after;
+	return (unsigned)((key * 0x9E3779B97F4A7C15ull) >> (64 - RP_SYNC_SITES_LOG2));
+}
+static inline bool rp_sync_pass(void *ret, int after)
+{
+	uint32_t *left = &rp_sync_sites[rp_sync_slot(ret, after)];
+	if (!*left || !rp_sync_quiet)
+		return false;
+	if (!sched_others_runnable())
+		return true; /* not a step */
+	if (after && rp_sync_wake && rp_sync_gen != sched_runnable_gen)
+		return false; /* asked: sched_preempt_wanted */
+	(*left)--;
+	rp_sync_quiet--;
+	return true;
+}
 static inline void rp_sync_begin(void *ret)
 {
-	if (__builtin_expect(rp_sync_watch, 0))
+	if (__builtin_expect(rp_sync_watch, 0) && !rp_sync_pass(ret, 0))
 		rp_sync_begin_slow(ret);
 }
 static inline void rp_sync_end(void *ret)
 {
-	if (__builtin_expect(rp_sync_watch, 0))
+	if (__builtin_expect(rp_sync_watch, 0) && !rp_sync_pass(ret, 1))
 		rp_sync_end_slow(ret);
 }
 

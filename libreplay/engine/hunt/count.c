@@ -27,6 +27,10 @@
 #include <string.h>
 
 bool rp_sync_watch;
+uint32_t rp_sync_quiet, rp_sync_sites[1 << RP_SYNC_SITES_LOG2];
+bool rp_sync_wake;
+unsigned long rp_sync_gen;
+_Static_assert(1 << RP_SYNC_SITES_LOG2 == RP_HUNT_SITES, "one slot per site hunt.c tells apart");
 static bool pct; /* --hunt: priorities, steps at synchronization calls */
 static int created_by; /* the thread whose call created a thread last, till its call ends */
 
@@ -66,6 +70,7 @@ void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
 	exit_pc_cancel(prev);
 	prev->soon = prev->pending = false;
 	prev->new_prio = 0; /* a decision not taken before it switched goes */
+	rp_sync_gen = sched_runnable_gen - 1; /* next's first step after a call asks */
 	next->in_count = next->offset - *rp_thread_counter(next);
 	rp_hunt_resumed(next->tid);
 	if (next->start_memop) {
@@ -275,6 +280,8 @@ void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t)
 	if (!rp_counting)
 		return;
 	created_by = rp_cur ? rp_cur->tid : 0;
+	if (pct)
+		rp_hunt_sync_ask(); /* the creator's step after the call knows it created */
 	t->slice_end = (t->offset - t->home) + rp_hunt_slice();
 	if (pct)
 		give_priority(st, rp_hunt_priority(sched_priority(sched_current())));
@@ -657,7 +664,8 @@ void rp_sync_begin_slow(void *ret)
 	struct rp_thread *t = rp_cur;
 	if (!sync_eligible(t))
 		return;
-	struct rp_hunt_question q = {RP_HUNT_BEFORE, t->tid, (uintptr_t)ret - rp_exe_base, false, false,
+	bool hit = rp_hunt_site_visit(rp_sync_slot(ret, 0));
+	struct rp_hunt_question q = {RP_HUNT_BEFORE, t->tid, hit, false, false,
 				     t->offset - __sic_home - t->in_count, false, NULL, NULL};
 	struct rp_hunt_decision d = step(&q);
 	if (!d.preempt)
@@ -697,9 +705,13 @@ void rp_sync_end_slow(void *ret)
 	if (!sync_eligible(t))
 		return;
 	struct after a = {(uintptr_t)ret, 0, NULL};
-	struct rp_hunt_question q = {RP_HUNT_AFTER, t->tid, (uintptr_t)ret - rp_exe_base,
-				     sched_preempt_wanted(), false, t->offset - __sic_home - t->in_count,
-				     created, after_ahead, &a};
+	unsigned long gen = sched_runnable_gen;
+	bool wake = sched_preempt_wanted();
+	bool hit = rp_hunt_site_visit(rp_sync_slot(ret, 1));
+	struct rp_hunt_question q = {RP_HUNT_AFTER, t->tid, hit, wake, false,
+				     t->offset - __sic_home - t->in_count, created, after_ahead, &a};
+	if (!wake)
+		rp_sync_gen = gen; /* none outranks it: the fast path may pass till that changes */
 	struct rp_hunt_decision d = step(&q);
 	if (!d.preempt)
 		return;
@@ -735,7 +747,8 @@ void rp_count_start(void)
 		rp_hang_start(rp_opts.timeout_ns);
 	if (!rp_opts.chaos && !rp_opts.hunt)
 		return;
-	struct rp_hunt_params p = {rp_opts.seed, rp_opts.hunt_depth, rp_opts.chaos, rp_opts.hunt_strategy};
+	struct rp_hunt_params p = {rp_opts.seed, rp_opts.hunt_depth, rp_opts.chaos,
+				   rp_opts.hunt_strategy, &rp_sync_quiet, rp_sync_sites};
 	rp_hunt_init(&p);
 	rp_counting = true;
 	rp_sic_memops_load();
@@ -743,5 +756,6 @@ void rp_count_start(void)
 	pct = rp_opts.hunt;
 	rp_sync_watch = pct && rp_hunt_sync_steps();
 	sync_may_stop = rp_sync_watch && rp_hunt_strategy() == RP_HUNT_DELAYS;
+	rp_sync_wake = rp_sync_watch && rp_hunt_strict();
 	rp_bp_open(); /* stops at memory accesses, if perf allows a breakpoint */
 }

@@ -39,7 +39,14 @@ static struct {
 	int cooldown;          /* the thread demoted last, until it runs again (0: none) */
 	uint64_t cooldown_ran; /* counts it ran in the turn that ended so */
 	uint64_t site_salt;    /* the seed's draw of each call site's visit and probability */
-	uint32_t site_visits[RP_HUNT_SITES]; /* visits of each call site (hashed) */
+	bool use_sites;        /* windows, accesses: call sites preempt (rp_hunt_site_visit) */
+	bool sync_counts;      /* synchronization steps count toward the change points */
+	uint32_t *quiet;       /* the fast path's steps to pass (rp_hunt_params.sync_quiet) */
+	uint32_t quiet_given;  /* ... as last set: the steps it passed are the difference */
+	uint32_t *sites;       /* each slot's visits to pass (rp_hunt_params.sync_sites) */
+	uint32_t site_next[RP_HUNT_SITES];  /* each slot's next preempting visit */
+	uint16_t site_at[RP_HUNT_SITES];    /* ... its visit that preempts for sure */
+	uint8_t site_level[RP_HUNT_SITES];  /* ... and one in 2^level of the others */
 	uint32_t place_visits[RP_HUNT_PLACES]; /* preemptions placed at each place (hashed) */
 	uint64_t exit_draw;    /* main's return: the others' turn or not (rp_hunt_exit_turn) */
 } h;
@@ -109,9 +116,96 @@ static int draw_strategy(void)
 	return share[below(8)];
 }
 
+/* The synchronization steps the fast path passed since it was last set are taken as
+ * steps here (each eligible, none a change point: the fast path stops before one). */
+static void sync_flush(void)
+{
+	uint32_t passed = h.quiet_given - *h.quiet;
+	h.quiet_given = *h.quiet;
+	if (h.sync_counts)
+		h.steps += passed;
+}
+
+/* The eligible steps that may pass before the next change point's. */
+static void sync_arm(void)
+{
+	uint32_t q = UINT32_MAX;
+	if (h.sync_counts && h.next_change < h.nchange) {
+		uint64_t c = h.change[h.next_change];
+		if (c <= h.steps + 1)
+			q = 0; /* the next step is its */
+		else if (c - h.steps - 1 < UINT32_MAX)
+			q = (uint32_t)(c - h.steps - 1);
+	}
+	*h.quiet = h.quiet_given = q;
+}
+
+void rp_hunt_sync_ask(void)
+{
+	sync_flush();
+	*h.quiet = h.quiet_given = 0;
+}
+
+/* A call site slot's first preempting visit from visit `from` on: its visit drawn for
+ * sure (site_at: the first, or any up to the 1024th, as a window may open at one late
+ * iteration of a loop), or one drawn at a rate of 1 in 2^level, level 2 .. 5 for its
+ * first 2^10 visits and one more each time the visits double after that, so a site
+ * preempts 2^(9-level) times per doubling (128 .. 16): a number that grows with the
+ * logarithm of its visits, and a hot lock loop costs little. The gaps are uniform, of
+ * mean 2^level. */
+static uint32_t site_next_hit(unsigned i, uint32_t from)
+{
+	unsigned level = h.site_level[i];
+	if (from >> RP_HUNT_SITE_VISITS_LOG2)
+		level += (unsigned)(31 - __builtin_clz(from)) - (RP_HUNT_SITE_VISITS_LOG2 - 1);
+	uint64_t hit = from + below((UINT64_C(2) << level) - 1);
+	if (h.site_at[i] >= from && h.site_at[i] < hit)
+		hit = h.site_at[i];
+	return hit < UINT32_MAX ? (uint32_t)hit : UINT32_MAX - 1;
+}
+
+static void sites_init(void)
+{
+	for (unsigned i = 0; i < RP_HUNT_SITES; i++) {
+		h.sites[i] = UINT32_MAX;
+		if (!h.use_sites)
+			continue;
+		uint64_t x = h.site_salt ^ i;
+		uint64_t r = splitmix(&x);
+		unsigned e = (unsigned)(r % (RP_HUNT_SITE_VISITS_LOG2 + 1));
+		h.site_at[i] = (uint16_t)((r >> 8) & ((UINT64_C(1) << e) - 1));
+		h.site_level[i] = (uint8_t)(2 + (r >> 40) % (RP_HUNT_SITE_LEVELS - 1));
+		h.site_next[i] = site_next_hit(i, 0);
+		h.sites[i] = h.site_next[i]; /* the visits before it */
+	}
+}
+
+bool rp_hunt_site_visit(unsigned slot)
+{
+	uint32_t *left = &h.sites[slot % RP_HUNT_SITES];
+	if (!h.use_sites) {
+		*left = UINT32_MAX;
+		return false;
+	}
+	if (*left) {
+		(*left)--;
+		return false;
+	}
+	uint32_t v = h.site_next[slot % RP_HUNT_SITES];
+	h.site_next[slot % RP_HUNT_SITES] = site_next_hit(slot % RP_HUNT_SITES, v + 1);
+	*left = h.site_next[slot % RP_HUNT_SITES] - (v + 1);
+	return true;
+}
+
 void rp_hunt_init(const struct rp_hunt_params *p)
 {
+	static uint32_t own_quiet, own_sites[RP_HUNT_SITES];
 	memset(&h, 0, sizeof h);
+	h.quiet = p->sync_quiet ? p->sync_quiet : &own_quiet;
+	h.sites = p->sync_sites ? p->sync_sites : own_sites;
+	*h.quiet = h.quiet_given = UINT32_MAX;
+	for (unsigned i = 0; i < RP_HUNT_SITES; i++)
+		h.sites[i] = UINT32_MAX;
 	uint64_t x = p->seed;
 	for (int i = 0; i < 4; i++)
 		h.s[i] = splitmix(&x);
@@ -175,6 +269,10 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 		draw_changes(RP_BOUNDED_STEPS_MAX_LOG2);
 		break;
 	}
+	h.use_sites = h.strategy == RP_HUNT_WINDOWS || h.strategy == RP_HUNT_ACCESSES;
+	h.sync_counts = h.strict || h.bounded; /* (rp_hunt_step's steps++) */
+	sites_init();
+	sync_arm();
 }
 
 bool rp_hunt_on(void)
@@ -185,6 +283,11 @@ bool rp_hunt_on(void)
 bool rp_hunt_pct(void)
 {
 	return h.on && h.pct;
+}
+
+bool rp_hunt_strict(void)
+{
+	return h.on && h.pct && h.strict;
 }
 
 int rp_hunt_priority(int creator)
@@ -221,30 +324,6 @@ uint64_t rp_hunt_slice(void)
 	unsigned e = RP_HUNT_SLICE_MIN_LOG2 + (unsigned)below(h.slice_log2 - RP_HUNT_SLICE_MIN_LOG2 + 1);
 	uint64_t base = UINT64_C(1) << e;
 	return base + below(base);
-}
-
-/* Each synchronization call site (and side: before, after) preempts at one visit drawn
- * from the seed (the first, or any up to the 1024th: a window may open at one late
- * iteration of a loop), and at others with a probability of its own, 1/4 .. 1/32,
- * for its first 2^10 visits; after that the probability halves each time the visits
- * double, so a site preempts 2^(9-level) times per doubling (128 .. 16): a number
- * that grows with the logarithm of its visits, and a hot lock loop costs little. */
-static bool site_preempts(uintptr_t site, enum rp_hunt_step where)
-{
-	uint64_t x = h.site_salt ^ (site << 1 | (where == RP_HUNT_AFTER));
-	uint64_t r = splitmix(&x);
-	uint32_t *visits = &h.site_visits[(r >> 20) % RP_HUNT_SITES];
-	/* Its visit number r % 2^e (e log-uniform up to 2^10) preempts for sure: a window
-	 * at one late iteration of a loop is reached; then one in 2^level. */
-	unsigned e = (unsigned)(r % (RP_HUNT_SITE_VISITS_LOG2 + 1));
-	uint64_t at = (r >> 8) & ((UINT64_C(1) << e) - 1);
-	unsigned level = 2 + (unsigned)((r >> 40) % (RP_HUNT_SITE_LEVELS - 1));
-	uint32_t v = *visits;
-	if (v < UINT32_MAX)
-		(*visits)++;
-	if (v >> RP_HUNT_SITE_VISITS_LOG2) /* visit 2^k, k >= 10: one in 2^(level + k - 9) */
-		level += (unsigned)(31 - __builtin_clz(v)) - (RP_HUNT_SITE_VISITS_LOG2 - 1);
-	return v == at || one_in_pow2(level);
 }
 
 void rp_hunt_resumed(int tid)
@@ -290,7 +369,7 @@ static uint64_t fair_now(void)
  * once, as steps, and the counts until the first that may find something returned,
  * at most 2^16 on (0: ask there). A spin program's threads ran a million such slices
  * a second, each an overflow that saves the vector state, a seek and a trap. */
-uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran)
+static uint64_t quiet_of(bool wake_wanted, uint64_t ran)
 {
 	uint64_t fair = fair_now();
 	if (!h.on || !h.pct || !h.strict || !h.cooldown || wake_wanted || ran >= fair)
@@ -309,12 +388,20 @@ uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran)
 	return q;
 }
 
+uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran)
+{
+	sync_flush();
+	uint64_t q = quiet_of(wake_wanted, ran);
+	sync_arm();
+	return q;
+}
+
 static bool window_of(const struct rp_hunt_question *q)
 {
 	return q->ahead ? q->ahead(q->ahead_arg) : q->window;
 }
 
-struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
+static struct rp_hunt_decision step_of(const struct rp_hunt_question *q)
 {
 	struct rp_hunt_decision d = {0};
 	if (!h.on)
@@ -342,7 +429,7 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 		/* Round robin: a preemption gives the next thread a turn, until its own. A
 		 * new thread gets its turn right after its creation one time in two (as a
 		 * priority above its creator's does, rp_hunt_priority). */
-		d.preempt = q->where == RP_HUNT_SLICE || site_preempts(q->site, q->where);
+		d.preempt = q->where == RP_HUNT_SLICE || q->site_hit;
 		if (!d.preempt && q->created)
 			d.preempt = next() & 1;
 		d.at_memop = d.preempt && window_of(q) && (next() & 1);
@@ -365,13 +452,21 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 		 * change points and fairness alone.) */
 		return d;
 	} else if (q->where == RP_HUNT_SLICE ? window_of(q) && one_in_pow2(h.window_shift)
-					       : site_preempts(q->site, q->where)) {
+					       : q->site_hit) {
 		demote(&d, q->tid, --h.demoted, true, q->ran);
 	}
 	/* Where: at a slice's end, in the window ahead; after a call, one time in two in
 	 * the window after it, else right after the call returns. */
 	if (d.preempt && window_of(q) && (q->where == RP_HUNT_SLICE || (next() & 1)))
 		d.at_memop = true;
+	return d;
+}
+
+struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
+{
+	sync_flush();
+	struct rp_hunt_decision d = step_of(q);
+	sync_arm();
 	return d;
 }
 
@@ -407,7 +502,9 @@ int rp_hunt_start_demote(int tid)
 	struct rp_hunt_decision d = {0};
 	if (!h.strict)
 		return 0; /* round robin: the next thread's turn */
+	sync_flush();
 	h.steps++;
+	sync_arm();
 	demote(&d, tid, --h.demoted, true, 0);
 	return d.new_priority;
 }

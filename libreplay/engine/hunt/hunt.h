@@ -35,11 +35,17 @@ struct rp_hunt_params {
 	int depth; /* 0: the default */
 	bool chaos; /* count slices alone: FIFO, no priorities, no synchronization steps */
 	int strategy; /* --hunt: RP_HUNT_DRAWN (each seed draws one), RP_HUNT_WINDOWS ... */
+	/* The synchronization hooks' fast path (engine.h, rp_sync_begin), count.c's: the
+	 * eligible steps that may pass unasked before the next change point (*sync_quiet),
+	 * and each call site slot's visits before its next preemption (sync_sites, of
+	 * RP_HUNT_SITES). NULL (replay-hunt's draw of a strategy): hunt.c's own. */
+	uint32_t *sync_quiet, *sync_sites;
 };
 
 void rp_hunt_init(const struct rp_hunt_params *p);
 bool rp_hunt_on(void);
 bool rp_hunt_pct(void); /* priorities and synchronization steps (--hunt, not --chaos) */
+bool rp_hunt_strict(void); /* ... the threads' priorities decide (else round robin) */
 
 /* A new thread's priority (--hunt), given its creator's. */
 int rp_hunt_priority(int creator);
@@ -52,7 +58,7 @@ enum rp_hunt_step { RP_HUNT_BEFORE, RP_HUNT_AFTER, RP_HUNT_SLICE };
 struct rp_hunt_question {
 	enum rp_hunt_step where;
 	int tid;
-	uintptr_t site;   /* the call's return address, an offset in the executable */
+	bool site_hit;    /* BEFORE, AFTER: the call site's visit preempts (rp_hunt_site_visit) */
 	bool wake_wanted; /* a thread of higher priority is runnable */
 	bool window;      /* a repeated or atomic memory access lies just ahead */
 	uint64_t ran;     /* counts the thread ran since it was switched in */
@@ -70,6 +76,15 @@ struct rp_hunt_decision {
 	int new_priority; /* its new priority (0: unchanged) */
 };
 struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q);
+/* An eligible synchronization step at call site slot `slot` (engine.h's rp_sync_slot)
+ * that the fast path did not take: its visit, true if this visit is one the site
+ * preempts at (a visit drawn from the seed, and then one in 2^level, fewer as the
+ * visits double: the gaps between them are drawn when one is reached, so the visits
+ * in between pass in the fast path without asking). */
+bool rp_hunt_site_visit(unsigned slot);
+/* The next synchronization step is to be asked (a thread was created: its creator's
+ * step after the call is told so), not passed in the fast path. */
+void rp_hunt_sync_ask(void);
 /* Thread tid runs again (a demoted thread's turn ends the others' run). */
 void rp_hunt_resumed(int tid);
 /* The running thread's slice ended (ran: counts since it was switched in): if nothing

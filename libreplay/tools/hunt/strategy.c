@@ -31,7 +31,7 @@ const char *hunt_seed_strategy(const struct hunt_opts *o, uint64_t seed)
 	static const char *const bare[] = RP_HUNT_STRATEGY_NAMES;
 	if (o->mode != HUNT_MODE_HUNT)
 		return o->mode_name;
-	struct rp_hunt_params p = {seed, 0, false, RP_HUNT_DRAWN};
+	struct rp_hunt_params p = {seed, 0, false, RP_HUNT_DRAWN, NULL, NULL};
 	const char *s = o->strategy ? o->strategy : pass_value(o, "--hunt-strategy");
 	for (int i = RP_HUNT_DRAWN + 1; s && i < RP_HUNT_STRATEGIES; i++)
 		if (!strcmp(s, bare[i]))
