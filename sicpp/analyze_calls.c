@@ -108,6 +108,8 @@ static const struct libc_fn {
 	{"strstr", true}, {"malloc", false}, {"calloc", false}, {"realloc", false},
 	{"free", false}, {"__ctype_b_loc", true}, {"__ctype_tolower_loc", true},
 	{"__ctype_toupper_loc", true}, {"__errno_location", true},
+	/* formatting and parsing numbers (Lua's tostring and tonumber) */
+	{"snprintf", true}, {"strtod", true}, {"localeconv", true},
 };
 
 static const struct libc_fn *libc_fn(const char *n)
