@@ -33,14 +33,16 @@ bool returns_publish(const struct sym *fn)
 
 /* A return that publishes the count leaves it in r15 too, where its caller reloads it
  * (or, calling a function of this file that returns so, needs not: returns_count).
- * But a leaf's, or that of a function whose address this file takes, passes the token
- * back: a foreign caller that calls one in a loop without touching r15 (a callback)
- * then takes its fast entry every time, where it would take the slow one, ~30
- * instructions more, from the second call on (docs/sic.md); and so does a return
- * outside any function. */
+ * But that of a function whose address this file takes passes the token back: a
+ * foreign caller that calls one in a loop without touching r15 (a callback) then takes
+ * its fast entry every time, where it would take the slow one, ~30 instructions more,
+ * from the second call on (docs/sic.md); and so does a return outside any function.
+ * A leaf's no longer does when its address stays in the file: foreign code calls such
+ * a function by name, rarely in a loop, while the file's own calls to it (Lua's
+ * lua_pushvalue, lua_type...) then need no reload, and every return saves the token. */
 bool returns_token(const struct sym *fn)
 {
-	return !fn || fn->leaf || fn->addr_taken;
+	return !fn || fn->addr_taken;
 }
 
 /* Does a direct call to fn, defined here, come back with the count in r15, so that
@@ -106,6 +108,8 @@ static const struct libc_fn {
 	{"strstr", true}, {"malloc", false}, {"calloc", false}, {"realloc", false},
 	{"free", false}, {"__ctype_b_loc", true}, {"__ctype_tolower_loc", true},
 	{"__ctype_toupper_loc", true}, {"__errno_location", true},
+	/* formatting and parsing numbers (Lua's tostring and tonumber) */
+	{"snprintf", true}, {"strtod", true}, {"localeconv", true},
 };
 
 static const struct libc_fn *libc_fn(const char *n)

@@ -73,6 +73,9 @@ xcalls() { # NAME EXE
 		"objdump -d '$2' | grep -q 'call.*<bounce.sic_xcall>' &&
 		 objdump -d '$2' | awk '/<bounce.sic_xcall>:/ { s = 1; next } s { print; if (++n == 2) exit }' |
 		 tr '\\n' ' ' | grep -Eq 'dec +%r15.*je .*<bounce.sic_stub'"
+	# one count breaks the cycle (sicpp/sicc_link.c, feedback_set): bounce's, so ping's goes
+	check "$1: the cycle keeps one count: bounce calls ping's direct entry" bash -c \
+		"objdump -d '$2' | grep -q 'call.*<ping.sic_direct>' && ! objdump -d '$2' | grep -q 'call.*<ping.sic_xcall>'"
 	check "$1: plain_fn (gcc) calls leaf at its checked entry" bash -c \
 		"objdump -d '$2' | awk '/<plain_fn>:/ { s = 1; next } s && /call/ { print; exit }' | grep -q '<leaf>'"
 	local log=$W/$1.log out rout

@@ -1083,12 +1083,13 @@ static void leaf_entry_counts(void **state)
 	int first, last;
 	stub_of(&l, id, &first, &last);
 	assert_true(has_between(&l, first, last, "call __sic_overflow_far"));
-	/* gl's return publishes without counting; sq's does nothing at all */
+	/* gl's return publishes without counting and keeps the count in r15 (its
+	 * address stays in the file: no token back); sq's does nothing at all */
 	int ret = find(&l, gl, "ret");
 	assert_true(is_np_label(l.v[ret - 1]));
-	assert_string_equal(l.v[ret - 2], "movq $" SIC_TOKEN ", %r15");
-	assert_string_equal(l.v[ret - 3], "movq %r15, __sic_home(%rip)");
-	assert_string_equal(l.v[ret - 4], "leal 1(%rdi), %eax");
+	assert_string_equal(l.v[ret - 2], "movq %r15, __sic_home(%rip)");
+	assert_string_equal(l.v[ret - 3], "leal 1(%rdi), %eax");
+	assert_int_equal(count_substr(out, "movq $" SIC_TOKEN ", %r15"), 0);
 	int sq = find(&l, 0, "sq:");
 	int mul = find(&l, sq, "imull %edi, %eax");
 	assert_string_equal(l.v[mul - 1], "movl %edi, %eax");
@@ -1104,6 +1105,8 @@ static void leaf_entry_counts(void **state)
 	}
 	call = find(&l, 0, "call gl.sic_direct");
 	assert_string_equal(l.v[call - 4], "decq %r15");
+	/* gl comes back with the count in r15: no reload after the call */
+	assert_string_not_equal(l.v[call + 1], "movq __sic_home(%rip), %r15");
 	/* and user's cross-file thunk (xcall.c): user is global and no leaf */
 	assert_int_equal(count_outside_stubs(out, "decq\t%r15"), 6);
 	free_lines(&l);
