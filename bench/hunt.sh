@@ -221,6 +221,7 @@ done
 # The other directories' buggy programs (bench/hunt/sctbench-extra.sh): each built by its
 # own function, hunted in its own working directory with its own arguments.
 . "$ROOT/bench/hunt/sctbench-extra.sh"
+. "$ROOT/bench/hunt/sctbench-extra-b.sh"
 declare -A cwd4=() args4=() flags4=()
 for p in $SCT_EXTRA; do
 	mkdir -p "$W4/$p.run"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/hunt/sctbench-extra-b.sh: SCTBench's buggy programs of parsec-2.0, radbench and
 # splash2 (benchmarks/buggy.txt), for bench/hunt.sh part 4: the second half of
 # bench/hunt/sctbench-extra.sh, whose sct_extra, sct_extra_out and sct_copy it uses (that
