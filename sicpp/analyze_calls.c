@@ -33,14 +33,17 @@ bool returns_publish(const struct sym *fn)
 
 /* A return that publishes the count leaves it in r15 too, where its caller reloads it
  * (or, calling a function of this file that returns so, needs not: returns_count).
- * But a leaf's, or that of a function whose address this file takes, passes the token
- * back: a foreign caller that calls one in a loop without touching r15 (a callback)
- * then takes its fast entry every time, where it would take the slow one, ~30
- * instructions more, from the second call on (docs/sic.md); and so does a return
- * outside any function. */
+ * But a leaf's passes the token back: a foreign caller that calls one in a loop
+ * without touching r15 (a comparator) then takes its fast entry every time, where it
+ * would take the slow one, ~30 instructions more, from the second call on
+ * (docs/sic.md); and so does a return outside any function. A function whose address
+ * is taken but that is no leaf keeps the count in r15 like a global one: its callers
+ * are mostly ours (a method table's), which reload after a call through a pointer
+ * anyway, and those that call it by name need no reload; the token back saved a
+ * foreign loop's slow entry only (glibc's qsort and bsearch take it anyway). */
 bool returns_token(const struct sym *fn)
 {
-	return !fn || fn->leaf || fn->addr_taken;
+	return !fn || fn->leaf;
 }
 
 /* Does a direct call to fn, defined here, come back with the count in r15, so that
