@@ -561,7 +561,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				an->n_calls_direct++;
 			} else {
 				an->plan[i].home_store = an->plan[i].home_reload = true;
-				an->plan[i].token = true;
+				an->plan[i].token = !pure_call_keeps_count(an, i);
 				an->n_calls_foreign++;
 			}
 			break;

@@ -96,8 +96,10 @@ bool gets_direct_entry(struct analysis *an, const struct sym *fn)
  * token. Those marked pure call nothing of the program's (no callback, no thread
  * switch) and return: no cycle of the program passes a call to one, so the call needs
  * no count, and a function whose only calls go to them is still a leaf (mark_leaves);
- * a program's own definition of one counts on its entry check's fast path, where such
- * calls come. Not the allocator's: a program's own malloc may take a lock. */
+ * the call keeps the count in r15 (pure_call_keeps_count), so a program's own
+ * definition of one in another file is entered by its slow path, which counts (and its
+ * fast path counts too, for a caller that passes the token). Not the allocator's: a
+ * program's own malloc may take a lock. */
 static const struct libc_fn {
 	const char *name;
 	bool pure;
@@ -148,6 +150,18 @@ bool pure_call(struct analysis *an, int i)
 		return false;
 	const struct sym *y = sym_find(an, t);
 	return !y || y->def < 0;
+}
+
+/* Does the call at statement i, to a libc_pure function, keep the count in r15 rather
+ * than pass the token? It still publishes the count and reloads it after: a tick in
+ * the callee finds the count in __sic_home, where it may arm the next counting point
+ * (record.c), and a program's own definition of the function, in another file, takes
+ * its slow entry, which loads the count from there and counts, and returns it there.
+ * The C library's keeps r15 as every callee does and calls nothing of ours: the token
+ * told an instrumented callee that the caller is ours, which no pure callee needs. */
+bool pure_call_keeps_count(struct analysis *an, int i)
+{
+	return pure_call(an, i);
 }
 
 /* May the call or tail jump at statement i go to its callee's direct entry, with the

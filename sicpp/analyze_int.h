@@ -31,6 +31,7 @@ bool returns_token(const struct sym *fn);
 /* Does a direct call to fn, defined here, come back with the count in r15? */
 bool returns_count(struct analysis *an, const struct sym *fn);
 /* A direct call to a function that keeps the count in r15 all the way back. */
+bool pure_call_keeps_count(struct analysis *an, int i);
 bool local_call(const struct sym *fn);
 /* Does fn, defined here, get a direct entry after its entry check? */
 bool gets_direct_entry(struct analysis *an, const struct sym *fn);
