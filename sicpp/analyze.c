@@ -504,6 +504,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 
 	call_graph_sccs(an);
 	mark_leaves(an);
+	mark_tails_keep(an);
 	for (int k = 0; k < an->nsect && !an->debug_info; k++)
 		an->debug_info = !strncmp(an->sect_name[k], ".debug_", 7);
 	for (int i = 0; i < f->n && !an->debug_info; i++)

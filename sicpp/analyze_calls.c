@@ -52,7 +52,64 @@ bool returns_token(const struct sym *fn)
 bool returns_count(struct analysis *an, const struct sym *fn)
 {
 	fn = owner(an, fn);
-	return fn->is_func && fn->def >= 0 && !returns_token(fn) && !fn->has_tail;
+	return fn->is_func && fn->def >= 0 && !returns_token(fn) && (!fn->has_tail || fn->tails_keep);
+}
+
+static bool names_target(const struct stmt *s, const char *t);
+
+/* The function a tail jump at statement i surely enters, if its returns are this
+ * file's to know: one defined here, named itself, not weak nor an alias (a definition
+ * elsewhere may win), and in a shared object's code not global (interposed). NULL for
+ * a jump through a pointer or out of the file. */
+static struct sym *tail_callee(struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	char buf[256];
+	const char *t = branch_target(s, buf, sizeof buf);
+	struct sym *y = t ? sym_find(an, t) : NULL;
+	if (!y || !y->is_func || y->def < 0 || y->weak || y->aliased || (an->pic && y->global) ||
+	    !names_target(s, t))
+		return NULL;
+	return (struct sym *)owner(an, y);
+}
+
+/* Which functions' tail jumps all come back with the count in r15 (tails_keep), so a
+ * direct call to one needs no reload (returns_count) though it jumps out: every tail
+ * jump goes to a function of this file that is no leaf (whose returns pass the token)
+ * and whose tail jumps do the same, and so on (sqlite's B-tree and pager: functions
+ * that end by jumping to another). The largest such set: start from every function
+ * and drop those with a tail jump through a pointer, out of the file, or to a function
+ * dropped, until none drops (a cycle of tail jumps between such functions comes back
+ * only by their returns). */
+void mark_tails_keep(struct analysis *an)
+{
+	struct asm_file *f = an->f;
+	for (int k = 0; k < an->nsyms; k++) {
+		struct sym *y = &an->syms[k];
+		y->tails_keep = y->is_func && y->def >= 0 && owner(an, y) == y && !returns_token(y);
+	}
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int i = 0; i < f->n; i++) {
+			const struct stmt *s = &f->st[i];
+			if (an->fn[i] < 0 || !is_code(an, i) || (s->info.cls != IC_JMP && s->info.cls != IC_JCC))
+				continue;
+			struct sym *fn = (struct sym *)owner(an, &an->syms[an->fn[i]]);
+			if (!fn->tails_keep)
+				continue;
+			char buf[256];
+			const char *t = branch_target(s, buf, sizeof buf);
+			struct sym *y = t ? sym_find(an, t) : NULL;
+			bool tail = (!t && indirect_jump_kind(an, i) != IJ_STAYS) || (t && (!y || y->def < 0 || y->is_func));
+			if (!tail)
+				continue;
+			struct sym *g = tail_callee(an, i);
+			if (!g || !g->tails_keep) {
+				fn->tails_keep = false;
+				changed = true;
+			}
+		}
+	}
 }
 
 /* A direct call to a function that keeps the count in r15 all the way back. */

@@ -55,6 +55,7 @@ void plan_entry_check(struct analysis *an, int label, bool leaf);
 void call_graph_sccs(struct analysis *an);
 /* Set sym.leaf and n_leaves. */
 void mark_leaves(struct analysis *an);
+void mark_tails_keep(struct analysis *an);
 /* Is statement i's function a leaf? */
 bool in_leaf(struct analysis *an, int i);
 /* Must the call at statement i count (token: it passes the token)? */

@@ -1546,6 +1546,90 @@ static void returns_that_keep_the_count(void **state)
 	unit_free(&u);
 }
 
+/* A direct call to a function that ends in tail jumps needs no reload when every one
+ * goes to a function of this file whose returns keep the count, and whose own tail
+ * jumps do (mark_tails_keep): a to b, b to c (a cycle of tail jumps is fine); not d,
+ * whose tail jump goes through a pointer, nor e, which jumps to d, nor f, which jumps
+ * to a leaf (its return passes the token back), nor w, which jumps to a weak one. */
+static void tail_jumps_that_keep_the_count(void **state)
+{
+	struct unit u;
+	unit_load(&u, "\t.text\n"
+		      "\t.type\tc, @function\n"
+		      "c:\n"
+		      "\tcall\text@PLT\n"
+		      "\ttestl\t%eax, %eax\n"
+		      "\tjne\tb\n"
+		      "\tret\n"
+		      "\t.size\tc, .-c\n"
+		      "\t.type\tb, @function\n"
+		      "b:\n"
+		      "\tcall\text@PLT\n"
+		      "\tjmp\tc\n"
+		      "\t.size\tb, .-b\n"
+		      "\t.type\ta, @function\n"
+		      "a:\n"
+		      "\tcall\text@PLT\n"
+		      "\tjmp\tb\n"
+		      "\t.size\ta, .-a\n"
+		      "\t.type\td, @function\n"
+		      "d:\n"
+		      "\tcall\text@PLT\n"
+		      "\tjmp\t*%rax\n"
+		      "\t.size\td, .-d\n"
+		      "\t.type\te, @function\n"
+		      "e:\n"
+		      "\tcall\text@PLT\n"
+		      "\tjmp\td\n"
+		      "\t.size\te, .-e\n"
+		      "\t.type\tleaf, @function\n"
+		      "leaf:\n"
+		      "\tmovl\t$1, %eax\n"
+		      "\tret\n"
+		      "\t.size\tleaf, .-leaf\n"
+		      "\t.type\tf, @function\n"
+		      "f:\n"
+		      "\tcall\text@PLT\n"
+		      "\tjmp\tleaf\n"
+		      "\t.size\tf, .-f\n"
+		      "\t.weak\tvw\n"
+		      "\t.type\tvw, @function\n"
+		      "vw:\n"
+		      "\tcall\text@PLT\n"
+		      "\tret\n"
+		      "\t.size\tvw, .-vw\n"
+		      "\t.type\tw, @function\n"
+		      "w:\n"
+		      "\tcall\text@PLT\n"
+		      "\tjmp\tvw\n"
+		      "\t.size\tw, .-w\n"
+		      "\t.globl\tg\n"
+		      "\t.type\tg, @function\n"
+		      "g:\n"
+		      "\tcall\ta\n"
+		      "\tcall\td\n"
+		      "\tcall\te\n"
+		      "\tcall\tf\n"
+		      "\tcall\tw\n"
+		      "\tret\n"
+		      "\t.size\tg, .-g\n");
+	assert_int_equal(u.rc, 0);
+	assert_true(sym_find(&u.an, "a")->tails_keep);
+	assert_true(sym_find(&u.an, "b")->tails_keep);
+	assert_true(sym_find(&u.an, "c")->tails_keep);
+	assert_false(sym_find(&u.an, "d")->tails_keep);
+	assert_false(sym_find(&u.an, "e")->tails_keep);
+	assert_false(sym_find(&u.an, "f")->tails_keep);
+	assert_false(sym_find(&u.an, "w")->tails_keep);
+	expect_direct(&u, "call a", true);
+	expect_reload(&u, "call a", false);
+	expect_reload(&u, "call d", true);
+	expect_reload(&u, "call e", true);
+	expect_reload(&u, "call f", true);
+	expect_reload(&u, "call w", true);
+	unit_free(&u);
+}
+
 static void rep_string_op_is_nopreempt(void **state)
 {
 	struct unit u;
@@ -2042,6 +2126,7 @@ int main(void)
 		cmocka_unit_test(global_data_no_entry_check),
 		cmocka_unit_test(rets_of_global_functions_publish),
 		cmocka_unit_test(returns_that_keep_the_count),
+		cmocka_unit_test(tail_jumps_that_keep_the_count),
 		cmocka_unit_test(rep_string_op_is_nopreempt),
 		cmocka_unit_test(inline_asm_is_not_code),
 		cmocka_unit_test(branch_target_names),
