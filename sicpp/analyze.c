@@ -504,6 +504,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 
 	call_graph_sccs(an);
 	mark_leaves(an);
+	mark_tails_keep(an);
 	for (int k = 0; k < an->nsect && !an->debug_info; k++)
 		an->debug_info = !strncmp(an->sect_name[k], ".debug_", 7);
 	for (int i = 0; i < f->n && !an->debug_info; i++)
@@ -561,7 +562,7 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 				an->n_calls_direct++;
 			} else {
 				an->plan[i].home_store = an->plan[i].home_reload = true;
-				an->plan[i].token = true;
+				an->plan[i].token = !pure_call_keeps_count(an, i);
 				an->n_calls_foreign++;
 			}
 			break;

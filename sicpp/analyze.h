@@ -20,6 +20,8 @@ struct sym {
 	bool addr_taken;  /* referenced other than as a direct call or jump target */
 	bool has_tail;    /* (functions) leaves by a jump to another function or an indirect jump */
 	bool tail_target; /* (functions) reached by a tail jump from this file */
+	bool tails_keep;  /* (functions) every tail jump goes to a function of this file whose
+			   * returns keep the count in r15, as its own do (mark_tails_keep) */
 	bool count_target;/* (labels) target of a backward or cross-section jump */
 	bool branch_ref;  /* (labels) named by a direct jump */
 	bool asm_ref;     /* named inside inline assembly (asm goto) */

@@ -33,16 +33,20 @@ bool returns_publish(const struct sym *fn)
 
 /* A return that publishes the count leaves it in r15 too, where its caller reloads it
  * (or, calling a function of this file that returns so, needs not: returns_count).
- * But that of a function whose address this file takes passes the token back: a
- * foreign caller that calls one in a loop without touching r15 (a callback) then takes
+ * But a leaf's whose address this file takes passes the token back: a foreign caller
+ * that calls one in a loop without touching r15 (a comparator, a callback) then takes
  * its fast entry every time, where it would take the slow one, ~30 instructions more,
  * from the second call on (docs/sic.md); and so does a return outside any function.
- * A leaf's no longer does when its address stays in the file: foreign code calls such
- * a function by name, rarely in a loop, while the file's own calls to it (Lua's
- * lua_pushvalue, lua_type...) then need no reload, and every return saves the token. */
+ * Any other keeps the count in r15. A leaf whose address stays in the file is called
+ * by name, by foreign code rarely in a loop, while the file's own calls to it (Lua's
+ * lua_pushvalue, lua_type...) then need no reload. A function whose address is taken
+ * but that is no leaf is called mostly by the program itself (sqlite's method tables),
+ * through a pointer, where the caller reloads anyway, or by name, then needing no
+ * reload; the token back saved only a foreign loop's slow entry (glibc's qsort and
+ * bsearch take it anyway). */
 bool returns_token(const struct sym *fn)
 {
-	return !fn || fn->addr_taken;
+	return !fn || (fn->leaf && fn->addr_taken);
 }
 
 /* Does a direct call to fn, defined here, come back with the count in r15, so that
@@ -51,7 +55,64 @@ bool returns_token(const struct sym *fn)
 bool returns_count(struct analysis *an, const struct sym *fn)
 {
 	fn = owner(an, fn);
-	return fn->is_func && fn->def >= 0 && !returns_token(fn) && !fn->has_tail;
+	return fn->is_func && fn->def >= 0 && !returns_token(fn) && (!fn->has_tail || fn->tails_keep);
+}
+
+static bool names_target(const struct stmt *s, const char *t);
+
+/* The function a tail jump at statement i surely enters, if its returns are this
+ * file's to know: one defined here, named itself, not weak nor an alias (a definition
+ * elsewhere may win), and in a shared object's code not global (interposed). NULL for
+ * a jump through a pointer or out of the file. */
+static struct sym *tail_callee(struct analysis *an, int i)
+{
+	const struct stmt *s = &an->f->st[i];
+	char buf[256];
+	const char *t = branch_target(s, buf, sizeof buf);
+	struct sym *y = t ? sym_find(an, t) : NULL;
+	if (!y || !y->is_func || y->def < 0 || y->weak || y->aliased || (an->pic && y->global) ||
+	    !names_target(s, t))
+		return NULL;
+	return (struct sym *)owner(an, y);
+}
+
+/* Which functions' tail jumps all come back with the count in r15 (tails_keep), so a
+ * direct call to one needs no reload (returns_count) though it jumps out: every tail
+ * jump goes to a function of this file that is no leaf (whose returns pass the token)
+ * and whose tail jumps do the same, and so on (sqlite's B-tree and pager: functions
+ * that end by jumping to another). The largest such set: start from every function
+ * and drop those with a tail jump through a pointer, out of the file, or to a function
+ * dropped, until none drops (a cycle of tail jumps between such functions comes back
+ * only by their returns). */
+void mark_tails_keep(struct analysis *an)
+{
+	struct asm_file *f = an->f;
+	for (int k = 0; k < an->nsyms; k++) {
+		struct sym *y = &an->syms[k];
+		y->tails_keep = y->is_func && y->def >= 0 && owner(an, y) == y && !returns_token(y);
+	}
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (int i = 0; i < f->n; i++) {
+			const struct stmt *s = &f->st[i];
+			if (an->fn[i] < 0 || !is_code(an, i) || (s->info.cls != IC_JMP && s->info.cls != IC_JCC))
+				continue;
+			struct sym *fn = (struct sym *)owner(an, &an->syms[an->fn[i]]);
+			if (!fn->tails_keep)
+				continue;
+			char buf[256];
+			const char *t = branch_target(s, buf, sizeof buf);
+			struct sym *y = t ? sym_find(an, t) : NULL;
+			bool tail = (!t && indirect_jump_kind(an, i) != IJ_STAYS) || (t && (!y || y->def < 0 || y->is_func));
+			if (!tail)
+				continue;
+			struct sym *g = tail_callee(an, i);
+			if (!g || !g->tails_keep) {
+				fn->tails_keep = false;
+				changed = true;
+			}
+		}
+	}
 }
 
 /* A direct call to a function that keeps the count in r15 all the way back. */
@@ -95,8 +156,10 @@ bool gets_direct_entry(struct analysis *an, const struct sym *fn)
  * token. Those marked pure call nothing of the program's (no callback, no thread
  * switch) and return: no cycle of the program passes a call to one, so the call needs
  * no count, and a function whose only calls go to them is still a leaf (mark_leaves);
- * a program's own definition of one counts on its entry check's fast path, where such
- * calls come. Not the allocator's: a program's own malloc may take a lock. */
+ * the call keeps the count in r15 (pure_call_keeps_count), so a program's own
+ * definition of one in another file is entered by its slow path, which counts (and its
+ * fast path counts too, for a caller that passes the token). Not the allocator's: a
+ * program's own malloc may take a lock. */
 static const struct libc_fn {
 	const char *name;
 	bool pure;
@@ -149,6 +212,18 @@ bool pure_call(struct analysis *an, int i)
 		return false;
 	const struct sym *y = sym_find(an, t);
 	return !y || y->def < 0;
+}
+
+/* Does the call at statement i, to a libc_pure function, keep the count in r15 rather
+ * than pass the token? It still publishes the count and reloads it after: a tick in
+ * the callee finds the count in __sic_home, where it may arm the next counting point
+ * (record.c), and a program's own definition of the function, in another file, takes
+ * its slow entry, which loads the count from there and counts, and returns it there.
+ * The C library's keeps r15 as every callee does and calls nothing of ours: the token
+ * told an instrumented callee that the caller is ours, which no pure callee needs. */
+bool pure_call_keeps_count(struct analysis *an, int i)
+{
+	return pure_call(an, i);
 }
 
 /* May the call or tail jump at statement i go to its callee's direct entry, with the

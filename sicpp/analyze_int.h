@@ -31,6 +31,7 @@ bool returns_token(const struct sym *fn);
 /* Does a direct call to fn, defined here, come back with the count in r15? */
 bool returns_count(struct analysis *an, const struct sym *fn);
 /* A direct call to a function that keeps the count in r15 all the way back. */
+bool pure_call_keeps_count(struct analysis *an, int i);
 bool local_call(const struct sym *fn);
 /* Does fn, defined here, get a direct entry after its entry check? */
 bool gets_direct_entry(struct analysis *an, const struct sym *fn);
@@ -54,6 +55,7 @@ void plan_entry_check(struct analysis *an, int label, bool leaf);
 void call_graph_sccs(struct analysis *an);
 /* Set sym.leaf and n_leaves. */
 void mark_leaves(struct analysis *an);
+void mark_tails_keep(struct analysis *an);
 /* Is statement i's function a leaf? */
 bool in_leaf(struct analysis *an, int i);
 /* Must the call at statement i count (token: it passes the token)? */
