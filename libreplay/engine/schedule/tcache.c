@@ -124,7 +124,7 @@ static void replay_key(void)
 	if (!recorded || own == recorded)
 		return;
 	struct search s = {.want = own};
-	if (!own) {
+	if (!own || !has_key()) { /* another C library (--any-libraries): no key to set */
 		rp_say("this run's C library has no malloc key (tcache) to set to the recording's: "
 		       "a replay that reads freed memory may diverge");
 		return;
