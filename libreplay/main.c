@@ -76,6 +76,7 @@ static void early(int argc, char **argv, char **envp)
 	rp_objects_pack_start();
 	if (rp_opts.mode != RP_MODE_OFF)
 		rp_layout_start(err, under_valgrind());
+	rp_tcache_start(); /* before the program's first malloc: its constructors' */
 	if (mine) {
 		memcpy(argv, mine, ((size_t)n + 1) * sizeof *mine);
 		rp_free(mine);

@@ -297,6 +297,13 @@ void rp_layout_record(void);
 void rp_layout_check(const void *recorded, size_t len);
 const char *rp_layout_differences(void);
 
+/* ---- tcache.c ------------------------------------------------------------------------------ */
+
+/* Recording: log the malloc key rp_tcache_start learned (a TCACHE input). */
+void rp_tcache_record(void);
+/* Replaying: the log's TCACHE record, read with its first records. */
+void rp_tcache_note(const void *recorded, size_t len);
+
 /* ---- anchors.c ----------------------------------------------------------------------------- */
 
 /* --races: the recorded build's pcs mapped to this race build's (sicpp/races.c). */

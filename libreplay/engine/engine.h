@@ -129,6 +129,9 @@ bool rp_startup_auxv(unsigned long type, unsigned long *val);
  * whether the run is under valgrind (no re-exec). A replay reads its log now, and
  * refuses if the recording's addresses differ from this run's. */
 void rp_layout_start(int err, bool under_valgrind);
+/* tcache.c: right after rp_layout_start, before any constructor: a recording learns the
+ * C library's malloc key, a replay sets its own to the recording's. */
+void rp_tcache_start(void);
 /* Run from a pack (replay-pack's launcher): give LD_LIBRARY_PATH back its value
  * before the pack's (objects.c); after the re-exec, before anything of the program
  * runs. (The pack's descriptors are closed once the session has started.) */

@@ -122,6 +122,9 @@ enum { RP_HUNT_DRAWN, RP_HUNT_WINDOWS, RP_HUNT_ACCESSES, RP_HUNT_PCT, RP_HUNT_QU
  * they ran first (hunt/count.c): thread (i32), its new priority (i32, 0: unchanged).
  * The replay gives them the same turn; a log without it ends at main's return. */
 #define RP_INPUT_EXIT_TURN 42
+/* The C library's malloc key (tcache.c: u64, 0 where the recording found none), after
+ * LAYOUT; the replay sets its own to it before any constructor, and skips it. */
+#define RP_INPUT_TCACHE 43
 
 struct rp_options {
 	enum rp_mode mode;

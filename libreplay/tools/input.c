@@ -306,6 +306,12 @@ void rp_dump_input(unsigned kind, const uint8_t *d, size_t len, char *out, size_
 		snprintf(out, outlen, "main returned: the others' turn first (thread %d, priority %d)",
 			 w[0], w[1]);
 		return;
+	case RP_INPUT_TCACHE: /* u64 key */
+		if (len != 8)
+			break;
+		memcpy(&a, d, 8);
+		snprintf(out, outlen, "malloc key (tcache) %016llx", (unsigned long long)a);
+		return;
 	}
 	char h[80];
 	hex(d, len, h, sizeof h);

@@ -60,6 +60,40 @@ record_replay foreign_time "$RUNS" 2
 record_replay aligned_calls 6 2 "--quantum 10ms"
 record_replay coroutines 8 2
 record_replay ctor_inputs 4 4
+# The C library's malloc key (docs/inputs.md, "The malloc key"): a constructor and main
+# print a freed chunk's key word, two threads race over a use-after-free whose work
+# depends on it. Each recording differs (the key is random), and each replays three
+# times to its own output; a log's key is in its TCACHE record.
+tcache_key_replays() {
+	local bad=0 keys=""
+	build tcache_key || { fail "tcache_key: build: $(head -n 3 "$WORK/tcache_key.build")"; return; }
+	for i in 1 2 3 4; do
+		local log="$WORK/tcache.$i.bin"
+		(cd "$WORK" && timeout 60 ./tcache_key --record "$log" --chaos=$((i * 31)) \
+			>"$log.rec.out" 2>"$log.rec.err"); echo $? >"$log.rec.rc"
+		keys="$keys $(sed -n 's/^main key //p' "$log.rec.out")"
+		grep -q "^ctor key $(sed -n 's/^main key //p' "$log.rec.out")$" "$log.rec.out" ||
+			{ bad=$((bad + 1)); fail "tcache_key: recording $i: the constructor saw another key: $(head -n 2 "$log.rec.out" | tr '\n' ' ')"; }
+		for r in 1 2 3; do
+			(cd "$WORK" && timeout 60 ./tcache_key --replay "$log" \
+				>"$log.rep$r.out" 2>"$log.rep$r.err"); echo $? >"$log.rep$r.rc"
+			if ! cmp -s "$log.rec.out" "$log.rep$r.out" || ! cmp -s "$log.rec.rc" "$log.rep$r.rc" ||
+			   [ -s "$log.rep$r.err" ]; then
+				bad=$((bad + 1))
+				fail "tcache_key: recording $i, replay $r: rc $(cat "$log.rep$r.rc"), key $(sed -n 's/^main key //p' "$log.rep$r.out") for $(sed -n 's/^main key //p' "$log.rec.out"): $(head -c 300 "$log.rep$r.err")"
+			fi
+		done
+	done
+	[ $bad -eq 0 ] && pass "tcache_key: 4 recordings each replay 3 times with the recording's malloc key"
+	[ "$(echo "$keys" | tr ' ' '\n' | grep -x '[0-9a-f]\{16\}' | sort -u | wc -l)" -eq 4 ] &&
+		pass "tcache_key: 4 recordings, 4 different keys" ||
+		fail "tcache_key: the recordings' keys are not 4 different ones:$keys"
+	"$ROOT/build/bin/replay-dump" --exe "$WORK/tcache_key" "$WORK/tcache.1.bin" 2>&1 |
+		grep -q "kind 43 .*malloc key (tcache) $(sed -n 's/^main key //p' "$WORK/tcache.1.bin.rec.out")" &&
+		pass "tcache_key: replay-dump shows the recorded key" ||
+		fail "tcache_key: replay-dump shows no TCACHE record with the recorded key"
+}
+tcache_key_replays
 record_replay spawn_threads 4 2
 # Processes with live threads (docs/inputs.md, "Processes"): the child of fork() has
 # one thread; the replay makes no child, its pids and statuses come from the log.

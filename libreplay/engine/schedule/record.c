@@ -482,6 +482,7 @@ void rp_record_start(int argc, char **argv)
 	rp_context_record();
 	rp_objects_record();
 	rp_layout_record();
+	rp_tcache_record();
 	rp_input_log_early();
 	log_timestamp(rp_mono_ns());
 }

@@ -130,7 +130,8 @@ static bool read_next(void)
 		if (cur.kind == RP_LOG_INPUT && (cur.input_kind == RP_INPUT_TIMESTAMP ||
 						 cur.input_kind == RP_INPUT_CONTEXT ||
 						 cur.input_kind == RP_INPUT_OBJECTS ||
-						 cur.input_kind == RP_INPUT_LAYOUT)) {
+						 cur.input_kind == RP_INPUT_LAYOUT ||
+						 cur.input_kind == RP_INPUT_TCACHE)) {
 			if (cur.input_kind == RP_INPUT_CONTEXT)
 				rp_context_check(cur.data, cur.len);
 			if (cur.input_kind == RP_INPUT_OBJECTS) {
@@ -140,6 +141,8 @@ static bool read_next(void)
 			}
 			if (cur.input_kind == RP_INPUT_LAYOUT)
 				rp_layout_check(cur.data, cur.len);
+			if (cur.input_kind == RP_INPUT_TCACHE)
+				rp_tcache_note(cur.data, cur.len);
 			rp_replay_view.done = ++next_rec;
 			continue;
 		}
