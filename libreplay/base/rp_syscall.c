@@ -1,6 +1,7 @@
 /* rp_syscall.c: rp_syscall, the runtime's syscall(2) (rp_syscall.h). */
 #include "base/rp_syscall.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
@@ -23,6 +24,18 @@ long rp_syscall(long nr, ...)
 		return -1;
 	}
 	return r;
+}
+
+void rp_exit(int status)
+{
+	/* The definition after this executable's: the C library's (the pthread layer's
+	 * exit is in the executable, which RTLD_NEXT skips). */
+	static void (*libc_exit)(int);
+	if (!libc_exit)
+		libc_exit = (void (*)(int))dlsym(RTLD_NEXT, "exit");
+	if (libc_exit)
+		libc_exit(status);
+	rp_exit_group(status);
 }
 
 /* The kernel's struct sigaction on x86-64 (not glibc's: the restorer comes before a

@@ -33,6 +33,13 @@ _Noreturn static inline void rp_exit_group(int status)
 		rp_raw_syscall(SYS_exit_group, status, 0, 0, 0, 0, 0);
 }
 
+/* The process ends by the C library's exit (its handlers run, the streams are flushed,
+ * the log gets its END from session.c's on_exit handler), not through the pthread
+ * layer's exit, whose --hunt turn (pt_end.c) is a decision of the program's: the
+ * runtime's own ends (a usage error, --help) are none, and may come before the
+ * scheduler runs. */
+_Noreturn void rp_exit(int status);
+
 /* write(2) and read(2) made directly: the result, or -1 with errno set. */
 static inline ssize_t rp_sys_write(int fd, const void *buf, size_t n)
 {

@@ -205,6 +205,9 @@ void rp_count_replay_priorities(struct rp_thread *t);
 /* The main thread returned from main (main.c), before exit: --hunt may let the other
  * runnable threads run first (logged as an EXIT_TURN input; the replay does the same). */
 void rp_count_main_returned(void);
+/* exit() was called (the pthread layer's, pt_end.c), from any thread: the same turn,
+ * if main's return did not ask already. */
+void rp_count_exit_called(void);
 /* Start the preemptions of a run that is not a replay (session.c): the timer, or the
  * counts; the --timeout timer. */
 void rp_count_start(void);

@@ -1,6 +1,6 @@
 /* pt_end.c: the ends of a process that skip exit's handlers: _exit, _Exit, quick_exit,
  * and (through io_syscall.c) syscall(SYS_exit_group) and syscall(SYS_exit) (docs/replay.md,
- * "How a log ends").
+ * "How a log ends"); and exit itself, a --hunt decision point before the C library's.
  *
  * exit() ends the log from its on_exit handler (session.c). These never run it, and
  * without this file the log lost its END and every block not yet flushed: its replay
@@ -32,6 +32,15 @@ void _exit(int status)
 void _Exit(int status)
 {
 	end_now(status);
+}
+
+/* exit() from any thread: under --hunt the other runnable threads may run first, as
+ * at main's return (an OS may run them between a thread's exit() and the process's
+ * end: count.c's exit turn); then the C library's exit, its handlers, the END. */
+void exit(int status)
+{
+	rp_count_exit_called();
+	rp_exit(status); /* base/: the C library's, which the runtime's own ends call */
 }
 
 /* quick_exit runs the program's at_quick_exit handlers, then glibc's own _exit, which

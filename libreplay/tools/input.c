@@ -303,8 +303,8 @@ void rp_dump_input(unsigned kind, const uint8_t *d, size_t len, char *out, size_
 		if (len != 8)
 			break;
 		memcpy(w, d, 8);
-		snprintf(out, outlen, "main returned: the others' turn first (thread %d, priority %d)",
-			 w[0], w[1]);
+		snprintf(out, outlen, "main's return or exit(): the others' turn first (thread %d, "
+			 "priority %d)", w[0], w[1]);
 		return;
 	case RP_INPUT_TCACHE: /* u64 key */
 		if (len != 8)

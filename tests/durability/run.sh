@@ -557,6 +557,34 @@ for way in _exit:3 _Exit:4 quick_exit:5 exit_group:6 sys_exit:7 exit:8; do
 			fail "$name: replayed output '$(head -c 200 out.txt)', recorded '$(head -c 200 ends.rec)'"
 	done
 done
+# exit() from a thread is a --hunt decision point (pt_end.c): the others may run first,
+# and one of them may call exit() itself while the first is under way. The first seed
+# whose log has the closer's (thread 2's) EXIT_TURN and ends with the second's exit(3):
+# the log is whole with END exit status 3, the C library's handlers ran once (for 3),
+# and the replay ends the same way.
+build exit_in_turn "$P/exit_in_turn.c"
+eit=""
+for s in $(seq 1 20); do
+	./exit_in_turn --record eit.bin --hunt=$s >eit.rec 2>eit.rerr
+	rc=$?
+	"$DUMP" eit.bin >eit.dump 2>&1
+	if [ $rc -eq 3 ] && grep -q "exit(): the others. turn first (thread 2, priority" eit.dump; then
+		eit=$s
+		break
+	fi
+done
+if [ -z "$eit" ]; then
+	fail "exit() in a thread's exit turn: no seed of 1-20 gave the closer's EXIT_TURN and the second's exit(3)"
+elif [ -s eit.rerr ] || ! tail -n 1 eit.dump | grep -q ': the log is complete ([0-9]* records)$' ||
+	! grep -Eq "^ +[0-9]+  END +exit status 3; final counts: " eit.dump ||
+	[ "$(grep -c '^handlers of exit' eit.rec)" != 1 ] || ! grep -q '^handlers of exit(3)$' eit.rec; then
+	fail "exit() in a thread's exit turn (--hunt=$eit): $(head -c 200 eit.rerr) $(grep -E 'END|^end' eit.dump | head -c 300) $(tr '\n' '|' <eit.rec)"
+else
+	pass "exit() in a thread's exit turn (--hunt=$eit): the log is whole, END exit status 3, the handlers ran once"
+fi
+expect "... and the replay ends with exit status 3, nothing said" 3 "" 0 ./exit_in_turn --replay eit.bin
+cmp -s eit.rec out.txt && pass "... with the same output" ||
+	fail "exit in turn: replayed output '$(head -c 200 out.txt)', recorded '$(head -c 200 eit.rec)'"
 # An exit_group made by the program's own syscall instruction (inline assembly): the
 # runtime cannot see it, so the log has no END; replay-dump and the replay say that this
 # is one of the ways a log ends so, not only a kill, and the replay ends the same way.

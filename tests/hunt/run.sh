@@ -307,6 +307,7 @@ check "--help: exit 0, usage on stdout" grep -q '^usage: replay-hunt' help.out
 BOUND=34
 B="$ROOT/tests/hunt/bugs"
 BUGS="pop_race check_then_act use_before_init publish_early lock_order missing_unlock lost_wakeup split_stores wrong_lock exit_unjoined steal_slot"
+BUGS="$BUGS exit_thread"
 # split_stores: a switch between two plain stores, at a new thread's first accesses
 # (about 9 runs in 100 fail): over 20 lists of 20 seeds its worst first failing run
 # was the 35th (from seed 41; from seed 1 the 28th): twice that.
@@ -319,11 +320,14 @@ BUGS="pop_race check_then_act use_before_init publish_early lock_order missing_u
 # after main's return (an EXIT_TURN, one run in two where threads are runnable then,
 # as SCTBench's account_bad): 0 in 1,000 runs before; 9 of seeds 1-400 fail now, the
 # first at the 29th from seed 1: twice that.
+# exit_thread: the same, the process ended by exit() in a thread (its exit turn):
+# 0 of seeds 1-1,000 failed before exit() was a decision point, 27 now, the first at
+# seed 56 (the 56th run from seed 1): twice that.
 # steal_slot: a thief switched out between its check and its read of a claimed slot
 # while the owner pushes twice (SCTBench's chess WorkStealQueue shape): 31 of seeds
 # 1-800 fail; from 20 starting seeds (1, 21, ... 381) the worst first failing run was
 # the 70th (from seed 1 the 28th): twice that.
-declare -A BOUNDS=([split_stores]=70 [wrong_lock]=204 [exit_unjoined]=58 [steal_slot]=140)
+declare -A BOUNDS=([split_stores]=70 [wrong_lock]=204 [exit_unjoined]=58 [steal_slot]=140 [exit_thread]=112)
 DEADLOCKS="lock_order missing_unlock lost_wakeup"
 # What each bug's failure looks like (replay-hunt's words) and prints.
 declare -A OUTCOME=(
@@ -331,11 +335,11 @@ declare -A OUTCOME=(
 	[publish_early]='exit status 1' [lock_order]='deadlock (exit status 87)'
 	[missing_unlock]='deadlock (exit status 87)' [lost_wakeup]='deadlock (exit status 87)'
 	[split_stores]='exit status 1' [wrong_lock]='exit status 1' [exit_unjoined]='exit status 1'
-	[steal_slot]='exit status 1')
+	[steal_slot]='exit status 1' [exit_thread]='exit status 1')
 declare -A SAYS=([pop_race]='^job [0-9]+ done 2 times$' [check_then_act]='^overdrawn: '
 	[publish_early]='before it was set$' [split_stores]='^checker saw half the pair$'
 	[wrong_lock]='^reader saw a torn pair$' [exit_unjoined]='^audit: balance 70, expected 30$'
-	[steal_slot]='^item [0-9]+ done [02] times$')
+	[steal_slot]='^item [0-9]+ done [02] times$' [exit_thread]='^audit: balance 70, expected 30$')
 # What gdb's info rthreads says of the deadlock's blocked threads.
 declare -A WAITS=([lock_order]='waits for mutex acct.* held by thread'
 	[missing_unlock]='waits for mutex lock held by thread' [lost_wakeup]='waits for cond posted_cond')
@@ -433,13 +437,21 @@ first=$(ls keep-exit_unjoined.sic/run-*.bin 2>/dev/null | sed -n 's/.*run-\([0-9
 if [ -n "$first" ]; then
 	"$ROOT/build/bin/replay-dump" "keep-exit_unjoined.sic/run-$first.bin" exit_unjoined.sic >eu.dump 2>&1
 	check "exit_unjoined: the failing run's log has main's EXIT_TURN" \
-		grep -q 'main returned: the others. turn first (thread 1, priority' eu.dump
+		grep -q "main's return or exit(): the others. turn first (thread 1, priority" eu.dump
 	./exit_unjoined.sic --record eu-none.bin --hunt=3 >eu-none.out 2>&1
 	rec=$?
 	"$ROOT/build/bin/replay-dump" eu-none.bin exit_unjoined.sic >eu.dump 2>&1
 	./exit_unjoined.sic --replay eu-none.bin >eu-none.rep 2>&1
 	check "exit_unjoined --hunt=3: no EXIT_TURN drawn, ends at main's return (status $rec), and replays so" \
-		test $rec -eq 0 -a $? -eq 0 -a -z "$(grep 'main returned' eu.dump)" -a -z "$(cat eu-none.rep)"
+		test $rec -eq 0 -a $? -eq 0 -a -z "$(grep 'turn first' eu.dump)" -a -z "$(cat eu-none.rep)"
+fi
+# exit_thread's, in the turn after its closer (thread 2) called exit(): the EXIT_TURN is
+# thread 2's (it replayed above).
+first=$(ls keep-exit_thread.sic/run-*.bin 2>/dev/null | sed -n 's/.*run-\([0-9]*\)\.bin$/\1/p' | head -1)
+if [ -n "$first" ]; then
+	"$ROOT/build/bin/replay-dump" "keep-exit_thread.sic/run-$first.bin" exit_thread.sic >et.dump 2>&1
+	check "exit_thread: the failing run's log has the closer's EXIT_TURN at its exit()" \
+		grep -q "exit(): the others. turn first (thread 2, priority" et.dump
 fi
 
 # No bug-free program fails, in any mode: hunt at the seeds that found the bugs.

@@ -42,7 +42,7 @@ static _Noreturn __attribute__((format(printf, 1, 2))) void refuse(const char *f
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
 	rp_say("%s", line);
-	exit(RP_EXIT_USAGE);
+	rp_exit(RP_EXIT_USAGE);
 }
 
 /* The recording directory's name, into dir. */

@@ -26,7 +26,7 @@ static void usage_exit(const char *fmt, const char *arg)
 		if ((unsigned char)*c < ' ' || *c == 0x7f)
 			*c = '?';
 	rp_say("%s (see --replay-help)", what);
-	exit(RP_EXIT_USAGE);
+	rp_exit(RP_EXIT_USAGE);
 }
 
 static void help(const char *prog)
@@ -82,7 +82,7 @@ static void help(const char *prog)
 	       "Exit status: the program's; 87 deadlock, 88 hang (--timeout), 86 a replay that\n"
 	       "diverged, 2 a bad flag or log.\n",
 	       prog);
-	exit(0);
+	rp_exit(0);
 }
 
 static uint64_t parse_duration(const char *s, const char *flag, uint64_t min_ns)

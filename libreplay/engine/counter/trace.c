@@ -224,7 +224,7 @@ void rp_trace_open(const char *path)
 	int fd = rp_sys_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) { /* a directory, a missing one, no permission: the user's to fix */
 		rp_say("--trace-schedule %s: %s", path, strerror(errno));
-		exit(RP_EXIT_USAGE);
+		rp_exit(RP_EXIT_USAGE);
 	}
 	trace_path = path;
 	struct rlimit fsize;

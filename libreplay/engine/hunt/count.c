@@ -343,15 +343,21 @@ static bool count_eligible(struct rp_thread *t)
 	return rp_scheduling && rp_counting && t->tid != 0 && !sched_busy() && !rp_dying;
 }
 
-/* Main returned, its count in __sic_home, outside the program's code: a turn for the
- * others before exit, as a voluntary switch (a yield, no PREEMPT: the replay needs no
- * stop in the code), logged as an EXIT_TURN input that the replay takes at the same
- * place. A log without one (none drawn, or recorded before there was such a turn)
- * ends at once, as it did. */
-void rp_count_main_returned(void)
+/* Main returned, or a thread called exit(), its count in __sic_home, outside the
+ * program's code: a turn for the others before the process ends, as a voluntary
+ * switch (a yield, no PREEMPT: the replay needs no stop in the code), logged as an
+ * EXIT_TURN input that the replay takes at the same place. A log without one (none
+ * drawn, or recorded before there was such a turn) ends at once, as it did. Asked
+ * once a process: main's return ends in exit(), which asks no more, and a thread that
+ * calls exit() in the turn goes straight to the C library's (its status, its END). */
+static void exit_turn(void)
 {
+	static bool asked;
 	struct rp_thread *t = rp_cur;
 	struct prio_rec p;
+	if (asked || !t || t->tid == 0 || rp_dying)
+		return;
+	asked = true;
 	if (rp_replaying) {
 		const struct rp_log_record *r;
 		if (!rp_log_hunted || rp_replay_run_free() || !(r = rp_replay_peek()) ||
@@ -375,6 +381,16 @@ void rp_count_main_returned(void)
 	exit_pc_cancel(t);
 	t->soon = t->pending = false;
 	sched_preempt();
+}
+
+void rp_count_main_returned(void)
+{
+	exit_turn();
+}
+
+void rp_count_exit_called(void)
+{
+	exit_turn();
 }
 
 /* Where a slice's end looks for its place: one time in two a counting point with a

@@ -63,7 +63,7 @@ void rp_races_start(void)
 	if (!race_build()) {
 		rp_say("--races: this executable is not a race build: build it again with sicc "
 		       "--races (the same sources and flags as the recorded one; docs/races.md)");
-		exit(RP_EXIT_USAGE);
+		rp_exit(RP_EXIT_USAGE);
 	}
 	rp_races_on = true;
 }

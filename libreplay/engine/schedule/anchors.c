@@ -186,10 +186,10 @@ void rp_anchors_need(const void *note, size_t len)
 	if (!*path) {
 		rp_say("%s: --races: the log names no executable; give the recorded one with "
 		       "--races=EXE", rp_opts.log_path);
-		exit(RP_EXIT_USAGE);
+		rp_exit(RP_EXIT_USAGE);
 	}
 	if (rp_anchors_load(path, why, sizeof why) != 0) {
 		rp_say("%s: --races: %s", rp_opts.log_path, why);
-		exit(RP_EXIT_USAGE);
+		rp_exit(RP_EXIT_USAGE);
 	}
 }

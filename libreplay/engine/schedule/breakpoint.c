@@ -292,7 +292,7 @@ bool rp_bp_open(void)
 		}
 		if (want == RP_BP_WANT_HARDWARE) {
 			rp_say("--breakpoints=hardware: %s", why);
-			exit(RP_EXIT_USAGE);
+			rp_exit(RP_EXIT_USAGE);
 		}
 	} else {
 		snprintf(why, sizeof why, "--breakpoints=software");

@@ -31,7 +31,7 @@ static void keep_early(uint32_t tid, uint8_t kind, const void *buf, size_t len)
 	if (len > EARLY_MAX || early_len + 9 + len > EARLY_MAX) {
 		rp_say("more than %u bytes of recorded inputs before main "
 				"(in constructors): not supported", EARLY_MAX);
-		exit(RP_EXIT_USAGE);
+		rp_exit(RP_EXIT_USAGE);
 	}
 	memcpy(early + early_len, &tid, 4);
 	early[early_len + 4] = kind;

@@ -213,5 +213,5 @@ void rp_layout_check(const void *recorded, size_t len)
 	rp_say("%s: cannot give the replay the recording's addresses: %s; --any-layout "
 	       "replays anyway, for a program that does not depend on them",
 	       rp_opts.log_path, differences);
-	exit(RP_EXIT_USAGE);
+	rp_exit(RP_EXIT_USAGE);
 }

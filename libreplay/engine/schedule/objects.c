@@ -378,7 +378,7 @@ static void compare(const void *recorded, size_t len, bool first)
 	rp_free(now);
 	rp_free(rec);
 	if (differ && !rp_opts.any_libraries)
-		exit(RP_EXIT_USAGE);
+		rp_exit(RP_EXIT_USAGE);
 }
 
 /* The executable's own PT_INTERP, or NULL. */

@@ -449,7 +449,7 @@ void rp_record_start(int argc, char **argv)
 		fd = rp_log_open_target(AT_FDCWD, rp_opts.log_path, false, err, sizeof err);
 		if (fd < 0) {
 			rp_say("%s", err);
-			exit(RP_EXIT_USAGE);
+			rp_exit(RP_EXIT_USAGE);
 		}
 	}
 	fd = rp_fd_own(fd);
@@ -457,7 +457,7 @@ void rp_record_start(int argc, char **argv)
 		if (errno == ENOMEM)
 			rp_fatal_memory("the log's header and buffers");
 		rp_say("%s", err);
-		exit(RP_EXIT_USAGE);
+		rp_exit(RP_EXIT_USAGE);
 	}
 	/* The block so far is written at most every RP_LOG_FLUSH_INTERVAL_NS (2 ms) while
 	 * records come (rp_log_maybe_flush at each), and before the scheduler idles: a
@@ -474,7 +474,7 @@ void rp_record_start(int argc, char **argv)
 		bool refs = !strcmp(store, "refs") || !strcmp(store, "zstd+refs");
 		if (!zstd && !refs && strcmp(store, "plain")) {
 			rp_say("LIBREPLAY_LOG_STORE=%s: not plain, zstd, refs or zstd+refs", store);
-			exit(RP_EXIT_USAGE);
+			rp_exit(RP_EXIT_USAGE);
 		}
 		if (rp_log_set_store(rp_writer, zstd ? RP_LOG_ZSTD_LEVEL : 0, refs) != 0)
 			rp_fatal_memory("the log's compression");

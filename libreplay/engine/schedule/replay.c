@@ -771,12 +771,12 @@ void rp_replay_load_log(void)
 		if (errno == ENOMEM)
 			rp_fatal_memory("the log's reader");
 		rp_say("%s", err);
-		exit(RP_EXIT_USAGE);
+		rp_exit(RP_EXIT_USAGE);
 	}
 	/* A race build replays the ordinary build's recording (anchors.c). */
 	if (!rp_opts.races && rp_log_check_build_id(r, err, sizeof err) < 0) {
 		rp_say("%s", err);
-		exit(RP_EXIT_USAGE);
+		rp_exit(RP_EXIT_USAGE);
 	}
 	struct rp_log_scan sc;
 	if (rp_log_scan(r, &sc) == 0) {
@@ -803,7 +803,7 @@ void rp_replay_start(int *argc, char ***argv)
 		if (!same) {
 			rp_say("%s: recorded with other arguments (replay takes them "
 					"from the log: give none)", rp_opts.log_path);
-			exit(RP_EXIT_USAGE);
+			rp_exit(RP_EXIT_USAGE);
 		}
 	}
 	char **av = rp_calloc((size_t)h->argc + 1, sizeof *av);
