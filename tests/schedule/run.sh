@@ -15,9 +15,10 @@ build() { "$SICC" -O2 -g -o "$WORK/$1" "$P/$1.c" >"$WORK/$1.build" 2>&1 || fail 
 for p in lost_update order deadlock always_deadlock livelock idle_hang time_loop; do build $p; done
 
 # A schedule trace without its times (column 3, ns): the schedule alone. A log's
-# records without the recorder's timestamps (nor the records' numbers, which they shift).
+# records without the recorder's timestamps (nor the records' numbers, which they shift),
+# nor malloc's key (a TCACHE input: glibc draws one per run, the replay takes the log's).
 schedule() { grep -v '^#' "$1" | cut -d' ' -f1,2,4-; }
-records() { "$DUMP" "$1" | grep -E '^ +[0-9]+  ' | grep -v timestamp | sed -E 's/^ +[0-9]+//'; }
+records() { "$DUMP" "$1" | grep -E '^ +[0-9]+  ' | grep -v -e timestamp -e 'malloc key (tcache)' | sed -E 's/^ +[0-9]+//'; }
 
 # ---- one seed, one schedule ------------------------------------------------------------
 # (--chaos slices are 2^10 counts or more: 100000 rounds each; a round is one count)
