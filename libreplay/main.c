@@ -97,7 +97,7 @@ static int program_main(int argc, char **argv, char **envp)
 {
 	int status = (int)rp_sic_call((void *)__sic_main, (uint64_t)argc, (uint64_t)(uintptr_t)argv,
 				      (uint64_t)(uintptr_t)envp);
-	rp_count_main_returned();
+	rp_count_exit_turn(); /* also where a program's own exit() replaces ours */
 	exit(status);
 }
 

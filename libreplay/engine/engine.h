@@ -202,12 +202,11 @@ void rp_count_switched(struct rp_thread *prev, struct rp_thread *next);
 void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t);
 /* Replaying a --hunt log: the PRIORITY inputs of the running thread t due now. */
 void rp_count_replay_priorities(struct rp_thread *t);
-/* The main thread returned from main (main.c), before exit: --hunt may let the other
- * runnable threads run first (logged as an EXIT_TURN input; the replay does the same). */
-void rp_count_main_returned(void);
-/* exit() was called (the pthread layer's, pt_end.c), from any thread: the same turn,
- * if main's return did not ask already. */
-void rp_count_exit_called(void);
+/* The main thread returned from main (main.c), or a thread called exit() (the pthread
+ * layer's, pt_end.c): before the process ends, --hunt may let the other runnable
+ * threads run first (logged as an EXIT_TURN input; the replay does the same). Asked
+ * once a process: main's return, then its exit(), ask once. */
+void rp_count_exit_turn(void);
 /* Start the preemptions of a run that is not a replay (session.c): the timer, or the
  * counts; the --timeout timer. */
 void rp_count_start(void);

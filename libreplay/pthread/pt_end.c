@@ -39,7 +39,7 @@ void _Exit(int status)
  * end: count.c's exit turn); then the C library's exit, its handlers, the END. */
 void exit(int status)
 {
-	rp_count_exit_called();
+	rp_count_exit_turn();
 	rp_exit(status); /* base/: the C library's, which the runtime's own ends call */
 }
 

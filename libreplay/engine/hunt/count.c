@@ -350,7 +350,7 @@ static bool count_eligible(struct rp_thread *t)
  * drawn, or recorded before there was such a turn) ends at once, as it did. Asked
  * once a process: main's return ends in exit(), which asks no more, and a thread that
  * calls exit() in the turn goes straight to the C library's (its status, its END). */
-static void exit_turn(void)
+void rp_count_exit_turn(void)
 {
 	static bool asked;
 	struct rp_thread *t = rp_cur;
@@ -381,16 +381,6 @@ static void exit_turn(void)
 	exit_pc_cancel(t);
 	t->soon = t->pending = false;
 	sched_preempt();
-}
-
-void rp_count_main_returned(void)
-{
-	exit_turn();
-}
-
-void rp_count_exit_called(void)
-{
-	exit_turn();
 }
 
 /* Where a slice's end looks for its place: one time in two a counting point with a
