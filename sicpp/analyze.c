@@ -484,15 +484,10 @@ int analyze(struct analysis *an, struct asm_file *f, bool pic)
 		an->fn[i] = cur;
 	}
 	for (int i = 0; i < f->n; i++) {
-		struct stmt *s = &f->st[i];
-		if (!is_code(an, i) || (s->info.cls != IC_JMP && s->info.cls != IC_JCC))
+		struct sym *y;
+		if (!tail_jump(an, i, &y))
 			continue;
-		char buf[256];
-		const char *t = branch_target(s, buf, sizeof buf);
-		struct sym *y = t ? sym_find(an, t) : NULL;
-		bool tail = (!t && indirect_jump_kind(an, i) != IJ_STAYS) ||
-			    (t && (!y || y->def < 0 || y->is_func));
-		if (tail && an->fn[i] >= 0) {
+		if (an->fn[i] >= 0) {
 			struct sym *fn = &an->syms[an->fn[i]];
 			fn->has_tail = true;
 			/* foo.cold is part of foo: foo's callers must reload too. */

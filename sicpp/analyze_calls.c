@@ -60,6 +60,22 @@ bool returns_count(struct analysis *an, const struct sym *fn)
 
 static bool names_target(const struct stmt *s, const char *t);
 
+/* Is statement i a jump that may leave its function (a tail jump): through a pointer
+ * that does not stay in it, or to a function, or to a name not defined here? Its
+ * target's symbol in *target (NULL: none, or not known here), when target is given. */
+bool tail_jump(struct analysis *an, int i, struct sym **target)
+{
+	const struct stmt *s = &an->f->st[i];
+	if (!is_code(an, i) || (s->info.cls != IC_JMP && s->info.cls != IC_JCC))
+		return false;
+	char buf[256];
+	const char *t = branch_target(s, buf, sizeof buf);
+	struct sym *y = t ? sym_find(an, t) : NULL;
+	if (target)
+		*target = y;
+	return (!t && indirect_jump_kind(an, i) != IJ_STAYS) || (t && (!y || y->def < 0 || y->is_func));
+}
+
 /* The function a tail jump at statement i surely enters, if its returns are this
  * file's to know: one defined here, named itself, not weak nor an alias (a definition
  * elsewhere may win), and in a shared object's code not global (interposed). NULL for
@@ -94,17 +110,10 @@ void mark_tails_keep(struct analysis *an)
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (int i = 0; i < f->n; i++) {
-			const struct stmt *s = &f->st[i];
-			if (an->fn[i] < 0 || !is_code(an, i) || (s->info.cls != IC_JMP && s->info.cls != IC_JCC))
+			if (an->fn[i] < 0)
 				continue;
 			struct sym *fn = (struct sym *)owner(an, &an->syms[an->fn[i]]);
-			if (!fn->tails_keep)
-				continue;
-			char buf[256];
-			const char *t = branch_target(s, buf, sizeof buf);
-			struct sym *y = t ? sym_find(an, t) : NULL;
-			bool tail = (!t && indirect_jump_kind(an, i) != IJ_STAYS) || (t && (!y || y->def < 0 || y->is_func));
-			if (!tail)
+			if (!fn->tails_keep || !tail_jump(an, i, NULL))
 				continue;
 			struct sym *g = tail_callee(an, i);
 			if (!g || !g->tails_keep) {

@@ -56,6 +56,7 @@ void call_graph_sccs(struct analysis *an);
 /* Set sym.leaf and n_leaves. */
 void mark_leaves(struct analysis *an);
 void mark_tails_keep(struct analysis *an);
+bool tail_jump(struct analysis *an, int i, struct sym **target);
 /* Is statement i's function a leaf? */
 bool in_leaf(struct analysis *an, int i);
 /* Must the call at statement i count (token: it passes the token)? */
