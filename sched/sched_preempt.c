@@ -13,6 +13,8 @@ bool sched_preempt(void)
 	sched_enter();
 	sched_expire();
 	struct sched_thread *cur = sched_g.cur, *next = NULL;
+	if (sched_sleeper_due(cur))
+		sched_sleeper_turn(cur);
 	if (sched_g.rq_head) {
 		/* The tail of its priority: the next of the same or a higher one runs. */
 		rq_push(cur);
