@@ -1,7 +1,7 @@
 /* sched_preempt.c: the time slice is over (called from libreplay's signal handler).
  * Like sched_thread_yield, but async-signal-safe: no reaping (free), no stdio; the
- * hooks it calls (timeout_expired, event_ready, on_switch, on_resume) must be safe
- * there too. */
+ * hooks it calls (timeout_expired, event_ready, on_switch, on_resume; sleeper_turn, and
+ * then idle or idle_events while a sleeper's turn lasts) must be safe there too. */
 #include "sched_impl.h"
 
 bool sched_preempt(void)

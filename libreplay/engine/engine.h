@@ -210,8 +210,9 @@ void rp_count_replay_priorities(struct rp_thread *t);
  * threads run first (logged as an EXIT_TURN input; the replay does the same). Asked
  * once a process: main's return, then its exit(), ask once. */
 void rp_count_exit_turn(void);
-/* sched's sleeper_turn hook (--hunt): at a demotion, wait for a sleeper of higher
- * priority (logged as a SLEEPER_TURN input; the replay does the same). */
+/* sched's sleeper_turn hook (--hunt): at a preemption decided at a synchronization
+ * step, wait for a sleeper whose turn comes first (logged as a SLEEPER_TURN input; the
+ * replay does the same). */
 bool rp_count_sleeper_turn(struct sched_thread *next, struct sched_thread *sleeper);
 /* Start the preemptions of a run that is not a replay (session.c): the timer, or the
  * counts; the --timeout timer. */
@@ -227,10 +228,10 @@ void rp_sync_end_slow(void *ret);
  * hunting scheduler says how many steps may pass before the next change point's
  * (rp_sync_quiet) and, per call site and side (a slot, hashed), how many visits before
  * its next preemption (rp_sync_sites); a step that passes only counts down both, here.
- * A step on which no other thread is runnable is none (as in the slow path), unless,
- * with priorities (rp_sync_sleepers), one waits for a deadline: a demotion may wait
- * for it (rp_count_sleeper_turn); with priorities (rp_sync_wake), a step after a call
- * that woke a thread of a higher one is asked, as that thread runs at once. */
+ * A step on which no other thread is runnable is none (as in the slow path), unless
+ * one waits for a deadline (rp_sync_sleepers): a preemption there may wait for it
+ * (rp_count_sleeper_turn); with priorities (rp_sync_wake), a step after a call that
+ * woke a thread of a higher one is asked, as that thread runs at once. */
 #define RP_SYNC_SITES_LOG2 10
 extern uint32_t rp_sync_quiet, rp_sync_sites[1 << RP_SYNC_SITES_LOG2];
 extern bool rp_sync_wake;
