@@ -149,6 +149,15 @@ struct sched_hooks {
 	 * sigsuspend): wait for it. True: it came (the scheduler looks again); false:
 	 * nothing will, a deadlock. NULL (the default): always a deadlock. */
 	bool (*idle_outside)(void);
+	/* At a preemption: next, the thread that would run (the preempted one too), comes
+	 * after sleeper, which waits for a deadline (a sleep, a timed wait): with
+	 * priorities (sched_set_priority), sleeper's is higher than every runnable
+	 * thread's; without, next is the preempted thread, alone. True lets time pass
+	 * instead, as an OS may leave a runnable thread unscheduled a while: the scheduler
+	 * idles (idle, idle_events, asking the deadlines after each) until sleeper's wait
+	 * ended or a thread that comes before next is runnable. NULL (the default):
+	 * false, next runs. */
+	bool (*sleeper_turn)(struct sched_thread *next, struct sched_thread *sleeper);
 
 	/* Notifications; NULL (the default) means nothing to do. */
 	/* Before every switch, on prev's stack. prev or next may be the host (id 0). */
@@ -299,6 +308,8 @@ int sched_interrupt(struct sched_thread *t, int status);
 bool sched_preempt_useful(void);
 /* Is any thread but the current one runnable, whatever its priority? */
 bool sched_others_runnable(void);
+/* Does a thread wait for a deadline (a sleep, a timed wait)? */
+bool sched_deadline_waiters(void);
 /* In the child of fork(), from the forking thread: every other thread of the run is
  * left behind, never to run again (POSIX: the child has one thread); their memory
  * stays, and mutexes they held stay held. Threads the child creates run as usual. */

@@ -251,6 +251,15 @@ void sched_default_idle(uint64_t deadline_ns, clockid_t clk) SCHED_HIDDEN;
 void sched_default_deadlock(void) SCHED_HIDDEN;
 bool sched_default_event_ready(struct sched_thread *t, const void *obj) SCHED_HIDDEN;
 void sched_default_idle_events(uint64_t deadline_ns, clockid_t clk) SCHED_HIDDEN;
+/* sched_schedule.c: nothing runs: let time pass until the earliest deadline, or until
+ * an event may have happened (false: nothing to wait for). */
+bool sched_idle(void) SCHED_HIDDEN;
+/* sched_sleeper_turn.c: at a preemption of cur (running, not yet queued): does a thread
+ * waiting for a deadline come before the thread that would run next (it outranks it
+ * and every runnable thread; without priorities, cur is alone)? Then the sleeper_turn
+ * hook may let time pass until it runs (sched_sleeper_turn). */
+bool sched_sleeper_due(struct sched_thread *cur) SCHED_HIDDEN;
+void sched_sleeper_turn(struct sched_thread *cur) SCHED_HIDDEN;
 /* sched_wait_event.c: ask event_ready about every event waiter. */
 void sched_poll_events(void) SCHED_HIDDEN;
 

@@ -1,7 +1,7 @@
 /* sched_preempt.c: the time slice is over (called from libreplay's signal handler).
  * Like sched_thread_yield, but async-signal-safe: no reaping (free), no stdio; the
- * hooks it calls (timeout_expired, event_ready, on_switch, on_resume) must be safe
- * there too. */
+ * hooks it calls (timeout_expired, event_ready, on_switch, on_resume; sleeper_turn, and
+ * then idle or idle_events while a sleeper's turn lasts) must be safe there too. */
 #include "sched_impl.h"
 
 bool sched_preempt(void)
@@ -13,6 +13,8 @@ bool sched_preempt(void)
 	sched_enter();
 	sched_expire();
 	struct sched_thread *cur = sched_g.cur, *next = NULL;
+	if (sched_sleeper_due(cur))
+		sched_sleeper_turn(cur);
 	if (sched_g.rq_head) {
 		/* The tail of its priority: the next of the same or a higher one runs. */
 		rq_push(cur);

@@ -10,6 +10,11 @@ bool sched_others_runnable(void)
 	return sched_g.rq_head != NULL;
 }
 
+bool sched_deadline_waiters(void)
+{
+	return sched_g.timers[SCHED_SLOT_MONOTONIC] || sched_g.timers[SCHED_SLOT_REALTIME];
+}
+
 bool sched_preempt_useful(void)
 {
 	if (sched_g.timers[SCHED_SLOT_MONOTONIC] || sched_g.timers[SCHED_SLOT_REALTIME] ||

@@ -40,7 +40,7 @@ static struct sched_thread *earliest(void)
 /* Nothing can run: let time pass until the earliest deadline or, when threads wait
  * for events, until one may have happened, or else until what idle_outside waits
  * for came. False: nothing to wait for. */
-static bool idle(void)
+bool sched_idle(void)
 {
 	struct sched_thread *t = earliest();
 	clockid_t clk = t ? sched_slot_clock(t->tm_slot) : CLOCK_MONOTONIC;
@@ -104,7 +104,7 @@ void sched_schedule(void)
 		sched_expire();
 		if ((next = rq_pick(NULL)))
 			break;
-		if (idle())
+		if (sched_idle())
 			continue;
 		sched_g.hooks.deadlock();
 		if (sched_g.running)

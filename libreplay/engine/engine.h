@@ -51,6 +51,9 @@ struct rp_thread {
 	uintptr_t exit_pc;        /* the breakpoint where its loop ends: decide there */
 	unsigned exit_slices;     /* ... slices it has waited for it */
 	int new_prio;             /* a change point's priority, given at that preemption */
+	bool sync_step;           /* its pending preemption was decided at a synchronization
+				   * step or a new thread's first access (there alone,
+				   * rp_count_sleeper_turn asks) */
 	uint64_t in_count;        /* its count when it was last switched in */
 	uintptr_t stop_pc;        /* switched out by a preemption from our own code (not a
 				   * signal): the pc its PREEMPT names, for reports */
@@ -207,6 +210,10 @@ void rp_count_replay_priorities(struct rp_thread *t);
  * threads run first (logged as an EXIT_TURN input; the replay does the same). Asked
  * once a process: main's return, then its exit(), ask once. */
 void rp_count_exit_turn(void);
+/* sched's sleeper_turn hook (--hunt): at a preemption decided at a synchronization
+ * step, wait for a sleeper whose turn comes first (logged as a SLEEPER_TURN input; the
+ * replay does the same). */
+bool rp_count_sleeper_turn(struct sched_thread *next, struct sched_thread *sleeper);
 /* Start the preemptions of a run that is not a replay (session.c): the timer, or the
  * counts; the --timeout timer. */
 void rp_count_start(void);
@@ -221,12 +228,14 @@ void rp_sync_end_slow(void *ret);
  * hunting scheduler says how many steps may pass before the next change point's
  * (rp_sync_quiet) and, per call site and side (a slot, hashed), how many visits before
  * its next preemption (rp_sync_sites); a step that passes only counts down both, here.
- * A step on which no other thread is runnable is none (as in the slow path); with
- * priorities (rp_sync_wake), a step after a call that woke a thread of a higher one is
- * asked, as that thread runs at once. */
+ * A step on which no other thread is runnable is none (as in the slow path), unless
+ * one waits for a deadline (rp_sync_sleepers): a preemption there may wait for it
+ * (rp_count_sleeper_turn); with priorities (rp_sync_wake), a step after a call that
+ * woke a thread of a higher one is asked, as that thread runs at once. */
 #define RP_SYNC_SITES_LOG2 10
 extern uint32_t rp_sync_quiet, rp_sync_sites[1 << RP_SYNC_SITES_LOG2];
 extern bool rp_sync_wake;
+extern bool rp_sync_sleepers;
 extern unsigned long rp_sync_gen; /* sched_runnable_gen when none outranked the thread */
 extern uintptr_t rp_exe_base; /* (core.h) */
 static inline unsigned rp_sync_slot(void *ret, int after)
@@ -241,7 +250,7 @@ static inline bool rp_sync_pass(void *ret, int after)
 	uint32_t *left = &rp_sync_sites[rp_sync_slot(ret, after)];
 	if (!*left || !rp_sync_quiet)
 		return false;
-	if (!sched_others_runnable())
+	if (!sched_others_runnable() && !(rp_sync_sleepers && sched_deadline_waiters()))
 		return true; /* not a step */
 	if (after && rp_sync_wake && rp_sync_gen != sched_runnable_gen)
 		return false; /* asked: sched_preempt_wanted */

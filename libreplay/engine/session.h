@@ -125,6 +125,11 @@ enum { RP_HUNT_DRAWN, RP_HUNT_WINDOWS, RP_HUNT_ACCESSES, RP_HUNT_PCT, RP_HUNT_QU
 /* The C library's malloc key (tcache.c: u64, 0 where the recording found none), after
  * LAYOUT; the replay sets its own to it before any constructor, and skips it. */
 #define RP_INPUT_TCACHE 43
+/* --hunt: at a demotion, the thread that would run next (i32) and every runnable one
+ * below the sleeper (i32), a thread waiting for a deadline of higher priority, waited
+ * until its deadline came (hunt/count.c, sched's sleeper_turn). The replay waits at the
+ * same preemption; a log without it never does. */
+#define RP_INPUT_SLEEPER_TURN 44
 
 struct rp_options {
 	enum rp_mode mode;

@@ -306,6 +306,13 @@ void rp_dump_input(unsigned kind, const uint8_t *d, size_t len, char *out, size_
 		snprintf(out, outlen, "main's return or exit(): the others' turn first (thread %d, "
 			 "priority %d)", w[0], w[1]);
 		return;
+	case RP_INPUT_SLEEPER_TURN: /* i32 thread to run next, i32 sleeper */
+		if (len != 8)
+			break;
+		memcpy(w, d, 8);
+		snprintf(out, outlen, "a demotion waits for a sleeper: thread %d waits until thread "
+			 "%d's deadline", w[0], w[1]);
+		return;
 	case RP_INPUT_TCACHE: /* u64 key */
 		if (len != 8)
 			break;

@@ -277,6 +277,105 @@ static void deadlock_report_counts_live_threads(void **state)
 	free(report);
 }
 
+/* ---- a sleeper's turn (the sleeper_turn hook) ---------------------------------- */
+static bool sleeper_yes;
+static int asked_next, asked_sleeper;
+
+static bool sleeper_turn(struct sched_thread *next, struct sched_thread *sleeper)
+{
+	asked_next = sched_thread_id(next);
+	asked_sleeper = sched_thread_id(sleeper);
+	return sleeper_yes;
+}
+
+static void *sleeps_10ms(void *arg)
+{
+	struct timespec d = duration(SEC / 100);
+	sched_sleep(&d);
+	TRACE("woke");
+	return NULL;
+}
+
+static void *preempts_once(void *arg)
+{
+	TRACE("w1");
+	sched_preempt();
+	TRACE("w2");
+	return NULL;
+}
+
+/* A sleeper (thread 2; priority 9 with_prio) and a worker (3; priority 5) that is the
+ * only runnable thread when it is preempted (main joins); without priorities, round
+ * robin. */
+static bool with_prio;
+
+TEST_MAIN(sleeper_turn_main)
+{
+	if (with_prio)
+		sched_set_priority(sched_current(), 1);
+	struct sched_thread *s = spawn(sleeps_10ms, NULL);
+	if (with_prio)
+		sched_set_priority(s, 9);
+	sched_thread_yield(); /* the sleeper sleeps */
+	struct sched_thread *w = spawn(preempts_once, NULL);
+	if (with_prio)
+		sched_set_priority(w, 5);
+	join(s);
+	join(w);
+	return 0;
+}
+
+static void a_preemption_may_wait_for_a_sleeper(void **state)
+{
+	struct sched_hooks hooks = virtual_hooks;
+	hooks.sleeper_turn = sleeper_turn;
+	for (int p = 0; p < 2; p++) {
+		with_prio = p;
+		/* yes: time passes until the sleeper's deadline, which runs before the worker
+		 * goes on; no: the worker, alone runnable, runs on */
+		sleeper_yes = true;
+		asked_next = asked_sleeper = 0;
+		assert_int_equal(run(sleeper_turn_main, &hooks), 0);
+		assert_trace("w1 woke w2");
+		assert_int_equal(asked_next, 3);
+		assert_int_equal(asked_sleeper, 2);
+		assert_int_equal(vclock[0], SEC / 100);
+		sleeper_yes = false;
+		assert_int_equal(run(sleeper_turn_main, &hooks), 0);
+		assert_trace("w1 w2 woke");
+	}
+	/* without the hook, as before */
+	with_prio = true;
+	assert_int_equal(run(sleeper_turn_main, &virtual_hooks), 0);
+	assert_trace("w1 w2 woke");
+}
+
+/* A sleeper below the thread that would run is no reason to wait: not asked. */
+TEST_MAIN(low_sleeper_main)
+{
+	sched_set_priority(sched_current(), 1);
+	struct sched_thread *s = spawn(sleeps_10ms, NULL);
+	sched_set_priority(s, 9);
+	sched_thread_yield(); /* the sleeper sleeps */
+	sched_set_priority(s, 2);
+	struct sched_thread *w = spawn(preempts_once, NULL);
+	sched_set_priority(w, 5);
+	join(s);
+	join(w);
+	return 0;
+}
+
+static void a_lower_sleeper_is_not_waited_for(void **state)
+{
+	struct sched_hooks hooks = virtual_hooks;
+	hooks.sleeper_turn = sleeper_turn;
+	sleeper_yes = true;
+	asked_next = 0;
+	assert_int_equal(run(low_sleeper_main, &hooks), 0);
+	assert_trace("w1 w2 woke");
+	assert_int_equal(asked_next, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +386,8 @@ int main(void)
 		cmocka_unit_test(waking_a_higher_priority_thread_wants_a_preemption),
 		cmocka_unit_test(held_mutexes_and_wait_owner),
 		cmocka_unit_test(deadlock_report_counts_live_threads),
+		cmocka_unit_test(a_preemption_may_wait_for_a_sleeper),
+		cmocka_unit_test(a_lower_sleeper_is_not_waited_for),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

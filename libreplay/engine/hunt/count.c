@@ -29,6 +29,7 @@
 bool rp_sync_watch;
 uint32_t rp_sync_quiet, rp_sync_sites[1 << RP_SYNC_SITES_LOG2];
 bool rp_sync_wake;
+bool rp_sync_sleepers;
 unsigned long rp_sync_gen;
 _Static_assert(1 << RP_SYNC_SITES_LOG2 == RP_HUNT_SITES, "one slot per site hunt.c tells apart");
 static bool pct; /* --hunt: priorities, steps at synchronization calls */
@@ -70,6 +71,7 @@ void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
 	exit_pc_cancel(prev);
 	prev->soon = prev->pending = false;
 	prev->new_prio = 0; /* a decision not taken before it switched goes */
+	prev->sync_step = false;
 	rp_sync_gen = sched_runnable_gen - 1; /* next's first step after a call asks */
 	next->in_count = next->offset - *rp_thread_counter(next);
 	rp_hunt_resumed(next->tid);
@@ -248,6 +250,11 @@ struct prio_rec {
 	int32_t tid, prio;
 };
 
+/* The preemption about to be taken (a demotion, under priorities) was decided at a
+ * synchronization step or at a new thread's first access (t->sync_step): there alone
+ * rp_count_sleeper_turn may wait for a sleeper. */
+static bool demoting;
+
 static void give_priority(struct sched_thread *st, int prio)
 {
 	struct prio_rec r = {st->id, prio};
@@ -317,16 +324,30 @@ static void count_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc)
 		give_priority(sched_current(), t->new_prio);
 		t->new_prio = 0;
 	}
+	demoting = t->sync_step;
+	t->sync_step = false;
 	__sic_home = t->offset - count;
 	t->tick_depth++;
 	t->stop_pc = pc;
 	rp_preempt_at_count = true;
 	sched_preempt(); /* on_switch loads its counter when it runs again */
 	rp_preempt_at_count = false;
+	demoting = false;
 	t->stop_pc = 0;
 	t->tick_depth--;
 	if (rp_resumed_hook)
 		rp_resumed_hook(&__sic_home);
+}
+
+/* Is a synchronization call a step: may another thread run after a preemption there?
+ * One that is runnable, or one waiting for a deadline, which the preemption may wait
+ * for (rp_count_sleeper_turn), as PCT's tools make a sleep a yield: a thread running
+ * alone is preempted at its calls as if the sleeper were there. (Not at a slice's end:
+ * in the middle of a computation a sleeper's poll finds nothing new, and each wait
+ * costs its deadline: pbzip2's waits at its slices' ends made a 0.1 s run last 2.3 s.) */
+static inline bool others_may_run(void)
+{
+	return sched_others_runnable() || (rp_sync_sleepers && sched_deadline_waiters());
 }
 
 /* Would preempting t change anything? With a new (lower) priority, any other runnable
@@ -381,6 +402,58 @@ void rp_count_exit_turn(void)
 	exit_pc_cancel(t);
 	t->soon = t->pending = false;
 	sched_preempt();
+}
+
+/* A sleeper's turn is taken for a deadline within this: about the time an OS may leave
+ * a runnable thread unscheduled on a loaded machine (a longer sleep is left alone). */
+#define RP_SLEEPER_TURN_MAX_NS 200000000u
+
+struct sleeper_rec {
+	int32_t next, sleeper;
+};
+
+/* sched's sleeper_turn, at a preemption --hunt decided at a synchronization step or a
+ * new thread's first access: the preempted thread, and every runnable one whose turn
+ * comes after sleeper's (under priorities, those below it), wait until sleeper's
+ * deadline has come, as when a sleep is a yield (PCT's tools make usleep one) to the
+ * threads a preemption lets run. Real time passes: a sleep never ends before its
+ * deadline, and the clocks the program reads (recorded) say so. Drawn from the seed
+ * (rp_hunt_sleeper_turn), logged as a SLEEPER_TURN input; the replay takes it at the
+ * same preemption, and a log without one (recorded before there was such a turn)
+ * never waits. */
+bool rp_count_sleeper_turn(struct sched_thread *next, struct sched_thread *sleeper)
+{
+	struct sleeper_rec s;
+	bool demoted = demoting;
+	demoting = false;
+	if (rp_replaying) {
+		const struct rp_log_record *r;
+		if (!rp_log_hunted || rp_replay_run_free() || !(r = rp_replay_peek()) ||
+		    r->kind != RP_LOG_INPUT || r->input_kind != RP_INPUT_SLEEPER_TURN ||
+		    r->tid != (uint32_t)rp_cur->tid || r->len != sizeof s)
+			return false;
+		memcpy(&s, r->data, sizeof s);
+		if (s.next != next->id || s.sleeper != sleeper->id)
+			rp_diverge("record %zu: thread %d waited for thread %d's deadline in the recording, "
+				"here thread %d would run and thread %d sleeps", rp_replay_recno(),
+				s.next, s.sleeper, next->id, sleeper->id);
+		rp_replay_next();
+		rp_replay_rearm_running();
+		return true;
+	}
+	if (!demoted || !pct || !rp_cur)
+		return false;
+	struct sched_thread_info in;
+	sched_thread_info(sleeper, &in);
+	if (!in.has_deadline ||
+	    in.deadline_ns > rp_clock_ns(in.clock) + RP_SLEEPER_TURN_MAX_NS ||
+	    !rp_hunt_sleeper_turn())
+		return false;
+	s.next = next->id;
+	s.sleeper = sleeper->id;
+	if (rp_writer)
+		rp_log_input(rp_writer, (uint32_t)rp_cur->tid, RP_INPUT_SLEEPER_TURN, &s, sizeof s);
+	return true;
 }
 
 /* Where a slice's end looks for its place: one time in two a counting point with a
@@ -513,6 +586,7 @@ decide:;
 	} else if (!sched_others_runnable() && sched_preempt_useful()) {
 		/* Alone, but threads wait for deadlines or descriptors: a preemption asks
 		 * whether they may run (as a time slice's end does). */
+		t->sync_step = false;
 		if (count_place(t, now, pc, c, 0, 0, false))
 			return __sic_home;
 	} else if (sched_others_runnable()) {
@@ -521,6 +595,7 @@ decide:;
 		struct rp_hunt_decision d = step(&q);
 		if (d.preempt) {
 			t->new_prio = d.new_priority;
+			t->sync_step = false;
 			t->seek_left = RP_SEEK_POINTS;
 			if (count_place(t, now, pc, c, n, ret, d.at_memop && careful))
 				return __sic_home;
@@ -573,6 +648,7 @@ void rp_count_trap(ucontext_t *uc, int sig)
 		if (!d.preempt)
 			return;
 		t->new_prio = d.new_priority;
+		t->sync_step = false;
 		if ((d.at_memop && n && window_at(t, c[rp_hunt_choose((unsigned)n)])) ||
 		    rp_hunt_take_window()) {
 			/* at the window after it, or at the next counting point (an outer loop's
@@ -593,6 +669,7 @@ void rp_count_trap(ucontext_t *uc, int sig)
 		if (!sched_others_runnable())
 			return;
 		t->new_prio = rp_hunt_start_demote(t->tid);
+		t->sync_step = true;
 	}
 	if (!preempt_worth(t)) {
 		t->new_prio = 0;
@@ -604,8 +681,11 @@ void rp_count_trap(ucontext_t *uc, int sig)
 		give_priority(sched_current(), t->new_prio);
 		t->new_prio = 0;
 	}
+	demoting = t->sync_step;
+	t->sync_step = false;
 	t->tick_depth++;
 	rp_preempt_from_signal(uc, sig);
+	demoting = false;
 	t->tick_depth--;
 }
 
@@ -662,7 +742,7 @@ static uintptr_t call_site(uintptr_t ret)
 static inline bool sync_eligible(struct rp_thread *t)
 {
 	return rp_scheduling && rp_counting && t->tid != 0 && !rp_dying && !rp_replaying &&
-	       sched_others_runnable() && !sched_busy();
+	       others_may_run() && !sched_busy();
 }
 
 void rp_sync_begin_slow(void *ret)
@@ -677,6 +757,7 @@ void rp_sync_begin_slow(void *ret)
 	if (!d.preempt)
 		return;
 	t->new_prio = d.new_priority;
+	t->sync_step = true;
 	uintptr_t site = call_site((uintptr_t)ret);
 	if (site) {
 		count_preempt(t, t->offset - __sic_home, site);
@@ -725,6 +806,7 @@ void rp_sync_end_slow(void *ret)
 	const uintptr_t *c = a.pl->c, r = a.pl->ret;
 	size_t n = a.pl->n;
 	t->new_prio = d.new_priority;
+	t->sync_step = true;
 	/* Right after the call returns (a thread that outranks it runs first), or at one
 	 * of the accesses in the window after it; else at the next counting point. */
 	soon_pc_cancel(t);
@@ -763,5 +845,6 @@ void rp_count_start(void)
 	rp_sync_watch = pct && rp_hunt_sync_steps();
 	sync_may_stop = rp_sync_watch && rp_hunt_strategy() == RP_HUNT_DELAYS;
 	rp_sync_wake = rp_sync_watch && rp_hunt_strict();
+	rp_sync_sleepers = rp_sync_watch;
 	rp_bp_open(); /* stops at memory accesses, if perf allows a breakpoint */
 }

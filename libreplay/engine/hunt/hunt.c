@@ -49,6 +49,9 @@ static struct {
 	uint8_t site_level[RP_HUNT_SITES];  /* ... and one in 2^level of the others */
 	uint32_t place_visits[RP_HUNT_PLACES]; /* preemptions placed at each place (hashed) */
 	uint64_t exit_draw;    /* main's return: the others' turn or not (rp_hunt_exit_turn) */
+	uint64_t sleeper_x;    /* rp_hunt_sleeper_turn's own stream (splitmix) */
+	unsigned sleeper_shift; /* ... its rate, 2^-shift, for the first 16 */
+	uint64_t sleeper_asks; /* ... asked so far */
 } h;
 
 static uint64_t rotl(uint64_t x, int k)
@@ -215,6 +218,8 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 	 * in which main never returns with threads runnable keeps its schedule. */
 	x = p->seed ^ UINT64_C(0x6d61696e65786974);
 	h.exit_draw = splitmix(&x);
+	h.sleeper_x = p->seed ^ UINT64_C(0x736c656570657273);
+	h.sleeper_shift = (unsigned)(splitmix(&h.sleeper_x) & 1);
 	if (p->chaos) {
 		h.slice_lo = RP_CHAOS_SLICE_MIN_LOG2;
 		h.slice_hi = RP_CHAOS_SLICE_MAX_LOG2;
@@ -533,6 +538,17 @@ bool rp_hunt_exit_turn(int *prio)
 	if (h.strict)
 		*prio = --h.demoted;
 	return true;
+}
+
+bool rp_hunt_sleeper_turn(void)
+{
+	if (!h.on || !h.pct)
+		return false;
+	uint64_t v = h.sleeper_asks++;
+	unsigned shift = h.sleeper_shift;
+	if (v >> 4)
+		shift += (unsigned)(63 - __builtin_clzll(v)) - 3;
+	return shift < 64 && (splitmix(&h.sleeper_x) & ((UINT64_C(1) << shift) - 1)) == 0;
 }
 
 unsigned rp_hunt_choose(unsigned n)

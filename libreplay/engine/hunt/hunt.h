@@ -111,6 +111,14 @@ bool rp_hunt_any_access(void);
  * the exit? True for a turn, *prio its new priority (below every thread's; 0 under
  * round robin: the next thread's turn). */
 bool rp_hunt_exit_turn(int *prio);
+/* A preemption decided at a synchronization step (or a new thread's first access) while
+ * a thread whose turn comes first sleeps (its deadline soon: under priorities, one of
+ * higher priority than the thread to run next; under round robin, any, the preempted
+ * thread alone): does time pass until it runs? At the seed's rate (1 or 1/2) for a
+ * run's first 16 such preemptions, then fewer as they double (8 per doubling): a
+ * program that sleeps often pays for a number that grows with the logarithm of its
+ * preemptions. Drawn aside, so runs without one keep their schedule. */
+bool rp_hunt_sleeper_turn(void);
 /* The seed's strategy (RP_HUNT_WINDOWS ...; what --hunt-strategy gave, or the draw):
  * also replay-hunt's, for its JSON lines (tools/hunt/strategy.c). */
 int rp_hunt_strategy(void);

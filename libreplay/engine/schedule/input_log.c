@@ -83,6 +83,8 @@ const char *rp_input_name(uint8_t kind)
 		return "alarm, getitimer, setitimer or a timer_* call";
 	if (kind == RP_INPUT_EXIT_TURN)
 		return "(the other threads' turn at main's return)";
+	if (kind == RP_INPUT_SLEEPER_TURN)
+		return "(a wait for a sleeper's deadline at a demotion)";
 	return kind >= 20 && kind <= 29 ? "a blocking system call" : "a recorded call";
 }
 

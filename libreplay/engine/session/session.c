@@ -285,6 +285,7 @@ void rp_session_start(int *argc, char ***argv, struct sched_hooks *h)
 	rp_session_fatal_hook = rp_session_fatal; /* breakpoint.c's SIGILL not the trap's */
 	rp_threads_init(h);
 	rp_decide_hooks(h);
+	h->sleeper_turn = rp_count_sleeper_turn; /* --hunt's, recorded or replayed */
 	if (rp_opts.mode == RP_MODE_OFF) {
 		rp_crash_init(); /* a deadlock's or a hang's report has the backtraces too */
 		rp_objects_started();
