@@ -385,7 +385,8 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
 	struct object_at *o = data;
-	struct object_at here = {o->at, info->dlpi_addr, info->dlpi_name, info->dlpi_phdr, info->dlpi_phnum};
+	struct object_at here = {o->at, info->dlpi_addr, info->dlpi_name, info->dlpi_phdr,
+				 info->dlpi_phnum};
 	if (!object_maps(&here, o->at, 1))
 		return 0;
 	*o = here;
@@ -413,8 +414,9 @@ static void module_hunt_tables(struct module *m)
 	char *names = NULL;
 	const int32_t *found[HUNT_TABLES] = {0}, *found_end[HUNT_TABLES] = {0};
 	bool ranges_match = false;
-	if (fd < 0 || rp_sys_pread(fd, &eh, sizeof eh, 0) != sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof *sh || eh.e_shstrndx >= eh.e_shnum)
+	if (fd < 0 || rp_sys_pread(fd, &eh, sizeof eh, 0) != sizeof eh ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof *sh || eh.e_shstrndx >= eh.e_shnum)
 		goto done;
 	size_t shbytes = (size_t)eh.e_shnum * sizeof *sh;
 	sh = rp_malloc(shbytes);

@@ -193,7 +193,8 @@ static uintptr_t after_call(uintptr_t ret)
 		return 0;
 	const unsigned char *r = (const unsigned char *)ret;
 	int how = r[0] == 0x4c && r[1] == 0x8b && r[2] == 0x3d ? names_home(r) : 0;
-	uintptr_t first = how == 1 ? ret + 7 : how == 2 && !memcmp(r + 7, deref, sizeof deref) ? ret + 10 : 0;
+	uintptr_t first = how == 1 ? ret + 7 :
+			  how == 2 && !memcmp(r + 7, deref, sizeof deref) ? ret + 10 : 0;
 	return first && rp_sic_pc_preemptible(first) ? first : 0;
 }
 
@@ -300,7 +301,12 @@ void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t)
 	t->slice_end = (t->offset - t->home) + rp_hunt_slice();
 	if (pct)
 		give_priority(st, rp_hunt_priority(sched_priority(sched_current())));
-	if (pct && t->prog_fn && rp_hunt_thread_start())
+	/* The executable's start functions only: a library's thread wrapper (NSPR's
+	 * _pt_root) calls the program's function later, and its first accesses are its
+	 * own bookkeeping; a demotion there put the new thread last (radbench bug6, pct:
+	 * 92 of 300 runs failed without it, 60 with it). */
+	if (pct && t->prog_fn && rp_hunt_thread_start() &&
+	    (uintptr_t)t->prog_fn - rp_exe_base < rp_exe_span)
 		t->start_memop = start_access((uintptr_t)t->prog_fn);
 }
 
@@ -649,8 +655,8 @@ static uintptr_t call_target(uintptr_t ret)
  * of the call instruction (movq %r15, __sic_home(%rip); movq $TOKEN, %r15; call f,
  * as sicpp writes it, the call direct or through the GOT; in a shared object the
  * store is movq %rax, -8(%rsp); movq __sic_home@GOTPCREL(%rip), %rax; movq %r15,
- * (%rax); movq -8(%rsp), %rax), whose count the caller
- * published. 0 if ret is not such a call's return, or if the call went to
+ * (%rax); movq -8(%rsp), %rax), whose count the caller published. 0 if ret is not
+ * such a call's return, or if the call went to
  * instrumented code, which then came to the synchronization function by a tail jump
  * (libzstd's POOL_add ends in `jmp pthread_mutex_unlock`): that code ran and counted
  * since, and the published count is its, not the call site's. */
@@ -671,7 +677,8 @@ static uintptr_t call_site(uintptr_t ret)
 	if (store[0] == 0x4c && store[1] == 0x89 && store[2] == 0x3d && names_home(store) == 1)
 		return rp_sic_pc_preemptible((uintptr_t)store) ? (uintptr_t)store : 0;
 	if (memcmp(pic, save, sizeof save) || pic[5] != 0x48 || pic[6] != 0x8b || pic[7] != 0x05 ||
-	    names_home(pic + 5) != 2 || memcmp(pic + 12, put, sizeof put) || memcmp(pic + 15, back, sizeof back))
+	    names_home(pic + 5) != 2 || memcmp(pic + 12, put, sizeof put) ||
+	    memcmp(pic + 15, back, sizeof back))
 		return 0;
 	return rp_sic_pc_preemptible((uintptr_t)pic) ? (uintptr_t)pic : 0;
 }
