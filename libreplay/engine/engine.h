@@ -173,9 +173,13 @@ uintptr_t rp_stub_resume_pc(uintptr_t ret);
 uintptr_t rp_call_dest(uintptr_t ret);
 /* sic.c: sort the memory access tables and hand them to the quick path. */
 void rp_sic_memops_load(void);
+/* sic.c: do [at, at + len) lie in the loaded object that holds pc (its segments' span;
+ * known once the counting modes start)? */
+bool rp_sic_same_object(uintptr_t pc, uintptr_t at, size_t len);
 /* sic.c: where the innermost loop around pc is left (sicpp's sic_loops), or 0. */
 uintptr_t rp_sic_loop_exit(uintptr_t pc);
-/* The memory accesses (sicpp/hunt.c's tables, the executable's) of the kinds asked in
+/* The memory accesses (sicpp/hunt.c's tables: the executable's and its instrumented
+ * shared objects', sic.c) of the kinds asked in
  * [from, to), at most max of them, in table order (any, atomic, repeated). */
 enum { RP_MEMOP_ANY = 1, RP_MEMOP_ATOMIC = 2, RP_MEMOP_REPEAT = 4 };
 size_t rp_sic_memops(uintptr_t from, uintptr_t to, unsigned kinds, uintptr_t *out, size_t max);
@@ -238,11 +242,18 @@ extern bool rp_sync_wake;
 extern bool rp_sync_sleepers;
 extern unsigned long rp_sync_gen; /* sched_runnable_gen when none outranked the thread */
 extern uintptr_t rp_exe_base; /* (core.h) */
+extern uintptr_t rp_exe_span;
+/* sic.c: pc's offset in its object, which ASLR does not move (a library's told apart
+ * from the executable's by its name). */
+uint64_t rp_sic_pc_key(uintptr_t pc);
 static inline unsigned rp_sync_slot(void *ret, int after)
 {
 	/* the call's offset in the executable, as the address moves with ASLR (--no-record
-	 * keeps it); a return address + 1 is none */
-	uint64_t key = (uintptr_t)ret - rp_exe_base + (unsigned)after;
+	 * keeps it), or in its library; a return address + 1 is none */
+	uint64_t key = (uintptr_t)ret - rp_exe_base;
+	if (__builtin_expect(key >= rp_exe_span, 0))
+		key = rp_sic_pc_key((uintptr_t)ret);
+	key += (unsigned)after;
 	return (unsigned)((key * 0x9E3779B97F4A7C15ull) >> (64 - RP_SYNC_SITES_LOG2));
 }
 static inline bool rp_sync_pass(void *ret, int after)

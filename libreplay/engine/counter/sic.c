@@ -3,6 +3,10 @@
 #include "base/rp_alloc.h"
 
 #include <cpuid.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,10 +159,15 @@ struct tables {
 	size_t nnopre;
 };
 static struct tables *volatile tables;
+static void hunt_tables_changed(void);
 
-/* A shared object's tables, as its constructor gave them (__sic_register_module). */
+/* A shared object's tables, as its constructor gave them (__sic_register_module), and
+ * its hunting tables (sic_memops ...: module_hunt_tables), once looked up. */
+enum { HUNT_MEMOPS, HUNT_ATOMICS, HUNT_REPEATS, HUNT_LOOPS, HUNT_TABLES };
 struct module {
 	const int32_t *ranges, *ranges_end, *nopre, *nopre_end;
+	bool hunt_looked;
+	const int32_t *hunt[HUNT_TABLES], *hunt_end[HUNT_TABLES];
 };
 static struct module *modules;
 static size_t nmodules;
@@ -242,7 +251,7 @@ static void add_module(struct tables *t, const struct module *m)
 static void publish(void)
 {
 	const struct module exe = {__start_sic_ranges, __stop_sic_ranges, __start_sic_nopreempt,
-				   __stop_sic_nopreempt};
+				   __stop_sic_nopreempt, false, {0}, {0}};
 	size_t nr = entries(exe.ranges, exe.ranges_end) / 2, nn = entries(exe.nopre, exe.nopre_end);
 	for (size_t k = 0; k < nmodules; k++) {
 		nr += entries(modules[k].ranges, modules[k].ranges_end) / 2;
@@ -276,8 +285,9 @@ void __sic_register_module(const int32_t *ranges, const int32_t *ranges_end,
 	if (!m)
 		rp_fatal_memory("the counter's tables");
 	modules = m;
-	modules[nmodules++] = (struct module){ranges, ranges_end, nopre, nopre_end};
+	modules[nmodules++] = (struct module){ranges, ranges_end, nopre, nopre_end, false, {0}, {0}};
 	publish();
+	hunt_tables_changed(); /* a dlopen while hunting: its accesses from now on */
 }
 
 /* ...and by its destructor, when the module is unloaded (dlclose, exit). */
@@ -287,6 +297,7 @@ void __sic_unregister_module(const int32_t *ranges)
 		if (modules[k].ranges == ranges) {
 			modules[k] = modules[--nmodules];
 			publish();
+			hunt_tables_changed();
 			return;
 		}
 }
@@ -337,7 +348,8 @@ bool rp_sic_count_at_home(uintptr_t pc, uint64_t r15)
 
 /* ---- memory accesses and loops (sicpp/hunt.c), for the counting modes -------------- */
 
-/* The executable's tables only: shared objects' accesses get no window. */
+/* The executable's tables, through the linker's symbols; each instrumented shared
+ * object's, found in its file (module_hunt_tables). */
 extern const int32_t __start_sic_memops[] __attribute__((weak, visibility("hidden")));
 extern const int32_t __stop_sic_memops[] __attribute__((weak, visibility("hidden")));
 extern const int32_t __start_sic_atomics[] __attribute__((weak, visibility("hidden")));
@@ -347,21 +359,125 @@ extern const int32_t __stop_sic_repeats[] __attribute__((weak, visibility("hidde
 extern const int32_t __start_sic_loops[] __attribute__((weak, visibility("hidden")));
 extern const int32_t __stop_sic_loops[] __attribute__((weak, visibility("hidden")));
 
+static const char *const hunt_names[HUNT_TABLES] = {"sic_memops", "sic_atomics", "sic_repeats",
+						    "sic_loops"};
+
+/* The loaded object that holds the address `at`: its load bias, path and segments. */
+struct object_at {
+	uintptr_t at, bias;
+	const char *path;
+	const ElfW(Phdr) *phdr;
+	int phnum;
+};
+
+static bool object_maps(const struct object_at *o, uintptr_t lo, uint64_t len)
+{
+	for (int i = 0; i < o->phnum; i++) {
+		const ElfW(Phdr) *ph = &o->phdr[i];
+		uintptr_t at = o->bias + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && lo >= at && len <= ph->p_memsz && lo - at <= ph->p_memsz - len)
+			return true;
+	}
+	return false;
+}
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct object_at *o = data;
+	struct object_at here = {o->at, info->dlpi_addr, info->dlpi_name, info->dlpi_phdr,
+				 info->dlpi_phnum};
+	if (!object_maps(&here, o->at, 1))
+		return 0;
+	*o = here;
+	return 1;
+}
+
+/* A shared object's sic_memops, sic_atomics, sic_repeats and sic_loops: the linker
+ * defines no symbol a registration could pass for them (sicpp's constructor passes
+ * sic_ranges and sic_nopreempt alone, and a module older than these tables has none),
+ * but they are loaded (flag "a"), so the file's section headers say where: the object
+ * that holds the module's sic_ranges (dl_iterate_phdr), its file read once, with raw
+ * system calls (the program's descriptors and errno stay as they were). A file that
+ * does not match what is loaded (its sic_ranges elsewhere: replaced since) gives none. */
+static void module_hunt_tables(struct module *m)
+{
+	if (m->hunt_looked)
+		return;
+	m->hunt_looked = true;
+	struct object_at o = {(uintptr_t)m->ranges, 0, NULL, NULL, 0};
+	if (!m->ranges || !dl_iterate_phdr(find_object, &o) || !o.path || !*o.path)
+		return;
+	int saved = errno, fd = rp_sys_open(o.path, O_RDONLY | O_CLOEXEC, 0);
+	ElfW(Ehdr) eh;
+	ElfW(Shdr) *sh = NULL;
+	char *names = NULL;
+	const int32_t *found[HUNT_TABLES] = {0}, *found_end[HUNT_TABLES] = {0};
+	bool ranges_match = false;
+	if (fd < 0 || rp_sys_pread(fd, &eh, sizeof eh, 0) != sizeof eh ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof *sh || eh.e_shstrndx >= eh.e_shnum)
+		goto done;
+	size_t shbytes = (size_t)eh.e_shnum * sizeof *sh;
+	sh = rp_malloc(shbytes);
+	if (!sh || rp_sys_pread(fd, sh, shbytes, eh.e_shoff) != (ssize_t)shbytes)
+		goto done;
+	const ElfW(Shdr) *ns = &sh[eh.e_shstrndx];
+	names = rp_malloc(ns->sh_size + 1);
+	if (!names || rp_sys_pread(fd, names, ns->sh_size, ns->sh_offset) != (ssize_t)ns->sh_size)
+		goto done;
+	names[ns->sh_size] = '\0';
+	for (int i = 0; i < eh.e_shnum; i++) {
+		const ElfW(Shdr) *x = &sh[i];
+		uintptr_t at = o.bias + x->sh_addr;
+		if (x->sh_name >= ns->sh_size || x->sh_type != SHT_PROGBITS || !(x->sh_flags & SHF_ALLOC) ||
+		    x->sh_size % 4 || !object_maps(&o, at, x->sh_size))
+			continue;
+		const char *name = names + x->sh_name;
+		if (!strcmp(name, "sic_ranges"))
+			ranges_match = at == (uintptr_t)m->ranges &&
+				       x->sh_size == (uint64_t)(m->ranges_end - m->ranges) * 4;
+		for (int k = 0; k < HUNT_TABLES; k++)
+			if (!strcmp(name, hunt_names[k])) {
+				found[k] = (const int32_t *)at;
+				found_end[k] = (const int32_t *)(at + x->sh_size);
+			}
+	}
+	if (ranges_match)
+		for (int k = 0; k < HUNT_TABLES; k++) {
+			m->hunt[k] = found[k];
+			m->hunt_end[k] = found_end[k];
+		}
+done:
+	rp_free(names);
+	rp_free(sh);
+	if (fd >= 0)
+		rp_sys_close(fd);
+	errno = saved;
+}
+
 static struct sorted {
 	uintptr_t *v;
 	size_t n;
 } memops[3]; /* RP_MEMOP_ANY, RP_MEMOP_ATOMIC, RP_MEMOP_REPEAT */
+static bool hunt_loaded;
 
-/* A table of self-relative offsets as sorted addresses (rp_malloc: the program's heap
- * must not move). */
-static uintptr_t *sorted_table(const int32_t *start, const int32_t *stop, size_t *n)
+/* Table k of the executable and of every module as sorted addresses (rp_malloc: the
+ * program's heap must not move). */
+static uintptr_t *sorted_table(int k, const int32_t *start, const int32_t *stop, size_t *n)
 {
 	*n = entries(start, stop);
+	for (size_t j = 0; j < nmodules; j++)
+		*n += entries(modules[j].hunt[k], modules[j].hunt_end[k]);
 	uintptr_t *v = rp_malloc((*n ? *n : 1) * sizeof *v);
 	if (!v)
 		rp_fatal("out of memory");
-	for (size_t i = 0; i < *n; i++)
-		v[i] = rel(&start[i]);
+	size_t i = 0;
+	for (const int32_t *p = start; p && p < stop; p++)
+		v[i++] = rel(p);
+	for (size_t j = 0; j < nmodules; j++)
+		for (const int32_t *p = modules[j].hunt[k]; p && p < modules[j].hunt_end[k]; p++)
+			v[i++] = rel(p);
 	sort_pcs(v, *n);
 	return v;
 }
@@ -411,26 +527,134 @@ uintptr_t rp_sic_loop_exit(uintptr_t pc)
 	return 0;
 }
 
-void rp_sic_memops_load(void)
+static size_t add_loops(struct loop *to, const int32_t *start, const int32_t *stop)
 {
-	if (memops[0].v)
-		return;
-	memops[0].v = sorted_table(__start_sic_memops, __stop_sic_memops, &memops[0].n);
-	memops[1].v = sorted_table(__start_sic_atomics, __stop_sic_atomics, &memops[1].n);
-	memops[2].v = sorted_table(__start_sic_repeats, __stop_sic_repeats, &memops[2].n);
+	size_t n = entries(start, stop) / 2;
+	for (size_t i = 0; i < n; i++)
+		to[i] = (struct loop){rel(&start[2 * i]), rel(&start[2 * i + 1])};
+	return n;
+}
+
+/* Merge the executable's tables and the registered modules' anew, and hand them to the
+ * quick path. In normal context (the start, a module's constructor), never under a
+ * reader: the readers (the overflow paths, the recording's breakpoint) run in the
+ * program's code. */
+static void spans_build(void);
+
+static void hunt_build(void)
+{
+	const int32_t *start[3] = {__start_sic_memops, __start_sic_atomics, __start_sic_repeats};
+	const int32_t *stop[3] = {__stop_sic_memops, __stop_sic_atomics, __stop_sic_repeats};
+	spans_build();
+	for (size_t j = 0; j < nmodules; j++)
+		module_hunt_tables(&modules[j]);
+	for (int t = 0; t < 3; t++) {
+		rp_free(memops[t].v);
+		memops[t].v = sorted_table(t, start[t], stop[t], &memops[t].n);
+	}
 	rp_sic_quick.atomics = memops[1].v;
 	rp_sic_quick.natomics = memops[1].n;
 	rp_sic_quick.repeats = memops[2].v;
 	rp_sic_quick.nrepeats = memops[2].n;
-	nloops = entries(__start_sic_loops, __stop_sic_loops) / 2;
-	loops = rp_malloc((nloops ? nloops : 1) * sizeof *loops);
+	size_t n = entries(__start_sic_loops, __stop_sic_loops) / 2;
+	for (size_t j = 0; j < nmodules; j++)
+		n += entries(modules[j].hunt[HUNT_LOOPS], modules[j].hunt_end[HUNT_LOOPS]) / 2;
+	rp_free(loops);
+	loops = rp_malloc((n ? n : 1) * sizeof *loops);
 	if (!loops)
 		rp_fatal("out of memory");
-	for (size_t i = 0; i < nloops; i++) {
-		loops[i].head = rel(&__start_sic_loops[2 * i]);
-		loops[i].exit = rel(&__start_sic_loops[2 * i + 1]);
-	}
+	nloops = add_loops(loops, __start_sic_loops, __stop_sic_loops);
+	for (size_t j = 0; j < nmodules; j++)
+		nloops += add_loops(loops + nloops, modules[j].hunt[HUNT_LOOPS], modules[j].hunt_end[HUNT_LOOPS]);
 	qsort(loops, nloops, sizeof *loops, cmp_loop);
+}
+
+/* ---- a pc's key, the same wherever ASLR puts its object ----------------------------- */
+
+/* The hunting scheduler keys what it keeps per call site and per place by pc: by its
+ * offset in its object, the same in every run of the program, a log or not (--no-record
+ * keeps ASLR on: the executable and each library move apart). An executable's pc is
+ * its offset from the executable's load base, as before there were libraries' places;
+ * a library's, its offset in the library, told apart by a hash of its file name. */
+struct span {
+	uintptr_t lo, hi, bias;
+	uint64_t salt;
+};
+static struct span *spans;
+static size_t nspans, spans_cap;
+uintptr_t rp_exe_span; /* engine.h's rp_sync_slot: [rp_exe_base, + this) is the executable's */
+
+static int add_span(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t at = info->dlpi_addr + ph->p_vaddr;
+		lo = at < lo ? at : lo;
+		hi = at + ph->p_memsz > hi ? at + ph->p_memsz : hi;
+	}
+	if (lo >= hi || nspans == spans_cap)
+		return 0;
+	/* the executable (dl_iterate_phdr's first) salt 0: its keys are its offsets */
+	uint64_t salt = 0;
+	if (nspans) {
+		const char *name = info->dlpi_name ? info->dlpi_name : "", *slash = strrchr(name, '/');
+		salt = UINT64_C(0xcbf29ce484222325); /* FNV-1a of the name the loader looked for */
+		for (const char *c = slash ? slash + 1 : name; *c; c++)
+			salt = (salt ^ (unsigned char)*c) * UINT64_C(0x100000001b3);
+	} else {
+		rp_exe_span = hi - info->dlpi_addr;
+	}
+	spans[nspans++] = (struct span){lo, hi, info->dlpi_addr, salt};
+	return 0;
+}
+
+static void spans_build(void)
+{
+	if (!spans) {
+		spans_cap = 512;
+		spans = rp_malloc(spans_cap * sizeof *spans);
+		if (!spans)
+			rp_fatal("out of memory");
+	}
+	nspans = 0;
+	dl_iterate_phdr(add_span, NULL);
+}
+
+uint64_t rp_sic_pc_key(uintptr_t pc)
+{
+	for (size_t i = 0; i < nspans; i++)
+		if (pc >= spans[i].lo && pc < spans[i].hi)
+			return (pc - spans[i].bias) ^ spans[i].salt;
+	return pc - rp_exe_base;
+}
+
+bool rp_sic_same_object(uintptr_t pc, uintptr_t at, size_t len)
+{
+	for (size_t i = 0; i < nspans; i++)
+		if (pc >= spans[i].lo && pc < spans[i].hi)
+			return at >= spans[i].lo && len <= spans[i].hi - spans[i].lo &&
+			       at - spans[i].lo <= spans[i].hi - spans[i].lo - len;
+	return false;
+}
+
+void rp_sic_memops_load(void)
+{
+	if (hunt_loaded)
+		return;
+	hunt_loaded = true;
+	hunt_build();
+}
+
+/* A module registered or went: once the tables are in use, merge them again. */
+static void hunt_tables_changed(void)
+{
+	if (hunt_loaded)
+		hunt_build();
 }
 
 size_t rp_sic_memops(uintptr_t from, uintptr_t to, unsigned kinds, uintptr_t *out, size_t max)

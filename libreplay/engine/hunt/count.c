@@ -168,20 +168,36 @@ static const struct places *places_cached(uintptr_t from)
 	return e;
 }
 
+/* Does the RIP-relative movq at p name __sic_home, directly (the executable's form) or
+ * through its GOT slot (a shared object's, sicpp --pic: the slot read only if it lies
+ * in p's object)? 1, 2 (the slot), or 0. */
+static int names_home(const unsigned char *p)
+{
+	int32_t disp;
+	memcpy(&disp, p + 3, sizeof disp);
+	uintptr_t at = (uintptr_t)(p + 7) + (intptr_t)disp, slot;
+	if (at == (uintptr_t)&__sic_home)
+		return 1;
+	if (!rp_sic_same_object((uintptr_t)p, at, sizeof slot))
+		return 0;
+	memcpy(&slot, (const void *)at, sizeof slot);
+	return slot == (uintptr_t)&__sic_home ? 2 : 0;
+}
+
 /* The first instruction after a call from the program returns: past the reload of the
- * count (movq __sic_home(%rip), %r15, as sicpp writes it), at the count the call
+ * count (movq __sic_home(%rip), %r15, as sicpp writes it; in a shared object movq
+ * __sic_home@GOTPCREL(%rip), %r15; movq (%r15), %r15), at the count the call
  * published. 0 if ret is not such a return or the instruction is not preemptible. */
 static uintptr_t after_call(uintptr_t ret)
 {
+	static const unsigned char deref[] = {0x4d, 0x8b, 0x3f};
 	if (!rp_sic_pc_instrumented(ret))
 		return 0;
 	const unsigned char *r = (const unsigned char *)ret;
-	int32_t disp;
-	memcpy(&disp, r + 3, sizeof disp);
-	if (r[0] != 0x4c || r[1] != 0x8b || r[2] != 0x3d ||
-	    ret + 7 + (intptr_t)disp != (uintptr_t)&__sic_home)
-		return 0;
-	return rp_sic_pc_preemptible(ret + 7) ? ret + 7 : 0;
+	int how = r[0] == 0x4c && r[1] == 0x8b && r[2] == 0x3d ? names_home(r) : 0;
+	uintptr_t first = how == 1 ? ret + 7 :
+			  how == 2 && !memcmp(r + 7, deref, sizeof deref) ? ret + 10 : 0;
+	return first && rp_sic_pc_preemptible(first) ? first : 0;
 }
 
 /* after_call(ret), kept as places_cached keeps its answers. */
@@ -214,7 +230,7 @@ static bool soon_at(struct rp_thread *t, uintptr_t pc)
  * (rp_hunt_place_worth); else false: the preemption comes at a counting point. */
 static bool window_at(struct rp_thread *t, uintptr_t pc)
 {
-	return rp_bp_ready() && pc && rp_hunt_place_worth(pc - rp_exe_base) && soon_at(t, pc);
+	return rp_bp_ready() && pc && rp_hunt_place_worth(rp_sic_pc_key(pc)) && soon_at(t, pc);
 }
 
 /* A decision to land at an access ahead, where there is none before the function
@@ -224,7 +240,7 @@ static bool window_at(struct rp_thread *t, uintptr_t pc)
  * return's own counting point comes before the `ret`. */
 static bool ret_walk_at(struct rp_thread *t, uintptr_t r)
 {
-	if (!r || !rp_hunt_place_worth(r - rp_exe_base) || !soon_at(t, r))
+	if (!r || !rp_hunt_place_worth(rp_sic_pc_key(r)) || !soon_at(t, r))
 		return false;
 	t->ret_walk = true;
 	t->soon = false;
@@ -292,7 +308,12 @@ void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t)
 	t->slice_end = (t->offset - t->home) + rp_hunt_slice();
 	if (pct)
 		give_priority(st, rp_hunt_priority(sched_priority(sched_current())));
-	if (pct && t->prog_fn && rp_hunt_thread_start())
+	/* The executable's start functions only: a library's thread wrapper (NSPR's
+	 * _pt_root) calls the program's function later, and its first accesses are its
+	 * own bookkeeping; a demotion there put the new thread last (radbench bug6, pct:
+	 * 92 of 300 runs failed without it, 60 with it). */
+	if (pct && t->prog_fn && rp_hunt_thread_start() &&
+	    (uintptr_t)t->prog_fn - rp_exe_base < rp_exe_span)
 		t->start_memop = start_access((uintptr_t)t->prog_fn);
 }
 
@@ -555,14 +576,14 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 			t->slice_end = now + quiet;
 			goto arm;
 		}
-		if (!rp_hunt_place_worth(pc - rp_exe_base)) {
+		if (!rp_hunt_place_worth(rp_sic_pc_key(pc))) {
 			careful = false; /* looked on from here often already: decided here */
 			goto decide;
 		}
 		seek_start(t, rp_hunt_take_window() ? RP_SEEK_WINDOW : RP_SEEK_EXIT, pc, now);
 		uintptr_t x = t->seek == RP_SEEK_EXIT ? rp_sic_loop_exit(pc) : 0;
 		if (x && rp_bp_ready() && rp_sic_pc_preemptible(x) &&
-		    rp_hunt_place_worth(x - rp_exe_base)) {
+		    rp_hunt_place_worth(rp_sic_pc_key(x))) {
 			/* out of this loop: where it ends, by the breakpoint (on_count_trap) */
 			rp_bp_arm(x);
 			t->exit_pc = x;
@@ -712,8 +733,10 @@ static uintptr_t call_target(uintptr_t ret)
 
 /* Where the program's call to a synchronization function stands: the counting point
  * of the call instruction (movq %r15, __sic_home(%rip); movq $TOKEN, %r15; call f,
- * as sicpp writes it, the call direct or through the GOT), whose count the caller
- * published. 0 if ret is not such a call's return, or if the call went to
+ * as sicpp writes it, the call direct or through the GOT; in a shared object the
+ * store is movq %rax, -8(%rsp); movq __sic_home@GOTPCREL(%rip), %rax; movq %r15,
+ * (%rax); movq -8(%rsp), %rax), whose count the caller published. 0 if ret is not
+ * such a call's return, or if the call went to
  * instrumented code, which then came to the synchronization function by a tail jump
  * (libzstd's POOL_add ends in `jmp pthread_mutex_unlock`): that code ran and counted
  * since, and the published count is its, not the call site's. */
@@ -728,13 +751,16 @@ static uintptr_t call_site(uintptr_t ret)
 		return 0;
 	if (rp_sic_pc_instrumented(call_target(ret)))
 		return 0;
-	const unsigned char *store = call - 14;
-	int32_t disp;
-	memcpy(&disp, store + 3, sizeof disp);
-	if (store[0] != 0x4c || store[1] != 0x89 || store[2] != 0x3d ||
-	    (uintptr_t)(store + 7) + (intptr_t)disp != (uintptr_t)&__sic_home)
+	static const unsigned char save[] = {0x48, 0x89, 0x44, 0x24, 0xf8}, put[] = {0x4c, 0x89, 0x38},
+				   back[] = {0x48, 0x8b, 0x44, 0x24, 0xf8};
+	const unsigned char *store = call - 14, *pic = call - 27;
+	if (store[0] == 0x4c && store[1] == 0x89 && store[2] == 0x3d && names_home(store) == 1)
+		return rp_sic_pc_preemptible((uintptr_t)store) ? (uintptr_t)store : 0;
+	if (memcmp(pic, save, sizeof save) || pic[5] != 0x48 || pic[6] != 0x8b || pic[7] != 0x05 ||
+	    names_home(pic + 5) != 2 || memcmp(pic + 12, put, sizeof put) ||
+	    memcmp(pic + 15, back, sizeof back))
 		return 0;
-	return rp_sic_pc_preemptible((uintptr_t)store) ? (uintptr_t)store : 0;
+	return rp_sic_pc_preemptible((uintptr_t)pic) ? (uintptr_t)pic : 0;
 }
 
 /* May the hooks take a step for t now? count_eligible's checks, the cheap ones first

@@ -93,9 +93,9 @@ void rp_hunt_resumed(int tid);
 uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran);
 /* A slice's end found a window ahead: take it (or look on)? */
 bool rp_hunt_take_window(void);
-/* A preemption to be placed with care at pc (an offset in the executable: by the
- * breakpoint at a memory access or where a loop ends, or by a seek from where a slice
- * ended): worth it still, or (false) taken at a counting point as it comes? */
+/* A preemption to be placed with care at pc (its offset in its object, rp_sic_pc_key:
+ * by the breakpoint at a memory access or where a loop ends, or by a seek from where a
+ * slice ended): worth it still, or (false) taken at a counting point as it comes? */
 bool rp_hunt_place_worth(uintptr_t pc);
 /* A thread is created (--hunt): does its first turn end at one of the shared memory
  * accesses its start function begins with (a switch between two plain stores, `a = 1;
