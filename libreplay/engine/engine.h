@@ -65,6 +65,8 @@ struct rp_thread {
 	uintptr_t start_memop;    /* a shared access of its start function where its first
 				   * turn is to end (count.c, rp_hunt_thread_start) */
 	bool start_trap;          /* ... its breakpoint is armed */
+	bool start_call;          /* ... or it ends right after its first synchronization
+				   * call returns (rp_hunt_thread_first_call) */
 	bool ret_walk;            /* its breakpoint is at a return: a decision looks on
 				   * from there in the caller (count.c, ret_walk_at) */
 	/* Its clock reads' number, the next one's (inputs/in_clock.c: a logged value's key). */

@@ -75,6 +75,8 @@ void rp_count_switched(struct rp_thread *prev, struct rp_thread *next)
 	rp_sync_gen = sched_runnable_gen - 1; /* next's first step after a call asks */
 	next->in_count = next->offset - *rp_thread_counter(next);
 	rp_hunt_resumed(next->tid);
+	if (next->start_call)
+		rp_hunt_sync_ask(); /* its first call's step after must not pass unasked */
 	if (next->start_memop) {
 		/* its first turn: ends at the access, if it gets there before its slice's
 		 * end or a switch (either takes the breakpoint back) */
@@ -315,6 +317,9 @@ void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t)
 	if (pct && t->prog_fn && rp_hunt_thread_start() &&
 	    (uintptr_t)t->prog_fn - rp_exe_base < rp_exe_span)
 		t->start_memop = start_access((uintptr_t)t->prog_fn);
+	/* none at an access: right after its first synchronization call, then */
+	if (pct && t->prog_fn && !t->start_memop && rp_hunt_thread_first_call())
+		t->start_call = true;
 }
 
 /* Replay: the priority a change point gave, right after its PREEMPT. */
@@ -780,6 +785,8 @@ void rp_sync_begin_slow(void *ret)
 	struct rp_hunt_question q = {RP_HUNT_BEFORE, t->tid, hit, false, false,
 				     t->offset - __sic_home - t->in_count, false, NULL, NULL};
 	struct rp_hunt_decision d = step(&q);
+	if (t->start_call)
+		rp_hunt_sync_ask(); /* (the step re-armed the fast path) */
 	if (!d.preempt)
 		return;
 	t->new_prio = d.new_priority;
@@ -814,7 +821,9 @@ void rp_sync_end_slow(void *ret)
 {
 	struct rp_thread *t = rp_cur;
 	bool created = created_by && created_by == t->tid;
+	bool first = t->start_call; /* its first call: its first turn ends here */
 	created_by = 0;
+	t->start_call = false;
 	if (!sync_eligible(t))
 		return;
 	struct after a = {(uintptr_t)ret, 0, NULL};
@@ -826,6 +835,8 @@ void rp_sync_end_slow(void *ret)
 	if (!wake)
 		rp_sync_gen = gen; /* none outranks it: the fast path may pass till that changes */
 	struct rp_hunt_decision d = step(&q);
+	if (first && !d.preempt && rp_hunt_first_call_end(t->tid, &d.new_priority))
+		d.preempt = true; /* right after the call: before the check under its lock */
 	if (!d.preempt)
 		return;
 	after_ahead(&a);

@@ -52,6 +52,7 @@ static struct {
 	uint64_t sleeper_x;    /* rp_hunt_sleeper_turn's own stream (splitmix) */
 	unsigned sleeper_shift; /* ... its rate, 2^-shift, for the first 16 */
 	uint64_t sleeper_asks; /* ... asked so far */
+	bool exiting;          /* main's exit turn was taken (rp_hunt_exit_turn) */
 } h;
 
 static uint64_t rotl(uint64_t x, int k)
@@ -502,6 +503,26 @@ bool rp_hunt_thread_start(void)
 	return h.on && h.pct && one_in_pow2(h.start_shift);
 }
 
+/* Not quick's (its synchronization hooks do not call), nor pct's (PCT as published: its
+ * change points alone). */
+bool rp_hunt_thread_first_call(void)
+{
+	return h.on && h.pct && !h.quick && h.strategy != RP_HUNT_PCT;
+}
+
+bool rp_hunt_first_call_end(int tid, int *prio)
+{
+	*prio = 0;
+	if (h.exiting)
+		return false; /* below main, it would end the process there */
+	if (h.strict) { /* below every other thread (its step was counted already) */
+		struct rp_hunt_decision d = {0};
+		demote(&d, tid, --h.demoted, true, 0);
+		*prio = d.new_priority;
+	}
+	return true;
+}
+
 int rp_hunt_start_demote(int tid)
 {
 	struct rp_hunt_decision d = {0};
@@ -537,6 +558,7 @@ bool rp_hunt_exit_turn(int *prio)
 		return false;
 	if (h.strict)
 		*prio = --h.demoted;
+	h.exiting = true;
 	return true;
 }
 

@@ -101,8 +101,18 @@ bool rp_hunt_place_worth(uintptr_t pc);
  * accesses its start function begins with (a switch between two plain stores, `a = 1;
  * b = -1;`, where there is no counting point and no window)? */
 bool rp_hunt_thread_start(void);
+/* ... if not (none drawn, or none found), does it end right after its first
+ * synchronization call returns (a worker's first lock, the check of its work under it
+ * still to come: the others run till they need that lock, and the check sees what they
+ * did since the creation)? Every such thread, in the strategies whose synchronization
+ * hooks call but pct. */
+bool rp_hunt_thread_first_call(void);
 /* ... it reached the access, others are runnable: its demotion's priority. */
 int rp_hunt_start_demote(int tid);
+/* ... it returned from its first call, others are runnable, and the step there decided
+ * nothing: true to end its turn there, *prio its new priority (0: round robin's next
+ * turn). Not once main's exit turn was taken: below main, it would end the process. */
+bool rp_hunt_first_call_end(int tid, int *prio);
 /* Does this seed place its decisions at any shared memory access ahead (sic_memops,
  * up to the function's return and past it into the caller), not only at windows? */
 bool rp_hunt_any_access(void);
