@@ -307,7 +307,7 @@ void rp_count_thread_created(struct sched_thread *st, struct rp_thread *t)
 	created_by = rp_cur ? rp_cur->tid : 0;
 	if (pct)
 		rp_hunt_sync_ask(); /* the creator's step after the call knows it created */
-	t->slice_end = (t->offset - t->home) + rp_hunt_slice();
+	t->slice_end = (t->offset - t->home) + rp_hunt_slice(t->offset - t->home);
 	if (pct)
 		give_priority(st, rp_hunt_priority(sched_priority(sched_current())));
 	/* The executable's start functions only: a library's thread wrapper (NSPR's
@@ -552,7 +552,7 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 		t->soon = t->pending = false;
 		t->seek = RP_SEEK_NONE;
 		t->new_prio = 0;
-		t->slice_end = now + rp_hunt_slice();
+		t->slice_end = now + rp_hunt_slice(now);
 		goto arm;
 	}
 	if (missed && t->soon) {
@@ -569,14 +569,14 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 	if (t->seek == RP_SEEK_NONE && now < t->slice_end)
 		goto arm;
 	if (t->seek == RP_SEEK_NONE && t->exit_pc && ++t->exit_slices < RP_EXIT_SLICES) {
-		t->slice_end = now + rp_hunt_slice(); /* still waiting for its loop's end */
+		t->slice_end = now + rp_hunt_slice(now); /* still waiting for its loop's end */
 		goto arm;
 	}
 	if (t->seek == RP_SEEK_NONE) { /* the slice ended: where to decide */
 		exit_pc_cancel(t);
 		t->exit_slices = 0;
 		uint64_t quiet = sched_others_runnable() ?
-				 rp_hunt_quiet(sched_preempt_wanted(), now - t->in_count) : 0;
+				 rp_hunt_quiet(sched_preempt_wanted(), now - t->in_count, now) : 0;
 		if (quiet) { /* nothing to decide here, nor at its next few slices' ends */
 			t->slice_end = now + quiet;
 			goto arm;
@@ -593,7 +593,7 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 			rp_bp_arm(x);
 			t->exit_pc = x;
 			t->seek = RP_SEEK_NONE;
-			t->slice_end = now + rp_hunt_slice();
+			t->slice_end = now + rp_hunt_slice(now);
 		}
 		goto arm;
 	}
@@ -604,7 +604,7 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 decide:;
 	bool exited = careful && t->seek == RP_SEEK_EXIT && pc != t->seek_pc;
 	t->seek = RP_SEEK_NONE;
-	t->slice_end = now + rp_hunt_slice();
+	t->slice_end = now + rp_hunt_slice(now);
 	if (t->pending) { /* a decision looking for its window */
 		t->pending = false;
 		if (count_place(t, now, pc, c, n, ret, n > 0 || ret))
@@ -617,7 +617,7 @@ decide:;
 			return __sic_home;
 	} else if (sched_others_runnable()) {
 		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(),
-					     n > 0 || ret || exited, now - t->in_count, false, NULL, NULL};
+					     n > 0 || ret || exited, now - t->in_count, false, NULL, NULL, now};
 		struct rp_hunt_decision d = step(&q);
 		if (d.preempt) {
 			t->new_prio = d.new_priority;
@@ -669,7 +669,7 @@ void rp_count_trap(ucontext_t *uc, int sig)
 		if (!sched_others_runnable())
 			return;
 		struct rp_hunt_question q = {RP_HUNT_SLICE, t->tid, 0, sched_preempt_wanted(), true,
-					     now - t->in_count, false, NULL, NULL};
+					     now - t->in_count, false, NULL, NULL, now};
 		struct rp_hunt_decision d = step(&q);
 		if (!d.preempt)
 			return;
@@ -783,7 +783,7 @@ void rp_sync_begin_slow(void *ret)
 		return;
 	bool hit = rp_hunt_site_visit(rp_sync_slot(ret, 0));
 	struct rp_hunt_question q = {RP_HUNT_BEFORE, t->tid, hit, false, false,
-				     t->offset - __sic_home - t->in_count, false, NULL, NULL};
+				     t->offset - __sic_home - t->in_count, false, NULL, NULL, 0};
 	struct rp_hunt_decision d = step(&q);
 	if (t->start_call)
 		rp_hunt_sync_ask(); /* (the step re-armed the fast path) */
@@ -831,7 +831,7 @@ void rp_sync_end_slow(void *ret)
 	bool wake = sched_preempt_wanted();
 	bool hit = rp_hunt_site_visit(rp_sync_slot(ret, 1));
 	struct rp_hunt_question q = {RP_HUNT_AFTER, t->tid, hit, wake, false,
-				     t->offset - __sic_home - t->in_count, created, after_ahead, &a};
+				     t->offset - __sic_home - t->in_count, created, after_ahead, &a, 0};
 	if (!wake)
 		rp_sync_gen = gen; /* none outranks it: the fast path may pass till that changes */
 	struct rp_hunt_decision d = step(&q);

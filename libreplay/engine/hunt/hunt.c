@@ -35,6 +35,7 @@ static struct {
 	uint64_t fair;         /* counts a thread runs before a demotion lets the others */
 	unsigned slice_lo, slice_hi; /* chaos: log2 bounds of a slice */
 	unsigned quick_slices; /* quick: slices drawn so far, up to RP_QUICK_EARLY_SLICES */
+	bool fine;             /* a thread's first 2^13 counts in fine slices (rp_hunt_slice) */
 	int demoted;           /* the last priority a demotion gave (-1, -2 ...) */
 	int cooldown;          /* the thread demoted last, until it runs again (0: none) */
 	uint64_t cooldown_ran; /* counts it ran in the turn that ended so */
@@ -276,6 +277,9 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 		break;
 	}
 	h.use_sites = h.strategy == RP_HUNT_WINDOWS || h.strategy == RP_HUNT_ACCESSES;
+	/* Fine slices at each thread's beginning: windows, accesses (pct and delays bound
+	 * their steps, quick has its own early slices: theirs stay as they were). */
+	h.fine = h.use_sites;
 	h.sync_counts = h.strict || h.bounded; /* (rp_hunt_step's steps++) */
 	sites_init();
 	sync_arm();
@@ -312,8 +316,25 @@ int rp_hunt_priority(int creator)
 	return p;
 }
 
-uint64_t rp_hunt_slice(void)
+uint64_t rp_hunt_slice(uint64_t at)
 {
+	if (h.fine && at < (UINT64_C(1) << RP_HUNT_FINE_COUNTS_LOG2)) {
+		/* A thread's beginning, where a short program lives whole: a slice from count
+		 * `at` is log-uniform from 1 count up to 4 to 8 times at (at least 2^6, at
+		 * most the seed's longest), so a check and the act it guards a few counts
+		 * apart, in code that makes no synchronization call (atomics alone), are
+		 * split about as often wherever in the thread's first counts they lie: the
+		 * counting points there are nearly steps, as every shared access is one of
+		 * PCT's. */
+		unsigned top = at ? 64 - (unsigned)__builtin_clzll(at) + 1 : 1;
+		if (top < RP_HUNT_FINE_MAX_LOG2)
+			top = RP_HUNT_FINE_MAX_LOG2;
+		if (top > h.slice_log2)
+			top = h.slice_log2;
+		unsigned e = (unsigned)below(top + 1);
+		uint64_t base = UINT64_C(1) << e;
+		return base + below(base);
+	}
 	if (!h.pct || h.quick) {
 		/* chaos: log-uniform between 2^lo and 2^hi counts; quick: from 2^2 for the
 		 * run's first slices, where a short program lives whole */
@@ -375,7 +396,7 @@ static uint64_t fair_now(void)
  * once, as steps, and the counts until the first that may find something returned,
  * at most 2^16 on (0: ask there). A spin program's threads ran a million such slices
  * a second, each an overflow that saves the vector state, a seek and a trap. */
-static uint64_t quiet_of(bool wake_wanted, uint64_t ran)
+static uint64_t quiet_of(bool wake_wanted, uint64_t ran, uint64_t at)
 {
 	uint64_t fair = fair_now();
 	if (!h.on || !h.pct || !h.strict || !h.cooldown || wake_wanted || ran >= fair)
@@ -386,18 +407,18 @@ static uint64_t quiet_of(bool wake_wanted, uint64_t ran)
 	if (fair - ran < cap)
 		cap = fair - ran;
 	h.steps++;
-	uint64_t q = rp_hunt_slice();
+	uint64_t q = rp_hunt_slice(at);
 	while (q < cap && (h.next_change >= h.nchange || h.steps + 1 < h.change[h.next_change])) {
 		h.steps++;
-		q += rp_hunt_slice();
+		q += rp_hunt_slice(at + q);
 	}
 	return q;
 }
 
-uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran)
+uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran, uint64_t at)
 {
 	sync_flush();
-	uint64_t q = quiet_of(wake_wanted, ran);
+	uint64_t q = quiet_of(wake_wanted, ran, at);
 	sync_arm();
 	return q;
 }
@@ -441,8 +462,12 @@ static struct rp_hunt_decision step_of(const struct rp_hunt_question *q)
 		d.at_memop = d.preempt && window_of(q) && (next() & 1);
 		return d;
 	}
-	h.steps++;
-	if (h.next_change < h.nchange && h.steps >= h.change[h.next_change]) {
+	/* A fine slice's end (a thread's first counts, cut small) is a place to demote
+	 * at a window, not a step toward the change points: they keep where they fell. */
+	bool counted = !(h.fine && q->where == RP_HUNT_SLICE &&
+			 q->at < (UINT64_C(1) << RP_HUNT_FINE_COUNTS_LOG2));
+	h.steps += counted;
+	if (counted && h.next_change < h.nchange && h.steps >= h.change[h.next_change]) {
 		/* a change point: PCT gives the i-th priority d - i, below every thread's */
 		h.next_change++;
 		demote(&d, q->tid, h.depth - h.next_change, false, q->ran);

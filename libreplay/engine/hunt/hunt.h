@@ -27,6 +27,12 @@
 #define RP_QUICK_SLICE_MAX_LOG2 14
 #define RP_QUICK_EARLY_MIN_LOG2 2
 #define RP_QUICK_EARLY_SLICES 64
+/* windows, accesses: each thread's first 2^13 counts in fine slices, a slice from
+ * count c log-uniform from 1 up to 4c to 8c counts, at least to 2^(5+1) (a short
+ * program lives whole there: a check and the act it guards, a few counts apart in code
+ * of atomics alone, are split). */
+#define RP_HUNT_FINE_COUNTS_LOG2 13
+#define RP_HUNT_FINE_MAX_LOG2 5
 /* pct and delays: their d-1 change points among the first 2^3 .. 2^10 steps. */
 #define RP_BOUNDED_STEPS_MAX_LOG2 10
 
@@ -49,8 +55,8 @@ bool rp_hunt_strict(void); /* ... the threads' priorities decide (else round rob
 
 /* A new thread's priority (--hunt), given its creator's. */
 int rp_hunt_priority(int creator);
-/* Counts until the running thread's slice ends. */
-uint64_t rp_hunt_slice(void);
+/* Counts until the running thread's slice ends; at: its count where the slice starts. */
+uint64_t rp_hunt_slice(uint64_t at);
 
 /* A step: a synchronization call is about to act (BEFORE) or has acted (AFTER), or a
  * slice ended (SLICE), in thread tid. */
@@ -68,6 +74,8 @@ struct rp_hunt_question {
 	 * nothing does not look for places ahead. */
 	bool (*ahead)(void *ahead_arg);
 	void *ahead_arg;
+	uint64_t at;      /* SLICE: the thread's count (in its first 2^13: a fine slice's
+			   * end, no step toward the change points) */
 };
 struct rp_hunt_decision {
 	bool preempt;     /* preempt the running thread */
@@ -90,7 +98,7 @@ void rp_hunt_resumed(int tid);
 /* The running thread's slice ended (ran: counts since it was switched in): if nothing
  * can be decided there nor at its next few slices' ends, the counts to the one after
  * them (else 0: look for a place, then ask rp_hunt_step). */
-uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran);
+uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran, uint64_t at);
 /* A slice's end found a window ahead: take it (or look on)? */
 bool rp_hunt_take_window(void);
 /* A preemption to be placed with care at pc (its offset in its object, rp_sic_pc_key:
