@@ -53,6 +53,7 @@ struct rw {
 	int nanchors;    /* sic_anchors (races.c) */
 	bool anchor_due; /* before the next instruction of code (races_anchor_due) */
 	struct labels { int *v; int n, cap; } atomics, repeats; /* which memops are */
+	struct labels checked; /* --races: anchors with a check before them */
 	struct loop { char *head; int exit; } *loops;          /* sic_loops */
 	int nloops, caploops;
 	int nranges;
@@ -696,6 +697,11 @@ static void emit_tables(struct rw *w)
 		for (int k = 0; k < w->nanchors; k++)
 			fprintf(o, "\t.quad\t.Lsic_an_%d\n", k);
 	}
+	if (w->checked.n) { /* the race build's: (a check's start, its anchor) pairs */
+		fprintf(o, "\t.section\tsic_anchor_checks,\"R\",@progbits\n\t.p2align 3\n");
+		for (int k = 0; k < w->checked.n; k++)
+			fprintf(o, "\t.quad\t.Lsic_ac_%d, .Lsic_an_%d\n", w->checked.v[k], w->checked.v[k]);
+	}
 	if (w->nmemops) {
 		fprintf(o, "\t.section\tsic_memops,\"a\",@progbits\n\t.p2align 2\n");
 		for (int k = 0; k < w->nmemops; k++)
@@ -810,9 +816,16 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			if (p->nopreempt || p->token || p->ret_store)
 				nopreempt(&w); /* r15 holds the token (a return: the count just published) */
 			if (races_anchor_before(an, i)) {
-				if (opts->races)
+				if (opts->races) {
+					/* Where the check begins: a preemption recorded at the
+					 * access stops the race build before its check, so that
+					 * the check (an atomic's acquire) comes after the others'
+					 * steps as the access does (sic_anchor_checks). */
+					fprintf(out, ".Lsic_ac_%d:\n", w.nanchors);
+					add_label(&w.checked, w.nanchors);
 					races_emit_check(out, an, i, w.nanchors,
 							 w.cfi.cur.in_proc && w.cfi.cur.known && cfi_cfa_is_rsp(&w.cfi.cur));
+				}
 				fprintf(out, ".Lsic_an_%d:\n", w.nanchors++);
 			}
 			if (p->memop) {
@@ -882,6 +895,7 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 	free(w.moved_id);
 	free(w.atomics.v);
 	free(w.repeats.v);
+	free(w.checked.v);
 	for (int k = 0; k < w.nloops; k++)
 		free(w.loops[k].head);
 	free(w.loops);

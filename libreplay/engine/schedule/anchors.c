@@ -7,7 +7,13 @@
  * (sic_anchors, a section that is not loaded: sicpp/races.c), between two of which the
  * bytes are the same, so a pc of the recording maps to the anchor before it in the
  * recorded executable, the same anchor in this one, and the same offset past it.
- * rp_anchors_map_record rewrites each record's pcs so as it is read (replay.c). */
+ * rp_anchors_map_record rewrites each record's pcs so as it is read (replay.c).
+ *
+ * One pc is not mapped by its offset: an access's own, where the race build has the
+ * access's check before the anchor. A preemption recorded there came before the
+ * access, and so must the check (an atomic's acquire, a write's): the race build lists
+ * where each check begins (sic_anchor_checks: pairs of the check's start and its
+ * anchor), and the access's pc maps to the start of its check. */
 #include "engine/core.h"
 #include "base/rp_alloc.h"
 
@@ -18,6 +24,7 @@
 
 struct pair {
 	uint64_t rec, here; /* link-time addresses: offsets from the load base (PIE) */
+	uint64_t check;     /* here's check's start (sic_anchor_checks), else here */
 };
 
 static struct pair *pairs;
@@ -71,6 +78,28 @@ static int by_rec(const void *a, const void *b)
 	return x->rec < y->rec ? -1 : x->rec > y->rec;
 }
 
+struct check {
+	uint64_t start, anchor;
+};
+
+static int by_anchor(const void *a, const void *b)
+{
+	const struct check *x = a, *y = b;
+	return x->anchor < y->anchor ? -1 : x->anchor > y->anchor;
+}
+
+/* Each pair's check, from the n (start, anchor) pairs of sic_anchor_checks. */
+static void set_checks(struct check *checks, size_t n)
+{
+	qsort(checks, n, sizeof *checks, by_anchor);
+	for (size_t i = 0; i < npairs; i++) {
+		struct check key = {0, pairs[i].here};
+		const struct check *c = n ? bsearch(&key, checks, n, sizeof *checks, by_anchor) : NULL;
+		if (c && c->start <= c->anchor)
+			pairs[i].check = c->start;
+	}
+}
+
 int rp_anchors_load(const char *recorded, char *why, size_t whylen)
 {
 	size_t nrec = 0, nhere = 0;
@@ -93,7 +122,11 @@ int rp_anchors_load(const char *recorded, char *why, size_t whylen)
 		if (!pairs)
 			rp_fatal_memory("the anchors");
 		for (size_t i = 0; i < npairs; i++)
-			pairs[i] = (struct pair){rec[i], here[i]};
+			pairs[i] = (struct pair){rec[i], here[i], here[i]};
+		size_t nchecks = 0;
+		struct check *checks = rp_elf_section("/proc/self/exe", "sic_anchor_checks", &nchecks);
+		set_checks(checks, checks ? nchecks / sizeof *checks : 0);
+		rp_free(checks);
 		qsort(pairs, npairs, sizeof *pairs, by_rec);
 		rp_anchors_on = true;
 	}
@@ -114,6 +147,8 @@ uint64_t rp_anchors_map(uint64_t off)
 		else
 			hi = mid;
 	}
+	if (off == pairs[lo].rec)
+		return pairs[lo].check;
 	return pairs[lo].here + (off - pairs[lo].rec);
 }
 
@@ -122,12 +157,15 @@ uint64_t rp_anchors_unmap(uint64_t off)
 {
 	uint64_t best = 0, at = 0;
 	bool found = false;
-	for (size_t i = 0; i < npairs; i++)
+	for (size_t i = 0; i < npairs; i++) {
+		if (pairs[i].check <= off && off < pairs[i].here)
+			return pairs[i].rec; /* in an access's check: its anchor's */
 		if (pairs[i].here <= off && (!found || pairs[i].here >= best)) {
 			best = pairs[i].here;
 			at = pairs[i].rec;
 			found = true;
 		}
+	}
 	return found ? at + (off - best) : off;
 }
 
