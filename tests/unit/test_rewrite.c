@@ -1369,6 +1369,14 @@ static struct lines without_checks(const char *out)
 			i++; /* and its .byte */
 			continue;
 		}
+		if (!strncmp(l.v[i], ".Lsic_ac_", 9)) /* where a check begins */
+			continue;
+		if (!strncmp(l.v[i], ".section sic_anchor_checks,", 27)) { /* their table */
+			i++; /* its .p2align, then its pairs */
+			while (i + 1 < l.n && !strncmp(l.v[i + 1], ".quad .Lsic_ac_", 15))
+				i++;
+			continue;
+		}
 		if (!strcmp(l.v[i], "leaq -128(%rsp), %rsp") && i + 1 < l.n && !strcmp(l.v[i + 1], "pushq %rdi")) {
 			int j = i;
 			while (j < l.n && strcmp(l.v[j], "leaq 128(%rsp), %rsp"))
@@ -1404,6 +1412,12 @@ static void races_same_anchors_both_builds(void **state)
 	assert_true(anchors > 10);
 	assert_int_equal(count_substr(race, "\t.quad\t.Lsic_an_"), anchors);
 	assert_true(strstr(plain, ".section\tsic_anchors,\"R\",@progbits") != NULL);
+	/* Where each check begins, the race build's alone: one pair a check. */
+	assert_int_equal(count_substr(plain, "sic_anchor_checks"), 0);
+	assert_int_equal(count_substr(race, ".section\tsic_anchor_checks,\"R\",@progbits"), 1);
+	int checks = count_substr(race, "\t.quad\t.Lsic_ac_");
+	assert_true(checks > 0 && checks <= anchors);
+	assert_int_equal(count_substr(race, "call\t__race_"), checks);
 	struct lines a = without_checks(plain), b = without_checks(race);
 	assert_int_equal(a.n, b.n);
 	for (int i = 0; i < a.n; i++)
