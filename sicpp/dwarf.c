@@ -347,11 +347,34 @@ static struct sym *movable(struct analysis *an, const char *lfb, int text0)
 	return fn;
 }
 
+int dwarf_entry_loc(const struct analysis *an, const struct sym *fn)
+{
+	/* gdb takes the last statement row at an address (gcc writes several at a
+	 * function's entry, views, and then one that is no statement): is_stmt stays as
+	 * the last .loc that named it set it (gcc names it at a function's first). */
+	int loc = -1, any = -1;
+	bool stmt = true;
+	for (int k = fn->def + 1; k < an->f->n; k++) {
+		const struct stmt *s = &an->f->st[k];
+		if (s->kind == ST_INSN || s->foreign)
+			break;
+		if (!is_dir(s, ".loc") || !s->args)
+			continue;
+		const char *o = strstr(s->args, "is_stmt");
+		if (o)
+			stmt = atoi(o + 7) != 0;
+		any = k;
+		if (stmt)
+			loc = k;
+	}
+	return loc >= 0 ? loc : any;
+}
+
 void dwarf_plan(struct analysis *an)
 {
 	struct asm_file *f = an->f;
 	struct reader ab = {0}, in = {0};
-	int text0 = label_index(an, ".Ltext0");
+	int text0 = label_index(an, ".Ltext0"), etext = label_index(an, ".Letext0");
 	bool ok = text0 >= 0 && an->sect[text0] >= 0 && !strcmp(an->sect_name[an->sect[text0]], ".text");
 	ok = ok && section_stmts(an, ".debug_abbrev", &ab) && section_stmts(an, ".debug_info", &in);
 	if (!ok)
@@ -492,12 +515,21 @@ void dwarf_plan(struct analysis *an)
 				an->n_moved_checks++;
 				put(&tail, &tlen, &tcap, "\t.byte\t0x7\n\t.quad\t.Lsic_cs.%s\n\t.uleb128 .Lsic_ce.%s - .Lsic_cs.%s\n",
 				    fn->name, fn->name, fn->name);
+				/* A cross-file entry whose count a link may keep: a thunk with
+				 * a line row, a third range (rewrite.c, emit_line_thunks). */
+				fn->xline = etext >= 0 && an->sect[etext] == an->sect[text0] && xcall_skippable(fn) &&
+					    dwarf_entry_loc(an, fn) >= 0;
+				if (fn->xline)
+					put(&tail, &tlen, &tcap,
+					    "\t.byte\t0x7\n\t.quad\t.Lsic_xs.%s\n\t.uleb128 .Lsic_xe.%s - .Lsic_xs.%s\n",
+					    fn->name, fn->name, fn->name);
 			}
 			put(&tail, &tlen, &tcap, "\t.byte\t0\n");
 		}
 		put(&tail, &tlen, &tcap, ".Lsic_rnglists_end:\n");
 		an->dw_tail = tail;
 		an->dw_text0 = text0;
+		an->dw_etext = etext;
 	}
 	for (int c = 0; c < cap; c++) {
 		free(abv[c].attr);

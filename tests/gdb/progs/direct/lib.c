@@ -16,3 +16,10 @@ __attribute__((noinline)) int work(int n)
 		acc += square(i);
 	return acc + 1;
 }
+
+/* A leaf another file calls by name: in a -g build its count is at its body's start,
+ * where every call comes (docs/sic.md, "Calls between files"). */
+__attribute__((noinline)) int scale(int v)
+{
+	return v * 3 + total;
+}

@@ -1,15 +1,15 @@
 /* tests/gdb/direct.sh: calls by name to another file's functions (direct entries in a
- * sicc -g build), from the same file, and through a pointer. */
+ * sicc -g build; scale a leaf), from the same file, and through a pointer. */
 #include <stdio.h>
 
-int work(int n);
+int work(int n), scale(int v);
 extern int total;
 
 /* Its address is taken here: it keeps its entry check in its body, where a call
  * through the pointer comes and `step` goes in. */
 __attribute__((noinline)) int by_ptr(int n)
 {
-	total += n;
+	total += scale(n);
 	return n * 2;
 }
 
