@@ -116,6 +116,26 @@ static bool number(const char *a, long *v)
 	return !*end;
 }
 
+/* The bytes of a .uleb128 of a constant (gcc writes 0x8000000000000000 in location
+ * expressions: no long holds it); -1 if not a constant. */
+static long uleb_bytes(const char *a)
+{
+	char *end;
+	while (*a == ' ' || *a == '\t')
+		a++;
+	if (!*a || *a == '-')
+		return -1;
+	unsigned long long u = strtoull(a, &end, 0);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (*end)
+		return -1;
+	long n = 1;
+	while (u >>= 7)
+		n++;
+	return n;
+}
+
 static long leb_bytes(long v, bool sign)
 {
 	long n = 0;
@@ -149,8 +169,10 @@ static long stmt_bytes(const struct stmt *s)
 		return 4L * count_args(s->args);
 	if (is_dir(s, ".quad") || is_dir(s, ".8byte"))
 		return 8L * count_args(s->args);
-	if (is_dir(s, ".uleb128") || is_dir(s, ".sleb128"))
-		return number(s->args, &v) ? leb_bytes(v, s->name[1] == 's') : -1;
+	if (is_dir(s, ".uleb128"))
+		return uleb_bytes(s->args);
+	if (is_dir(s, ".sleb128"))
+		return number(s->args, &v) ? leb_bytes(v, true) : -1;
 	if (is_dir(s, ".string") || is_dir(s, ".asciz"))
 		return (v = string_bytes(s->args)) < 0 ? -1 : v + 1;
 	if (is_dir(s, ".ascii"))
