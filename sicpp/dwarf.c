@@ -47,6 +47,8 @@ struct abbrev {
 	int *attr_st, *form_st; /* statement index of each attribute's name and form */
 	int *attr, *form;
 	int lowpair;            /* index of a low_pc(addr) followed by high_pc(data8), -1 */
+	int ranges;             /* (subprograms) index of a ranges(sec_offset): split into hot
+				 * and cold parts, -1 */
 };
 
 struct reader {
@@ -392,6 +394,52 @@ int dwarf_entry_loc(const struct analysis *an, const struct sym *fn)
 	return loc >= 0 ? loc : any;
 }
 
+/* fn's check moves: its direct entry, and the ranges of its check and, for a cross-file
+ * entry whose count a link may keep, of its thunk with a line row (rewrite.c,
+ * emit_line_thunks), added to its range list. */
+static void move(struct analysis *an, struct sym *fn, int text0, int etext, char **buf, size_t *len, size_t *cap)
+{
+	fn->moved = fn->direct = true;
+	an->n_direct_entries++;
+	an->n_moved_checks++;
+	put(buf, len, cap, "\t.byte\t0x7\n\t.quad\t.Lsic_cs.%s\n\t.uleb128 .Lsic_ce.%s - .Lsic_cs.%s\n", fn->name,
+	    fn->name, fn->name);
+	fn->xline = etext >= 0 && an->sect[etext] == an->sect[text0] && xcall_skippable(fn) &&
+		    dwarf_entry_loc(an, fn) >= 0;
+	if (fn->xline)
+		put(buf, len, cap, "\t.byte\t0x7\n\t.quad\t.Lsic_xs.%s\n\t.uleb128 .Lsic_xe.%s - .Lsic_xs.%s\n",
+		    fn->name, fn->name, fn->name);
+}
+
+/* gcc's range list named by label (in .debug_rnglists) when it is a function's parts,
+ * DW_RLE_start_length entries only: the first one's start (the hot part's .LFBn), and
+ * in *end the statement of its end-of-list byte; NULL for any other list. */
+static const char *hot_range(struct analysis *an, const char *label, int *end)
+{
+	int d = label_index(an, label);
+	const char *first = NULL;
+	if (d < 0 || an->sect[d] < 0 || strcmp(an->sect_name[an->sect[d]], ".debug_rnglists"))
+		return NULL;
+	for (int k = d + 1, n = 0; k < an->f->n && an->sect[k] == an->sect[d]; k++) {
+		const struct stmt *s = &an->f->st[k];
+		long v;
+		if (s->kind == ST_BLANK)
+			continue;
+		if (!is_dir(s, ".byte") || !number(s->args, &v) || (v != 0 && v != DW_RLE_start_length))
+			return NULL;
+		if (v == 0) {
+			*end = k;
+			return n >= 2 ? first : NULL;
+		}
+		if (k + 2 >= an->f->n || !is_dir(&an->f->st[k + 1], ".quad") || !is_dir(&an->f->st[k + 2], ".uleb128"))
+			return NULL;
+		if (!n++)
+			first = an->f->st[k + 1].args;
+		k += 2;
+	}
+	return NULL;
+}
+
 void dwarf_plan(struct analysis *an)
 {
 	struct asm_file *f = an->f;
@@ -434,7 +482,7 @@ void dwarf_plan(struct analysis *an)
 		valid[code] = true;
 		a->tag = next_num(&ab);
 		next_num(&ab); /* children */
-		a->lowpair = -1;
+		a->lowpair = a->ranges = -1;
 		int acap = 0;
 		for (;;) {
 			int ast = ab.pos < ab.n ? ab.v[ab.pos] : -1;
@@ -466,6 +514,9 @@ void dwarf_plan(struct analysis *an)
 			if (a->tag == DW_TAG_subprogram && a->attr[k] == DW_AT_low_pc && a->form[k] == DW_FORM_addr &&
 			    a->attr[k + 1] == DW_AT_high_pc && a->form[k + 1] == DW_FORM_data8)
 				a->lowpair = k;
+		for (int k = 0; k < a->nattr; k++)
+			if (a->tag == DW_TAG_subprogram && a->attr[k] == DW_AT_ranges && a->form[k] == DW_FORM_sec_offset)
+				a->ranges = k;
 	}
 
 	/* The unit: DWARF 5's header, then DIEs whose sizes must add up to its length. */
@@ -476,6 +527,7 @@ void dwarf_plan(struct analysis *an)
 	     is_dir(abbrev_off, ".long");
 	bytes = 2 + 1 + 1 + 4;
 	int *lows = xcalloc(in.n + 1, sizeof *lows), *highs = xcalloc(in.n + 1, sizeof *highs), nlows = 0;
+	int *rngs = xcalloc(in.n + 1, sizeof *rngs), nrngs = 0;
 	while (ok && in.pos < in.n && !in.bad) {
 		const struct stmt *s = &f->st[in.v[in.pos]];
 		long code = next_num(&in);
@@ -500,6 +552,8 @@ void dwarf_plan(struct analysis *an)
 				lows[nlows] = lo;
 				highs[nlows++] = hi;
 			}
+			if (k == a->ranges && in.pos < in.n && is_dir(&f->st[in.v[in.pos]], ".long"))
+				rngs[nrngs++] = in.v[in.pos];
 			read_value(&in, a->form[k], &bytes);
 		}
 	}
@@ -531,22 +585,23 @@ void dwarf_plan(struct analysis *an)
 			put(&tail, &tlen, &tcap, ".Lsic_rl_%d:\n\t.byte\t0x7\n\t.quad\t%s\n\t.uleb128 %s\n", k, lo->args,
 			    f->st[hi].args);
 			struct sym *fn = movable(an, lo->args, text0);
-			if (fn) {
-				fn->moved = fn->direct = true;
-				an->n_direct_entries++;
-				an->n_moved_checks++;
-				put(&tail, &tlen, &tcap, "\t.byte\t0x7\n\t.quad\t.Lsic_cs.%s\n\t.uleb128 .Lsic_ce.%s - .Lsic_cs.%s\n",
-				    fn->name, fn->name, fn->name);
-				/* A cross-file entry whose count a link may keep: a thunk with
-				 * a line row, a third range (rewrite.c, emit_line_thunks). */
-				fn->xline = etext >= 0 && an->sect[etext] == an->sect[text0] && xcall_skippable(fn) &&
-					    dwarf_entry_loc(an, fn) >= 0;
-				if (fn->xline)
-					put(&tail, &tlen, &tcap,
-					    "\t.byte\t0x7\n\t.quad\t.Lsic_xs.%s\n\t.uleb128 .Lsic_xe.%s - .Lsic_xs.%s\n",
-					    fn->name, fn->name, fn->name);
-			}
+			if (fn)
+				move(an, fn, text0, etext, &tail, &tlen, &tcap);
 			put(&tail, &tlen, &tcap, "\t.byte\t0\n");
+		}
+		/* A function split into hot and cold parts has gcc's own range list, the hot
+		 * part first: the check's range (and the thunk's) go before its end. */
+		for (int k = 0; k < nrngs; k++) {
+			int end;
+			const char *first = hot_range(an, f->st[rngs[k]].args, &end);
+			struct sym *fn = first ? movable(an, first, text0) : NULL;
+			if (!fn)
+				continue;
+			char *extra = NULL;
+			size_t elen = 0, ecap = 0;
+			move(an, fn, text0, etext, &extra, &elen, &ecap);
+			put(&extra, &elen, &ecap, "\t.byte\t0\n");
+			an->dw_repl[end] = extra;
 		}
 		put(&tail, &tlen, &tcap, ".Lsic_rnglists_end:\n");
 		an->dw_tail = tail;
@@ -563,6 +618,7 @@ void dwarf_plan(struct analysis *an)
 	free(valid);
 	free(lows);
 	free(highs);
+	free(rngs);
 out:
 	free(ab.v);
 	free(in.v);

@@ -28,6 +28,7 @@ check "-g: work's DIE has DW_AT_ranges" bash -c \
 	"readelf --debug-dump=info sic 2>/dev/null | grep -A12 'DW_AT_name.*: work$' | grep -q DW_AT_ranges"
 # by_ptr's address is taken in its file: its check stays in its body (a call through the
 # pointer must land where `step` goes in)
+check "-g: checked (hot and cold parts) has a direct entry" bash -c "nm sic | grep -q ' checked.sic_direct$'"
 check "-g: by_ptr (address taken) has none" bash -c "! nm sic | grep -q 'by_ptr.sic_direct'"
 
 # norm: what gdb said of the program, without addresses, argument values (gcc's entry
@@ -110,11 +111,28 @@ bt
 step
 step
 EOF
+# checked: split by gcc into hot and cold parts, called from main.c's twice
+cat >s6.gdb <<'EOF'
+set startup-with-shell off
+break checked
+run
+bt
+finish
+EOF
+cat >s7.gdb <<'EOF'
+set startup-with-shell off
+break main.c:21
+run
+step
+bt
+step
+step
+EOF
 # sessions TAG: the sessions on ./plain, ./sic and a replay of ./sic
 sessions() {
 	local tag=$1 s b
 	./sic --record sic.log >/dev/null 2>&1 || fail "record ($tag)"
-	for s in s1 s2 s3 s4 s5; do
+	for s in s1 s2 s3 s4 s5 s6 s7; do
 		timeout 300 gdb -batch -nx -x $s.gdb ./plain >$s.plain.out 2>&1
 		timeout 300 gdb -batch -nx -x $s.gdb --args ./sic --no-record >$s.sic.out 2>&1
 		timeout 600 "$ROOT/build/bin/replay-gdb" ./sic sic.log -batch -nx -x $s.gdb >$s.replay.out 2>&1
@@ -139,6 +157,10 @@ grep -q '^break lib.c:24$' s4.sic.n && grep -q '^frame by_ptr main.c:12$' s4.sic
 	grep -q '^at scale lib.c:24$' s5.sic.n && grep -q '^at by_ptr main.c:13$' s5.sic.n && grep -q '^at main main.c:29$' s5.sic.n &&
 	pass "s4, s5: break scale, bt, finish, step into a leaf of another file and out" ||
 	fail "s4, s5: $(tr '\n' ' ' <s4.sic.n) / $(tr '\n' ' ' <s5.sic.n)"
+grep -q '^break lib.c:31$' s6.sic.n && grep -q '^frame twice main.c:21$' s6.sic.n && grep -Eq '^value [0-9]+$' s6.sic.n &&
+	grep -q '^at checked lib.c:31$' s7.sic.n &&
+	pass "s6, s7: break checked (hot and cold), bt, finish, step into it from another file" ||
+	fail "s6, s7: $(tr '\n' ' ' <s6.sic.n) / $(tr '\n' ' ' <s7.sic.n)"
 
 # Compiled, then linked by sicc: its link step points work's cross-file entry at the
 # direct entry (no cycle needs its count), where a step from main.c comes.

@@ -23,3 +23,12 @@ __attribute__((noinline)) int scale(int v)
 {
 	return v * 3 + total;
 }
+
+/* Split by gcc into hot and cold parts (checked.cold, the abort): its DIE has ranges
+ * of gcc's already, to which sicpp adds its check's. */
+__attribute__((noinline)) int checked(int n)
+{
+	if (n < 0)
+		__builtin_abort();
+	return n + total;
+}

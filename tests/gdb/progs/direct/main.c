@@ -1,8 +1,8 @@
-/* tests/gdb/direct.sh: calls by name to another file's functions (direct entries in a
- * sicc -g build; scale a leaf), from the same file, and through a pointer. */
+/* tests/gdb/direct.sh: calls by name to another file's functions (direct entries in a -g
+ * build; scale a leaf, checked hot and cold), from the same file, and through a pointer. */
 #include <stdio.h>
 
-int work(int n), scale(int v);
+int work(int n), scale(int v), checked(int n);
 extern int total;
 
 /* Its address is taken here: it keeps its entry check in its body, where a call
@@ -18,7 +18,7 @@ int (*volatile fp)(int) = by_ptr;
 static __attribute__((noinline)) int twice(int n)
 {
 	int w = work(n);
-	return w + work(n + 1);
+	return w + work(checked(n) + 1);
 }
 
 int main(void)
