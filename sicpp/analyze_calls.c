@@ -203,6 +203,23 @@ bool libc_pure(const char *n)
 	return c && c->pure;
 }
 
+/* C library functions that end the run or jump away (abort, exit, a failed assert).
+ * In -g code a call to one counts at the call, not in the caller's weak shim, whose
+ * count lies outside sic_ranges: going back from where a replay ends in one (reverse
+ * commands from a SIGABRT: tests/gdb/ends.sh) needs the last count in the program. */
+static bool ends_run(const char *n)
+{
+	static const char *const names[] = {
+		"abort", "exit", "_exit", "_Exit", "quick_exit", "__assert_fail", "__assert_perror_fail",
+		"raise", "longjmp", "siglongjmp", "__longjmp_chk", "__stack_chk_fail", "__chk_fail",
+		"__fortify_fail",
+	};
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+		if (!strcmp(n, names[k]))
+			return true;
+	return false;
+}
+
 /* Does the call or jump s, to t, name t itself (or its PLT entry), not t+8 or
  * t@GOTPCREL? */
 static bool names_target(const struct stmt *s, const char *t)
@@ -283,7 +300,7 @@ bool cross_file_call(struct analysis *an, int i)
 	 * the link points at the direct entry where no cycle needs the count: where gdb's
 	 * `step` into it stops, in it, at the line a gcc build's entry shows. */
 	const struct sym *y = direct_callee(an, i);
-	return y && y->def < 0 && strlen(y->name) < 200;
+	return y && y->def < 0 && strlen(y->name) < 200 && !(an->debug_info && ends_run(y->name));
 }
 
 bool xcall_skippable(const struct sym *fn)
