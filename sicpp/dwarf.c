@@ -16,9 +16,11 @@
  * 8) become DW_AT_ranges (DW_FORM_sec_offset, 4) and a padding attribute of ours
  * (DW_FORM_block1, 12), in the abbreviation itself: every DIE of that abbreviation
  * gets a range list, of one range where its function stays as it was. The lists are
- * a .debug_rnglists contribution of our own. Anything this does not understand (DWARF
- * before 5, a form it does not know, sizes that do not add up to the unit's length)
- * leaves the file as it was: no direct entries, the check at the start of the body.
+ * a .debug_rnglists contribution of our own; a function split into hot and cold parts
+ * has a list of gcc's already, which gets the check's range before its end. Anything
+ * this does not understand (DWARF before 5, a form it does not know, sizes that do not
+ * add up to the unit's length) leaves the file as it was: no direct entries, the check
+ * at the start of the body.
  *
  * Only functions whose address this file does not take move: gdb steps over a call
  * that lands where no line row points (a call through a pointer would come to the
