@@ -167,6 +167,12 @@ def classify(insns, runtime):
             continue
         if mn == 'dec' and ops == '%r15' and k + 1 < n and insns[k + 1][2] in ('je', 'jz'):
             what = transfer_after_count(k + 2)
+            # -g: a leaf whose check moved counts at its body's start (its direct and
+            # cross-file entry, maybe after endbr64), where the check's count was
+            first = k == 0 or insns[k - 1][1] != sym or insns[k - 1][2] == 'endbr64' and \
+                (k < 2 or insns[k - 2][1] != sym)
+            if first and base.endswith(('.sic_direct', '.sic_xcall')):
+                what = 'after an entry check (a leaf\'s, a cross-file entry)'
             cls[a] = cls[insns[k + 1][0]] = 'count: %s' % what
             k += 2
             continue

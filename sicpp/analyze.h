@@ -35,6 +35,10 @@ struct sym {
 	bool moved;       /* (-g, direct) its entry check is moved to the start of .text, in front
 			   * of every body (dwarf.c): the ELF symbol is there, the body follows
 			   * its direct entry */
+	bool xline;       /* (moved, a global no leaf) its cross-file entry's count is a thunk
+			   * at the end of .text with a line row of f's entry and a range of
+			   * its DWARF (dwarf.c), not in its moved check: a `step` into it
+			   * from another file stops there, in f */
 	bool shim;        /* (not defined here) called or jumped to at its direct entry:
 			   * this file carries the weak shim for a callee that has none */
 	bool xshim;       /* (not defined here) called at its cross-file entry (SIC_XCALL_SUFFIX):
@@ -106,6 +110,8 @@ struct analysis {
 	char *dw_tail;       /* (-g) the range lists, written after everything; NULL: the
 			      * DWARF stays as it was and no check moves */
 	int dw_text0;        /* (with dw_tail) the .Ltext0 label, where the moved checks go */
+	int dw_etext;        /* (with dw_tail) the .Letext0 label, where the line thunks go
+			      * (sym.xline); -1: none */
 	/* scratch for the flag analysis */
 	int *visit;
 	uint8_t *visit_mask;
@@ -140,6 +146,9 @@ bool hunt_line_writes(struct analysis *an, int d);
 /* The symbol a call or jump to sym's direct entry names: "f.sic_direct" for a global
  * function (hidden: within one linked module), ".Lsic_direct.f" for a static one. */
 void direct_name(const struct sym *y, char *buf, size_t len);
+/* (-g) Does fn, whose check moved, count at the start of its body, where every caller
+ * enters (a leaf's count, its cross-file entry's)? */
+bool counts_in_body(const struct sym *fn);
 /* The symbol a direct branch names ("foo" for "foo@PLT"); NULL for indirect ones. */
 const char *branch_target(const struct stmt *s, char *buf, size_t len);
 

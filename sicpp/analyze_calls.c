@@ -203,6 +203,23 @@ bool libc_pure(const char *n)
 	return c && c->pure;
 }
 
+/* C library functions that end the run or jump away (abort, exit, a failed assert).
+ * In -g code a call to one counts at the call, not in the caller's weak shim, whose
+ * count lies outside sic_ranges: going back from where a replay ends in one (reverse
+ * commands from a SIGABRT: tests/gdb/ends.sh) needs the last count in the program. */
+static bool ends_run(const char *n)
+{
+	static const char *const names[] = {
+		"abort", "exit", "_exit", "_Exit", "quick_exit", "__assert_fail", "__assert_perror_fail",
+		"raise", "longjmp", "siglongjmp", "__longjmp_chk", "__stack_chk_fail", "__chk_fail",
+		"__fortify_fail",
+	};
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+		if (!strcmp(n, names[k]))
+			return true;
+	return false;
+}
+
 /* Does the call or jump s, to t, name t itself (or its PLT entry), not t+8 or
  * t@GOTPCREL? */
 static bool names_target(const struct stmt *s, const char *t)
@@ -278,13 +295,12 @@ bool cross_file_call(struct analysis *an, int i)
 	const struct stmt *s = &an->f->st[i];
 	if (s->info.cls != IC_CALL)
 		return false;
-	/* Not from -g code: the callee's cross-file entry lies outside its line rows (a
-	 * thunk, or its moved check: dwarf.c), where gdb's `step` into it would not stop;
-	 * so a -g caller counts at the call and goes to the direct entry, as before. */
-	if (an->debug_info)
-		return false;
+	/* From -g code too: a callee built -g counts at the start of its body when it is a
+	 * leaf (counts_in_body), any other in a thunk with a line row of its entry, which
+	 * the link points at the direct entry where no cycle needs the count: where gdb's
+	 * `step` into it stops, in it, at the line a gcc build's entry shows. */
 	const struct sym *y = direct_callee(an, i);
-	return y && y->def < 0 && strlen(y->name) < 200;
+	return y && y->def < 0 && strlen(y->name) < 200 && !(an->debug_info && ends_run(y->name));
 }
 
 bool xcall_skippable(const struct sym *fn)
@@ -299,6 +315,19 @@ bool xcall_skippable(const struct sym *fn)
 bool gets_xcall_thunk(const struct sym *fn)
 {
 	return xcall_skippable(fn) && fn->addr_taken;
+}
+
+/* In -g code (dwarf.c) a call to a function whose check moved comes to its body's start
+ * (the direct entry) or through the check, without a line row, which jumps there: gdb's
+ * `step` into the function stops only where a call lands at that start. So a leaf's
+ * count, which is also its cross-file entry's, goes there, after gcc's first line rows,
+ * for every caller, and no call to it counts; f.sic_xcall is the direct entry. A
+ * global function of another kind has its cross-file entry's count in a thunk with a
+ * line row of its entry (sym.xline, rewrite.c), which the link mostly skips
+ * (sicc_link.c). */
+bool counts_in_body(const struct sym *fn)
+{
+	return fn->moved && fn->global && (fn->leaf || libc_pure(fn->name));
 }
 
 /* The entry check goes right after the function's label, its .cfi_startproc and its
@@ -513,6 +542,8 @@ bool call_counts(struct analysis *an, int i, bool token)
 	if (!c || !callee)
 		return true;
 	const struct sym *y = owner(an, callee);
+	if (counts_in_body(y))
+		return false; /* it counts where it starts */
 	if (c->scc < 0 || c->scc == y->scc)
 		return true;
 	if (!y->leaf || (token && callee == y && returns_publish(y)))

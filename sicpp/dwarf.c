@@ -16,9 +16,11 @@
  * 8) become DW_AT_ranges (DW_FORM_sec_offset, 4) and a padding attribute of ours
  * (DW_FORM_block1, 12), in the abbreviation itself: every DIE of that abbreviation
  * gets a range list, of one range where its function stays as it was. The lists are
- * a .debug_rnglists contribution of our own. Anything this does not understand (DWARF
- * before 5, a form it does not know, sizes that do not add up to the unit's length)
- * leaves the file as it was: no direct entries, the check at the start of the body.
+ * a .debug_rnglists contribution of our own; a function split into hot and cold parts
+ * has a list of gcc's already, which gets the check's range before its end. Anything
+ * this does not understand (DWARF before 5, a form it does not know, sizes that do not
+ * add up to the unit's length) leaves the file as it was: no direct entries, the check
+ * at the start of the body.
  *
  * Only functions whose address this file does not take move: gdb steps over a call
  * that lands where no line row points (a call through a pointer would come to the
@@ -47,6 +49,8 @@ struct abbrev {
 	int *attr_st, *form_st; /* statement index of each attribute's name and form */
 	int *attr, *form;
 	int lowpair;            /* index of a low_pc(addr) followed by high_pc(data8), -1 */
+	int ranges;             /* (subprograms) index of a ranges(sec_offset): split into hot
+				 * and cold parts, -1 */
 };
 
 struct reader {
@@ -116,6 +120,26 @@ static bool number(const char *a, long *v)
 	return !*end;
 }
 
+/* The bytes of a .uleb128 of a constant (gcc writes 0x8000000000000000 in location
+ * expressions: no long holds it); -1 if not a constant. */
+static long uleb_bytes(const char *a)
+{
+	char *end;
+	while (*a == ' ' || *a == '\t')
+		a++;
+	if (!*a || *a == '-')
+		return -1;
+	unsigned long long u = strtoull(a, &end, 0);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (*end)
+		return -1;
+	long n = 1;
+	while (u >>= 7)
+		n++;
+	return n;
+}
+
 static long leb_bytes(long v, bool sign)
 {
 	long n = 0;
@@ -149,8 +173,10 @@ static long stmt_bytes(const struct stmt *s)
 		return 4L * count_args(s->args);
 	if (is_dir(s, ".quad") || is_dir(s, ".8byte"))
 		return 8L * count_args(s->args);
-	if (is_dir(s, ".uleb128") || is_dir(s, ".sleb128"))
-		return number(s->args, &v) ? leb_bytes(v, s->name[1] == 's') : -1;
+	if (is_dir(s, ".uleb128"))
+		return uleb_bytes(s->args);
+	if (is_dir(s, ".sleb128"))
+		return number(s->args, &v) ? leb_bytes(v, true) : -1;
 	if (is_dir(s, ".string") || is_dir(s, ".asciz"))
 		return (v = string_bytes(s->args)) < 0 ? -1 : v + 1;
 	if (is_dir(s, ".ascii"))
@@ -347,11 +373,80 @@ static struct sym *movable(struct analysis *an, const char *lfb, int text0)
 	return fn;
 }
 
+int dwarf_entry_loc(const struct analysis *an, const struct sym *fn)
+{
+	/* gdb takes the last statement row at an address (gcc writes several at a
+	 * function's entry, views, and then one that is no statement): is_stmt stays as
+	 * the last .loc that named it set it (gcc names it at a function's first). */
+	int loc = -1, any = -1;
+	bool stmt = true;
+	for (int k = fn->def + 1; k < an->f->n; k++) {
+		const struct stmt *s = &an->f->st[k];
+		if (s->kind == ST_INSN || s->foreign)
+			break;
+		if (!is_dir(s, ".loc") || !s->args)
+			continue;
+		const char *o = strstr(s->args, "is_stmt");
+		if (o)
+			stmt = atoi(o + 7) != 0;
+		any = k;
+		if (stmt)
+			loc = k;
+	}
+	return loc >= 0 ? loc : any;
+}
+
+/* fn's check moves: its direct entry, and the ranges of its check and, for a cross-file
+ * entry whose count a link may keep, of its thunk with a line row (rewrite.c,
+ * emit_line_thunks), added to its range list. */
+static void move(struct analysis *an, struct sym *fn, int text0, int etext, char **buf, size_t *len, size_t *cap)
+{
+	fn->moved = fn->direct = true;
+	an->n_direct_entries++;
+	an->n_moved_checks++;
+	put(buf, len, cap, "\t.byte\t0x7\n\t.quad\t.Lsic_cs.%s\n\t.uleb128 .Lsic_ce.%s - .Lsic_cs.%s\n", fn->name,
+	    fn->name, fn->name);
+	fn->xline = etext >= 0 && an->sect[etext] == an->sect[text0] && xcall_skippable(fn) &&
+		    dwarf_entry_loc(an, fn) >= 0;
+	if (fn->xline)
+		put(buf, len, cap, "\t.byte\t0x7\n\t.quad\t.Lsic_xs.%s\n\t.uleb128 .Lsic_xe.%s - .Lsic_xs.%s\n",
+		    fn->name, fn->name, fn->name);
+}
+
+/* gcc's range list named by label (in .debug_rnglists) when it is a function's parts,
+ * DW_RLE_start_length entries only: the first one's start (the hot part's .LFBn), and
+ * in *end the statement of its end-of-list byte; NULL for any other list. */
+static const char *hot_range(struct analysis *an, const char *label, int *end)
+{
+	int d = label_index(an, label);
+	const char *first = NULL;
+	if (d < 0 || an->sect[d] < 0 || strcmp(an->sect_name[an->sect[d]], ".debug_rnglists"))
+		return NULL;
+	for (int k = d + 1, n = 0; k < an->f->n && an->sect[k] == an->sect[d]; k++) {
+		const struct stmt *s = &an->f->st[k];
+		long v;
+		if (s->kind == ST_BLANK)
+			continue;
+		if (!is_dir(s, ".byte") || !number(s->args, &v) || (v != 0 && v != DW_RLE_start_length))
+			return NULL;
+		if (v == 0) {
+			*end = k;
+			return n >= 2 ? first : NULL;
+		}
+		if (k + 2 >= an->f->n || !is_dir(&an->f->st[k + 1], ".quad") || !is_dir(&an->f->st[k + 2], ".uleb128"))
+			return NULL;
+		if (!n++)
+			first = an->f->st[k + 1].args;
+		k += 2;
+	}
+	return NULL;
+}
+
 void dwarf_plan(struct analysis *an)
 {
 	struct asm_file *f = an->f;
 	struct reader ab = {0}, in = {0};
-	int text0 = label_index(an, ".Ltext0");
+	int text0 = label_index(an, ".Ltext0"), etext = label_index(an, ".Letext0");
 	bool ok = text0 >= 0 && an->sect[text0] >= 0 && !strcmp(an->sect_name[an->sect[text0]], ".text");
 	ok = ok && section_stmts(an, ".debug_abbrev", &ab) && section_stmts(an, ".debug_info", &in);
 	if (!ok)
@@ -389,7 +484,7 @@ void dwarf_plan(struct analysis *an)
 		valid[code] = true;
 		a->tag = next_num(&ab);
 		next_num(&ab); /* children */
-		a->lowpair = -1;
+		a->lowpair = a->ranges = -1;
 		int acap = 0;
 		for (;;) {
 			int ast = ab.pos < ab.n ? ab.v[ab.pos] : -1;
@@ -421,6 +516,9 @@ void dwarf_plan(struct analysis *an)
 			if (a->tag == DW_TAG_subprogram && a->attr[k] == DW_AT_low_pc && a->form[k] == DW_FORM_addr &&
 			    a->attr[k + 1] == DW_AT_high_pc && a->form[k + 1] == DW_FORM_data8)
 				a->lowpair = k;
+		for (int k = 0; k < a->nattr; k++)
+			if (a->tag == DW_TAG_subprogram && a->attr[k] == DW_AT_ranges && a->form[k] == DW_FORM_sec_offset)
+				a->ranges = k;
 	}
 
 	/* The unit: DWARF 5's header, then DIEs whose sizes must add up to its length. */
@@ -431,6 +529,7 @@ void dwarf_plan(struct analysis *an)
 	     is_dir(abbrev_off, ".long");
 	bytes = 2 + 1 + 1 + 4;
 	int *lows = xcalloc(in.n + 1, sizeof *lows), *highs = xcalloc(in.n + 1, sizeof *highs), nlows = 0;
+	int *rngs = xcalloc(in.n + 1, sizeof *rngs), nrngs = 0;
 	while (ok && in.pos < in.n && !in.bad) {
 		const struct stmt *s = &f->st[in.v[in.pos]];
 		long code = next_num(&in);
@@ -455,6 +554,8 @@ void dwarf_plan(struct analysis *an)
 				lows[nlows] = lo;
 				highs[nlows++] = hi;
 			}
+			if (k == a->ranges && in.pos < in.n && is_dir(&f->st[in.v[in.pos]], ".long"))
+				rngs[nrngs++] = in.v[in.pos];
 			read_value(&in, a->form[k], &bytes);
 		}
 	}
@@ -486,18 +587,28 @@ void dwarf_plan(struct analysis *an)
 			put(&tail, &tlen, &tcap, ".Lsic_rl_%d:\n\t.byte\t0x7\n\t.quad\t%s\n\t.uleb128 %s\n", k, lo->args,
 			    f->st[hi].args);
 			struct sym *fn = movable(an, lo->args, text0);
-			if (fn) {
-				fn->moved = fn->direct = true;
-				an->n_direct_entries++;
-				an->n_moved_checks++;
-				put(&tail, &tlen, &tcap, "\t.byte\t0x7\n\t.quad\t.Lsic_cs.%s\n\t.uleb128 .Lsic_ce.%s - .Lsic_cs.%s\n",
-				    fn->name, fn->name, fn->name);
-			}
+			if (fn)
+				move(an, fn, text0, etext, &tail, &tlen, &tcap);
 			put(&tail, &tlen, &tcap, "\t.byte\t0\n");
+		}
+		/* A function split into hot and cold parts has gcc's own range list, the hot
+		 * part first: the check's range (and the thunk's) go before its end. */
+		for (int k = 0; k < nrngs; k++) {
+			int end;
+			const char *first = hot_range(an, f->st[rngs[k]].args, &end);
+			struct sym *fn = first ? movable(an, first, text0) : NULL;
+			if (!fn)
+				continue;
+			char *extra = NULL;
+			size_t elen = 0, ecap = 0;
+			move(an, fn, text0, etext, &extra, &elen, &ecap);
+			put(&extra, &elen, &ecap, "\t.byte\t0\n");
+			an->dw_repl[end] = extra;
 		}
 		put(&tail, &tlen, &tcap, ".Lsic_rnglists_end:\n");
 		an->dw_tail = tail;
 		an->dw_text0 = text0;
+		an->dw_etext = etext;
 	}
 	for (int c = 0; c < cap; c++) {
 		free(abv[c].attr);
@@ -509,6 +620,7 @@ void dwarf_plan(struct analysis *an)
 	free(valid);
 	free(lows);
 	free(highs);
+	free(rngs);
 out:
 	free(ab.v);
 	free(in.v);

@@ -13,5 +13,8 @@
  * analysis.dw_repl, dw_tail and dw_text0 for the rewriter. Leaves the file as it was
  * (no direct entries) when the DWARF is not what it expects. */
 void dwarf_plan(struct analysis *an);
+/* The statement of the last .loc before fn's first instruction (the line row gdb gives
+ * its entry), -1 if none. */
+int dwarf_entry_loc(const struct analysis *an, const struct sym *fn);
 
 #endif

@@ -21,6 +21,7 @@
  */
 #include "rewrite.h"
 #include "cfi.h"
+#include "dwarf.h"
 #include "races.h"
 #include "xcall.h"
 
@@ -230,7 +231,7 @@ static void emit_moved_checks(struct rw *w, const bool *calls)
 		fprintf(o, "\tjne\t.Lsic_fe_%d\n", id);
 		nopreempt(w);
 		emit_home_load(w);
-		for (int k = i; k < an->f->n && an->fn[k] == fn - an->syms; k++)
+		for (int k = i; k < an->f->n && an->fn[k] == fn - an->syms && !counts_in_body(fn) && !fn->xline; k++)
 			if (an->plan[k].entry_check) {
 				if (an->plan[k].entry_count) {
 					emit_xcall_label(o, fn); /* (as emit_entry_check's) */
@@ -249,6 +250,48 @@ static void emit_moved_checks(struct rw *w, const bool *calls)
 	w->cur_fn = NULL;
 }
 
+/* -g code: the cross-file entries whose count a link may keep (sym.xline), at the end
+ * of .text: each a line row of its function's entry (not a statement: `break FILE:LINE`
+ * keeps its one location) and a range of its DWARF, so that a `step` into it from
+ * another file stops there, in the function at the line a gcc build's entry shows, and
+ * the next step goes on through the same line into the body; the count calls
+ * __sic_overflow in place (outside sic_ranges: no preemption there, as in xcall.c's
+ * thunks) and jumps to the direct entry. In the frame the CIE describes. */
+static void emit_line_thunks(struct rw *w)
+{
+	struct analysis *an = w->an;
+	FILE *o = w->out;
+	bool open = false;
+	for (int k = 0; k < an->nsyms; k++) {
+		const struct sym *fn = &an->syms[k];
+		if (!fn->xline)
+			continue;
+		const struct stmt *loc = &an->f->st[dwarf_entry_loc(an, fn)];
+		char file[32], line[32], col[32] = "0";
+		if (sscanf(loc->args, "%31s %31s %31s", file, line, col) < 2)
+			continue; /* cannot happen: gcc's .loc names a file and a line */
+		if (!open) {
+			fprintf(o, "\t.cfi_startproc\n");
+			cfi_feed(&w->cfi, ".cfi_startproc", "");
+			open = true;
+		}
+		char direct[256];
+		direct_name(fn, direct, sizeof direct);
+		int id = new_id(w);
+		fprintf(o, "\t.loc %s %s %s is_stmt 0\n", file, line, isdigit((unsigned char)col[0]) ? col : "0");
+		fprintf(o, "\t.globl\t%s" SIC_XCALL_SUFFIX "\n\t.hidden\t%s" SIC_XCALL_SUFFIX "\n%s" SIC_XCALL_SUFFIX ":\n",
+			fn->name, fn->name, fn->name);
+		fprintf(o, ".Lsic_xs.%s:\n\tdecq\t%%r15\n\tjnz\t.Lsic_xl_%d\n", fn->name, id);
+		emit_runtime_transfer(w, "call", SIC_OVERFLOW);
+		fprintf(o, ".Lsic_xl_%d:\n\tjmp\t%s\n.Lsic_xe.%s:\n", id, direct, fn->name);
+		an->n_xthunks++;
+	}
+	if (open) {
+		fprintf(o, "\t.cfi_endproc\n");
+		cfi_feed(&w->cfi, ".cfi_endproc", "");
+	}
+}
+
 /* The body of a function whose check moved: at its start, where its ELF symbol was,
  * the foreign path's way in and the direct entry, under a name of its own for
  * symbolizers (perf, valgrind, replay-dump: f.sic_direct, a function whose size runs to
@@ -265,6 +308,8 @@ static void emit_moved_body(struct rw *w, const struct sym *fn)
 	else
 		fprintf(w->out, "%s" SIC_DIRECT_SUFFIX ":\n", fn->name);
 	fprintf(w->out, "%s:\n", name);
+	if (counts_in_body(fn))
+		emit_xcall_label(w->out, fn); /* its count follows gcc's first line rows */
 }
 
 /* -g code whose checks moved: the statements that change. A moved function's label
@@ -276,6 +321,12 @@ static bool moved_stmt(struct rw *w, const struct stmt *s)
 	if (s->kind == ST_LABEL && s - an->f->st == an->dw_text0) {
 		emit_stmt(w, s);
 		emit_moved_checks(w, w->calls);
+		return true;
+	}
+	if (s->kind == ST_LABEL && s - an->f->st == an->dw_etext) {
+		range_close(w);
+		emit_line_thunks(w);
+		emit_stmt(w, s);
 		return true;
 	}
 	if (s->kind == ST_LABEL) {
@@ -867,7 +918,12 @@ int rewrite(FILE *out, struct analysis *an, const struct rewrite_opts *opts)
 			emit_landing_reload(&w);
 		}
 		if (p->entry_check && an->fn[i] >= 0 && an->syms[an->fn[i]].moved) {
-			/* its check went in front of .text; its body has its labels */
+			/* its check went in front of .text; its body has its labels, and a
+			 * leaf's count here, where every caller comes */
+			if (p->entry_count && counts_in_body(&an->syms[an->fn[i]])) {
+				range_open(&w);
+				emit_count(&w, CNT_FAST);
+			}
 		} else if (p->entry_check) {
 			/* A caller in foreign code (qsort calling a comparator) passes no
 			 * counting point of ours between two calls: the slow path counts

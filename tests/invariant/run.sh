@@ -44,6 +44,7 @@ for p in "$here"/progs/*.c; do
 	case $name in
 	recursion | callbacks | fnptr | tailcalls) cases+=("$name|-O2 -fPIC") ;;
 	leaves) cases+=("$name|-O2 -fPIC" "$name|-O2 -g" "$name|-Os") ;;
+	xfiles) cases+=("$name|-O2 -g") ;; # -g: cross-file entries with line rows (sicpp/dwarf.c)
 	loops | switch) cases+=("$name|-Os") ;;
 	esac
 done
@@ -239,16 +240,17 @@ retcount_control() {
 # The cross-file counts' control: xfiles.c and xfiles-other.c recurse into each other
 # (here_down, other_down); sicc's link step keeps the cross-file entry's count of one of
 # them (sicpp/sicc_link.c, feedback_set) and points the other's at its direct entry.
-# Linked with both pointed there (the kept count skipped too), pairs must repeat.
-xfiles_control() {
-	local dir=$work/xfiles-control o
+# Linked with both pointed there (the kept count skipped too), pairs must repeat. At
+# -O2 -g too, where the kept count is a thunk with a line row (sicpp/rewrite.c).
+xfiles_control() { # flags dir
+	local dir=$work/$2 o
 	mkdir -p "$dir"
-	local label="cross-file control (xfiles -O2, the cycle's kept count skipped)"
+	local label="cross-file control (xfiles $1, the cycle's kept count skipped)"
 	for o in xfiles xfiles-other; do
-		"$sicc" -O2 -c "$here/progs/$o.c" -o "$dir/$o.o" >>"$dir/build.log" 2>&1 ||
+		"$sicc" $1 -c "$here/progs/$o.c" -o "$dir/$o.o" >>"$dir/build.log" 2>&1 ||
 			{ echo "FAIL $label: build failed (see $dir/build.log)" >"$dir/result"; return 0; }
 	done
-	if ! "$sicc" -O2 "$dir/xfiles.o" "$dir/xfiles-other.o" -o "$dir/prog" \
+	if ! "$sicc" $1 "$dir/xfiles.o" "$dir/xfiles-other.o" -o "$dir/prog" \
 		-Wl,--defsym=here_down.sic_xcall=here_down.sic_direct \
 		-Wl,--defsym=other_down.sic_xcall=other_down.sic_direct >>"$dir/build.log" 2>&1; then
 		echo "FAIL $label: build failed (see $dir/build.log)" >"$dir/result"
@@ -308,7 +310,8 @@ pool leaf_control entries "the leaves' entry checks' counts" "$leaf_entries"
 pool leaf_control calls "the counts at calls to a static leaf" "$leaf_calls"
 pool leaf_control pure "the counts at calls to a leaf that calls strlen" "$leaf_pure_calls"
 pool retcount_control
-pool xfiles_control
+pool xfiles_control -O2 xfiles-control
+pool xfiles_control "-O2 -g" xfiles-control-g
 for i in "${!cases[@]}"; do
 	pool run_case "$i" "${cases[$i]%%|*}" "${cases[$i]#*|}"
 done
@@ -322,7 +325,7 @@ done
 results+=("$work/negative/result")
 results+=("$work/leaf-entries/result" "$work/leaf-calls/result" "$work/leaf-pure/result")
 results+=("$work/retcount/result")
-results+=("$work/xfiles-control/result")
+results+=("$work/xfiles-control/result" "$work/xfiles-control-g/result")
 for i in "${!crosses[@]}"; do
 	results+=("$work/cross$i/result")
 done

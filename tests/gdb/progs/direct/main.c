@@ -1,15 +1,15 @@
-/* tests/gdb/direct.sh: calls by name to another file's functions (direct entries in a
- * sicc -g build), from the same file, and through a pointer. */
+/* tests/gdb/direct.sh: calls by name to another file's functions (direct entries in a -g
+ * build; scale a leaf, checked hot and cold), from the same file, and through a pointer. */
 #include <stdio.h>
 
-int work(int n);
+int work(int n), scale(int v), checked(int n);
 extern int total;
 
 /* Its address is taken here: it keeps its entry check in its body, where a call
  * through the pointer comes and `step` goes in. */
 __attribute__((noinline)) int by_ptr(int n)
 {
-	total += n;
+	total += scale(n);
 	return n * 2;
 }
 
@@ -18,7 +18,7 @@ int (*volatile fp)(int) = by_ptr;
 static __attribute__((noinline)) int twice(int n)
 {
 	int w = work(n);
-	return w + work(n + 1);
+	return w + work(checked(n) + 1);
 }
 
 int main(void)
