@@ -184,10 +184,14 @@ static bool on_uncounted_cycle(struct analysis *an, struct cfg *g, int k)
 			int w = j < n ? out[j] : ind[j - n];
 			if (w == k)
 				return true;
-			/* A call to another file's cross-file entry passes a count: the
-			 * entry's, or the callee's return's (cross_file_call); so does a
-			 * call to a function of this file whose returns all count. */
-			if (g->seen[w] == g->gen || an->plan[w].count || an->plan[w].xcall || owner_at(an, w) != fn ||
+			/* A call to a function of this file whose returns all count passes a
+			 * count. A call to another file's cross-file entry passes one too
+			 * (the entry's, or the callee's return's: cross_file_call), but
+			 * where the callee is foreign (the C library's time()) that count
+			 * is the caller's shim's, outside sic_ranges, where no time slice
+			 * can end: a loop of such calls keeps a count of its own, or its
+			 * thread is never preempted (tests/schedule's time_loop). */
+			if (g->seen[w] == g->gen || an->plan[w].count || owner_at(an, w) != fn ||
 			    g->ret_counted[w])
 				continue;
 			g->seen[w] = g->gen;

@@ -728,6 +728,43 @@ static void loop_counted_by_callee_returns(void **state)
 	}
 }
 
+/* A loop whose only call goes to another file's cross-file entry keeps its own count:
+ * where the callee is foreign (time() of the C library) that entry is the caller's
+ * shim, outside sic_ranges, and a time slice ending in the loop could never preempt it
+ * (tests/schedule's time_loop: the worker never ran). */
+static void loop_of_cross_file_calls_counted(void **state)
+{
+	(void)state;
+	char *out = rewrite_checked("\t.text\n"
+				    "\t.globl\tf\n"
+				    "\t.type\tf, @function\n"
+				    "f:\n"
+				    "\t.cfi_startproc\n"
+				    "\tpushq\t%rbx\n"
+				    "\t.cfi_def_cfa_offset 16\n"
+				    "\tmovl\t%edi, %ebx\n"
+				    ".L2:\n"
+				    "\txorl\t%edi, %edi\n"
+				    "\tcall\ttime@PLT\n"
+				    "\tsubl\t$1, %ebx\n"
+				    "\tjne\t.L2\n"
+				    "\tpopq\t%rbx\n"
+				    "\t.cfi_def_cfa_offset 8\n"
+				    "\tret\n"
+				    "\t.cfi_endproc\n"
+				    "\t.size\tf, .-f\n");
+	struct lines l = split_lines(out);
+	int head = find(&l, find(&l, 0, "f:"), ".L2:");
+	int call = find(&l, head, "call time.sic_xcall@PLT");
+	assert_true(head >= 0 && call > head);
+	bool counted = false;
+	for (int i = head; i < call; i++)
+		counted |= !strcmp(l.v[i], "decq %r15");
+	assert_true(counted);
+	free_lines(&l);
+	free(out);
+}
+
 /* A landing pad's label is followed by the reload: the unwinder lands with the
  * token in r15 (no preemption until the count is back). */
 static void landing_pad_reload(void **state)
@@ -2024,6 +2061,7 @@ int main(void)
 		cmocka_unit_test(safe_count_sequence),
 		cmocka_unit_test(tail_jump_out_fast_form),
 		cmocka_unit_test(loop_counted_by_callee_returns),
+		cmocka_unit_test(loop_of_cross_file_calls_counted),
 		cmocka_unit_test(foreign_entry_check),
 		cmocka_unit_test(call_to_direct_entry),
 		cmocka_unit_test(static_direct_entry),
