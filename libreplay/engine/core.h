@@ -297,6 +297,16 @@ void rp_layout_record(void);
 void rp_layout_check(const void *recorded, size_t len);
 const char *rp_layout_differences(void);
 
+/* ---- core/elf.c ----------------------------------------------------------------------------- */
+
+/* Each section header of the 64-bit ELF file at path, with its name, to fn (shdr an
+ * Elf64_Shdr; fd the file, open) until fn returns true; false if the file cannot be
+ * read as one. Raw system calls: the program's descriptors stay as they were. */
+bool rp_elf_sections(const char *path, bool (*fn)(const char *name, const void *shdr, int fd, void *arg),
+		     void *arg);
+/* The contents of section name of the ELF file at path (rp_malloc'd, *len its size). */
+void *rp_elf_section(const char *path, const char *name, size_t *len);
+
 /* ---- tcache.c ------------------------------------------------------------------------------ */
 
 /* Recording: log the malloc key rp_tcache_start learned (a TCACHE input). */
@@ -308,8 +318,6 @@ void rp_tcache_note(const void *recorded, size_t len);
 
 /* --races: the recorded build's pcs mapped to this race build's (sicpp/races.c). */
 extern bool rp_anchors_on;
-/* The contents of section name of the ELF file at path (rp_malloc'd, *len its size). */
-void *rp_elf_section(const char *path, const char *name, size_t *len);
 /* Load the recorded executable's anchors and this one's; -1 and why if they differ. */
 int rp_anchors_load(const char *recorded, char *why, size_t whylen);
 /* Once, from --races=EXE or the log's OBJECTS note (NULL: none came), or exit 2. */

@@ -5,7 +5,6 @@
 #include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -400,6 +399,33 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *data)
  * that holds the module's sic_ranges (dl_iterate_phdr), its file read once, with raw
  * system calls (the program's descriptors and errno stay as they were). A file that
  * does not match what is loaded (its sic_ranges elsewhere: replaced since) gives none. */
+struct hunt_found {
+	const struct module *m;
+	const struct object_at *o;
+	const int32_t *found[HUNT_TABLES], *found_end[HUNT_TABLES];
+	bool ranges_match;
+};
+
+static bool hunt_section(const char *name, const void *shdr, int fd, void *arg)
+{
+	(void)fd;
+	struct hunt_found *f = arg;
+	const ElfW(Shdr) *x = shdr;
+	uintptr_t at = f->o->bias + x->sh_addr;
+	if (x->sh_type != SHT_PROGBITS || !(x->sh_flags & SHF_ALLOC) || x->sh_size % 4 ||
+	    !object_maps(f->o, at, x->sh_size))
+		return false;
+	if (!strcmp(name, "sic_ranges"))
+		f->ranges_match = at == (uintptr_t)f->m->ranges &&
+				  x->sh_size == (uint64_t)(f->m->ranges_end - f->m->ranges) * 4;
+	for (int k = 0; k < HUNT_TABLES; k++)
+		if (!strcmp(name, hunt_names[k])) {
+			f->found[k] = (const int32_t *)at;
+			f->found_end[k] = (const int32_t *)(at + x->sh_size);
+		}
+	return false;
+}
+
 static void module_hunt_tables(struct module *m)
 {
 	if (m->hunt_looked)
@@ -408,51 +434,13 @@ static void module_hunt_tables(struct module *m)
 	struct object_at o = {(uintptr_t)m->ranges, 0, NULL, NULL, 0};
 	if (!m->ranges || !dl_iterate_phdr(find_object, &o) || !o.path || !*o.path)
 		return;
-	int saved = errno, fd = rp_sys_open(o.path, O_RDONLY | O_CLOEXEC, 0);
-	ElfW(Ehdr) eh;
-	ElfW(Shdr) *sh = NULL;
-	char *names = NULL;
-	const int32_t *found[HUNT_TABLES] = {0}, *found_end[HUNT_TABLES] = {0};
-	bool ranges_match = false;
-	if (fd < 0 || rp_sys_pread(fd, &eh, sizeof eh, 0) != sizeof eh ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_shentsize != sizeof *sh || eh.e_shstrndx >= eh.e_shnum)
-		goto done;
-	size_t shbytes = (size_t)eh.e_shnum * sizeof *sh;
-	sh = rp_malloc(shbytes);
-	if (!sh || rp_sys_pread(fd, sh, shbytes, eh.e_shoff) != (ssize_t)shbytes)
-		goto done;
-	const ElfW(Shdr) *ns = &sh[eh.e_shstrndx];
-	names = rp_malloc(ns->sh_size + 1);
-	if (!names || rp_sys_pread(fd, names, ns->sh_size, ns->sh_offset) != (ssize_t)ns->sh_size)
-		goto done;
-	names[ns->sh_size] = '\0';
-	for (int i = 0; i < eh.e_shnum; i++) {
-		const ElfW(Shdr) *x = &sh[i];
-		uintptr_t at = o.bias + x->sh_addr;
-		if (x->sh_name >= ns->sh_size || x->sh_type != SHT_PROGBITS || !(x->sh_flags & SHF_ALLOC) ||
-		    x->sh_size % 4 || !object_maps(&o, at, x->sh_size))
-			continue;
-		const char *name = names + x->sh_name;
-		if (!strcmp(name, "sic_ranges"))
-			ranges_match = at == (uintptr_t)m->ranges &&
-				       x->sh_size == (uint64_t)(m->ranges_end - m->ranges) * 4;
-		for (int k = 0; k < HUNT_TABLES; k++)
-			if (!strcmp(name, hunt_names[k])) {
-				found[k] = (const int32_t *)at;
-				found_end[k] = (const int32_t *)(at + x->sh_size);
-			}
-	}
-	if (ranges_match)
+	int saved = errno;
+	struct hunt_found f = {m, &o, {0}, {0}, false};
+	if (rp_elf_sections(o.path, hunt_section, &f) && f.ranges_match)
 		for (int k = 0; k < HUNT_TABLES; k++) {
-			m->hunt[k] = found[k];
-			m->hunt_end[k] = found_end[k];
+			m->hunt[k] = f.found[k];
+			m->hunt_end[k] = f.found_end[k];
 		}
-done:
-	rp_free(names);
-	rp_free(sh);
-	if (fd >= 0)
-		rp_sys_close(fd);
 	errno = saved;
 }
 

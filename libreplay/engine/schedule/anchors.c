@@ -17,8 +17,6 @@
 #include "engine/core.h"
 #include "base/rp_alloc.h"
 
-#include <elf.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,47 +28,6 @@ struct pair {
 static struct pair *pairs;
 static size_t npairs;
 bool rp_anchors_on;
-
-/* The contents of section `name` of the ELF file at path (rp_malloc'd), its size in
- * *len; NULL if the file or the section is not there. */
-void *rp_elf_section(const char *path, const char *name, size_t *len)
-{
-	int fd = rp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
-	if (fd < 0)
-		return NULL;
-	void *out = NULL;
-	Elf64_Ehdr eh;
-	Elf64_Shdr *sh = NULL;
-	char *names = NULL;
-	if (rp_sys_pread(fd, &eh, sizeof eh, 0) != sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof *sh || eh.e_shstrndx >= eh.e_shnum)
-		goto done;
-	sh = rp_malloc((size_t)eh.e_shnum * sizeof *sh);
-	if (!sh || rp_sys_pread(fd, sh, (size_t)eh.e_shnum * sizeof *sh, eh.e_shoff) !=
-			   (ssize_t)((size_t)eh.e_shnum * sizeof *sh))
-		goto done;
-	const Elf64_Shdr *ns = &sh[eh.e_shstrndx];
-	names = rp_malloc(ns->sh_size + 1);
-	if (!names || rp_sys_pread(fd, names, ns->sh_size, ns->sh_offset) != (ssize_t)ns->sh_size)
-		goto done;
-	names[ns->sh_size] = '\0';
-	for (int i = 0; i < eh.e_shnum; i++) {
-		if (sh[i].sh_name >= ns->sh_size || strcmp(names + sh[i].sh_name, name) || sh[i].sh_type == SHT_NOBITS)
-			continue;
-		out = rp_malloc(sh[i].sh_size ? sh[i].sh_size : 1);
-		if (out && rp_sys_pread(fd, out, sh[i].sh_size, sh[i].sh_offset) != (ssize_t)sh[i].sh_size) {
-			rp_free(out);
-			out = NULL;
-		}
-		*len = sh[i].sh_size;
-		break;
-	}
-done:
-	rp_free(names);
-	rp_free(sh);
-	rp_sys_close(fd);
-	return out;
-}
 
 static int by_rec(const void *a, const void *b)
 {
