@@ -175,6 +175,9 @@ uintptr_t rp_stub_resume_pc(uintptr_t ret);
 uintptr_t rp_call_dest(uintptr_t ret);
 /* sic.c: sort the memory access tables and hand them to the quick path. */
 void rp_sic_memops_load(void);
+/* sic.c: moves on when an instrumented shared object registers or goes (dlopen,
+ * dlclose): what was found in the code at a pc (count.c's caches) may be another's. */
+extern unsigned long rp_sic_code_gen;
 /* sic.c: do [at, at + len) lie in the loaded object that holds pc (its segments' span;
  * known once the counting modes start)? */
 bool rp_sic_same_object(uintptr_t pc, uintptr_t at, size_t len);

@@ -716,4 +716,36 @@ for st in windows accesses; do
 done
 check "lib_pop --hunt-strategy=windows, accesses, seeds 1-6: --no-record switches where --record does${bad:+:$bad}" test -z "$bad"
 
+# A library dlclosed and another dlopened at its address (progs/lib_swap.c): libswap_a's
+# swap_touch has one store after its entry's counting point, libswap_b's, the same up to
+# there, seven more. The places a decision at that counting point may land (count.c's
+# cache, by pc) are B's once B is loaded: a PREEMPT at one of B's seven later stores in
+# 18 of seeds 1-20 (--hunt-strategy=accesses); when the cache outlived A's code, none
+# in any of them. Every run replays to its recording's output.
+mkdir -p libswap
+"$SICC" -O2 -g -shared -fPIC -o libswap/libswap_a.so "$P/lib_swap_a.c" >build.out 2>&1 &&
+	"$SICC" -O2 -g -shared -fPIC -o libswap/libswap_b.so "$P/lib_swap_b.c" >>build.out 2>&1 &&
+	"$SICC" -O2 -g -o lib_swap.sic "$P/lib_swap.c" -Wl,-rpath,'$ORIGIN/libswap' -ldl -lpthread \
+		>>build.out 2>&1 || fail "lib_swap: build: $(head -c 300 build.out)"
+# B's later stores: those to cells[1..7], as offsets in B (swap_touch's own first)
+later=$(objdump -d --no-show-raw-insn libswap/libswap_b.so | sed -n '/<swap_touch>:/,/^$/p' |
+	sed -n 's/^ *\([0-9a-f]*\):.*<cells+0x.*/\1/p')
+sym=$(nm libswap/libswap_b.so | sed -n 's/^\([0-9a-f]*\) T swap_touch$/\1/p')
+hits=0 bad=""
+for seed in $(seq 1 6); do
+	./lib_swap.sic --record swap.bin --hunt=$seed --hunt-strategy=accesses >swap.out 2>swap.err
+	rc=$?
+	at=$(sed -n 's/^swap_touch at //p' swap.out)
+	[ "$rc" -eq 0 ] && [ -n "$at" ] || { bad="$bad $seed:exit-$rc:$(head -c 100 swap.out)"; continue; }
+	./lib_swap.sic --replay swap.bin >swap.rep 2>swap.rerr
+	[ $? -eq 0 ] && cmp -s swap.out swap.rep || bad="$bad $seed:replay"
+	for pc in $("$ROOT/build/bin/replay-dump" swap.bin | awk '$3 == "PREEMPT" { print $7 }'); do
+		for a in $later; do
+			[ $((pc)) -eq $((at + 0x$a - 0x$sym)) ] && hits=$((hits + 1))
+		done
+	done
+done
+check "lib_swap: libswap_b.so loaded where libswap_a.so was, each run replayed${bad:+:$bad}" test -z "$bad" -a -n "$later"
+check "lib_swap, seeds 1-6: preempted at libswap_b.so's accesses, not libswap_a.so's ($hits PREEMPTs)" test "$hits" -gt 0
+
 summary

@@ -170,6 +170,9 @@ struct module {
 };
 static struct module *modules;
 static size_t nmodules;
+/* engine.h: the answers kept about code (hunt/count.c's places) hold while it is the
+ * same; a module that comes or goes may put other code at their pcs. */
+unsigned long rp_sic_code_gen;
 
 static uintptr_t rel(const int32_t *p)
 {
@@ -285,6 +288,7 @@ void __sic_register_module(const int32_t *ranges, const int32_t *ranges_end,
 		rp_fatal_memory("the counter's tables");
 	modules = m;
 	modules[nmodules++] = (struct module){ranges, ranges_end, nopre, nopre_end, false, {0}, {0}};
+	rp_sic_code_gen++;
 	publish();
 	hunt_tables_changed(); /* a dlopen while hunting: its accesses from now on */
 }
@@ -295,6 +299,7 @@ void __sic_unregister_module(const int32_t *ranges)
 	for (size_t k = 0; k < nmodules; k++)
 		if (modules[k].ranges == ranges) {
 			modules[k] = modules[--nmodules];
+			rp_sic_code_gen++;
 			publish();
 			hunt_tables_changed();
 			return;

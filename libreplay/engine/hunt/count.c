@@ -148,13 +148,16 @@ static size_t places_ahead(uintptr_t from, uintptr_t *c, uintptr_t *retp)
 	return accesses_ahead(from, c, RP_PLACE_CANDIDATES, retp);
 }
 
-/* What places_ahead finds from a pc is the code's, fixed: a hot synchronization call
- * site or counting point asks again and again (a lock loop 10^7 times: the return's
- * memmem and the tables' binary searches made hunting cost 9x --no-record), so each
- * answer is kept, a few hundred of them (direct-mapped, by pc). */
+/* What places_ahead finds from a pc is the code's, fixed while that code is there: a
+ * hot synchronization call site or counting point asks again and again (a lock loop
+ * 10^7 times: the return's memmem and the tables' binary searches made hunting cost 9x
+ * --no-record), so each answer is kept, a few hundred of them (direct-mapped, by pc),
+ * until a shared object comes or goes (rp_sic_code_gen): a library dlopened where a
+ * dlclosed one was has other accesses at the same pcs (tests/hunt's lib_swap). */
 #define RP_PLACES_CACHE 512
 struct places {
 	uintptr_t from, ret;
+	unsigned long gen;
 	size_t n;
 	uintptr_t c[RP_PLACE_CANDIDATES];
 };
@@ -163,8 +166,9 @@ static const struct places *places_cached(uintptr_t from)
 {
 	static struct places cache[RP_PLACES_CACHE];
 	struct places *e = &cache[(from ^ from >> 9) % RP_PLACES_CACHE];
-	if (e->from != from || !from) {
+	if (e->from != from || e->gen != rp_sic_code_gen || !from) {
 		e->from = from;
+		e->gen = rp_sic_code_gen;
 		e->n = places_ahead(from, e->c, &e->ret);
 	}
 	return e;
@@ -207,10 +211,12 @@ static uintptr_t after_cached(uintptr_t ret)
 {
 	static struct {
 		uintptr_t ret, first;
+		unsigned long gen;
 	} cache[RP_PLACES_CACHE];
 	size_t i = (ret ^ ret >> 9) % RP_PLACES_CACHE;
-	if (cache[i].ret != ret) {
+	if (cache[i].ret != ret || cache[i].gen != rp_sic_code_gen) {
 		cache[i].ret = ret;
+		cache[i].gen = rp_sic_code_gen;
 		cache[i].first = after_call(ret);
 	}
 	return cache[i].first;
