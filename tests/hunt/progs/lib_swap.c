@@ -37,11 +37,11 @@ static void *load(const char *name)
 
 static void run(void)
 {
-	pthread_t t[2];
-	for (int i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, worker, NULL);
-	for (int i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
+	pthread_t t1, t2;
+	pthread_create(&t1, NULL, worker, NULL);
+	pthread_create(&t2, NULL, worker, NULL);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
 }
 
 int main(void)
