@@ -5,7 +5,8 @@
  *   replay-dump --where EXE PC...
  *
  * The header, every record (PREEMPT PCs as function+offset and file:line, from the
- * executable through libbfd), per-thread totals, bytes per record and preemptions per
+ * executable through libbfd, or from the shared object the log's OBJECTS notes put
+ * them in: object!function+offset), per-thread totals, bytes per record and preemptions per
  * second. The executable is EXE, --exe, or the recorded argv[0]; its build-id must be
  * the log's. Exit 0 for a complete log; 1 (after printing what it holds) for one cut
  * short or damaged; 2 for bad usage, an unreadable log or the wrong executable. */
@@ -285,6 +286,11 @@ static void print_record(size_t i, struct rp_sym *sym)
 			printf(",\"off\":%llu,\"file\":", (unsigned long long)loc.off);
 			jstr(loc.file);
 			printf(",\"line\":%u", loc.line);
+			if (loc.object || loc.nowhere) {
+				printf(",\"object\":");
+				jstr(loc.object);
+				printf(",\"object_read\":%s", loc.object && !loc.unread ? "true" : "false");
+			}
 			if (loc.inlined) {
 				printf(",\"inlined\":");
 				jstr(loc.inlined);
@@ -446,6 +452,9 @@ int main(int argc, char **argv)
 
 	enum rp_log_status st;
 	read_all(r, &st);
+	for (size_t i = 0; i < nrecs; i++) /* the shared objects, for the PCs in them */
+		if (recs[i].kind == RP_LOG_INPUT && recs[i].input_kind == RP_INPUT_OBJECTS)
+			rp_sym_objects(sym, (const char *)recs[i].data, recs[i].len);
 	if (timeline) /* the k-th preemption of the trace is the log's k-th PREEMPT */
 		return rp_timeline(timeline, out, xaxis, sym, recs, nrecs);
 	count_all();

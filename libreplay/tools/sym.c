@@ -2,8 +2,9 @@
  * below the PC gives name+offset (the program's main is `main`, not the __sic_main
  * sicpp renamed it to), the DWARF line table gives file:line (lines.c, as gdb reads
  * it), and bfd_find_nearest_line with bfd_find_inliner_info the inlined function the
- * PC is in and where it was called. Only the executable: the log's PCs are in
- * instrumented code, which is all in it. */
+ * PC is in and where it was called. The executable's PCs, and those of the shared
+ * objects the log's OBJECTS notes name (an instrumented library's, the C library's),
+ * each in its own file, opened when a PC first falls in it. */
 #define PACKAGE "replay-dump" /* bfd.h insists on a config.h-style package name */
 #include <bfd.h>
 
@@ -20,8 +21,21 @@ struct func {
 	const char *name;
 };
 
+/* A shared object an OBJECTS note names: where it was loaded, its path and build-id,
+ * its file once opened (state 1; -1: not here as recorded). */
+struct object {
+	uint64_t base;
+	char *path, *id; /* id: the build-id in hex, or "-" */
+	int state;
+	struct rp_sym *sym;
+};
+
 struct rp_sym {
 	bfd *abfd;
+	uint64_t end;       /* past its highest allocated section */
+	uint64_t exe_base;  /* the executable's load address, from the OBJECTS notes */
+	struct object *objs;
+	size_t nobjs;
 	asymbol **syms; /* for bfd_find_nearest_line */
 	struct func *funcs; /* code symbols by address */
 	size_t nfuncs;
@@ -119,8 +133,90 @@ int rp_sym_open(const char *path, struct rp_sym **out, char *err, size_t errlen)
 	if (s->funcs)
 		qsort(s->funcs, s->nfuncs, sizeof *s->funcs, by_addr);
 	s->lines = rp_lines_open(abfd);
+	for (asection *sec = abfd->sections; sec; sec = sec->next)
+		if ((bfd_section_flags(sec) & SEC_ALLOC) && bfd_section_vma(sec) + bfd_section_size(sec) > s->end)
+			s->end = bfd_section_vma(sec) + bfd_section_size(sec);
 	*out = s;
 	return 0;
+}
+
+void rp_sym_objects(struct rp_sym *s, const char *note, size_t len)
+{
+	for (const char *line = note, *stop = note + len; line < stop;) {
+		const char *nl = memchr(line, '\n', (size_t)(stop - line));
+		const char *eol = nl ? nl : stop;
+		char role[16], addr[24], id[2 * 64 + 2];
+		int at = 0;
+		/* role, address and build-id, tab-separated; the path is the rest */
+		if (sscanf(line, "%15[^\t\n]\t%23[^\t\n]\t%129[^\t\n]\t%n", role, addr, id, &at) == 3 &&
+		    at > 0 && line + at < eol) {
+			uint64_t base = strtoull(addr, NULL, 16);
+			struct object *o = !strcmp(role, "exe") || !strcmp(role, "cache") ? NULL :
+					   realloc(s->objs, (s->nobjs + 1) * sizeof *o);
+			if (!strcmp(role, "exe"))
+				s->exe_base = base;
+			if (o) {
+				s->objs = o;
+				o += s->nobjs;
+				*o = (struct object){base, strndup(line + at, (size_t)(eol - line - at)),
+						     strdup(id), 0, NULL};
+				if (o->path && o->id)
+					s->nobjs++;
+			}
+		}
+		line = eol + 1;
+	}
+}
+
+/* Is the object's file the one the recording ran: at its path, with its build-id? */
+static bool object_open(struct object *o)
+{
+	char err[512], hex[2 * 64 + 1];
+	uint8_t id[64];
+	if (o->state)
+		return o->state > 0;
+	o->state = -1;
+	if (rp_sym_open(o->path, &o->sym, err, sizeof err) != 0)
+		return false;
+	size_t n = rp_sym_build_id(o->sym, id, sizeof id);
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	hex[2 * n] = '\0';
+	if (n && !strcmp(hex, o->id))
+		o->state = 1;
+	return o->state > 0;
+}
+
+/* A PC past the executable's sections: in the object loaded nearest below it, if it
+ * lies in that one's sections (unread: below the next object's address). */
+static void object_lookup(struct rp_sym *s, uint64_t pc, struct rp_sym_loc *loc)
+{
+	uint64_t at = pc + s->exe_base, next = UINT64_MAX;
+	struct object *in = NULL;
+	for (size_t i = 0; i < s->nobjs; i++) {
+		struct object *o = &s->objs[i];
+		if (o->base <= at && (!in || o->base > in->base))
+			in = o;
+		else if (o->base > at && o->base < next)
+			next = o->base;
+	}
+	memset(loc, 0, sizeof *loc);
+	loc->nowhere = true;
+	if (!in)
+		return;
+	uint64_t off = at - in->base;
+	bool read = object_open(in);
+	if (read ? off >= in->sym->end : at >= next)
+		return;
+	if (read) {
+		rp_sym_lookup(in->sym, off, loc);
+	} else {
+		loc->nowhere = false;
+		loc->off = off;
+	}
+	const char *slash = strrchr(in->path, '/');
+	loc->object = slash ? slash + 1 : in->path;
+	loc->unread = !read;
 }
 
 size_t rp_sym_build_id(struct rp_sym *s, uint8_t *buf, size_t max)
@@ -153,6 +249,10 @@ static const char *user_name(const char *name)
 
 void rp_sym_lookup(struct rp_sym *s, uint64_t pc, struct rp_sym_loc *loc)
 {
+	if (s->nobjs && pc >= s->end) {
+		object_lookup(s, pc, loc);
+		return;
+	}
 	memset(loc, 0, sizeof *loc);
 	/* The last symbol at or below pc. Several at one address: any is fine. */
 	size_t lo = 0, hi = s->nfuncs;
@@ -204,7 +304,15 @@ static const char *base_name(const char *f, bool base)
 
 void rp_sym_format(const struct rp_sym_loc *loc, bool base, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s+0x%llx", loc->func ? loc->func : "??", (unsigned long long)loc->off);
+	if (loc->nowhere || loc->unread) {
+		if (loc->nowhere)
+			snprintf(buf, len, "(in no object the log names)");
+		else
+			snprintf(buf, len, "(%s+0x%llx)", loc->object, (unsigned long long)loc->off);
+		return;
+	}
+	int n = snprintf(buf, len, "%s%s%s+0x%llx", loc->object ? loc->object : "", loc->object ? "!" : "",
+			 loc->func ? loc->func : "??", (unsigned long long)loc->off);
 	if (!loc->file || n < 0 || (size_t)n >= len)
 		return;
 	if (loc->inlined && loc->call_file)
@@ -226,5 +334,11 @@ void rp_sym_close(struct rp_sym *s)
 	for (size_t k = 0; k < s->nowned; k++)
 		free(s->owned[k]);
 	free(s->owned);
+	for (size_t k = 0; k < s->nobjs; k++) {
+		rp_sym_close(s->objs[k].sym);
+		free(s->objs[k].path);
+		free(s->objs[k].id);
+	}
+	free(s->objs);
 	free(s);
 }

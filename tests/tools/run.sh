@@ -92,6 +92,73 @@ main_at=$(printf '0x%x' "$(nm order | sed -n 's/^\([0-9a-f]*\) T __sic_main$/0x\
 check "replay-dump: the program's main is main, not __sic_main" bash -c \
 	"'$DUMP' --where order $main_at | grep -q '^$main_at main+0x0 (.*order\.c:[0-9]*)$'"
 
+# ---- PCs in shared objects: object!function+offset, found by the log's OBJECTS ---------
+# tests/hunt's lib_pop: two workers pop jobs off a list in a library built with sicc,
+# linked (so the log's OBJECTS note names it) or loaded by dlopen() (named nowhere).
+H="$ROOT/tests/hunt/progs"
+mkdir -p libpop
+"$SICC" -O2 -g -shared -fPIC -o libpop/libpoplist.so "$H/lib_pop_list.c" -lpthread >lib_pop.build 2>&1 &&
+	"$SICC" -O2 -g -o lib_pop "$H/lib_pop.c" -Llibpop -lpoplist -Wl,-rpath,'$ORIGIN/libpop' -lpthread \
+		>>lib_pop.build 2>&1 &&
+	"$SICC" -O2 -g -DDLOPEN -o lib_pop_dl "$H/lib_pop.c" -Wl,-rpath,'$ORIGIN/libpop' -ldl -lpthread \
+		>>lib_pop.build 2>&1 || fail "lib_pop: build: $(head -c 300 lib_pop.build)"
+# a seed whose hunt preempts inside the library (each of seeds 1-6 does, measured)
+for seed in 1 2 3 4 5 6; do
+	./lib_pop --record pop.bin --hunt=$seed --hunt-strategy=accesses >/dev/null 2>&1
+	"$DUMP" pop.bin >pop.txt 2>pop.err
+	grep -q 'PREEMPT .* libpoplist\.so!' pop.txt && break
+done
+# each one's function+offset, by nm and addr2line on the library, at the line named,
+# and every one at one load address (the pc less the offset in the library)
+check "replay-dump: a PC in a linked library as libpoplist.so!function+offset (file:line), addr2line's line" \
+	python3 - pop.txt libpop/libpoplist.so <<'EOF2'
+import re, subprocess, sys
+lib = sys.argv[2]
+syms = {l.split()[2]: int(l.split()[0], 16) for l in subprocess.check_output(["nm", lib], text=True).splitlines()
+        if len(l.split()) == 3}
+hits = [m for m in (re.search(r"PREEMPT +count \d+ +pc (0x[0-9a-f]+) +libpoplist\.so!(\w+)\+(0x[0-9a-f]+) \((.*):(\d+)\)$", l)
+                    for l in open(sys.argv[1])) if m]
+assert hits, "no PREEMPT named in libpoplist.so"
+bases = set()
+for m in hits:
+    at = syms[m.group(2)] + int(m.group(3), 16)
+    bases.add(int(m.group(1), 16) - at)
+    a2l = subprocess.check_output(["addr2line", "-e", lib, hex(at)], text=True).strip()
+    assert a2l.endswith("lib_pop_list.c:" + m.group(5)) and m.group(4).endswith("lib_pop_list.c"), (m.group(0), a2l)
+assert len(bases) == 1, "load addresses %s" % bases
+print("%d PREEMPTs in libpoplist.so" % len(hits))
+EOF2
+first=$(sed -n 's/.*PREEMPT .* libpoplist\.so!\([a-z_]*\)+\(0x[0-9a-f]*\) .*/\1 \2/p' pop.txt | head -n 1)
+at=none # where the first lies in the library
+[ -n "$first" ] && at=$(printf '0x%x' $((0x$(nm libpop/libpoplist.so | sed -n "s/^\([0-9a-f]*\) T ${first% *}\$/\1/p") + ${first#* })))
+"$DUMP" --json pop.bin >pop.json
+check "replay-dump --json: such a PC's object, read" grep -q '"object":"libpoplist.so","object_read":true' pop.json
+check "replay-dump: the executable's PCs as before, no object named" \
+	grep -Eq 'PREEMPT +count [0-9]+ +pc 0x[0-9a-f]+ +worker\+0x[0-9a-f]+ \(.*lib_pop\.c:[0-9]+\)$' pop.txt
+# Another build of the library at the recorded path (another build-id), then none:
+# the object's name and the PC's offset in it, said so.
+mv libpop/libpoplist.so libpoplist.so.recorded
+"$SICC" -O1 -g -shared -fPIC -o libpop/libpoplist.so "$H/lib_pop_list.c" -lpthread >>lib_pop.build 2>&1
+"$DUMP" pop.bin >pop.other 2>&1
+"$DUMP" --json pop.bin >pop.other.json 2>&1
+rm -f libpop/libpoplist.so
+"$DUMP" pop.bin >pop.none 2>&1
+check "replay-dump: the library rebuilt at its path (another build-id): (libpoplist.so+$at), unread" bash -c \
+	"grep -Eq 'PREEMPT .* \(libpoplist\.so\+$at\)\$' pop.other && ! grep -q 'libpoplist\.so!' pop.other &&
+	 grep -q '\"object\":\"libpoplist.so\",\"object_read\":false' pop.other.json"
+check "replay-dump: the library gone: (libpoplist.so+$at)" bash -c \
+	"grep -Eq 'PREEMPT .* \(libpoplist\.so\+$at\)\$' pop.none && ! grep -q 'libpoplist\.so!' pop.none"
+mv libpoplist.so.recorded libpop/libpoplist.so
+# dlopen()ed: not in the log's OBJECTS (docs/log-format.md), so named as nowhere, not
+# as the executable's last symbol with an offset of terabytes
+for seed in 1 2 3 4 5 6; do
+	./lib_pop_dl --record popdl.bin --hunt=$seed --hunt-strategy=accesses >/dev/null 2>&1
+	"$DUMP" popdl.bin >popdl.txt 2>&1
+	grep -q 'PREEMPT .*(in no object the log names)$' popdl.txt && break
+done
+check "replay-dump: a PC in a dlopen()ed library: (in no object the log names)" bash -c \
+	"grep -q 'PREEMPT .*(in no object the log names)\$' popdl.txt && ! grep -Eq 'PREEMPT .*\+0x[0-9a-f]{9,}' popdl.txt"
+
 # ---- bad input: one line, non-zero ---------------------------------------------------
 one_line_error() { # NAME WANT_RC PATTERN COMMAND...
 	local name=$1 want=$2 pattern=$3; shift 3
