@@ -149,6 +149,18 @@ check "replay-dump: the library rebuilt at its path (another build-id): (libpopl
 check "replay-dump: the library gone: (libpoplist.so+$at)" bash -c \
 	"grep -Eq 'PREEMPT .* \(libpoplist\.so\+$at\)\$' pop.none && ! grep -q 'libpoplist\.so!' pop.none"
 mv libpoplist.so.recorded libpop/libpoplist.so
+# The C library: a PREEMPT written by hand at its
+# pthread_mutex_lock + 4, the note naming it at the recorded path with its build-id.
+libc=$(gcc -print-file-name=libc.so.6)
+libc=$(readlink -f "$libc")
+libc_id=$(readelf -n "$libc" | sed -n 's/^ *Build ID: *//p')
+lock=$(nm -D "$libc" | sed -n 's/^\([0-9a-f]*\) T pthread_mutex_lock@@.*/\1/p' | head -n 1)
+./write_log libc.bin "$(printf 'exe\t0\t-\t%s\nsyslib\t7f0000000000\t%s\t%s\n' "$WORK/write_log" "$libc_id" "$libc")" \
+	$((0x7f0000000000 + 0x$lock + 4))
+"$DUMP" libc.bin >libc.txt 2>&1
+named=$(sed -n 's/.* PREEMPT .* libc\.so\.6!\([A-Za-z_0-9]*\)+0x4\( (.*)\)*$/\1/p' libc.txt)
+check "replay-dump: a PC in the C library as libc.so.6!function+0x4, a function at pthread_mutex_lock's address" \
+	bash -c "[ -n '$lock' ] && [ -n '$named' ] && nm -D '$libc' | grep -Eq '^0*$lock [TtWi] $named(@|\$)'"
 # dlopen()ed: not in the log's OBJECTS (docs/log-format.md), so named as nowhere, not
 # as the executable's last symbol with an offset of terabytes
 for seed in 1 2 3 4 5 6; do
