@@ -114,9 +114,9 @@ $(BUILD)/obj/libreplay/engine/counter/sic_quick.o: ALL_CFLAGS += -mgeneral-regs-
 $(BUILD)/obj/libreplay/engine/races/races.o: ALL_CFLAGS += -mgeneral-regs-only \
 	-fno-tree-loop-distribute-patterns
 
-$(BUILD)/obj/%.o: %.S sicpp/rewrite.h
+$(BUILD)/obj/%.o: %.S sicpp/rewrite.h $(RT_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) -g -c $< -o $@
+	$(CC) -g -Ilibreplay -c $< -o $@
 
 # sizeof(glibc's struct pthread), measured by running a probe (sched/sched_tls.c).
 $(BUILD)/gen/sched_tcb.h: sched/probe/tcb_size.c
