@@ -24,7 +24,8 @@ DEB_PKGS   := gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev gdb
 
 SICPP_LIB_SRC := sicpp/parse.c sicpp/classify.c sicpp/analyze.c sicpp/analyze_flags.c \
                  sicpp/analyze_calls.c sicpp/analyze_indirect.c sicpp/analyze_loops.c \
-                 sicpp/cfi.c sicpp/rewrite.c sicpp/hunt.c sicpp/races.c sicpp/xcall.c
+                 sicpp/cfi.c sicpp/rewrite.c sicpp/hunt.c sicpp/races.c sicpp/xcall.c \
+                 sicpp/scc.c
 SICPP_LIB_OBJ := $(SICPP_LIB_SRC:%.c=$(BUILD)/obj/%.o)
 SICPP_LIB_OBJ += $(BUILD)/obj/sicpp/dwarf.o
 # The runtime's layers (libreplay/README.md): each folder one concern. The engine's
@@ -113,9 +114,9 @@ $(BUILD)/obj/libreplay/engine/counter/sic_quick.o: ALL_CFLAGS += -mgeneral-regs-
 $(BUILD)/obj/libreplay/engine/races/races.o: ALL_CFLAGS += -mgeneral-regs-only \
 	-fno-tree-loop-distribute-patterns
 
-$(BUILD)/obj/%.o: %.S sicpp/rewrite.h
+$(BUILD)/obj/%.o: %.S sicpp/rewrite.h $(RT_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) -g -c $< -o $@
+	$(CC) -g -Ilibreplay -c $< -o $@
 
 # sizeof(glibc's struct pthread), measured by running a probe (sched/sched_tls.c).
 $(BUILD)/gen/sched_tcb.h: sched/probe/tcb_size.c
@@ -128,7 +129,7 @@ $(BIN)/sicpp: $(BUILD)/obj/sicpp/sicpp.o $(SICPP_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@
 
-$(BIN)/sicc: $(BUILD)/obj/sicpp/sicc.o $(BUILD)/obj/sicpp/sicc_link.o
+$(BIN)/sicc: $(BUILD)/obj/sicpp/sicc.o $(BUILD)/obj/sicpp/sicc_link.o $(BUILD)/obj/sicpp/scc.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $^ -o $@
 

@@ -11,6 +11,7 @@
  *    and which calls must count.
  */
 #include "analyze_int.h"
+#include "scc.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -391,9 +392,9 @@ static struct sym *local_callee(struct analysis *an, int i)
 	return y;
 }
 
-/* Tarjan's strongly connected components of the graph whose nodes are this file's
- * functions and whose edges are their direct calls to local_callee()s, iteratively
- * (a chain of calls may be thousands deep). Sets sym.scc; -1 for other symbols. */
+/* The strongly connected components of the graph whose nodes are this file's
+ * functions and whose edges are their direct calls to local_callee()s (scc.c). Sets
+ * sym.scc; -1 for other symbols. */
 void call_graph_sccs(struct analysis *an)
 {
 	struct asm_file *f = an->f;
@@ -409,62 +410,14 @@ void call_graph_sccs(struct analysis *an)
 			to[ne++] = (int)(owner(an, y) - an->syms);
 		}
 	}
-	/* Adjacency in compressed rows. */
-	int *first = xcalloc(n + 1, sizeof *first), *adj = xcalloc(ne, sizeof *adj);
-	for (int e = 0; e < ne; e++)
-		first[from[e] + 1]++;
+	bool *root = xcalloc(n, sizeof *root);
+	int *comp = xcalloc(n, sizeof *comp);
 	for (int k = 0; k < n; k++)
-		first[k + 1] += first[k];
-	int *fill = xcalloc(n, sizeof *fill);
-	for (int e = 0; e < ne; e++)
-		adj[first[from[e]] + fill[from[e]]++] = to[e];
-	int *index = xcalloc(n, sizeof *index), *low = xcalloc(n, sizeof *low);
-	int *stack = xcalloc(n, sizeof *stack), *work = xcalloc(n, sizeof *work);
-	int *edge = xcalloc(n, sizeof *edge);
-	bool *on = xcalloc(n, sizeof *on);
-	int next = 1, sp = 0, nscc = 0;
+		root[k] = an->syms[k].is_func && an->syms[k].def >= 0;
+	scc(n, ne, from, to, root, comp, xcalloc);
 	for (int k = 0; k < n; k++)
-		an->syms[k].scc = -1;
-	for (int root = 0; root < n; root++) {
-		if (index[root] || !an->syms[root].is_func || an->syms[root].def < 0)
-			continue;
-		int wp = 0;
-		work[wp++] = root;
-		index[root] = low[root] = next++;
-		stack[sp++] = root;
-		on[root] = true;
-		edge[root] = first[root];
-		while (wp) {
-			int v = work[wp - 1];
-			if (edge[v] < first[v + 1]) {
-				int w = adj[edge[v]++];
-				if (!index[w]) {
-					index[w] = low[w] = next++;
-					stack[sp++] = w;
-					on[w] = true;
-					edge[w] = first[w];
-					work[wp++] = w;
-				} else if (on[w] && index[w] < low[v]) {
-					low[v] = index[w];
-				}
-				continue;
-			}
-			wp--;
-			if (wp && low[v] < low[work[wp - 1]])
-				low[work[wp - 1]] = low[v];
-			if (low[v] == index[v]) {
-				int w;
-				do {
-					w = stack[--sp];
-					on[w] = false;
-					an->syms[w].scc = nscc;
-				} while (w != v);
-				nscc++;
-			}
-		}
-	}
-	free(from), free(to), free(first), free(adj), free(fill), free(index), free(low);
-	free(stack), free(work), free(edge), free(on);
+		an->syms[k].scc = comp[k];
+	free(from), free(to), free(root), free(comp);
 }
 
 /* Leaf functions: no call (a TLS access's included), no tail jump nor indirect jump

@@ -14,6 +14,7 @@
  */
 #include "sicc_link.h"
 #include "analyze.h"
+#include "scc.h"
 
 #include <elf.h>
 #include <stdbool.h>
@@ -160,79 +161,32 @@ static void parse_facts(struct graph *g, char *text)
 	}
 }
 
+/* calloc for scc(), that does not return on failure. */
+static void *zalloc(size_t n, size_t size)
+{
+	return memset(xrealloc(NULL, n * size), 0, n * size);
+}
+
 /* cyclic[v]: v lies on a cycle (a strongly connected component of two or more, or an
  * edge to itself) of the graph's live nodes (all when live is NULL), and comp[v] its
- * component (when comp is not NULL). Tarjan's algorithm, iteratively. */
+ * component (scc.c). */
 static bool *cycles(struct graph *g, const bool *live, int *comp)
 {
-	int n = g->n;
-	int *first = xrealloc(NULL, (n + 1) * sizeof *first), *adj = xrealloc(NULL, g->ne * sizeof *adj);
-	int *fill = xrealloc(NULL, n * sizeof *fill);
-	memset(first, 0, (n + 1) * sizeof *first);
-	memset(fill, 0, n * sizeof *fill);
-#define LIVE_EDGE(e) (!live || (live[g->efrom[e]] && live[g->eto[e]]))
+	int n = g->n, ne = 0;
+	int *from = zalloc(g->ne, sizeof *from), *to = zalloc(g->ne, sizeof *to);
+	bool *cyclic = zalloc(n, sizeof *cyclic);
 	for (int e = 0; e < g->ne; e++)
-		first[g->efrom[e] + 1] += LIVE_EDGE(e);
-	for (int k = 0; k < n; k++)
-		first[k + 1] += first[k];
-	for (int e = 0; e < g->ne; e++)
-		if (LIVE_EDGE(e))
-			adj[first[g->efrom[e]] + fill[g->efrom[e]]++] = g->eto[e];
-#undef LIVE_EDGE
-	bool *cyclic = xrealloc(NULL, n * sizeof *cyclic), *on = xrealloc(NULL, n * sizeof *on);
-	int *index = xrealloc(NULL, n * sizeof *index), *low = xrealloc(NULL, n * sizeof *low);
-	int *stack = xrealloc(NULL, n * sizeof *stack), *work = xrealloc(NULL, n * sizeof *work);
-	int *next_edge = xrealloc(NULL, n * sizeof *next_edge);
-	for (int k = 0; k < n; k++) {
-		cyclic[k] = on[k] = false;
-		index[k] = 0;
-		for (int e = first[k]; e < first[k + 1]; e++)
-			cyclic[k] |= adj[e] == k;
-	}
-	int counter = 1, sp = 0, ncomp = 0;
-	for (int root = 0; root < n; root++) {
-		if (index[root])
-			continue;
-		int wp = 0;
-		work[wp++] = root;
-		index[root] = low[root] = counter++;
-		stack[sp++] = root;
-		on[root] = true;
-		next_edge[root] = first[root];
-		while (wp) {
-			int v = work[wp - 1];
-			if (next_edge[v] < first[v + 1]) {
-				int w = adj[next_edge[v]++];
-				if (!index[w]) {
-					index[w] = low[w] = counter++;
-					stack[sp++] = w;
-					on[w] = true;
-					next_edge[w] = first[w];
-					work[wp++] = w;
-				} else if (on[w] && index[w] < low[v]) {
-					low[v] = index[w];
-				}
-				continue;
-			}
-			wp--;
-			if (wp && low[v] < low[work[wp - 1]])
-				low[work[wp - 1]] = low[v];
-			if (low[v] == index[v]) {
-				bool many = stack[sp - 1] != v;
-				int w;
-				do {
-					w = stack[--sp];
-					on[w] = false;
-					cyclic[w] |= many;
-					if (comp)
-						comp[w] = ncomp;
-				} while (w != v);
-				ncomp++;
-			}
+		if (!live || (live[g->efrom[e]] && live[g->eto[e]])) {
+			from[ne] = g->efrom[e];
+			to[ne++] = g->eto[e];
+			cyclic[g->efrom[e]] |= g->efrom[e] == g->eto[e];
 		}
-	}
-	free(first), free(adj), free(fill), free(on), free(index), free(low), free(stack), free(work);
-	free(next_edge);
+	int *size = zalloc(scc(n, ne, from, to, NULL, comp, zalloc), sizeof *size);
+	for (int k = 0; k < n; k++)
+		size[comp[k]]++;
+	for (int k = 0; k < n; k++)
+		cyclic[k] |= size[comp[k]] > 1;
+	free(from), free(to), free(size);
 	return cyclic;
 }
 

@@ -307,6 +307,15 @@ bool rp_elf_sections(const char *path, bool (*fn)(const char *name, const void *
 /* The contents of section name of the ELF file at path (rp_malloc'd, *len its size). */
 void *rp_elf_section(const char *path, const char *name, size_t *len);
 
+/* ---- core/addr2line.c ------------------------------------------------------------------------ */
+
+/* Runs /usr/bin/addr2line with argv (argv[0] "addr2line", then its flags, -e and the
+ * executable, the pcs) in the C locale, forked by the system call, and reads what it
+ * writes into buf, NUL-terminated (at most len - 1 bytes), until it ends. Returns the
+ * bytes read: 0 where it could not run (not installed). System calls only, nothing
+ * allocated: the crash handler calls it. */
+size_t rp_addr2line(char *const argv[], char *buf, size_t len);
+
 /* ---- tcache.c ------------------------------------------------------------------------------ */
 
 /* Recording: log the malloc key rp_tcache_start learned (a TCACHE input). */

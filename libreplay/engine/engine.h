@@ -54,6 +54,9 @@ struct rp_thread {
 	bool sync_step;           /* its pending preemption was decided at a synchronization
 				   * step or a new thread's first access (there alone,
 				   * rp_count_sleeper_turn asks) */
+	bool demoting;            /* ... and that preemption is being taken (a demotion,
+				   * under priorities): sched's sleeper_turn may wait for
+				   * a sleeper (rp_count_sleeper_turn) */
 	uint64_t in_count;        /* its count when it was last switched in */
 	uintptr_t stop_pc;        /* switched out by a preemption from our own code (not a
 				   * signal): the pc its PREEMPT names, for reports */

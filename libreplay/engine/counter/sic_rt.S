@@ -12,6 +12,8 @@
  * __sic_home holds the count whenever control is outside instrumented code, and an
  * instrumented caller passes RP_SIC_TOKEN in %r15 (sicpp/rewrite.h, SIC_TOKEN).
  */
+#include "engine/counter/sic_xsave.h"
+
 #define RP_SIC_TOKEN -0x61a53f22
 	.data
 	.p2align 3
@@ -77,24 +79,11 @@ __sic_home:
 .macro SIC_XSAVE
 	subq	rp_sic_xsave_size(%rip), %rsp
 	andq	$-64, %rsp
-	xorl	%eax, %eax		/* XRSTOR wants a clean XSAVE header */
-	movq	%rax, 512(%rsp)
-	movq	%rax, 520(%rsp)
-	movq	%rax, 528(%rsp)
-	movq	%rax, 536(%rsp)
-	movq	%rax, 544(%rsp)
-	movq	%rax, 552(%rsp)
-	movq	%rax, 560(%rsp)
-	movq	%rax, 568(%rsp)
-	movl	$-1, %eax
-	movl	$-1, %edx
-	xsave64	(%rsp)
+	SIC_XSAVE_TO 0
 .endm
 
 .macro SIC_XRSTOR
-	movl	$-1, %eax
-	movl	$-1, %edx
-	xrstor64 (%rsp)
+	SIC_XRSTOR_FROM 0
 .endm
 
 .macro SIC_SAVE

@@ -26,14 +26,14 @@
  *
  * The process is dying, but the handler still avoids malloc and stdio: it formats
  * into a static buffer and writes with write(2); addr2line runs in a child made by
- * the clone system call (no atfork handler), its answer read through a pipe. */
-#include "engine/engine.h"
+ * the clone system call (no atfork handler), its answer read through a pipe
+ * (core/addr2line.c). */
+#include "engine/core.h"
 #include "engine/ending/crash_sym.h"
 #include "base/rp_syscall.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <link.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -292,40 +292,23 @@ static void name_wheres(void)
 {
 	static char exe[4096], addrs[MAX_WHERE][20], buf[MAX_WHERE * 128];
 	static char *argv[MAX_WHERE + 5];
-	int fds[2];
-	if (!nwheres || rp_raw_syscall(SYS_pipe2, (long)fds, O_CLOEXEC, 0, 0, 0, 0) != 0)
+	if (!nwheres)
 		return;
 	long el = rp_raw_syscall(SYS_readlink, (long)"/proc/self/exe", (long)exe, sizeof exe - 1, 0, 0, 0);
-	long pid = -1;
-	if (el > 0) {
-		exe[el] = '\0';
-		int k = 0;
-		argv[k++] = "addr2line";
-		argv[k++] = "-s";
-		argv[k++] = "-e";
-		argv[k++] = exe;
-		for (int i = 0; i < nwheres; i++) {
-			hex_text(wheres[i].off, addrs[i]);
-			argv[k++] = addrs[i];
-		}
-		argv[k] = NULL;
-		pid = rp_raw_syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
-		if (pid == 0) {
-			static char *const envp[] = {"LC_ALL=C", NULL};
-			rp_raw_syscall(SYS_dup2, fds[1], 1, 0, 0, 0, 0);
-			rp_raw_syscall(SYS_execve, (long)"/usr/bin/addr2line", (long)argv, (long)envp, 0, 0, 0);
-			rp_raw_syscall(SYS_exit_group, 127, 0, 0, 0, 0, 0);
-		}
+	if (el <= 0)
+		return;
+	exe[el] = '\0';
+	int k = 0;
+	argv[k++] = "addr2line";
+	argv[k++] = "-s";
+	argv[k++] = "-e";
+	argv[k++] = exe;
+	for (int i = 0; i < nwheres; i++) {
+		hex_text(wheres[i].off, addrs[i]);
+		argv[k++] = addrs[i];
 	}
-	rp_sys_close(fds[1]);
-	size_t got = 0;
-	ssize_t r;
-	while (pid > 0 && got < sizeof buf - 1 && (r = rp_sys_read(fds[0], buf + got, sizeof buf - 1 - got)) > 0)
-		got += (size_t)r;
-	buf[got] = '\0';
-	rp_sys_close(fds[0]);
-	if (pid > 0)
-		rp_raw_syscall(SYS_wait4, pid, 0, 0, 0, 0, 0);
+	argv[k] = NULL;
+	rp_addr2line(argv, buf, sizeof buf);
 	char *line = buf;
 	for (int i = 0; i < nwheres && *line; i++) {
 		char *nl = strchr(line, '\n');

@@ -274,11 +274,6 @@ struct prio_rec {
 	int32_t tid, prio;
 };
 
-/* The preemption about to be taken (a demotion, under priorities) was decided at a
- * synchronization step or at a new thread's first access (t->sync_step): there alone
- * rp_count_sleeper_turn may wait for a sleeper. */
-static bool demoting;
-
 static void give_priority(struct sched_thread *st, int prio)
 {
 	struct prio_rec r = {st->id, prio};
@@ -356,7 +351,7 @@ static void count_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc)
 		give_priority(sched_current(), t->new_prio);
 		t->new_prio = 0;
 	}
-	demoting = t->sync_step;
+	t->demoting = t->sync_step;
 	t->sync_step = false;
 	__sic_home = t->offset - count;
 	t->tick_depth++;
@@ -364,7 +359,7 @@ static void count_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc)
 	rp_preempt_at_count = true;
 	sched_preempt(); /* on_switch loads its counter when it runs again */
 	rp_preempt_at_count = false;
-	demoting = false;
+	t->demoting = false;
 	t->stop_pc = 0;
 	t->tick_depth--;
 	if (rp_resumed_hook)
@@ -456,8 +451,9 @@ struct sleeper_rec {
 bool rp_count_sleeper_turn(struct sched_thread *next, struct sched_thread *sleeper)
 {
 	struct sleeper_rec s;
-	bool demoted = demoting;
-	demoting = false;
+	bool demoted = rp_cur && rp_cur->demoting;
+	if (rp_cur)
+		rp_cur->demoting = false;
 	if (rp_replaying) {
 		const struct rp_log_record *r;
 		if (!rp_log_hunted || rp_replay_run_free() || !(r = rp_replay_peek()) ||
@@ -713,11 +709,11 @@ void rp_count_trap(ucontext_t *uc, int sig)
 		give_priority(sched_current(), t->new_prio);
 		t->new_prio = 0;
 	}
-	demoting = t->sync_step;
+	t->demoting = t->sync_step;
 	t->sync_step = false;
 	t->tick_depth++;
 	rp_preempt_from_signal(uc, sig);
-	demoting = false;
+	t->demoting = false;
 	t->tick_depth--;
 }
 

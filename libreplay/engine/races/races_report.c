@@ -18,13 +18,10 @@
 #include "base/rp_syscall.h"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <malloc.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #define SEEN_MAX 4096
 #define STACK_MAX 8  /* callers shown of each access, and of each thread's creation */
@@ -74,16 +71,10 @@ static void symbolize(const uintptr_t *pc, int n, char out[][256])
 {
 	for (int i = 0; i < n; i++)
 		snprintf(out[i], 256, "pc %#lx", (unsigned long)(pc[i] - rp_exe_base));
-	int fds[2];
-	if (rp_raw_syscall(SYS_pipe2, (long)fds, O_CLOEXEC, 0, 0, 0, 0) != 0)
-		return;
 	char exe[4096];
 	ssize_t el = rp_raw_syscall(SYS_readlink, (long)"/proc/self/exe", (long)exe, sizeof exe - 1, 0, 0, 0);
-	if (el <= 0) {
-		rp_sys_close(fds[0]);
-		rp_sys_close(fds[1]);
+	if (el <= 0)
 		return;
-	}
 	exe[el] = '\0';
 	char addrs[SYM_MAX][24];
 	char *argv[SYM_MAX + 6] = {"addr2line", "-f", "-s", "-e", exe};
@@ -93,24 +84,8 @@ static void symbolize(const uintptr_t *pc, int n, char out[][256])
 		argv[k++] = addrs[i];
 	}
 	argv[k] = NULL;
-	/* fork by the system call: no atfork handler of the program or ours runs. */
-	long pid = rp_raw_syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
-	if (pid == 0) {
-		rp_raw_syscall(SYS_dup2, fds[1], 1, 0, 0, 0, 0);
-		static char *const envp[] = {"LC_ALL=C", NULL};
-		rp_raw_syscall(SYS_execve, (long)"/usr/bin/addr2line", (long)argv, (long)envp, 0, 0, 0);
-		rp_raw_syscall(SYS_exit_group, 127, 0, 0, 0, 0, 0);
-	}
-	rp_sys_close(fds[1]);
 	char buf[SYM_MAX * 512];
-	size_t got = 0;
-	ssize_t r;
-	while (pid > 0 && got < sizeof buf - 1 && (r = rp_sys_read(fds[0], buf + got, sizeof buf - 1 - got)) > 0)
-		got += (size_t)r;
-	buf[got] = '\0';
-	rp_sys_close(fds[0]);
-	if (pid > 0)
-		rp_raw_syscall(SYS_wait4, pid, 0, 0, 0, 0, 0);
+	rp_addr2line(argv, buf, sizeof buf);
 	char *line = buf, *nl;
 	for (int i = 0; i < n && (nl = strchr(line, '\n')); i++) {
 		*nl = '\0';

@@ -8,6 +8,8 @@
  * too (XSAVE, as the counter's overflow does). Unwinding goes through %rbp to the
  * program's frame, whose CFA the call sequence described.
  */
+#include "engine/counter/sic_xsave.h"
+
 	.text
 
 .macro RACE_ENTER
@@ -50,24 +52,11 @@
 	pushq	%r11			/* 16 bytes: the XSAVE area stays 64-aligned above */
 	movq	%rdi, %r8
 	movq	%rdx, %r9
-	xorl	%eax, %eax
-	movq	%rax, 528(%rsp)
-	movq	%rax, 536(%rsp)
-	movq	%rax, 544(%rsp)
-	movq	%rax, 552(%rsp)
-	movq	%rax, 560(%rsp)
-	movq	%rax, 568(%rsp)
-	movq	%rax, 576(%rsp)
-	movq	%rax, 584(%rsp)
-	movl	$-1, %eax
-	movl	$-1, %edx
-	xsave64	16(%rsp)
+	SIC_XSAVE_TO 16
 	movq	%r8, %rdi
 	movq	%r9, %rdx
 	call	\fn
-	movl	$-1, %eax
-	movl	$-1, %edx
-	xrstor64 16(%rsp)
+	SIC_XRSTOR_FROM 16
 	popq	%r11
 	movq	%r11, %rsp
 .endm
