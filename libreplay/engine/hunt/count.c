@@ -587,6 +587,8 @@ uint64_t rp_count_overflow(uintptr_t stub_ret)
 			careful = false; /* looked on from here often already: decided here */
 			goto decide;
 		}
+		if (!rp_sic_loop_exit(pc) && rp_hunt_decide_here(now))
+			goto decide; /* code that runs once, in the thread's first counts */
 		seek_start(t, rp_hunt_take_window() ? RP_SEEK_WINDOW : RP_SEEK_EXIT, pc, now);
 		uintptr_t x = t->seek == RP_SEEK_EXIT ? rp_sic_loop_exit(pc) : 0;
 		if (x && rp_bp_ready() && rp_sic_pc_preemptible(x) &&

@@ -36,6 +36,7 @@ static struct {
 	unsigned slice_lo, slice_hi; /* chaos: log2 bounds of a slice */
 	unsigned quick_slices; /* quick: slices drawn so far, up to RP_QUICK_EARLY_SLICES */
 	bool fine;             /* a thread's first 2^13 counts in fine slices (rp_hunt_slice) */
+	unsigned turn_min_log2; /* fair_now's least turn while a demoted thread waits */
 	int demoted;           /* the last priority a demotion gave (-1, -2 ...) */
 	int cooldown;          /* the thread demoted last, until it runs again (0: none) */
 	uint64_t cooldown_ran; /* counts it ran in the turn that ended so */
@@ -222,6 +223,11 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 	h.exit_draw = splitmix(&x);
 	h.sleeper_x = p->seed ^ UINT64_C(0x736c656570657273);
 	h.sleeper_shift = (unsigned)(splitmix(&h.sleeper_x) & 1);
+	/* Others' least turn while a thread demoted at a window waits (fair_now): drawn
+	 * aside too, so a run with no such wait keeps its schedule. */
+	x = p->seed ^ UINT64_C(0x7475726e6d696e21);
+	h.turn_min_log2 = RP_HUNT_TURN_MIN_LO_LOG2 +
+			  (unsigned)(splitmix(&x) % (RP_HUNT_TURN_MIN_HI_LOG2 - RP_HUNT_TURN_MIN_LO_LOG2 + 1));
 	if (p->chaos) {
 		h.slice_lo = RP_CHAOS_SLICE_MIN_LOG2;
 		h.slice_hi = RP_CHAOS_SLICE_MAX_LOG2;
@@ -374,18 +380,23 @@ static void demote(struct rp_hunt_decision *d, int tid, int prio, bool cooldown,
 
 /* The counts a thread may run before fairness demotes it. While a thread demoted at a
  * window or call site waits for its turn, the others' turns are at most 2^2 times the
- * turn it had (at least 2^12 counts), not the seed's 2^12 .. 2^20: a thread that works
- * meets windows and is demoted at one after a slice, a spinning thread meets none and
- * ran to its fairness point, so the worker got one slice a round and the spinners
- * 2^20 counts each (a work-stealing loop waiting on a counter only the worker lowers,
- * as SPLASH-2 VOLREND's, ran 150x to 1,000x longer than natively, past 20 s). */
+ * turn it had, not the seed's 2^12 .. 2^20: a thread that works meets windows and is
+ * demoted at one after a slice, a spinning thread meets none and ran to its fairness
+ * point, so the worker got one slice a round and the spinners 2^20 counts each (a
+ * work-stealing loop waiting on a counter only the worker lowers, as SPLASH-2
+ * VOLREND's, ran 150x to 1,000x longer than natively, past 20 s). At least 2^4 to 2^12
+ * counts, as the seed drew: with 2^12 alone, a short thread ran whole while the one
+ * demoted in its window waited, and a bug that needs the demoted thread back while
+ * the other is still inside its work was missed (SCTBench's State harness: a thread
+ * stopped between its check of a shared vector's size and its resize must shrink it
+ * while the other still uses its own slot). */
 static uint64_t fair_now(void)
 {
 	if (!h.cooldown)
 		return h.fair;
 	uint64_t f = h.cooldown_ran << RP_HUNT_TURN_RATIO_LOG2;
-	if (f < (UINT64_C(1) << RP_HUNT_TURN_MIN_LOG2))
-		f = UINT64_C(1) << RP_HUNT_TURN_MIN_LOG2;
+	if (f < (UINT64_C(1) << h.turn_min_log2))
+		f = UINT64_C(1) << h.turn_min_log2;
 	return f < h.fair ? f : h.fair;
 }
 
@@ -504,6 +515,17 @@ struct rp_hunt_decision rp_hunt_step(const struct rp_hunt_question *q)
 bool rp_hunt_take_window(void)
 {
 	return next() & 1;
+}
+
+/* A slice's end looks on for its place (count.c's seek: a window a few counting points
+ * on, or where its loop ends), which suits a slice that ended inside a loop. Among a
+ * thread's first counts, where the fine slices (and quick's early ones) cut code that
+ * runs once, looking on carried the decision far past the few counts where the slice
+ * ended (a vector's resize: from count 20 to 276, past a check and the act it guards);
+ * there, outside a loop, one time in two the decision is taken where the slice ended. */
+bool rp_hunt_decide_here(uint64_t at)
+{
+	return (h.fine || h.quick) && at < (UINT64_C(1) << RP_HUNT_FINE_COUNTS_LOG2) && (next() & 1);
 }
 
 /* A preemption placed with care costs: a trap of the breakpoint ~20 us, a seek up to

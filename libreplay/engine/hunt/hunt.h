@@ -11,8 +11,11 @@
 #define RP_HUNT_SITE_LEVELS 5 /* a call site preempts with probability 2^-2 .. 2^-5 */
 #define RP_HUNT_SITE_VISITS_LOG2 10 /* ... and at one visit up to the 2^10th */
 #define RP_HUNT_QUIET_MAX_LOG2 16 /* a quiet stretch is at most 2^16 counts */
-#define RP_HUNT_TURN_MIN_LOG2 12   /* while a demoted thread waits, the others' turns are */
-#define RP_HUNT_TURN_RATIO_LOG2 2  /* at least 2^12 counts, at most 2^2 times its own */
+/* While a thread demoted at a window waits, the others' turns are at most 2^2 times its
+ * own, and at least 2^4 .. 2^12 counts: the seed draws the bound (rp_hunt_init). */
+#define RP_HUNT_TURN_RATIO_LOG2 2
+#define RP_HUNT_TURN_MIN_LO_LOG2 4
+#define RP_HUNT_TURN_MIN_HI_LOG2 12
 #define RP_HUNT_SITES 1024    /* call sites told apart (hashed) */
 #define RP_HUNT_PLACES 1024   /* places of preemptions told apart (hashed) */
 #define RP_HUNT_PLACE_VISITS_LOG2 10 /* a place's first 2^10 placed with care ... */
@@ -101,6 +104,9 @@ void rp_hunt_resumed(int tid);
 uint64_t rp_hunt_quiet(bool wake_wanted, uint64_t ran, uint64_t at);
 /* A slice's end found a window ahead: take it (or look on)? */
 bool rp_hunt_take_window(void);
+/* A slice ended at count `at` of its thread, outside any loop: decided right there,
+ * without looking on for a place? */
+bool rp_hunt_decide_here(uint64_t at);
 /* A preemption to be placed with care at pc (its offset in its object, rp_sic_pc_key:
  * by the breakpoint at a memory access or where a loop ends, or by a seek from where a
  * slice ended): worth it still, or (false) taken at a counting point as it comes? */
