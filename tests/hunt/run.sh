@@ -356,13 +356,20 @@ declare -A SAYS=([pop_race]='^job [0-9]+ done 2 times$' [check_then_act]='^overd
 # What gdb's info rthreads says of the deadlock's blocked threads.
 declare -A WAITS=([lock_order]='waits for mutex acct.* held by thread'
 	[missing_unlock]='waits for mutex lock held by thread' [lost_wakeup]='waits for cond posted_cond')
-for p in $BUGS; do
+# build_pair NAME COMPILER SOURCE FLAGS...: NAME.sic, the bug, and NAME.fixed, built
+# with -DFIXED.
+build_pair() {
+	local name=$1 cc=$2 src=$3 v def
+	shift 3
 	for v in sic fixed; do
 		def=""
 		[ $v = fixed ] && def=-DFIXED
-		"$SICC" -O2 -g $def -o "$p.$v" "$B/$p.c" -lpthread >build.out 2>&1 ||
-			fail "$p.$v: sicc build: $(head -c 300 build.out)"
+		"$cc" "$@" $def -o "$name.$v" "$src" >build.out 2>&1 ||
+			fail "$name.$v: ${cc##*/} build: $(head -c 300 build.out)"
 	done
+}
+for p in $BUGS; do
+	build_pair "$p" "$SICC" "$B/$p.c" -O2 -g -pthread
 done
 
 # under_gdb EXE LOG: the deadlocked recording LOG replays under gdb (replay-gdb, batch):
@@ -485,12 +492,7 @@ fi
 # "A portfolio"). The windows strategy alone: 0 of seeds 1-300 failed with slices of
 # 2^6 counts or more, 9 with the fine slices (accesses: 5 -> 13, the drawn mix 2 -> 4).
 # At least 3 here; each failure replays to its outcome, and the fixed queue never fails.
-for v in sic fixed; do
-	def=""
-	[ $v = fixed ] && def=-DFIXED
-	"$SICC" -O2 -g $def -o "steal_atomic.$v" "$B/steal_atomic.c" -lpthread >build.out 2>&1 ||
-		fail "steal_atomic.$v: sicc build: $(head -c 300 build.out)"
-done
+build_pair steal_atomic "$SICC" "$B/steal_atomic.c" -O2 -g -pthread
 hunt --seeds 1-300 --mode hunt:windows --keep keep-steal_atomic -- ./steal_atomic.sic
 n=$(sed -n 's/^failures: \([0-9]*\) (\([0-9]*\) non-zero exit)$/\1 \2/p' h.out)
 if [ -n "$n" ] && [ "${n% *}" -ge 3 ] && [ "${n% *}" = "${n#* }" ]; then
@@ -523,12 +525,7 @@ has "steal_atomic.fixed: 100 runs, no failure (--mode hunt)" '^failures: 0$'
 # 6, 4; since: windows 17, 15, 16, 15, quick 13, 11, 14, 10. At least 12 and 8 here;
 # each failure is the bug (a thread's stack used after the resize cut it away: an
 # abort, std::out_of_range or length_error, or a segfault), and replays to its signal.
-for v in sic fixed; do
-	def=""
-	[ $v = fixed ] && def=-DFIXED
-	"$ROOT/build/bin/sic++" -O0 -g $def -o "registry.$v" "$B/registry.cpp" -pthread >build.out 2>&1 ||
-		fail "registry.$v: sic++ build: $(head -c 300 build.out)"
-done
+build_pair registry "$ROOT/build/bin/sic++" "$B/registry.cpp" -O0 -g -pthread
 for ms in windows:12 quick:8; do
 	m=${ms%:*} least=${ms#*:}
 	hunt --seeds 1-300 --mode hunt:$m --keep keep-registry-$m -- ./registry.sic
