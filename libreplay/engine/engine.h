@@ -264,12 +264,22 @@ static inline unsigned rp_sync_slot(void *ret, int after)
 	key += (unsigned)after;
 	return (unsigned)((key * 0x9E3779B97F4A7C15ull) >> (64 - RP_SYNC_SITES_LOG2));
 }
+/* Is a synchronization call a step: may another thread run after a preemption there?
+ * One that is runnable, or one waiting for a deadline, which the preemption may wait
+ * for (rp_count_sleeper_turn), as PCT's tools make a sleep a yield: a thread running
+ * alone is preempted at its calls as if the sleeper were there. (Not at a slice's end:
+ * in the middle of a computation a sleeper's poll finds nothing new, and each wait
+ * costs its deadline: pbzip2's waits at its slices' ends made a 0.1 s run last 2.3 s.) */
+static inline bool rp_sync_others_may_run(void)
+{
+	return sched_others_runnable() || (rp_sync_sleepers && sched_deadline_waiters());
+}
 static inline bool rp_sync_pass(void *ret, int after)
 {
 	uint32_t *left = &rp_sync_sites[rp_sync_slot(ret, after)];
 	if (!*left || !rp_sync_quiet)
 		return false;
-	if (!sched_others_runnable() && !(rp_sync_sleepers && sched_deadline_waiters()))
+	if (!rp_sync_others_may_run())
 		return true; /* not a step */
 	if (after && rp_sync_wake && rp_sync_gen != sched_runnable_gen)
 		return false; /* asked: sched_preempt_wanted */

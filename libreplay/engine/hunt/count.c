@@ -366,17 +366,6 @@ static void count_preempt(struct rp_thread *t, uint64_t count, uintptr_t pc)
 		rp_resumed_hook(&__sic_home);
 }
 
-/* Is a synchronization call a step: may another thread run after a preemption there?
- * One that is runnable, or one waiting for a deadline, which the preemption may wait
- * for (rp_count_sleeper_turn), as PCT's tools make a sleep a yield: a thread running
- * alone is preempted at its calls as if the sleeper were there. (Not at a slice's end:
- * in the middle of a computation a sleeper's poll finds nothing new, and each wait
- * costs its deadline: pbzip2's waits at its slices' ends made a 0.1 s run last 2.3 s.) */
-static inline bool others_may_run(void)
-{
-	return sched_others_runnable() || (rp_sync_sleepers && sched_deadline_waiters());
-}
-
 /* Would preempting t change anything? With a new (lower) priority, any other runnable
  * thread may now outrank it. */
 static bool preempt_worth(struct rp_thread *t)
@@ -777,7 +766,7 @@ static uintptr_t call_site(uintptr_t ret)
 static inline bool sync_eligible(struct rp_thread *t)
 {
 	return rp_scheduling && rp_counting && t->tid != 0 && !rp_dying && !rp_replaying &&
-	       others_may_run() && !sched_busy();
+	       rp_sync_others_may_run() && !sched_busy();
 }
 
 void rp_sync_begin_slow(void *ret)

@@ -291,6 +291,13 @@ void rp_hunt_init(const struct rp_hunt_params *p)
 	sync_arm();
 }
 
+/* Is count `at` of a thread among its first 2^13, its beginning (fine slices, and
+ * decisions taken where a slice ended: rp_hunt_decide_here)? */
+static bool beginning(uint64_t at)
+{
+	return at < (UINT64_C(1) << RP_HUNT_FINE_COUNTS_LOG2);
+}
+
 bool rp_hunt_on(void)
 {
 	return h.on;
@@ -324,7 +331,7 @@ int rp_hunt_priority(int creator)
 
 uint64_t rp_hunt_slice(uint64_t at)
 {
-	if (h.fine && at < (UINT64_C(1) << RP_HUNT_FINE_COUNTS_LOG2)) {
+	if (h.fine && beginning(at)) {
 		/* A thread's beginning, where a short program lives whole: a slice from count
 		 * `at` is log-uniform from 1 count up to 4 to 8 times at (at least 2^6, at
 		 * most the seed's longest), so a check and the act it guards a few counts
@@ -475,8 +482,7 @@ static struct rp_hunt_decision step_of(const struct rp_hunt_question *q)
 	}
 	/* A fine slice's end (a thread's first counts, cut small) is a place to demote
 	 * at a window, not a step toward the change points: they keep where they fell. */
-	bool counted = !(h.fine && q->where == RP_HUNT_SLICE &&
-			 q->at < (UINT64_C(1) << RP_HUNT_FINE_COUNTS_LOG2));
+	bool counted = !(h.fine && q->where == RP_HUNT_SLICE && beginning(q->at));
 	h.steps += counted;
 	if (counted && h.next_change < h.nchange && h.steps >= h.change[h.next_change]) {
 		/* a change point: PCT gives the i-th priority d - i, below every thread's */
@@ -525,7 +531,7 @@ bool rp_hunt_take_window(void)
  * there, outside a loop, one time in two the decision is taken where the slice ended. */
 bool rp_hunt_decide_here(uint64_t at)
 {
-	return (h.fine || h.quick) && at < (UINT64_C(1) << RP_HUNT_FINE_COUNTS_LOG2) && (next() & 1);
+	return (h.fine || h.quick) && beginning(at) && (next() & 1);
 }
 
 /* A preemption placed with care costs: a trap of the breakpoint ~20 us, a seek up to

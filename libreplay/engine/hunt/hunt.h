@@ -33,7 +33,8 @@
 /* windows, accesses: each thread's first 2^13 counts in fine slices, a slice from
  * count c log-uniform from 1 up to 4c to 8c counts, at least to 2^(5+1) (a short
  * program lives whole there: a check and the act it guards, a few counts apart in code
- * of atomics alone, are split). */
+ * of atomics alone, are split); there, and in quick, a slice's end outside a loop may
+ * be decided where it ended (rp_hunt_decide_here). */
 #define RP_HUNT_FINE_COUNTS_LOG2 13
 #define RP_HUNT_FINE_MAX_LOG2 5
 /* pct and delays: their d-1 change points among the first 2^3 .. 2^10 steps. */
