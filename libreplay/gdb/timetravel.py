@@ -574,9 +574,11 @@ def resync_watchpoints():
 
 
 def cont():
-    """continue, quietly; False if the program ended."""
+    """continue, quietly; False if the program ended (gdb may then have switched to one
+    of its checkpoints, another process: that is not where the continue went on)."""
+    pid = gdb.selected_inferior().pid
     gdb.execute("continue", to_string=True)
-    return lr.live()
+    return lr.live() and gdb.selected_inferior().pid == pid
 
 
 def best_checkpoint(tid=None, count=None, time=None):
@@ -702,6 +704,11 @@ def run_to_pc(tid, count, pc):
     bp = lr.ThreadPc(pc, tid)
     try:
         for _ in range(1000):
+            if at_outcome():
+                # The run's end (a hang) came first, at count: pc comes between the
+                # counting point that made count and the end (continuing would exit).
+                raise PassedPc("the run ended before green thread %d reached 0x%x" %
+                               (tid, pc))
             if not cont():
                 raise TimeError("The program ended on the way.")
             if running_tid() == tid and arrived_pc() == pc:
@@ -712,6 +719,7 @@ def run_to_pc(tid, count, pc):
                     raise PassedPc("green thread %d reached 0x%x at count %d, not %d" %
                                    (tid, pc, now, count))
             bp = lr.ThreadPc(pc, tid) if not bp.is_valid() else bp
+        raise TimeError("green thread %d did not reach 0x%x at count %d" % (tid, pc, count))
     finally:
         if bp.is_valid():
             bp.delete()

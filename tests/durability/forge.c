@@ -14,7 +14,9 @@
  * recorder wrote for a signal from outside), splitchunk and splitworld (the log cut
  * after the last CHUNK or WORLD input that BYTES follow, before them: a read's result
  * without its data, as a file size limit can leave it), context:FILE (the CONTEXT
- * note made FILE's bytes). Prints what
+ * note made FILE's bytes), endpc:HEX (a hang's END stops its thread at the same count
+ * at pc HEX, relative to the executable, as a --timeout that interrupted it there
+ * would have). Prints what
  * it changed, one line. Exit 0, or 2 with one line if IN cannot be read. */
 #include "log/log.h"
 
@@ -30,6 +32,7 @@ struct rec {
 	struct rp_log_record r;
 	uint8_t *data;            /* INPUT bytes */
 	struct rp_log_final *fin; /* END pairs */
+	struct rp_log_wait *waits; /* END of a deadlock or a hang: the threads' states */
 };
 
 static struct rec *recs;
@@ -79,6 +82,9 @@ static void keep(const struct rp_log_record *r)
 	k->fin = xmalloc(r->nthreads * sizeof *k->fin);
 	memcpy(k->fin, r->threads, r->nthreads * sizeof *k->fin);
 	k->r.threads = k->fin;
+	k->waits = xmalloc(r->outcome.nwaits * sizeof *k->waits);
+	memcpy(k->waits, r->outcome.waits, r->outcome.nwaits * sizeof *k->waits);
+	k->r.outcome.waits = k->waits;
 }
 
 /* The first SIGNAL_AT input (kind 34, 145 bytes); -1 if there is none. */
@@ -196,6 +202,12 @@ static const char *mutate(const char *what, char *say, size_t len)
 			recs[i].r.value ^= 1 + (int)below(7);
 			snprintf(say, len, "END: value now %d", recs[i].r.value);
 		}
+	} else if (!strncmp(what, "endpc:", 6) && (i = pick(RP_LOG_END)) >= 0 &&
+		   recs[i].r.outcome.stop_tid) {
+		recs[i].r.outcome.stop_pc = strtoull(what + 6, NULL, 16);
+		snprintf(say, len, "END: the hang stops thread %u at count %llu, pc %#llx",
+			 recs[i].r.outcome.stop_tid, (unsigned long long)recs[i].r.outcome.stop_count,
+			 (unsigned long long)recs[i].r.outcome.stop_pc);
 	} else if (!strcmp(what, "async16") && (i = first_signal_at()) >= 0) {
 		/* what recorders before SIGNAL_AT wrote: the signal, si_code, si_pid */
 		int32_t v[3] = {0, 0, 0};
@@ -267,6 +279,8 @@ int main(int argc, char **argv)
 			 : x->kind == RP_LOG_TIMEOUT ? rp_log_timeout(w, x->tid, x->pos)
 			 : x->kind == RP_LOG_INPUT ? rp_log_input(w, x->tid, x->input_kind, x->data, x->len)
 			 : x->kind == RP_LOG_THREAD_END ? rp_log_thread_end(w, x->tid, x->count)
+			 : x->how == RP_LOG_DEADLOCK || x->how == RP_LOG_HANG
+			 ? rp_log_end_outcome(w, x->how, x->value, x->threads, x->nthreads, &x->outcome)
 			 : rp_log_end(w, x->how, x->value, x->threads, x->nthreads);
 		if (rc != 0 && x->kind == RP_LOG_END)
 			break; /* (END moved before other records: what follows is dropped) */

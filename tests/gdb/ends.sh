@@ -99,6 +99,25 @@ grep -q "^time $a: green thread 2 at count $end," hang-goto.out &&
 	grep -q "^time $b: green thread 2 at count $((end - 1))," hang-goto.out &&
 	pass "hang: replay goto its end's count, then the count before: each lands there" ||
 	fail "hang: goto $end, then $((end - 1)): $(grep '^time' hang-goto.out | tr '\n' ' ')"
+# A hang whose --timeout interrupted the thread right where a counting point goes on
+# (the pc after its `je` to the counter's stub; one recording in about a hundred here):
+# the instruction before the end, that `je`, comes at the end's count too, between the
+# counting point and the stop there, so going back to it passes the end first (a
+# reverse-stepi continued past it: the replay exited 88, or landed at another count).
+# The log is this hang's, its END moved to that pc of the same count (forge endpc).
+gcc -std=gnu11 -O2 -D_GNU_SOURCE -I"$ROOT/libreplay" -I"$ROOT/sched" -o forge \
+	"$ROOT/tests/durability/forge.c" "$ROOT/build/lib/libreplay-log.a" || fail "forge: build"
+rel=$("$ROOT/build/bin/replay-dump" hang.bin | sed -n 's/^ *stopped t2 at count [0-9]*, pc 0x\([0-9a-f]*\)$/\1/p')
+pc_of() { sed -n "/^@@$2\$/,/^@@/s/^time [0-9]*: green thread 2 at count $3, .* pc 0x\([0-9a-f]*\) in .*/\1/p" "$1" | head -n 1; }
+abs=$(pc_of hang-1.out END "$end")            # the end's pc, in the process
+resume=$(pc_of hang-goto.out B $((end - 1))) # where the stop at a count goes on
+if [ -n "$rel" ] && [ -n "$abs" ] && [ -n "$resume" ] &&
+	./forge hang.bin resume.bin 1 "endpc:$(printf %x $((0x$resume - 0x$abs + 0x$rel)))" >forged.txt; then
+	check_end "hang where a counting point goes on ($(cat forged.txt))" livelock resume.bin \
+		'hang: the run went on past --timeout' continue
+else
+	fail "hang where a counting point goes on: no log (END pc '$rel' at '$abs', count $((end - 1)) at '$resume')"
+fi
 
 # From the crash, where each lands: reverse-stepi on the store that faults or the call
 # of abort, reverse-finish on the call of check(), reverse-continue at the breakpoint
