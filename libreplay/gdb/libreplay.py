@@ -137,6 +137,18 @@ def is_stub(frame):
     return ".sic_stub" in (frame.name() or "")
 
 
+def counting_jump(pc):
+    """Is pc a counting point's jump to its stub (the `jz` after `decq %r15`, or the
+    flag-preserving form's `loop` or `jmp`)? The point has made its count there, and
+    the stop at that count comes after it, where the stub goes back: a thread is at
+    (count, pc) only on the way from the count before."""
+    try:
+        asm = gdb.selected_inferior().architecture().disassemble(pc)[0]["asm"]
+    except (gdb.error, gdb.MemoryError):
+        return False
+    return re.match(r"(je|jz|loop|jmp)\s+0x[0-9a-f]+ <[^>]*\.sic_stub", asm) is not None
+
+
 def user_frame(frame=None):
     """The innermost frame of the program's own (instrumented) code, or None."""
     f = frame or gdb.newest_frame()

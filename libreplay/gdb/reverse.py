@@ -893,6 +893,8 @@ def previous_instruction(here):
     """The position of the program instruction green thread here.tid ran before here."""
     with tt.Quiet():
         start = here.count
+        if lr.counting_jump(here.pc):
+            start -= 1  # the stop at here's count comes after here (tt.goto)
         for _ in range(3):
             if start < 1:
                 break

@@ -683,6 +683,14 @@ def goto(tid=None, count=None, t=None, pc=None):
         go_forward_count(tid, count)
     if pc is not None and lr.user_frame() is not None and \
             (lr.user_frame().pc() != pc or running_tid() != tid):
+        if count >= 1 and lr.counting_jump(pc):
+            # pc comes between the counting point that made count and the stop at it:
+            # from the stop at the count before (going on from the stop at count would
+            # pass the run's end, when it came right there)
+            goto(tid, count - 1)
+            run_to_pc(tid, count, pc)
+            resync_watchpoints()
+            return
         try:
             run_to_pc(tid, count, pc)
         except PassedPc:

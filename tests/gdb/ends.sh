@@ -118,6 +118,27 @@ if [ -n "$rel" ] && [ -n "$abs" ] && [ -n "$resume" ] &&
 else
 	fail "hang where a counting point goes on: no log (END pc '$rel' at '$abs', count $((end - 1)) at '$resume')"
 fi
+# A crash right where a counting point goes on (walk_off.c): reverse-stepi lands on the
+# jump to the counter's stub at the fault's count, then on the decrement at the count
+# before; every reverse command from there, as from the other ends.
+if "$SICC" -O1 -g -o walk_off "$P/walk_off.c" && { ./walk_off --record walk.bin >/dev/null 2>&1; [ $? -eq 139 ]; }; then
+	timeout 300 "$RGDB" ./walk_off walk.bin -batch -nx -ex run -ex 'echo @@END\n' -ex 'replay when' -ex reverse-stepi \
+		-ex 'echo @@A\n' -ex 'replay when' -ex 'x/i $pc' -ex reverse-stepi -ex 'echo @@B\n' -ex 'replay when' \
+		-ex 'x/i $pc' >walk-back.out 2>&1
+	n=$(sed -n '/^@@END$/,/^@@/s/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' walk-back.out | head -n 1)
+	if [ -n "$n" ] && sed -n '/^@@A$/,/^@@/p' walk-back.out | grep -q "^time [0-9]*: green thread 2 at count $n," &&
+		sed -n '/^@@A$/,/^@@/p' walk-back.out | grep -Eq '^=> 0x[0-9a-f]+ <walker\+[0-9]+>:.*(je|jz) .*walker\.sic_stub' &&
+		sed -n '/^@@B$/,$p' walk-back.out | grep -q "^time [0-9]*: green thread 2 at count $((n - 1))," &&
+		sed -n '/^@@B$/,$p' walk-back.out | grep -Eq '^=> 0x[0-9a-f]+ <walker\+[0-9]+>:.*dec +%r15' &&
+		! grep -q 'The program ended\|diverged' walk-back.out; then
+		pass "a crash where a counting point goes on: reverse-stepi lands on the jump to the stub at its count $n, then on the decrement at $((n - 1))"
+	else
+		fail "a crash where a counting point goes on: $(grep -E '^time|^=>|ended|diverged' walk-back.out | tr '\n' ' ')"
+	fi
+	check_end "a crash where a counting point goes on" walk_off walk.bin '^Program received signal SIGSEGV' continue
+else
+	fail "walk_off: build, or the recording did not die of SIGSEGV"
+fi
 
 # From the crash, where each lands: reverse-stepi on the store that faults or the call
 # of abort, reverse-finish on the call of check(), reverse-continue at the breakpoint
@@ -176,9 +197,11 @@ grep -q '^stop 1: will stop when green thread 2 reaches count 1000 (run starts t
 	fail "replay stop-at before run: $(grep -v '^\[' early.out | grep -E 'stop|count|\$1' | head -n 5 | tr '\n' ' ')"
 # A replay whose time goes into the C library (a few hundred counts in all) gets its
 # checkpoints through the replay, by CPU time, once the extension has seen that time
-# pass with no tick (it kept only the one at main: ticks came every 65536 counts).
+# pass with no tick (it kept only the one at main: ticks came every 65536 counts). Every
+# 0.04 s: the replay to count 290 takes about 0.3 s here, and at every 0.1 s two of
+# four runs of this file made only one checkpoint before it (CPU time varies).
 if "$SICC" -O1 -g -o foreign "$P/foreign.c" && ./foreign --record foreign.bin >foreign.rec 2>&1; then
-	timeout 120 "$RGDB" ./foreign foreign.bin -batch -nx -ex 'replay checkpoints every 0.1' -ex 'break exit' -ex run \
+	timeout 120 "$RGDB" ./foreign foreign.bin -batch -nx -ex 'replay checkpoints every 0.04' -ex 'break exit' -ex run \
 		-ex 'replay goto 1:150' -ex 'replay goto 1:290' -ex 'replay checkpoints' >foreign.out 2>&1
 	n=$(grep -Ec '^  [0-9]+ +[1-9][0-9]* +-?[0-9.]+ ' foreign.out)
 	[ "$n" -ge 2 ] && pass "a replay in the C library: $n checkpoints after main's, by CPU time" ||
