@@ -137,16 +137,26 @@ def is_stub(frame):
     return ".sic_stub" in (frame.name() or "")
 
 
+def asm_at(pc):
+    """The instruction at pc as gdb shows it ("je     0x... <f.sic_stub.2>"), or ""."""
+    try:
+        return gdb.selected_inferior().architecture().disassemble(pc)[0]["asm"]
+    except (gdb.error, gdb.MemoryError):
+        return ""
+
+
 def counting_jump(pc):
     """Is pc a counting point's jump to its stub (the `jz` after `decq %r15`, or the
     flag-preserving form's `loop` or `jmp`)? The point has made its count there, and
     the stop at that count comes after it, where the stub goes back: a thread is at
     (count, pc) only on the way from the count before."""
-    try:
-        asm = gdb.selected_inferior().architecture().disassemble(pc)[0]["asm"]
-    except (gdb.error, gdb.MemoryError):
-        return False
-    return re.match(r"(je|jz|loop|jmp)\s+0x[0-9a-f]+ <[^>]*\.sic_stub", asm) is not None
+    return re.match(r"(je|jz|loop|jmp)\s+0x[0-9a-f]+ <[^>]*\.sic_stub", asm_at(pc)) is not None
+
+
+def counted_inside(pc):
+    """Is pc a call that counts in the callee's entry, not before the call: a call to
+    another file's function or to foreign code, through f.sic_xcall (sicpp/xcall.c)?"""
+    return re.match(r"call\s+0x[0-9a-f]+ <[^>]*\.sic_xcall>", asm_at(pc)) is not None
 
 
 def user_frame(frame=None):

@@ -638,7 +638,7 @@ def to_count(tid, count, clones):
     finally:
         tt.Store.raw_stop = False
     if clones.stopped(tt.Store.last_stop):
-        gdb.execute("replay stop-at delete %d" % mine, to_string=True)
+        tt.forget_stop(mine)
         return False
     dbg = lr.glob("rp_debug")
     if (int(dbg["hit_tid"]), lr.u64(dbg["hit_count"])) != (tid, count) or \
@@ -776,6 +776,11 @@ def moment():
     if call is not None and call != here.pc:
         here.pc = call
         here.in_call = True
+        if lr.counted_inside(call) and here.count >= 1:
+            # The call ran at the count before: its count was made in the callee's
+            # entry (and going on from the stop at here's count would run the rest
+            # of the call, into the end where it crashed).
+            here.count -= 1
     return here
 
 
@@ -798,16 +803,32 @@ def call_in_progress():
 def call_before(frame, ret):
     """The address of the instruction that ends at ret (the call whose return address
     ret is), from the start of the function around it."""
-    blk = gdb.block_for_pc(ret - 1)
-    while blk is not None and blk.function is None:
-        blk = blk.superblock
-    if blk is None:
+    start = function_start(ret - 1)
+    if start is None:
         return None
-    insns = frame.architecture().disassemble(blk.start, ret - 1)
+    insns = frame.architecture().disassemble(start, ret - 1)
     for insn in reversed(insns):
         if insn["addr"] + insn["length"] == ret:
             return insn["addr"]
     return None
+
+
+def function_start(pc):
+    """Where the function around pc starts: its block's start, or in code without
+    debug information its symbol's (`info symbol`: "work + 94 in section .text")."""
+    blk = gdb.block_for_pc(pc)
+    while blk is not None and blk.function is None:
+        blk = blk.superblock
+    if blk is not None:
+        return blk.start
+    try:
+        said = gdb.execute("info symbol 0x%x" % pc, to_string=True)
+    except gdb.error:
+        return None
+    m = re.match(r"\S+(?: \+ (\d+))? in section ", said)
+    return pc - int(m.group(1) or 0) if m else None
+
+
 def inner_function(pc):
     """The name of the innermost function whose code is at pc (an inlined one too)."""
     blk = gdb.block_for_pc(pc)
@@ -2015,7 +2036,7 @@ def first_write(regions, tid, frm, to, stop, start):
                 finally:
                     tt.Store.raw_stop = False
                 if watch_seen():
-                    gdb.execute("replay stop-at delete %d" % mine, to_string=True)
+                    tt.forget_stop(mine)
             changed = watch_seen()
             last, _, _ = watch_state(regions)
         finally:

@@ -603,15 +603,22 @@ def before_now(now, tid=None, count=None, time=None):
     return now.counts.get(tid, 0) < count
 
 
+def forget_stop(number):
+    """Delete replay stop-at's request number, unless the stop at it took it already
+    (another stop may come at the same moment, or first)."""
+    if number in lr.StopAt.user:
+        gdb.execute("replay stop-at delete %d" % number, to_string=True)
+
+
 def go_forward_count(tid, count):
     gdb.execute("replay stop-at %d %d" % (tid, count), to_string=True)
     mine = lr.StopAt.number
     if not cont():
         raise TimeError("The program ended before green thread %d reached count %d." % (tid, count))
-    if at_outcome() and mine in lr.StopAt.user:
+    if at_outcome():
         # A hang that ends the run at that count, in the counter's overflow, comes
         # first: that moment is the end (no request left for a later replay).
-        gdb.execute("replay stop-at delete %d" % mine, to_string=True)
+        forget_stop(mine)
 
 
 def clear_requests():

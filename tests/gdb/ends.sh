@@ -139,6 +139,28 @@ if "$SICC" -O1 -g -o walk_off "$P/walk_off.c" && { ./walk_off --record walk.bin 
 else
 	fail "walk_off: build, or the recording did not die of SIGSEGV"
 fi
+# A crash inside the C library at -O2 (libc_crash.c: strlen inside fputs), the count at
+# the crash made in fputs's shim after the call ran: reverse-stepi lands on the call at
+# the count before, with debug information and without (the call found from the
+# function's symbol); every reverse command from there (-g).
+for flags in "-O2 -g" -O2; do
+	name="a crash inside the C library ($flags)"
+	if ! "$SICC" $flags -o libc_crash "$P/libc_crash.c" || { ./libc_crash --record libc.bin >/dev/null 2>&1; [ $? -ne 139 ]; }; then
+		fail "$name: build, or the recording did not die of SIGSEGV"
+		continue
+	fi
+	timeout 300 "$RGDB" ./libc_crash libc.bin -batch -nx -ex run -ex 'echo @@END\n' -ex 'replay when' -ex reverse-stepi \
+		-ex 'echo @@A\n' -ex 'replay when' -ex 'x/i $pc' >libc-back.out 2>&1
+	n=$(sed -n '/^@@END$/,/^@@/s/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' libc-back.out | head -n 1)
+	if [ -n "$n" ] && sed -n '/^@@A$/,$p' libc-back.out | grep -q "^time [0-9]*: green thread 2 at count $((n - 1))," &&
+		sed -n '/^@@A$/,$p' libc-back.out | grep -Eq '^=> 0x[0-9a-f]+ <work\+[0-9]+>:.*call .*<fputs' &&
+		! grep -q 'The program ended\|diverged\|terminated' libc-back.out; then
+		pass "$name: reverse-stepi lands on the call of fputs at count $((n - 1))"
+	else
+		fail "$name: $(grep -E '^time|^=>|ended|diverged|terminated' libc-back.out | tr '\n' ' ')"
+	fi
+	[ "$flags" = "-O2 -g" ] && check_end "$name" libc_crash libc.bin '^Program received signal SIGSEGV' continue
+done
 
 # From the crash, where each lands: reverse-stepi on the store that faults or the call
 # of abort, reverse-finish on the call of check(), reverse-continue at the breakpoint
