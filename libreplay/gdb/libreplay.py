@@ -293,6 +293,18 @@ def stub_return(frame):
     return None
 
 
+def foreign_entry_resume(frame):
+    """Where the program goes on from __sic_foreign_entry's count (frame: that
+    routine's, called back from foreign code, its count's __sic_overflow newer): the
+    function's body, the %r11 its entry stub passed, which __sic_overflow saved 80
+    bytes below its %rbp (SIC_PUSH_GENERAL, engine/counter/sic_rt.S). None elsewhere."""
+    newer = frame.newer()
+    if frame.name() != "__sic_foreign_entry" or newer is None or newer.name() != "__sic_overflow":
+        return None
+    rbp = u64(newer.read_register("rbp"))
+    return int.from_bytes(bytes(gdb.selected_inferior().read_memory(rbp - 80, 8)), "little")
+
+
 def set_debug(field, value):
     """rp_debug.field = value; False if this runtime has no such field (an older one)."""
     try:

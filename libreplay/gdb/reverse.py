@@ -869,18 +869,55 @@ def program_pc():
 
 def back_to_program(tid):
     """After a stepi that left the program (a call into libc, a counter stub, the
-    replay's signal handler): run thread tid back to where it re-enters the program."""
+    replay's signal handler): run thread tid back to where it re-enters the program,
+    the return to its frame, or before that a function of the program the foreign
+    code calls back (qsort's comparison), stopped at its entry's count. The positions
+    of that entry's check it passed so, as a list (callback_entry)."""
     uf = lr.user_frame()
     if uf is None:
         raise tt.TimeError("green thread %d left the program" % tid)
     pc = lr.stub_return(uf) if lr.is_stub(uf) else uf.pc()
     bp = lr.ThreadPc(pc, tid)
+    now = lr.count_of(lr.find_green(tid), lr.current_ext())
+    mine = None
+    try:
+        gdb.execute("replay stop-at %d %d" % (tid, now + 1), to_string=True)
+        mine = lr.StopAt.number
+    except gdb.error:
+        pass  # its last count in the recording: no callback comes
     try:
         if not tt.cont():
             raise tt.TimeError("The program ended on the way.")
     finally:
         if bp.is_valid():
             bp.delete()
+        if mine is not None:
+            tt.forget_stop(mine)
+    if tt.running_tid() != tid or lr.count_of(lr.find_green(tid), lr.current_ext()) != now + 1:
+        return []
+    return callback_entry(tid, now)
+
+
+def callback_entry(tid, before):
+    """Thread tid stopped at its count before + 1 in a function of the program that
+    foreign code called: the positions of the function's entry it ran before that
+    stop (sicpp's check of the token, at `before`; where the caller passed the token,
+    the counter's load and count too, the jump to the stub at the new count). Those
+    come between counting points that stepping over foreign code does not see."""
+    f = gdb.newest_frame()
+    older = f.older()
+    start = function_start(f.pc())
+    if older is None or lr.instrumented(older.pc()) or start is None or start >= f.pc():
+        return []
+    insns = f.architecture().disassemble(start, f.pc() - 1)
+    if older.name() == "__sic_foreign_entry":
+        insns = insns[:2]  # the check and its jump to the foreign entry's stub
+    out, count = [], before
+    for insn in insns:
+        out.append(tt.Position(0, tid, count, insn["addr"], {}))
+        if re.match(r"dec\w*\s+%r15$", insn["asm"]):
+            count += 1
+    return out
 
 
 def trail_to(here, start_count):
@@ -896,7 +933,10 @@ def trail_to(here, start_count):
             count = lr.count_of(lr.find_green(tid), lr.current_ext())
             return trail if uf is not None and (count, uf.pc()) == (here.count, here.pc) else None
         if tt.running_tid() != tid or pc is None:
-            back_to_program(tid)
+            for p in back_to_program(tid):
+                if (p.count, p.pc) == (here.count, here.pc):
+                    return trail
+                trail.append(p)
             continue
         count = lr.count_of(lr.find_green(tid), lr.current_ext())
         if (count, pc) == (here.count, here.pc):
@@ -1138,6 +1178,18 @@ def land_quietly(tid, count, pc):
     tt.Store.history.resume_at(tt.position())
 
 
+def foreign_caller(frame):
+    """The name of the code that called frame's function when it is not the program's
+    (qsort calling its comparison; the runtime's foreign entry between them left out),
+    or None."""
+    older = frame.older()
+    while older is not None and older.name() == "__sic_foreign_entry":
+        older = older.older()
+    if older is None or lr.instrumented(older.pc()):
+        return None
+    return older.name() or "0x%x" % older.pc()
+
+
 def do_reverse_finish():
     here = moment()
     frame = gdb.selected_frame()
@@ -1147,7 +1199,11 @@ def do_reverse_finish():
         # (a thread's start function: the runtime called it, bt shows it outermost)
         raise tt.TimeError('"finish" not meaningful in the outermost frame.')
     cfa = frame_cfa(frame)
+    caller = foreign_caller(frame)
     if here.pc == function_lines(frame)[0]:
+        if caller is not None:
+            raise tt.TimeError("%s's caller, %s, is not the program's: no instruction of it "
+                               "to go back to" % (frame.name(), caller))
         reverse_stepi_quiet()  # at the entry: the call is the instruction before
         return
     window = 64
@@ -1156,7 +1212,11 @@ def do_reverse_finish():
         mine, entered = frame_events(events, entry, cfa)
         if entered:
             land_quietly(here.tid, mine[0][0], mine[0][1])
-            reverse_stepi_quiet()  # onto the call
+            if caller is None:
+                reverse_stepi_quiet()  # onto the call
+            else:
+                gdb.write("libreplay: %s was called by %s, which is not the program's: "
+                          "stopped at its entry\n" % (frame.name(), caller))
             return
         if start == 0:
             raise tt.TimeError("The start of this call is before the replay's history.")

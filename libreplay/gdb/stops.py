@@ -449,9 +449,12 @@ class StopBreakpoint(gdb.Breakpoint):
         if lr.timetravel is not None and lr.timetravel.Store.raw_stop:
             return True  # going back (timetravel.py): here, before the program goes on
         f = gdb.newest_frame()
-        while f is not None and not lr.is_stub(f) and f.name() not in lr.RESUME_ROUTINES:
+        while f is not None and not lr.is_stub(f) and f.name() not in lr.RESUME_ROUTINES \
+                and f.name() != "__sic_foreign_entry":
             f = f.older()
-        if f is not None and not lr.is_stub(f):
+        if f is not None and f.name() == "__sic_foreign_entry":
+            target = lr.foreign_entry_resume(f)  # a callback's count, from foreign code
+        elif f is not None and not lr.is_stub(f):
             f = f.older()  # the program, where the counting point's stub resumes
             target = f and f.pc()
         else:

@@ -161,6 +161,24 @@ for flags in "-O2 -g" -O2; do
 	fi
 	[ "$flags" = "-O2 -g" ] && check_end "$name" libc_crash libc.bin '^Program received signal SIGSEGV' continue
 done
+# A crash in a function qsort calls back (callback_crash.c): reverse-finish stops at the
+# comparison's entry and says its caller is not the program's; reverse-stepi from there
+# lands on the `ret` of the call before; every reverse command from the crash.
+if "$SICC" -O2 -g -o callback_crash "$P/callback_crash.c" && { ./callback_crash --record callback.bin >/dev/null 2>&1; [ $? -eq 139 ]; }; then
+	timeout 300 "$RGDB" ./callback_crash callback.bin -batch -nx -ex run -ex reverse-finish -ex 'echo @@A\n' -ex 'x/i $pc' \
+		-ex reverse-stepi -ex 'echo @@B\n' -ex 'x/i $pc' >callback-back.out 2>&1
+	if grep -q "^libreplay: cmp was called by [^ ]*, which is not the program's: stopped at its entry$" callback-back.out &&
+		sed -n '/^@@A$/,/^@@/p' callback-back.out | grep -Eq '^=> 0x[0-9a-f]+ <cmp>:' &&
+		sed -n '/^@@B$/,$p' callback-back.out | grep -Eq '^=> 0x[0-9a-f]+ <cmp\+[0-9]+>:[[:space:]]+ret' &&
+		! grep -q 'The program ended\|diverged\|terminated\|No earlier' callback-back.out; then
+		pass "a crash in qsort's callback: reverse-finish stops at its entry (its caller is foreign), reverse-stepi then on the ret of the call before"
+	else
+		fail "a crash in qsort's callback: $(grep -E '^=>|^libreplay: cmp|ended|diverged|terminated|No earlier' callback-back.out | tr '\n' ' ')"
+	fi
+	check_end "a crash in qsort's callback" callback_crash callback.bin '^Program received signal SIGSEGV' continue
+else
+	fail "callback_crash: build, or the recording did not die of SIGSEGV"
+fi
 
 # From the crash, where each lands: reverse-stepi on the store that faults or the call
 # of abort, reverse-finish on the call of check(), reverse-continue at the breakpoint
