@@ -1023,13 +1023,18 @@ def function_lines(frame):
     blk = blocks[-1] if blocks else None  # ones between)
     if blk is None:
         raise tt.TimeError("No line information here.")
+    # A function gcc split (its unlikely code in f.cold, often below f and other
+    # functions): the block spans them all, from the cold part; the entry is f's own
+    # (the symbol's address), and the lines are those whose function is f.
+    entry = int(blk.function.value().address)
     symtab = frame.find_sal().symtab
     lines = {}
     if symtab is not None:
-        for entry in symtab.linetable():
-            if blk.start <= entry.pc < blk.end and entry.line:
-                lines.setdefault(entry.pc, entry.line)
-    return blk.start, lines
+        for row in symtab.linetable():
+            if blk.start <= row.pc < blk.end and row.line and row.pc not in lines and \
+                    (row.pc >= entry or function_blocks(row.pc)[-1:] == [blk]):
+                lines[row.pc] = row.line
+    return entry, lines
 
 
 def frame_cfa(frame):

@@ -199,6 +199,18 @@ for kind in segv abort; do
 		fail "$kind: A=$(frame A) B=$(frame B) C=$(frame C) $(grep -m1 'diverged' where-$kind.out)"
 	fi
 done
+# At -O2 gcc moves check()'s call of abort to check.cold, below the other functions:
+# reverse-finish from the abort lands on the call of check in work (it took the cold
+# part's start for check's entry, and landed on check's jump to it).
+if "$SICC" -O2 -g -o ends_o2 "$P/ends.c" && { ./ends_o2 --record abort_o2.bin --quantum 100us abort >/dev/null 2>&1; [ $? -eq 134 ]; }; then
+	timeout 300 "$RGDB" ./ends_o2 abort_o2.bin -batch -nx -ex run -ex reverse-finish -ex 'echo @@A\n' -ex 'x/i $pc' >cold.out 2>&1
+	sed -n '/^@@A$/,$p' cold.out | grep -Eq '^=> 0x[0-9a-f]+ <work\+[0-9]+>:[[:space:]]+call +0x[0-9a-f]+ <check' &&
+		! grep -q 'The program ended\|diverged\|terminated' cold.out &&
+		pass "abort in check.cold (-O2): reverse-finish lands on the call of check in work" ||
+		fail "abort in check.cold (-O2): reverse-finish: $(grep -E '^=>|ended|diverged|terminated' cold.out | tr '\n' ' ')"
+else
+	fail "ends -O2: build, or the recording did not abort"
+fi
 # An IDE's MI (replay-gdb --interpreter=mi2, driven as VS Code does: a command once the
 # last is answered, a resume's *stopped awaited): -list-target-features says
 # "reverse", and -exec-continue, -exec-next, -exec-finish, -exec-step with --reverse
