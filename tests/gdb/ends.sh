@@ -46,6 +46,15 @@ session() {
 		-ex "$cmd" -ex 'echo @@BACK\n' -ex 'replay when' -ex 'echo @@FWD\n' -ex "$fwd" >"$name.out" 2>&1
 }
 at() { sed -n "/^@@$2\$/,/^@@/s/^time \([0-9]*\): green thread.*/\1/p" "$1" | head -n 1; }
+part() { sed -n "/^@@$2\$/,/^@@/p" "$1"; } # OUT MARK: from the line @@MARK to the next @@
+# built_end EXE SOURCE FLAGS STATUS LOG [ARGS...]: build $P/SOURCE as EXE with FLAGS and
+# record LOG with ARGS; true if the recording ended with exit status STATUS.
+built_end() {
+	local exe=$1 src=$2 flags=$3 status=$4 log=$5; shift 5
+	"$SICC" $flags -o "$exe" "$P/$src" || return 1
+	"./$exe" --record "$log" "$@" >/dev/null 2>&1
+	[ $? -eq "$status" ]
+}
 # check_end NAME PROG LOG END-REGEX STILL [GDB ARGS...]: every reverse command from the
 # end, then continue; END-REGEX matches one line at the end, and one more after the
 # continue. A reverse-finish refused in the outermost frame moves nothing: STILL then
@@ -121,15 +130,15 @@ fi
 # A crash right where a counting point goes on (walk_off.c): reverse-stepi lands on the
 # jump to the counter's stub at the fault's count, then on the decrement at the count
 # before; every reverse command from there, as from the other ends.
-if "$SICC" -O1 -g -o walk_off "$P/walk_off.c" && { ./walk_off --record walk.bin >/dev/null 2>&1; [ $? -eq 139 ]; }; then
+if built_end walk_off walk_off.c "-O1 -g" 139 walk.bin; then
 	timeout 300 "$RGDB" ./walk_off walk.bin -batch -nx -ex run -ex 'echo @@END\n' -ex 'replay when' -ex reverse-stepi \
 		-ex 'echo @@A\n' -ex 'replay when' -ex 'x/i $pc' -ex reverse-stepi -ex 'echo @@B\n' -ex 'replay when' \
 		-ex 'x/i $pc' >walk-back.out 2>&1
-	n=$(sed -n '/^@@END$/,/^@@/s/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' walk-back.out | head -n 1)
-	if [ -n "$n" ] && sed -n '/^@@A$/,/^@@/p' walk-back.out | grep -q "^time [0-9]*: green thread 2 at count $n," &&
-		sed -n '/^@@A$/,/^@@/p' walk-back.out | grep -Eq '^=> 0x[0-9a-f]+ <walker\+[0-9]+>:.*(je|jz) .*walker\.sic_stub' &&
-		sed -n '/^@@B$/,$p' walk-back.out | grep -q "^time [0-9]*: green thread 2 at count $((n - 1))," &&
-		sed -n '/^@@B$/,$p' walk-back.out | grep -Eq '^=> 0x[0-9a-f]+ <walker\+[0-9]+>:.*dec +%r15' &&
+	n=$(part walk-back.out END | sed -n 's/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' | head -n 1)
+	if [ -n "$n" ] && part walk-back.out A | grep -q "^time [0-9]*: green thread 2 at count $n," &&
+		part walk-back.out A | grep -Eq '^=> 0x[0-9a-f]+ <walker\+[0-9]+>:.*(je|jz) .*walker\.sic_stub' &&
+		part walk-back.out B | grep -q "^time [0-9]*: green thread 2 at count $((n - 1))," &&
+		part walk-back.out B | grep -Eq '^=> 0x[0-9a-f]+ <walker\+[0-9]+>:.*dec +%r15' &&
 		! grep -q 'The program ended\|diverged' walk-back.out; then
 		pass "a crash where a counting point goes on: reverse-stepi lands on the jump to the stub at its count $n, then on the decrement at $((n - 1))"
 	else
@@ -145,15 +154,15 @@ fi
 # function's symbol); every reverse command from there (-g).
 for flags in "-O2 -g" -O2; do
 	name="a crash inside the C library ($flags)"
-	if ! "$SICC" $flags -o libc_crash "$P/libc_crash.c" || { ./libc_crash --record libc.bin >/dev/null 2>&1; [ $? -ne 139 ]; }; then
+	if ! built_end libc_crash libc_crash.c "$flags" 139 libc.bin; then
 		fail "$name: build, or the recording did not die of SIGSEGV"
 		continue
 	fi
 	timeout 300 "$RGDB" ./libc_crash libc.bin -batch -nx -ex run -ex 'echo @@END\n' -ex 'replay when' -ex reverse-stepi \
 		-ex 'echo @@A\n' -ex 'replay when' -ex 'x/i $pc' >libc-back.out 2>&1
-	n=$(sed -n '/^@@END$/,/^@@/s/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' libc-back.out | head -n 1)
-	if [ -n "$n" ] && sed -n '/^@@A$/,$p' libc-back.out | grep -q "^time [0-9]*: green thread 2 at count $((n - 1))," &&
-		sed -n '/^@@A$/,$p' libc-back.out | grep -Eq '^=> 0x[0-9a-f]+ <work\+[0-9]+>:.*call .*<fputs' &&
+	n=$(part libc-back.out END | sed -n 's/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' | head -n 1)
+	if [ -n "$n" ] && part libc-back.out A | grep -q "^time [0-9]*: green thread 2 at count $((n - 1))," &&
+		part libc-back.out A | grep -Eq '^=> 0x[0-9a-f]+ <work\+[0-9]+>:.*call .*<fputs' &&
 		! grep -q 'The program ended\|diverged\|terminated' libc-back.out; then
 		pass "$name: reverse-stepi lands on the call of fputs at count $((n - 1))"
 	else
@@ -164,12 +173,12 @@ done
 # A crash in a function qsort calls back (callback_crash.c): reverse-finish stops at the
 # comparison's entry and says its caller is not the program's; reverse-stepi from there
 # lands on the `ret` of the call before; every reverse command from the crash.
-if "$SICC" -O2 -g -o callback_crash "$P/callback_crash.c" && { ./callback_crash --record callback.bin >/dev/null 2>&1; [ $? -eq 139 ]; }; then
+if built_end callback_crash callback_crash.c "-O2 -g" 139 callback.bin; then
 	timeout 300 "$RGDB" ./callback_crash callback.bin -batch -nx -ex run -ex reverse-finish -ex 'echo @@A\n' -ex 'x/i $pc' \
 		-ex reverse-stepi -ex 'echo @@B\n' -ex 'x/i $pc' >callback-back.out 2>&1
 	if grep -q "^libreplay: cmp was called by [^ ]*, which is not the program's: stopped at its entry$" callback-back.out &&
-		sed -n '/^@@A$/,/^@@/p' callback-back.out | grep -Eq '^=> 0x[0-9a-f]+ <cmp>:' &&
-		sed -n '/^@@B$/,$p' callback-back.out | grep -Eq '^=> 0x[0-9a-f]+ <cmp\+[0-9]+>:[[:space:]]+ret' &&
+		part callback-back.out A | grep -Eq '^=> 0x[0-9a-f]+ <cmp>:' &&
+		part callback-back.out B | grep -Eq '^=> 0x[0-9a-f]+ <cmp\+[0-9]+>:[[:space:]]+ret' &&
 		! grep -q 'The program ended\|diverged\|terminated\|No earlier' callback-back.out; then
 		pass "a crash in qsort's callback: reverse-finish stops at its entry (its caller is foreign), reverse-stepi then on the ret of the call before"
 	else
@@ -202,9 +211,9 @@ done
 # At -O2 gcc moves check()'s call of abort to check.cold, below the other functions:
 # reverse-finish from the abort lands on the call of check in work (it took the cold
 # part's start for check's entry, and landed on check's jump to it).
-if "$SICC" -O2 -g -o ends_o2 "$P/ends.c" && { ./ends_o2 --record abort_o2.bin --quantum 100us abort >/dev/null 2>&1; [ $? -eq 134 ]; }; then
+if built_end ends_o2 ends.c "-O2 -g" 134 abort_o2.bin --quantum 100us abort; then
 	timeout 300 "$RGDB" ./ends_o2 abort_o2.bin -batch -nx -ex run -ex reverse-finish -ex 'echo @@A\n' -ex 'x/i $pc' >cold.out 2>&1
-	sed -n '/^@@A$/,$p' cold.out | grep -Eq '^=> 0x[0-9a-f]+ <work\+[0-9]+>:[[:space:]]+call +0x[0-9a-f]+ <check' &&
+	part cold.out A | grep -Eq '^=> 0x[0-9a-f]+ <work\+[0-9]+>:[[:space:]]+call +0x[0-9a-f]+ <check' &&
 		! grep -q 'The program ended\|diverged\|terminated' cold.out &&
 		pass "abort in check.cold (-O2): reverse-finish lands on the call of check in work" ||
 		fail "abort in check.cold (-O2): reverse-finish: $(grep -E '^=>|ended|diverged|terminated' cold.out | tr '\n' ' ')"
