@@ -589,9 +589,11 @@ cmp -s eit.rec out.txt && pass "... with the same output" ||
 # runtime cannot see it, so the log has no END; replay-dump and the replay say that this
 # is one of the ways a log ends so, not only a kill, and the replay ends the same way.
 # (Not with the same output: the records of the last 2 ms, not yet written, are lost
-# with END, and the threads' race on the counter is decided anew there.)
+# with END, and the threads' race on the counter is decided anew there.) Recorded with
+# every record written at once (LIBREPLAY_FLUSH_NS=0), so that its preemptions are in
+# the log however the 2 ms fell: under load, once, none of them had been written.
 why_no_end="without its END record\): after block [0-9]+, the recording was killed \(SIGKILL\) or could not write on \(a full disk\), or its program ended by an exit or exec system call of its own \(inline assembly\), which the runtime does not see"
-./ends --record e_asm.bin asm_exit_group thread >ends.rec 2>ends.rerr
+LIBREPLAY_FLUSH_NS=0 ./ends --record e_asm.bin asm_exit_group thread >ends.rec 2>ends.rerr
 rc=$?
 "$DUMP" e_asm.bin ends >ends.dump 2>&1
 check "an exit_group of the program's own instruction: status 9, no END, and replay-dump says why it may be" \
