@@ -169,15 +169,26 @@ def user_frame(frame=None):
     return None
 
 
+def function_entry(pc):
+    """The entry of the function (not one inlined into it) whose code holds pc: its
+    symbol's address, which for a function gcc split is not its block's start (the
+    block spans its cold part too, f.cold, often below f); None without debug
+    information."""
+    blk, fn = gdb.block_for_pc(pc) if pc else None, None
+    while blk is not None and not blk.is_static and not blk.is_global:
+        if blk.function is not None:
+            fn = blk.function
+        blk = blk.superblock
+    return int(fn.value().address) if fn is not None else None
+
+
 def at_entry_check(frame):
     """Is frame at a function's entry check (cmp $TOKEN, %r15; jne foreign)? There
     %r15 is still the caller's: the count is in __sic_home."""
-    blk = gdb.block_for_pc(frame.pc())
-    while blk is not None and blk.function is None:
-        blk = blk.superblock
-    if blk is None:
+    entry = function_entry(frame.pc())
+    if entry is None or frame.pc() < entry:
         return False
-    insns = frame.architecture().disassemble(blk.start, count=2)
+    insns = frame.architecture().disassemble(entry, count=2)
     return "0xffffffff9e5ac0de" in insns[0]["asm"] and \
         frame.pc() <= insns[-1]["addr"]
 

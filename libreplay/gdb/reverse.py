@@ -814,13 +814,16 @@ def call_before(frame, ret):
 
 
 def function_start(pc):
-    """Where the function around pc starts: its block's start, or in code without
-    debug information its symbol's (`info symbol`: "work + 94 in section .text")."""
+    """Where the part of the function around pc starts: its entry (the symbol's
+    address), or for a pc in its cold part (f.cold, below f) the block's start; in
+    code without debug information its symbol's (`info symbol`: "work + 94 in
+    section .text")."""
     blk = gdb.block_for_pc(pc)
     while blk is not None and blk.function is None:
         blk = blk.superblock
     if blk is not None:
-        return blk.start
+        entry = lr.function_entry(pc)
+        return entry if entry <= pc else blk.start
     try:
         said = gdb.execute("info symbol 0x%x" % pc, to_string=True)
     except gdb.error:
@@ -1026,7 +1029,7 @@ def function_lines(frame):
     # A function gcc split (its unlikely code in f.cold, often below f and other
     # functions): the block spans them all, from the cold part; the entry is f's own
     # (the symbol's address), and the lines are those whose function is f.
-    entry = int(blk.function.value().address)
+    entry = lr.function_entry(frame.pc())
     symtab = frame.find_sal().symtab
     lines = {}
     if symtab is not None:
