@@ -1146,7 +1146,7 @@ def reverse_next_target(here, frame, step_out=True):
     cfa = frame_cfa(frame)
     if here.pc == function_lines(frame)[0]:
         return None  # at the entry: the frame begins here
-    inlined = gdb.selected_frame().type() == gdb.INLINE_FRAME
+    inlined = frame.type() == gdb.INLINE_FRAME  # (the program's frame: the stop may be in libc)
     symtab = frame.find_sal().symtab
     stmts = stmt_pcs(symtab) if symtab is not None else None
     window = 64

@@ -220,6 +220,26 @@ if built_end ends_o2 ends.c "-O2 -g" 134 abort_o2.bin --quantum 100us abort; the
 else
 	fail "ends -O2: build, or the recording did not abort"
 fi
+# An abort in a function gcc inlined (inline_abort.c at -O2 -g; the stop in the C
+# library, the program's frame gdb's for the inlined check): reverse-next lands on the
+# line before in check, reverse-step on the start of the abort's line, each in the
+# abort's iteration (they landed in the loop's first iterations).
+if built_end inline_abort inline_abort.c "-O2 -g" 134 inline.bin; then
+	timeout 300 "$RGDB" ./inline_abort inline.bin -batch -nx -ex run -ex 'echo @@END\n' -ex 'replay when' \
+		-ex reverse-next -ex 'echo @@A\n' -ex 'replay when' -ex 'replay goto 3' -ex continue \
+		-ex reverse-step -ex 'echo @@B\n' -ex 'replay when' >inline.out 2>&1
+	n=$(part inline.out END | sed -n 's/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' | head -n 1)
+	l_if=$(grep -n 'the line before the end' "$P/inline_abort.c" | cut -d: -f1)
+	if [ -n "$n" ] && part inline.out A | grep -q "^time [0-9]*: green thread 2 at count $((n - 1)), .* in check at .*inline_abort\.c:$l_if$" &&
+		part inline.out B | grep -q "^time [0-9]*: green thread 2 at count $((n - 1)), .* in check at .*inline_abort\.c:$((l_if + 1))$" &&
+		! grep -q 'The program ended\|diverged\|terminated' inline.out; then
+		pass "an abort in an inlined function: reverse-next lands on line $l_if, reverse-step on line $((l_if + 1)), at count $((n - 1))"
+	else
+		fail "an abort in an inlined function: $(grep -E '^time|ended|diverged|terminated' inline.out | tr '\n' ' ')"
+	fi
+else
+	fail "inline_abort: build, or the recording did not abort"
+fi
 # An IDE's MI (replay-gdb --interpreter=mi2, driven as VS Code does: a command once the
 # last is answered, a resume's *stopped awaited): -list-target-features says
 # "reverse", and -exec-continue, -exec-next, -exec-finish, -exec-step with --reverse
