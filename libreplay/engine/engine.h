@@ -462,8 +462,9 @@ void rp_debug_log_end(void);
 void rp_debug_preempt_begin(int tid);
 void rp_debug_preempt_end(int tid);
 /* The debugger restored a checkpoint (a forked copy of the replay): its CPU clock
- * starts again, and the replay's hardware breakpoint, which belonged to the process
- * it was forked from, is opened again in this one (0, or -errno). */
+ * starts again, the replay's hardware breakpoint, which belonged to the process it
+ * was forked from, is opened again in this one (0, or -errno), and its descriptors
+ * get back the file status flags they had when it was forked. */
 int rp_debug_restored(void);
 /* Ticks by CPU time too, for threads that count slowly: at the replay's start and
  * in a restored checkpoint when the debugger has set clock_on, or called by it. */
@@ -472,6 +473,8 @@ void rp_debug_clock_start(void);
  * slice's). */
 void rp_debug_clock_stop(void);
 void rp_debug_checkpoint(void);
+/* Before forking a checkpoint: its descriptors' file status flags noted (debug.c). */
+void rp_debug_forking(void);
 /* After forking a checkpoint, in the live process: pipes of its own (debug.c). */
 void rp_debug_forked(void);
 /* Told each pipe moved so, by its old and new inode (the io layer knows the pipes

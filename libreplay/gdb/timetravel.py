@@ -341,15 +341,18 @@ def restore_live(ck):
     # output alone (debug.c's lseek), as in those forked as checkpoints.
     lr.set_debug("checkpointing", 1)
     gdb.execute("restart %d" % ck.num, to_string=True)
-    num, pid = gdb_checkpoint()
-    ck.num, ck.pid = num, pid
     lr.set_debug("quiet", 1 if Store.quiet else 0)  # the checkpoint's is its time's
     lr.set_debug("clock_on", 1 if Store.clock else 0)
     watch_off()  # (one forked while the runtime followed watchpoints: not now)
+    # Restored before the fresh fork that replaces ck: that fork notes the file status
+    # flags of the descriptors, which the restored process has just put back (the
+    # process it was forked from may have changed them since: debug.c).
     err = int(gdb.parse_and_eval("rp_debug_restored()"))
     if err:
         raise TimeError("libreplay: the restored checkpoint cannot open its hardware "
                         "breakpoint (error %d)" % -err)
+    num, pid = gdb_checkpoint()
+    ck.num, ck.pid = num, pid
     clear_requests()
     # The process we left is a checkpoint of a later time: keep it for going forward
     # again, unless one is near it.

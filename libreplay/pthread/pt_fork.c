@@ -228,6 +228,7 @@ pid_t fork(void)
 	/* gdb's checkpoint calls fork() in the program: a copy of the replay, to be
 	 * restored later as it is (debug.c), so no handler runs in either process. */
 	if (rp_debug.checkpointing) {
+		rp_debug_forking();
 		pid_t pid = (pid_t)rp_raw_syscall(SYS_fork, 0, 0, 0, 0, 0, 0);
 		if (pid > 0)
 			rp_debug_forked(); /* gdb holds the child where it forked */

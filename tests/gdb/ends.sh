@@ -240,6 +240,19 @@ if built_end inline_abort inline_abort.c "-O2 -g" 134 inline.bin; then
 else
 	fail "inline_abort: build, or the recording did not abort"
 fi
+# A checkpoint restored gets back its descriptors' file status flags (nonblock.c sets
+# O_NONBLOCK on its standard output, which the checkpoint at main shares with the live
+# process): after going back, the program reaches after() at the same count as before.
+if built_end nonblock nonblock.c "-O1 -g" 0 nonblock.bin; then
+	timeout 300 "$RGDB" ./nonblock nonblock.bin -batch -nx -ex 'break after' -ex 'run >/dev/null' -ex 'echo @@A\n' \
+		-ex 'replay when' -ex 'replay goto 1:1' -ex continue -ex 'echo @@B\n' -ex 'replay when' -ex continue >nonblock.out 2>&1
+	a=$(part nonblock.out A | grep -m1 '^time') b=$(part nonblock.out B | grep -m1 '^time')
+	[ -n "$a" ] && [ "$a" = "$b" ] && grep -q 'exited normally' nonblock.out && ! grep -q diverged nonblock.out &&
+		pass "a checkpoint restored gets back its descriptors' flags: after() at the same moment again (${a%%,*})" ||
+		fail "descriptors' flags after going back: '$a' then '$b' $(grep -m1 diverged nonblock.out)"
+else
+	fail "nonblock: build, or the recording did not end with status 0"
+fi
 # An IDE's MI (replay-gdb --interpreter=mi2, driven as VS Code does: a command once the
 # last is answered, a resume's *stopped awaited): -list-target-features says
 # "reverse", and -exec-continue, -exec-next, -exec-finish, -exec-step with --reverse

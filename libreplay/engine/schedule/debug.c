@@ -293,14 +293,6 @@ __attribute__((noinline, noclone, used)) void rp_debug_checkpoint(void)
 	__asm__ volatile("" ::: "memory");
 }
 
-/* Called by the debugger in a checkpoint it restored. */
-int rp_debug_restored(void)
-{
-	rp_debug.clock_ns = cpu_ns(); /* a new process's clock starts again */
-	clock_made = false;           /* (and its timer: a fork has none) */
-	rp_debug_clock_start();
-	return rp_bp_reopen();
-}
 
 /* ---- pipes the process holds both ends of --------------------------------------- */
 
@@ -317,6 +309,39 @@ int rp_debug_restored(void)
 static long sys(long nr, long a, long b, long c)
 {
 	return rp_raw_syscall(nr, a, b, c, 0, 0, 0);
+}
+
+/* A fork shares the open file descriptions, and with them their file status flags:
+ * what the live process sets later (xz sets O_NONBLOCK on standard output, which it
+ * reads the flags of first) would hold in a checkpoint restored too, and the program
+ * would take another way there. So the flags are noted before a checkpoint is forked,
+ * in the memory it keeps, and put back when it is restored. */
+static struct {
+	int fd, flags;
+} fd_flags[RP_DEBUG_FDS];
+static int nfd_flags;
+
+void rp_debug_forking(void)
+{
+	nfd_flags = 0;
+	for (int fd = 0; fd < RP_DEBUG_FDS; fd++) {
+		long fl = sys(SYS_fcntl, fd, F_GETFL, 0);
+		if (fl < 0)
+			continue;
+		fd_flags[nfd_flags].fd = fd;
+		fd_flags[nfd_flags++].flags = (int)fl;
+	}
+}
+
+/* Called by the debugger in a checkpoint it restored. */
+int rp_debug_restored(void)
+{
+	rp_debug.clock_ns = cpu_ns(); /* a new process's clock starts again */
+	clock_made = false;           /* (and its timer: a fork has none) */
+	rp_debug_clock_start();
+	for (int i = 0; i < nfd_flags; i++)
+		sys(SYS_fcntl, fd_flags[i].fd, F_SETFL, fd_flags[i].flags);
+	return rp_bp_reopen();
 }
 
 /* fd's pipe inode and access mode, or 0 if it is no pipe. */
