@@ -530,6 +530,8 @@ rc=$?
 # call skipped it and left a log of its header alone, whose replay ran on unrecorded.
 # Each way, from main and from a thread while main waits: the log is whole, its END says
 # the exit status, the replay ends with the same status and output, and checks it.
+# Time slices of 1 ms: the log must hold preemptions, and once, at the default 10 ms,
+# a CI run's recording of exit from main held none.
 build ends "$P/ends.c"
 for way in _exit:3 _Exit:4 quick_exit:5 exit_group:6 sys_exit:7 exit:8; do
 	how=${way%:*} st=${way#*:}
@@ -537,7 +539,7 @@ for way in _exit:3 _Exit:4 quick_exit:5 exit_group:6 sys_exit:7 exit:8; do
 		extra=
 		[ $from = thread ] && extra=thread
 		name="$how from $from"
-		./ends --record "e_$how$from.bin" $how $extra >ends.rec 2>ends.rerr
+		./ends --record "e_$how$from.bin" --quantum 1ms $how $extra >ends.rec 2>ends.rerr
 		rc=$?
 		"$DUMP" "e_$how$from.bin" >ends.dump 2>&1
 		if [ $rc -ne "$st" ] || [ -s ends.rerr ]; then
