@@ -47,6 +47,8 @@ session() {
 }
 at() { sed -n "/^@@$2\$/,/^@@/s/^time \([0-9]*\): green thread.*/\1/p" "$1" | head -n 1; }
 part() { sed -n "/^@@$2\$/,/^@@/p" "$1"; } # OUT MARK: from the line @@MARK to the next @@
+# end_count OUT: green thread 2's count at the stop a session shows after @@END.
+end_count() { part "$1" END | sed -n 's/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' | head -n 1; }
 # built_end EXE SOURCE FLAGS STATUS LOG [ARGS...]: build $P/SOURCE as EXE with FLAGS and
 # record LOG with ARGS; true if the recording ended with exit status STATUS.
 built_end() {
@@ -117,7 +119,7 @@ grep -q "^time $a: green thread 2 at count $end," hang-goto.out &&
 gcc -std=gnu11 -O2 -D_GNU_SOURCE -I"$ROOT/libreplay" -I"$ROOT/sched" -o forge \
 	"$ROOT/tests/durability/forge.c" "$ROOT/build/lib/libreplay-log.a" || fail "forge: build"
 rel=$("$ROOT/build/bin/replay-dump" hang.bin | sed -n 's/^ *stopped t2 at count [0-9]*, pc 0x\([0-9a-f]*\)$/\1/p')
-pc_of() { sed -n "/^@@$2\$/,/^@@/s/^time [0-9]*: green thread 2 at count $3, .* pc 0x\([0-9a-f]*\) in .*/\1/p" "$1" | head -n 1; }
+pc_of() { part "$1" "$2" | sed -n "s/^time [0-9]*: green thread 2 at count $3, .* pc 0x\([0-9a-f]*\) in .*/\1/p" | head -n 1; }
 abs=$(pc_of hang-1.out END "$end")            # the end's pc, in the process
 resume=$(pc_of hang-goto.out B $((end - 1))) # where the stop at a count goes on
 if [ -n "$rel" ] && [ -n "$abs" ] && [ -n "$resume" ] &&
@@ -134,7 +136,7 @@ if built_end walk_off walk_off.c "-O1 -g" 139 walk.bin; then
 	timeout 300 "$RGDB" ./walk_off walk.bin -batch -nx -ex run -ex 'echo @@END\n' -ex 'replay when' -ex reverse-stepi \
 		-ex 'echo @@A\n' -ex 'replay when' -ex 'x/i $pc' -ex reverse-stepi -ex 'echo @@B\n' -ex 'replay when' \
 		-ex 'x/i $pc' >walk-back.out 2>&1
-	n=$(part walk-back.out END | sed -n 's/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' | head -n 1)
+	n=$(end_count walk-back.out)
 	if [ -n "$n" ] && part walk-back.out A | grep -q "^time [0-9]*: green thread 2 at count $n," &&
 		part walk-back.out A | grep -Eq '^=> 0x[0-9a-f]+ <walker\+[0-9]+>:.*(je|jz) .*walker\.sic_stub' &&
 		part walk-back.out B | grep -q "^time [0-9]*: green thread 2 at count $((n - 1))," &&
@@ -160,7 +162,7 @@ for flags in "-O2 -g" -O2; do
 	fi
 	timeout 300 "$RGDB" ./libc_crash libc.bin -batch -nx -ex run -ex 'echo @@END\n' -ex 'replay when' -ex reverse-stepi \
 		-ex 'echo @@A\n' -ex 'replay when' -ex 'x/i $pc' >libc-back.out 2>&1
-	n=$(part libc-back.out END | sed -n 's/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' | head -n 1)
+	n=$(end_count libc-back.out)
 	if [ -n "$n" ] && part libc-back.out A | grep -q "^time [0-9]*: green thread 2 at count $((n - 1))," &&
 		part libc-back.out A | grep -Eq '^=> 0x[0-9a-f]+ <work\+[0-9]+>:.*call .*<fputs' &&
 		! grep -q 'The program ended\|diverged\|terminated' libc-back.out; then
@@ -228,7 +230,7 @@ if built_end inline_abort inline_abort.c "-O2 -g" 134 inline.bin; then
 	timeout 300 "$RGDB" ./inline_abort inline.bin -batch -nx -ex run -ex 'echo @@END\n' -ex 'replay when' \
 		-ex reverse-next -ex 'echo @@A\n' -ex 'replay when' -ex 'replay goto 3' -ex continue \
 		-ex reverse-step -ex 'echo @@B\n' -ex 'replay when' >inline.out 2>&1
-	n=$(part inline.out END | sed -n 's/^time [0-9]*: green thread 2 at count \([0-9]*\),.*/\1/p' | head -n 1)
+	n=$(end_count inline.out)
 	l_if=$(grep -n 'the line before the end' "$P/inline_abort.c" | cut -d: -f1)
 	if [ -n "$n" ] && part inline.out A | grep -q "^time [0-9]*: green thread 2 at count $((n - 1)), .* in check at .*inline_abort\.c:$l_if$" &&
 		part inline.out B | grep -q "^time [0-9]*: green thread 2 at count $((n - 1)), .* in check at .*inline_abort\.c:$((l_if + 1))$" &&
